@@ -1,0 +1,46 @@
+# The two commands a newcomer needs:
+#   make run   - start the server on the embedded store (installs what it needs)
+#   make test  - run every check and test (installs what it needs)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test setup generate check-generated lint typecheck unit bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/statekeeper serve $(ARGS)
+
+test: $(STAMP)
+	scripts/test.sh
+
+generate: $(STAMP)
+	scripts/generate.sh
+
+check-generated: $(STAMP)
+	scripts/check-generated.sh
+
+lint: $(STAMP)
+	$(BIN)/ruff check server tests bench scripts
+	$(BIN)/ruff format --check server tests bench scripts
+	$(BIN)/buf lint
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.sessions
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

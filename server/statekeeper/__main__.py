@@ -1,0 +1,5 @@
+import sys
+
+from statekeeper.cli import main
+
+sys.exit(main())

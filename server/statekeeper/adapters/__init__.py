@@ -1,0 +1,1 @@
+"""Adapters to external services (model endpoints), behind domain protocols."""

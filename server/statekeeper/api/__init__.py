@@ -1,0 +1,1 @@
+"""gRPC transport: servicers translate proto <-> domain and nothing else."""

@@ -1,0 +1,172 @@
+"""proto <-> domain conversions for sessions. No logic beyond translation and
+the checks that only make sense on the wire (enum numbers, proto field
+presence)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
+from google.protobuf.json_format import MessageToDict
+
+from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.core.models import (
+    ChangeKind,
+    Message,
+    Role,
+    SessionRecord,
+    SessionStatus,
+    SessionVersion,
+    ToolCall,
+)
+from statekeeper.core.sessions import MessageDraft, SessionDraft
+from statekeeper.v1 import session_pb2 as pb
+
+
+def timestamp(seconds: float | None) -> timestamp_pb2.Timestamp | None:
+    if seconds is None:
+        return None
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromNanoseconds(round(seconds * 1e9))
+    return stamp
+
+
+def duration_seconds(field: str, duration: duration_pb2.Duration) -> float:
+    seconds = duration.seconds + duration.nanos / 1e9
+    if seconds < 0:
+        raise InvalidArgumentError(field, "must not be negative")
+    return seconds
+
+
+def struct_to_dict(value: struct_pb2.Struct) -> dict[str, Any]:
+    return MessageToDict(value)
+
+
+def dict_to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
+    struct = struct_pb2.Struct()
+    struct.update(value)
+    return struct
+
+
+def status_from_proto(field: str, value: int, allow_unset: bool) -> SessionStatus | None:
+    if value == pb.SESSION_STATUS_UNSPECIFIED:
+        if allow_unset:
+            return None
+        raise InvalidArgumentError(field, "must be set")
+    try:
+        return SessionStatus(value)
+    except ValueError:
+        raise InvalidArgumentError(field, f"unknown status {value}") from None
+
+
+def role_from_proto(field: str, value: int) -> Role:
+    if value == pb.ROLE_UNSPECIFIED:
+        raise InvalidArgumentError(field, "is required")
+    try:
+        return Role(value)
+    except ValueError:
+        raise InvalidArgumentError(field, f"unknown role {value}") from None
+
+
+def tool_call_from_proto(call: pb.ToolCall) -> ToolCall:
+    return ToolCall(id=call.id, name=call.name, arguments=call.arguments)
+
+
+def tool_call_to_proto(call: ToolCall) -> pb.ToolCall:
+    return pb.ToolCall(id=call.id, name=call.name, arguments=call.arguments)
+
+
+def session_draft(session: pb.Session, field: str = "session") -> SessionDraft:
+    return SessionDraft(
+        user_id=session.user_id,
+        agent_id=session.agent_id,
+        status=status_from_proto(f"{field}.status", session.status, allow_unset=True),
+        context_variables=struct_to_dict(session.context_variables),
+        active_tools=tuple(session.active_tools),
+        pending_tool_calls=tuple(tool_call_from_proto(c) for c in session.pending_tool_calls),
+        metadata=dict(session.metadata),
+        ttl_seconds=duration_seconds(f"{field}.ttl", session.ttl),
+    )
+
+
+def set_paths(session: pb.Session) -> set[str]:
+    """The updatable fields that are set, for an update without a mask."""
+    paths: set[str] = set()
+    if session.agent_id:
+        paths.add("agent_id")
+    if session.status:
+        paths.add("status")
+    if session.HasField("context_variables"):
+        paths.add("context_variables")
+    if session.active_tools:
+        paths.add("active_tools")
+    if session.pending_tool_calls:
+        paths.add("pending_tool_calls")
+    if session.metadata:
+        paths.add("metadata")
+    if session.HasField("ttl"):
+        paths.add("ttl")
+    return paths
+
+
+def message_draft(message: pb.Message, field: str) -> MessageDraft:
+    return MessageDraft(
+        role=role_from_proto(f"{field}.role", message.role),
+        content=message.content,
+        name=message.name,
+        tool_calls=tuple(tool_call_from_proto(c) for c in message.tool_calls),
+        tool_call_id=message.tool_call_id,
+        metadata=dict(message.metadata),
+    )
+
+
+def session_to_proto(record: SessionRecord) -> pb.Session:
+    session = pb.Session(
+        session_id=record.session_id,
+        user_id=record.user_id,
+        agent_id=record.agent_id,
+        status=int(record.status),  # type: ignore[arg-type]
+        context_variables=dict_to_struct(record.context_variables),
+        active_tools=list(record.active_tools),
+        pending_tool_calls=[tool_call_to_proto(c) for c in record.pending_tool_calls],
+        metadata=record.metadata,
+        create_time=timestamp(record.create_time),
+        update_time=timestamp(record.update_time),
+        expire_time=timestamp(record.expire_time),
+        version=record.version,
+        etag=record.etag,
+        message_count=record.message_count,
+        window_message_count=record.window_message_count,
+        window_tokens=record.window_tokens,
+        compaction_summary=record.compaction_summary,
+        compacted_through_sequence=record.compacted_through,
+    )
+    if record.ttl_seconds > 0:
+        session.ttl.FromNanoseconds(round(record.ttl_seconds * 1e9))
+    return session
+
+
+def message_to_proto(message: Message) -> pb.Message:
+    return pb.Message(
+        sequence=message.sequence,
+        message_id=message.message_id,
+        role=int(message.role),  # type: ignore[arg-type]
+        content=message.content,
+        name=message.name,
+        tool_calls=[tool_call_to_proto(c) for c in message.tool_calls],
+        tool_call_id=message.tool_call_id,
+        metadata=message.metadata,
+        token_count=message.token_count,
+        create_time=timestamp(message.create_time),
+        rolled_back=message.rolled_back,
+    )
+
+
+def version_to_proto(version: SessionVersion) -> pb.SessionVersion:
+    return pb.SessionVersion(
+        version=version.version,
+        parent_version=version.parent_version,
+        change_kind=int(ChangeKind(version.change_kind)),  # type: ignore[arg-type]
+        create_time=timestamp(version.create_time),
+        session=session_to_proto(version.snapshot),
+    )

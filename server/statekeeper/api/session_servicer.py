@@ -1,0 +1,178 @@
+"""SessionService: translates requests into SessionManager calls."""
+
+from __future__ import annotations
+
+import grpc
+
+from statekeeper.api import convert
+from statekeeper.api.interceptor import current_tenant
+from statekeeper.core.models import SessionFilter
+from statekeeper.core.sessions import UPDATABLE_PATHS, SessionManager, WindowRequest
+from statekeeper.v1 import session_pb2 as pb
+from statekeeper.v1 import session_pb2_grpc
+
+Context = grpc.aio.ServicerContext
+
+
+class SessionServicer(session_pb2_grpc.SessionServiceServicer):
+    def __init__(self, sessions: SessionManager) -> None:
+        self._sessions = sessions
+
+    async def CreateSession(
+        self, request: pb.CreateSessionRequest, context: Context
+    ) -> pb.CreateSessionResponse:
+        record = await self._sessions.create(
+            current_tenant(), request.session_id, convert.session_draft(request.session)
+        )
+        return pb.CreateSessionResponse(session=convert.session_to_proto(record))
+
+    async def GetSession(
+        self, request: pb.GetSessionRequest, context: Context
+    ) -> pb.GetSessionResponse:
+        record = await self._sessions.get(current_tenant(), request.session_id)
+        return pb.GetSessionResponse(session=convert.session_to_proto(record))
+
+    async def ListSessions(
+        self, request: pb.ListSessionsRequest, context: Context
+    ) -> pb.ListSessionsResponse:
+        session_filter = SessionFilter(
+            user_id=request.user_id,
+            agent_id=request.agent_id,
+            status=convert.status_from_proto("status", request.status, allow_unset=True),
+        )
+        records, next_token = await self._sessions.list(
+            current_tenant(), session_filter, request.page_size, request.page_token
+        )
+        return pb.ListSessionsResponse(
+            sessions=[convert.session_to_proto(r) for r in records], next_page_token=next_token
+        )
+
+    async def UpdateSession(
+        self, request: pb.UpdateSessionRequest, context: Context
+    ) -> pb.UpdateSessionResponse:
+        paths = set(request.update_mask.paths)
+        if paths == {"*"}:
+            paths = set(UPDATABLE_PATHS)
+        elif not paths:
+            paths = convert.set_paths(request.session)
+        record = await self._sessions.update(
+            current_tenant(),
+            request.session.session_id,
+            convert.session_draft(request.session),
+            paths,
+            request.expected_etag,
+        )
+        return pb.UpdateSessionResponse(session=convert.session_to_proto(record))
+
+    async def DeleteSession(
+        self, request: pb.DeleteSessionRequest, context: Context
+    ) -> pb.DeleteSessionResponse:
+        await self._sessions.delete(current_tenant(), request.session_id, request.expected_etag)
+        return pb.DeleteSessionResponse()
+
+    async def AppendMessages(
+        self, request: pb.AppendMessagesRequest, context: Context
+    ) -> pb.AppendMessagesResponse:
+        drafts = [
+            convert.message_draft(message, f"messages[{index}]")
+            for index, message in enumerate(request.messages)
+        ]
+        result = await self._sessions.append(
+            current_tenant(),
+            request.session_id,
+            drafts,
+            request.expected_etag,
+            request.request_id,
+        )
+        return pb.AppendMessagesResponse(
+            session=convert.session_to_proto(result.record),
+            messages=[convert.message_to_proto(m) for m in result.messages],
+            replayed=result.replayed,
+        )
+
+    async def ListMessages(
+        self, request: pb.ListMessagesRequest, context: Context
+    ) -> pb.ListMessagesResponse:
+        messages, next_token = await self._sessions.list_messages(
+            current_tenant(),
+            request.session_id,
+            request.page_size,
+            request.page_token,
+            request.include_rolled_back,
+        )
+        return pb.ListMessagesResponse(
+            messages=[convert.message_to_proto(m) for m in messages], next_page_token=next_token
+        )
+
+    async def GetContextWindow(
+        self, request: pb.GetContextWindowRequest, context: Context
+    ) -> pb.GetContextWindowResponse:
+        window = await self._sessions.context_window(
+            current_tenant(),
+            request.session_id,
+            WindowRequest(
+                token_budget=request.token_budget,
+                reserved_output_tokens=request.reserved_output_tokens,
+                system_prompt=request.system_prompt,
+                tools_json=request.tools_json,
+                summary_max_tokens=request.summary_max_tokens,
+            ),
+        )
+        accounting = window.accounting
+        return pb.GetContextWindowResponse(
+            messages=[convert.message_to_proto(m) for m in window.messages],
+            summary=window.summary,
+            summarized_message_count=window.summarized_message_count,
+            accounting=pb.TokenAccounting(
+                token_budget=accounting.token_budget,
+                reserved_output_tokens=accounting.reserved_output_tokens,
+                system_prompt_tokens=accounting.system_prompt_tokens,
+                tools_tokens=accounting.tools_tokens,
+                summary_tokens=accounting.summary_tokens,
+                messages_tokens=accounting.messages_tokens,
+                framing_tokens=accounting.framing_tokens,
+                total_tokens=accounting.total_tokens,
+                remaining_tokens=accounting.remaining_tokens,
+            ),
+            version=window.version,
+            summary_is_fallback=window.summary_is_fallback,
+        )
+
+    async def CompactSession(
+        self, request: pb.CompactSessionRequest, context: Context
+    ) -> pb.CompactSessionResponse:
+        record, folded = await self._sessions.compact(
+            current_tenant(),
+            request.session_id,
+            request.keep_recent_messages,
+            request.expected_etag,
+        )
+        return pb.CompactSessionResponse(
+            session=convert.session_to_proto(record), compacted_message_count=folded
+        )
+
+    async def ListSessionVersions(
+        self, request: pb.ListSessionVersionsRequest, context: Context
+    ) -> pb.ListSessionVersionsResponse:
+        versions, next_token = await self._sessions.list_versions(
+            current_tenant(), request.session_id, request.page_size, request.page_token
+        )
+        return pb.ListSessionVersionsResponse(
+            versions=[convert.version_to_proto(v) for v in versions], next_page_token=next_token
+        )
+
+    async def GetSessionVersion(
+        self, request: pb.GetSessionVersionRequest, context: Context
+    ) -> pb.GetSessionVersionResponse:
+        version = await self._sessions.get_version(
+            current_tenant(), request.session_id, request.version
+        )
+        return pb.GetSessionVersionResponse(version=convert.version_to_proto(version))
+
+    async def RollbackSession(
+        self, request: pb.RollbackSessionRequest, context: Context
+    ) -> pb.RollbackSessionResponse:
+        record = await self._sessions.rollback(
+            current_tenant(), request.session_id, request.target_version, request.expected_etag
+        )
+        return pb.RollbackSessionResponse(session=convert.session_to_proto(record))

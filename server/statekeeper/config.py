@@ -1,0 +1,176 @@
+"""Server settings from defaults, a TOML file, environment and flags.
+
+Precedence, lowest first: built-in defaults, the config file (`--config` or
+STATEKEEPER_CONFIG), environment variables (STATEKEEPER_<OPTION>), command
+line flags. Every option has all four forms; see README "Configuration".
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from statekeeper.core.limits import Limits
+
+ENV_PREFIX = "STATEKEEPER_"
+LIMIT_ENV_PREFIX = "STATEKEEPER_LIMIT_"
+
+
+class ConfigError(ValueError):
+    """A setting has a value the server cannot use."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything `statekeeper serve` can be told."""
+
+    listen: str = "127.0.0.1:50051"
+    data_dir: str = "./data"
+    api_keys: dict[str, str] = field(default_factory=dict)
+    log_level: str = "INFO"
+    log_format: str = "json"
+    sweep_interval_seconds: float = 30.0
+    shutdown_grace_seconds: float = 10.0
+    summarizer_url: str = ""
+    summarizer_model: str = "gpt-4o-mini"
+    summarizer_api_key: str = ""
+    limits: Limits = field(default_factory=Limits)
+
+
+# Options other than api_keys and limits, with their help text.
+_OPTIONS: dict[str, str] = {
+    "listen": "HOST:PORT to serve gRPC on",
+    "data_dir": "directory of the embedded store",
+    "log_level": "DEBUG, INFO, WARNING or ERROR",
+    "log_format": "json (one object per line) or text",
+    "sweep_interval_seconds": "seconds between sweeps of expired state",
+    "shutdown_grace_seconds": "seconds in-flight calls get to finish on SIGTERM",
+    "summarizer_url": "base URL of an OpenAI-compatible API for summaries (unset: offline)",
+    "summarizer_model": "model name sent to the summarizer endpoint",
+    "summarizer_api_key": "bearer key for the summarizer endpoint",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", help="TOML config file (env STATEKEEPER_CONFIG)")
+    for name, help_text in _OPTIONS.items():
+        flag = "--" + name.replace("_", "-")
+        parser.add_argument(flag, dest=name, help=f"{help_text} (env {ENV_PREFIX}{name.upper()})")
+    parser.add_argument(
+        "--api-key",
+        dest="api_key",
+        action="append",
+        metavar="KEY=TENANT",
+        help="accept KEY for TENANT; repeatable (env STATEKEEPER_API_KEYS=k1=t1,k2=t2)",
+    )
+    parser.add_argument(
+        "--limit",
+        dest="limit",
+        action="append",
+        metavar="NAME=VALUE",
+        help="override a limit, e.g. max_page_size=500 (env STATEKEEPER_LIMIT_<NAME>)",
+    )
+
+
+def load(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Settings:
+    values: dict[str, Any] = {}
+    limits: dict[str, Any] = {}
+    config_path = getattr(args, "config", None) or environ.get(ENV_PREFIX + "CONFIG")
+    if config_path:
+        _merge_file(Path(config_path), values, limits)
+    for name in _OPTIONS:
+        if (env := environ.get(ENV_PREFIX + name.upper())) is not None:
+            values[name] = env
+    if (env_keys := environ.get(ENV_PREFIX + "API_KEYS")) is not None:
+        values["api_keys"] = _parse_pairs("STATEKEEPER_API_KEYS", env_keys.split(","))
+    for key, value in environ.items():
+        if key.startswith(LIMIT_ENV_PREFIX):
+            limits[key[len(LIMIT_ENV_PREFIX) :].lower()] = value
+    for name in _OPTIONS:
+        if (flag := getattr(args, name, None)) is not None:
+            values[name] = flag
+    if getattr(args, "api_key", None):
+        values["api_keys"] = _parse_pairs("--api-key", args.api_key)
+    if getattr(args, "limit", None):
+        limits.update(_parse_pairs("--limit", args.limit))
+    return _build(values, limits)
+
+
+def _merge_file(path: Path, values: dict[str, Any], limits: dict[str, Any]) -> None:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    limits.update(data.pop("limits", {}))
+    keys = data.pop("api_keys", None)
+    if keys is not None:
+        if not isinstance(keys, dict):
+            raise ConfigError("config file: [api_keys] must map keys to tenants")
+        values["api_keys"] = {str(k): str(v) for k, v in keys.items()}
+    for name, value in data.items():
+        if name not in _OPTIONS:
+            raise ConfigError(f"config file: unknown option {name!r}")
+        values[name] = value
+
+
+def _parse_pairs(source: str, items: Sequence[str]) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in items:
+        if not item.strip():
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ConfigError(f"{source}: expected NAME=VALUE, got {item!r}")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def _coerce(name: str, value: Any, target: Any) -> Any:
+    try:
+        if isinstance(target, bool):
+            return str(value).lower() in ("1", "true", "yes", "on")
+        return type(target)(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{name}: cannot use {value!r}") from exc
+
+
+def _build(values: dict[str, Any], limit_values: dict[str, Any]) -> Settings:
+    defaults = Settings()
+    known_limits = {f.name for f in dataclasses.fields(Limits)}
+    unknown = set(limit_values) - known_limits
+    if unknown:
+        raise ConfigError(f"unknown limit(s): {', '.join(sorted(unknown))}")
+    limits = dataclasses.replace(
+        defaults.limits,
+        **{
+            name: _coerce(name, value, getattr(defaults.limits, name))
+            for name, value in limit_values.items()
+        },
+    )
+    coerced = {
+        name: value if name == "api_keys" else _coerce(name, value, getattr(defaults, name))
+        for name, value in values.items()
+    }
+    settings = dataclasses.replace(defaults, limits=limits, **coerced)
+    _check(settings)
+    return settings
+
+
+def _check(settings: Settings) -> None:
+    host, sep, port = settings.listen.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ConfigError(f"listen: expected HOST:PORT, got {settings.listen!r}")
+    if settings.log_format not in ("json", "text"):
+        raise ConfigError("log_format: must be json or text")
+    if settings.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise ConfigError("log_level: must be DEBUG, INFO, WARNING or ERROR")
+    if settings.sweep_interval_seconds <= 0:
+        raise ConfigError("sweep_interval_seconds: must be positive")
+    if settings.shutdown_grace_seconds < 0:
+        raise ConfigError("shutdown_grace_seconds: must not be negative")

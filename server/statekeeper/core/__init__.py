@@ -1,0 +1,1 @@
+"""Domain logic: no gRPC, no SQL. Each module owns one capability."""

@@ -1,0 +1,174 @@
+"""Assembles the gRPC server: storage, domain, servicers, health, reflection.
+
+Lifecycle: `start()` opens storage (health turns SERVING once it is ready),
+starts the background sweeper and binds the port; `stop()` turns health
+NOT_SERVING, stops accepting calls, lets in-flight calls finish within the
+grace period, then closes storage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from statekeeper import __version__
+from statekeeper.adapters.openai_chat import OpenAIChatSummarizer
+from statekeeper.api.interceptor import DomainInterceptor
+from statekeeper.api.session_servicer import SessionServicer
+from statekeeper.api.unimplemented import unimplemented_servicer
+from statekeeper.config import Settings
+from statekeeper.core.sessions import SessionManager
+from statekeeper.core.summarizer import ExtractiveSummarizer, Summarizer
+from statekeeper.core.tenancy import Authenticator
+from statekeeper.core.tokens import TokenCounter
+from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.interfaces import Storage
+from statekeeper.v1 import (
+    blackboard_pb2,
+    blackboard_pb2_grpc,
+    checkpoint_pb2,
+    checkpoint_pb2_grpc,
+    memory_pb2,
+    memory_pb2_grpc,
+    message_pb2,
+    message_pb2_grpc,
+    session_pb2,
+    session_pb2_grpc,
+)
+
+log = logging.getLogger(__name__)
+
+# Services whose behaviour is not built yet: (module, grpc module, capability).
+_PENDING: list[tuple[Any, Any, str]] = [
+    (memory_pb2, memory_pb2_grpc, "episodic and semantic memory"),
+    (checkpoint_pb2, checkpoint_pb2_grpc, "workflow checkpoints"),
+    (blackboard_pb2, blackboard_pb2_grpc, "the shared blackboard"),
+    (message_pb2, message_pb2_grpc, "the agent message bus"),
+]
+
+STATEKEEPER_SERVICES = [
+    session_pb2.DESCRIPTOR.services_by_name["SessionService"].full_name,
+    *(
+        service.full_name
+        for module, _, _ in _PENDING
+        for service in module.DESCRIPTOR.services_by_name.values()
+    ),
+]
+
+
+def build_storage(settings: Settings) -> Storage:
+    return EmbeddedStorage(Path(settings.data_dir))
+
+
+def build_summarizer(settings: Settings, counter: TokenCounter) -> Summarizer:
+    if settings.summarizer_url:
+        return OpenAIChatSummarizer(
+            settings.summarizer_url, settings.summarizer_model, settings.summarizer_api_key, counter
+        )
+    return ExtractiveSummarizer(counter)
+
+
+class StatekeeperServer:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.storage = build_storage(settings)
+        counter = TokenCounter()
+        self.sessions = SessionManager(
+            self.storage.sessions,
+            counter,
+            build_summarizer(settings, counter),
+            settings.limits,
+        )
+        self.authenticator = Authenticator(settings.api_keys)
+        self.health = health.aio.HealthServicer()
+        self._server: grpc.aio.Server | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self.port = 0
+
+    async def start(self) -> int:
+        """Opens storage and starts serving; returns the bound port."""
+        await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.storage.start()
+        max_bytes = self.settings.limits.max_request_bytes
+        server = grpc.aio.server(
+            interceptors=[DomainInterceptor(self.authenticator)],
+            options=[
+                ("grpc.max_receive_message_length", max_bytes),
+                ("grpc.max_send_message_length", max_bytes),
+            ],
+        )
+        session_pb2_grpc.add_SessionServiceServicer_to_server(
+            SessionServicer(self.sessions), server
+        )
+        for module, grpc_module, capability in _PENDING:
+            for service in module.DESCRIPTOR.services_by_name.values():
+                base = getattr(grpc_module, f"{service.name}Servicer")
+                register = getattr(grpc_module, f"add_{service.name}Servicer_to_server")
+                register(unimplemented_servicer(base, service, capability), server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        reflection.enable_server_reflection(
+            [*STATEKEEPER_SERVICES, health.SERVICE_NAME, reflection.SERVICE_NAME], server
+        )
+        self.port = server.add_insecure_port(self.settings.listen)
+        if self.port == 0:
+            raise OSError(f"cannot listen on {self.settings.listen}")
+        await server.start()
+        self._server = server
+        await self._set_health(health_pb2.HealthCheckResponse.SERVING)
+        self._sweeper = asyncio.create_task(self._sweep_forever(), name="sweeper")
+        self._announce()
+        return self.port
+
+    def _announce(self) -> None:
+        log.info(
+            "statekeeper %s serving on %s (port %d) with %s",
+            __version__,
+            self.settings.listen,
+            self.port,
+            self.storage.description,
+        )
+        if self.authenticator.single_tenant:
+            log.warning(
+                "NO API KEYS CONFIGURED: running SINGLE-TENANT and UNAUTHENTICATED; every caller"
+                " is tenant 'default'. Configure keys (--api-key KEY=TENANT) before exposing"
+                " this server."
+            )
+
+    async def _set_health(self, status: Any) -> None:
+        await self.health.set("", status)
+        for name in STATEKEEPER_SERVICES:
+            await self.health.set(name, status)
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.sweep_interval_seconds)
+            try:
+                swept = await self.sessions.sweep_expired()
+                if swept:
+                    log.info("swept expired sessions", extra={"swept": swept})
+            except Exception:
+                log.exception("sweep of expired sessions failed; will retry")
+
+    async def wait(self) -> None:
+        if self._server is not None:
+            await self._server.wait_for_termination()
+
+    async def stop(self) -> None:
+        """Drains: NOT_SERVING first, then finish in-flight calls, then close."""
+        log.info("draining: health NOT_SERVING, finishing in-flight calls")
+        await self.health.enter_graceful_shutdown()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        if self._server is not None:
+            await self._server.stop(self.settings.shutdown_grace_seconds)
+        await self.storage.close()
+        log.info("stopped")

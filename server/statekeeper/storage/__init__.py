@@ -1,0 +1,1 @@
+"""Storage: interfaces (the contract) and the backends that implement them."""

