@@ -36,6 +36,7 @@ class Settings:
     log_level: str = "INFO"
     log_format: str = "json"
     sweep_interval_seconds: float = 30.0
+    expired_retention_seconds: float = 0.0
     shutdown_grace_seconds: float = 10.0
     summarizer_url: str = ""
     summarizer_model: str = "gpt-4o-mini"
@@ -50,6 +51,8 @@ _OPTIONS: dict[str, str] = {
     "log_level": "DEBUG, INFO, WARNING or ERROR",
     "log_format": "json (one object per line) or text",
     "sweep_interval_seconds": "seconds between sweeps of expired state",
+    "expired_retention_seconds": "seconds an expired session is kept (invisible) before a sweep"
+    " deletes it",
     "shutdown_grace_seconds": "seconds in-flight calls get to finish on SIGTERM",
     "summarizer_url": "base URL of an OpenAI-compatible API for summaries (unset: offline)",
     "summarizer_model": "model name sent to the summarizer endpoint",
@@ -172,5 +175,7 @@ def _check(settings: Settings) -> None:
         raise ConfigError("log_level: must be DEBUG, INFO, WARNING or ERROR")
     if settings.sweep_interval_seconds <= 0:
         raise ConfigError("sweep_interval_seconds: must be positive")
+    if settings.expired_retention_seconds < 0:
+        raise ConfigError("expired_retention_seconds: must not be negative")
     if settings.shutdown_grace_seconds < 0:
         raise ConfigError("shutdown_grace_seconds: must not be negative")

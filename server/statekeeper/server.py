@@ -150,7 +150,7 @@ class StatekeeperServer:
         while True:
             await asyncio.sleep(self.settings.sweep_interval_seconds)
             try:
-                swept = await self.sessions.sweep_expired()
+                swept = await self.sessions.sweep_expired(self.settings.expired_retention_seconds)
                 if swept:
                     log.info("swept expired sessions", extra={"swept": swept})
             except Exception:

@@ -53,7 +53,9 @@ async def manager(tmp_path: Path) -> AsyncIterator[SessionManager]:
 def conversation(turns: int) -> list[MessageDraft]:
     drafts: list[MessageDraft] = []
     for turn in range(turns):
-        drafts.append(MessageDraft(Role.USER, f"Question {turn}: what is the weather in city {turn}?"))
+        drafts.append(
+            MessageDraft(Role.USER, f"Question {turn}: what is the weather in city {turn}?")
+        )
         if turn % 3 == 0:
             call = ToolCall(id=f"call_{turn}", name="weather", arguments=json.dumps({"city": turn}))
             drafts.append(MessageDraft(Role.ASSISTANT, "", tool_calls=(call,)))
@@ -111,7 +113,9 @@ async def test_window_accounting_is_exact_and_within_budget(
     # The newest message is always the last one kept, and the kept part is
     # a contiguous suffix of the history.
     sequences = [m.sequence for m in window.messages]
-    assert sequences == list(range(sequences[0], sequences[0] + len(sequences))) if sequences else True
+    assert (
+        sequences == list(range(sequences[0], sequences[0] + len(sequences))) if sequences else True
+    )
     if window.summary:
         assert window.summarized_message_count > 0
         assert tokens(window.summary) <= 80
@@ -139,7 +143,9 @@ async def test_window_never_splits_a_tool_call_from_its_results(manager: Session
         MessageDraft(Role.ASSISTANT, "Rome is warmer."),
     ]
     await fill(manager, "s", drafts)
-    all_tokens = [m.token_count for m in (await manager.list_messages(TENANT, "s", 0, "", False))[0]]
+    all_tokens = [
+        m.token_count for m in (await manager.list_messages(TENANT, "s", 0, "", False))[0]
+    ]
     # Room for the last message plus the second tool result, not the whole unit.
     budget = 3 + all_tokens[-1] + all_tokens[-2] + 5
     window = await manager.context_window(

@@ -98,7 +98,7 @@ def _presented_key(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
-class DomainInterceptor(grpc.aio.ServerInterceptor):
+class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Authenticates every statekeeper call and maps its errors."""
 
     def __init__(self, authenticator: Authenticator) -> None:

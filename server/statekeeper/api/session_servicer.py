@@ -11,15 +11,13 @@ from statekeeper.core.sessions import UPDATABLE_PATHS, SessionManager, WindowReq
 from statekeeper.v1 import session_pb2 as pb
 from statekeeper.v1 import session_pb2_grpc
 
-Context = grpc.aio.ServicerContext
-
 
 class SessionServicer(session_pb2_grpc.SessionServiceServicer):
     def __init__(self, sessions: SessionManager) -> None:
         self._sessions = sessions
 
     async def CreateSession(
-        self, request: pb.CreateSessionRequest, context: Context
+        self, request: pb.CreateSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.CreateSessionResponse:
         record = await self._sessions.create(
             current_tenant(), request.session_id, convert.session_draft(request.session)
@@ -27,20 +25,20 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         return pb.CreateSessionResponse(session=convert.session_to_proto(record))
 
     async def GetSession(
-        self, request: pb.GetSessionRequest, context: Context
+        self, request: pb.GetSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetSessionResponse:
         record = await self._sessions.get(current_tenant(), request.session_id)
         return pb.GetSessionResponse(session=convert.session_to_proto(record))
 
     async def ListSessions(
-        self, request: pb.ListSessionsRequest, context: Context
+        self, request: pb.ListSessionsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListSessionsResponse:
         session_filter = SessionFilter(
             user_id=request.user_id,
             agent_id=request.agent_id,
             status=convert.status_from_proto("status", request.status, allow_unset=True),
         )
-        records, next_token = await self._sessions.list(
+        records, next_token = await self._sessions.list_sessions(
             current_tenant(), session_filter, request.page_size, request.page_token
         )
         return pb.ListSessionsResponse(
@@ -48,7 +46,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         )
 
     async def UpdateSession(
-        self, request: pb.UpdateSessionRequest, context: Context
+        self, request: pb.UpdateSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.UpdateSessionResponse:
         paths = set(request.update_mask.paths)
         if paths == {"*"}:
@@ -65,13 +63,13 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         return pb.UpdateSessionResponse(session=convert.session_to_proto(record))
 
     async def DeleteSession(
-        self, request: pb.DeleteSessionRequest, context: Context
+        self, request: pb.DeleteSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.DeleteSessionResponse:
         await self._sessions.delete(current_tenant(), request.session_id, request.expected_etag)
         return pb.DeleteSessionResponse()
 
     async def AppendMessages(
-        self, request: pb.AppendMessagesRequest, context: Context
+        self, request: pb.AppendMessagesRequest, context: grpc.aio.ServicerContext
     ) -> pb.AppendMessagesResponse:
         drafts = [
             convert.message_draft(message, f"messages[{index}]")
@@ -91,7 +89,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         )
 
     async def ListMessages(
-        self, request: pb.ListMessagesRequest, context: Context
+        self, request: pb.ListMessagesRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListMessagesResponse:
         messages, next_token = await self._sessions.list_messages(
             current_tenant(),
@@ -105,7 +103,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         )
 
     async def GetContextWindow(
-        self, request: pb.GetContextWindowRequest, context: Context
+        self, request: pb.GetContextWindowRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetContextWindowResponse:
         window = await self._sessions.context_window(
             current_tenant(),
@@ -139,7 +137,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         )
 
     async def CompactSession(
-        self, request: pb.CompactSessionRequest, context: Context
+        self, request: pb.CompactSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.CompactSessionResponse:
         record, folded = await self._sessions.compact(
             current_tenant(),
@@ -152,7 +150,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         )
 
     async def ListSessionVersions(
-        self, request: pb.ListSessionVersionsRequest, context: Context
+        self, request: pb.ListSessionVersionsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListSessionVersionsResponse:
         versions, next_token = await self._sessions.list_versions(
             current_tenant(), request.session_id, request.page_size, request.page_token
@@ -162,7 +160,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         )
 
     async def GetSessionVersion(
-        self, request: pb.GetSessionVersionRequest, context: Context
+        self, request: pb.GetSessionVersionRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetSessionVersionResponse:
         version = await self._sessions.get_version(
             current_tenant(), request.session_id, request.version
@@ -170,7 +168,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         return pb.GetSessionVersionResponse(version=convert.version_to_proto(version))
 
     async def RollbackSession(
-        self, request: pb.RollbackSessionRequest, context: Context
+        self, request: pb.RollbackSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.RollbackSessionResponse:
         record = await self._sessions.rollback(
             current_tenant(), request.session_id, request.target_version, request.expected_etag

@@ -234,7 +234,7 @@ class SessionManager:
             raise SessionExpiredError(f"session {session_id!r} has expired")
         return record
 
-    async def list(
+    async def list_sessions(
         self,
         tenant: str,
         session_filter: SessionFilter,
@@ -307,11 +307,13 @@ class SessionManager:
         except ConcurrentModificationError as exc:
             raise EtagMismatchError(f"session {session_id!r} changed") from exc
 
-    async def sweep_expired(self, batch: int = 500) -> int:
-        """Deletes expired sessions of every tenant; returns how many."""
+    async def sweep_expired(self, retention_seconds: float = 0.0, batch: int = 500) -> int:
+        """Deletes sessions of every tenant that expired more than
+        `retention_seconds` ago; returns how many."""
         total = 0
         while True:
-            deleted = await self._store.delete_expired_sessions(self._clock(), batch)
+            cutoff = self._clock() - retention_seconds
+            deleted = await self._store.delete_expired_sessions(cutoff, batch)
             total += deleted
             if deleted < batch:
                 return total

@@ -234,13 +234,14 @@ class SessionServiceServicer:
         name is set), plus for each tool call tokens(id) + tokens(name) +
         tokens(arguments) + 3, plus tokens(tool_call_id) for a TOOL message. The
         system prompt and the summary each cost what a SYSTEM message with that
-        content costs; the tools schema costs tokens(tools_json); every non-empty
-        window adds 3 tokens that prime the reply.
+        content costs; the tools schema costs tokens(tools_json); every window
+        adds 3 tokens that prime the reply.
 
         Errors: INVALID_ARGUMENT for a non-positive `token_budget`, a negative
         reserve, or malformed `tools_json`; FAILED_PRECONDITION
-        (FAILED_PRECONDITION) if the reserve, the system prompt and the tools
-        alone exceed the budget; NOT_FOUND / NOT_FOUND (SESSION_EXPIRED).
+        (FAILED_PRECONDITION) if the reserve, the system prompt, the tools and
+        the reply priming alone exceed the budget; NOT_FOUND /
+        NOT_FOUND (SESSION_EXPIRED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

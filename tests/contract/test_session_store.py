@@ -1,0 +1,217 @@
+"""The SessionStore contract (storage/interfaces.py), checked on every backend."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+
+from statekeeper.core.errors import (
+    AlreadyExistsError,
+    ConcurrentModificationError,
+    NotFoundError,
+)
+from statekeeper.core.models import (
+    ChangeKind,
+    Message,
+    Role,
+    SessionChange,
+    SessionCursor,
+    SessionFilter,
+    SessionRecord,
+    SessionStatus,
+    SessionVersion,
+    ToolCall,
+)
+from statekeeper.storage.interfaces import Storage
+
+
+def tenant() -> str:
+    """A fresh tenant per test, so backends that share a server stay clean."""
+    return f"t-{uuid.uuid4().hex[:8]}"
+
+
+def record(session_id: str, **fields: object) -> SessionRecord:
+    base: dict[str, object] = {"session_id": session_id, "user_id": "u", "version": 1}
+    base.update(fields)
+    return SessionRecord(**base)  # type: ignore[arg-type]
+
+
+def first_version(rec: SessionRecord) -> SessionVersion:
+    return SessionVersion(rec.version, 0, ChangeKind.CREATE, rec.create_time, rec)
+
+
+def message(sequence: int, content: str = "hi", **fields: object) -> Message:
+    return Message(
+        sequence=sequence,
+        message_id=uuid.uuid4().hex,
+        role=fields.pop("role", Role.USER),  # type: ignore[arg-type]
+        content=content,
+        token_count=7,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def append_change(
+    current: SessionRecord, messages: list[Message], request_id: str = ""
+) -> SessionChange:
+    last = messages[-1].sequence
+    nxt = current.evolve(
+        version=current.version + 1,
+        last_sequence=last,
+        visible_ranges=((1, last),),
+        message_count=current.message_count + len(messages),
+    )
+    return SessionChange(
+        expected_version=current.version,
+        record=nxt,
+        version=SessionVersion(nxt.version, current.version, ChangeKind.APPEND, 0.0, nxt),
+        new_messages=tuple(messages),
+        request_id=request_id,
+    )
+
+
+async def test_create_get_and_duplicate(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1", metadata={"a": "b"}, context_variables={"x": [1, {"y": None}]})
+    await storage.sessions.create_session(t, first_version(rec))
+    assert await storage.sessions.get_session(t, "s1") == rec
+    with pytest.raises(AlreadyExistsError):
+        await storage.sessions.create_session(t, first_version(rec))
+    assert await storage.sessions.get_session(tenant(), "s1") is None
+
+
+async def test_apply_change_is_compare_and_swap(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1")
+    await storage.sessions.create_session(t, first_version(rec))
+    change = append_change(rec, [message(1), message(2, tool_calls=(ToolCall("c", "f", "{}"),))])
+    await storage.sessions.apply_change(t, change)
+    with pytest.raises(ConcurrentModificationError):
+        await storage.sessions.apply_change(t, change)
+    stored = await storage.sessions.get_session(t, "s1")
+    assert stored == change.record
+    messages = await storage.sessions.list_messages(t, "s1", 0, 10, False)
+    assert [m.sequence for m in messages] == [1, 2]
+    assert messages[1].tool_calls == (ToolCall("c", "f", "{}"),)
+    with pytest.raises(NotFoundError):
+        await storage.sessions.apply_change(tenant(), change)
+
+
+async def test_concurrent_changes_one_wins(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1")
+    await storage.sessions.create_session(t, first_version(rec))
+    changes = [append_change(rec, [message(1, f"writer {i}")]) for i in range(8)]
+    results = await asyncio.gather(
+        *(storage.sessions.apply_change(t, c) for c in changes), return_exceptions=True
+    )
+    assert sum(r is None for r in results) == 1
+    assert all(isinstance(r, ConcurrentModificationError) for r in results if r is not None)
+    assert len(await storage.sessions.list_messages(t, "s1", 0, 10, True)) == 1
+
+
+async def test_receipts_are_unique_per_tenant(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1")
+    await storage.sessions.create_session(t, first_version(rec))
+    change = append_change(rec, [message(1), message(2)], request_id="r1")
+    await storage.sessions.apply_change(t, change)
+    receipt = await storage.sessions.get_append_receipt(t, "r1")
+    assert receipt is not None
+    assert (receipt.first_sequence, receipt.last_sequence, receipt.version) == (1, 2, 2)
+    again = append_change(change.record, [message(3)], request_id="r1")
+    with pytest.raises(AlreadyExistsError):
+        await storage.sessions.apply_change(t, again)
+    # The failed change left nothing behind.
+    assert (await storage.sessions.get_session(t, "s1")) == change.record
+    assert await storage.sessions.get_append_receipt(tenant(), "r1") is None
+
+
+async def test_visibility_reset_and_window_meta(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1")
+    await storage.sessions.create_session(t, first_version(rec))
+    change = append_change(rec, [message(i) for i in range(1, 6)])
+    await storage.sessions.apply_change(t, change)
+    rolled = change.record.evolve(version=3, visible_ranges=((1, 2), (4, 4)))
+    await storage.sessions.apply_change(
+        t,
+        SessionChange(
+            expected_version=2,
+            record=rolled,
+            version=SessionVersion(3, 1, ChangeKind.ROLLBACK, 0.0, rolled),
+            visibility_changed=True,
+        ),
+    )
+    meta = await storage.sessions.list_window_meta(t, "s1", 1)
+    assert [m.sequence for m in meta] == [2, 4]
+    assert all(m.token_count == 7 for m in meta)
+    visible = await storage.sessions.list_messages(t, "s1", 0, 10, False)
+    assert [m.sequence for m in visible] == [1, 2, 4]
+    everything = await storage.sessions.list_messages(t, "s1", 0, 10, True)
+    assert [m.rolled_back for m in everything] == [False, False, True, False, True]
+    picked = await storage.sessions.get_messages(t, "s1", [5, 1, 99])
+    assert [m.sequence for m in picked] == [1, 5]
+
+
+async def test_versions_newest_first(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1")
+    await storage.sessions.create_session(t, first_version(rec))
+    current = rec
+    for sequence in range(1, 4):
+        change = append_change(current, [message(sequence)])
+        await storage.sessions.apply_change(t, change)
+        current = change.record
+    versions = await storage.sessions.list_versions(t, "s1", 0, 2)
+    assert [v.version for v in versions] == [4, 3]
+    older = await storage.sessions.list_versions(t, "s1", 3, 10)
+    assert [v.version for v in older] == [2, 1]
+    v2 = await storage.sessions.get_version(t, "s1", 2)
+    assert v2 is not None and v2.snapshot.last_sequence == 1
+    assert await storage.sessions.get_version(t, "s1", 9) is None
+
+
+async def test_list_order_filters_and_expiry(storage: Storage) -> None:
+    t = tenant()
+    now = 1000.0
+    specs = [
+        ("a", 1.0, "u1", None),
+        ("b", 2.0, "u2", None),
+        ("c", 2.0, "u1", None),
+        ("d", 3.0, "u1", 999.0),  # expired at `now`
+    ]
+    for session_id, created, user_id, expire in specs:
+        rec = record(session_id, create_time=created, user_id=user_id, expire_time=expire)
+        await storage.sessions.create_session(t, first_version(rec))
+    listed = await storage.sessions.list_sessions(t, SessionFilter(), now, None, 10)
+    assert [r.session_id for r in listed] == ["c", "b", "a"]
+    page = await storage.sessions.list_sessions(
+        t, SessionFilter(), now, SessionCursor(2.0, "c"), 10
+    )
+    assert [r.session_id for r in page] == ["b", "a"]
+    only_u1 = await storage.sessions.list_sessions(t, SessionFilter(user_id="u1"), now, None, 10)
+    assert [r.session_id for r in only_u1] == ["c", "a"]
+    paused = await storage.sessions.list_sessions(
+        t, SessionFilter(status=SessionStatus.PAUSED), now, None, 10
+    )
+    assert paused == []
+
+
+async def test_delete_and_sweep(storage: Storage) -> None:
+    t = tenant()
+    await storage.sessions.create_session(t, first_version(record("keep")))
+    await storage.sessions.create_session(t, first_version(record("gone", expire_time=5.0)))
+    await storage.sessions.create_session(t, first_version(record("later", expire_time=50.0)))
+    assert await storage.sessions.delete_expired_sessions(10.0, 100) >= 1
+    assert await storage.sessions.get_session(t, "gone") is None
+    assert await storage.sessions.get_session(t, "later") is not None
+    with pytest.raises(ConcurrentModificationError):
+        await storage.sessions.delete_session(t, "keep", expected_version=7)
+    await storage.sessions.delete_session(t, "keep", expected_version=0)
+    assert await storage.sessions.get_session(t, "keep") is None
+    assert await storage.sessions.get_version(t, "keep", 1) is None
+    with pytest.raises(NotFoundError):
+        await storage.sessions.delete_session(t, "keep", expected_version=0)
