@@ -26,3 +26,6 @@ stage "ruff" "$BIN/ruff" check server tests bench scripts
 stage "ruff format" "$BIN/ruff" format --check server tests bench scripts
 stage "mypy" "$BIN/mypy"
 stage "pytest" "$BIN/pytest" -q -ra
+if [ -x scripts/conformance.sh ]; then
+  stage "client conformance" scripts/conformance.sh
+fi
