@@ -453,7 +453,9 @@ class SessionManager:
         if left_out_any and summary_cap > 0:
             frame = self._counter.system_message_tokens(" ") - self._counter.count(" ")
             wanted_room = min(summary_cap, MIN_USEFUL_SUMMARY_TOKENS) + frame
-            while first < len(units) and available - _tokens(units[first:]) < wanted_room:
+            # Make room for a useful summary by dropping the oldest kept
+            # units, but never the newest one: the latest turn matters most.
+            while first < len(units) - 1 and available - _tokens(units[first:]) < wanted_room:
                 first += 1
             room = available - _tokens(units[first:])
             cap = min(summary_cap, room - frame)

@@ -18,6 +18,8 @@ from statekeeper.core.tokens import TokenCounter
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _SNIPPET_CHARS = 160
+# No line ("\n- user: x") costs less than this; below it, stop looking.
+_MIN_LINE_TOKENS = 5
 
 
 @dataclass(frozen=True)
@@ -73,14 +75,16 @@ class ExtractiveSummarizer:
         header = f"Summary of {len(messages)} earlier messages ({parts}):"
         budget = max_tokens - self._counter.count(header)
         lines: list[str] = []
-        # Walk newest first so the most recent context survives a tight cap,
-        # then restore chronological order.
+        # Walk newest first so the most recent context survives a tight cap
+        # (a line too long for what is left is skipped, a shorter older one
+        # may still fit), then restore chronological order.
         for message in reversed(messages):
             line = _describe(message)
             cost = self._counter.count("\n" + line)
-            if cost > budget:
+            if cost <= budget:
+                lines.append(line)
+                budget -= cost
+            if budget < _MIN_LINE_TOKENS:
                 break
-            lines.append(line)
-            budget -= cost
         text = "\n".join([header, *reversed(lines)])
         return self._counter.truncate(text, max_tokens)
