@@ -1,0 +1,41 @@
+"""statekeeper client for Python.
+
+    from statekeeper_client import Client
+    from statekeeper_client.v1 import session_pb2
+
+    with Client("127.0.0.1:50051", api_key="sk-dev") as sk:
+        created = sk.sessions.CreateSession(
+            session_pb2.CreateSessionRequest(session=session_pb2.Session(user_id="u1"))
+        )
+
+`Client` (sync) and `statekeeper_client.aio.AsyncClient` add the API key to
+every call, give each unary call a deadline, retry UNAVAILABLE with
+exponential backoff, and offer a blackboard `watch()` that resumes from the
+last revision seen. The generated stubs live in `statekeeper_client.v1`.
+"""
+
+from statekeeper_client._common import NO_RETRY, RETRYABLE_CODES, RetryPolicy
+from statekeeper_client.aio import AsyncClient
+from statekeeper_client.client import DEFAULT_TIMEOUT, Client
+from statekeeper_client.errors import (
+    ServiceNotImplementedError,
+    StatekeeperRpcError,
+    error_info,
+)
+from statekeeper_client.watch import AsyncWatch, Watch
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "NO_RETRY",
+    "RETRYABLE_CODES",
+    "AsyncClient",
+    "AsyncWatch",
+    "Client",
+    "RetryPolicy",
+    "ServiceNotImplementedError",
+    "StatekeeperRpcError",
+    "Watch",
+    "error_info",
+]
+
+__version__ = "0.1.0"

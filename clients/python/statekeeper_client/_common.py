@@ -1,0 +1,158 @@
+"""Pieces shared by the sync and the async client: retry policy, auth
+metadata, the table of services, and request preparation."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from google.protobuf.descriptor import ServiceDescriptor
+from google.protobuf.message import Message
+
+from statekeeper_client.v1 import (
+    blackboard_pb2,
+    blackboard_pb2_grpc,
+    checkpoint_pb2,
+    checkpoint_pb2_grpc,
+    memory_pb2,
+    memory_pb2_grpc,
+    message_pb2,
+    message_pb2_grpc,
+    session_pb2,
+    session_pb2_grpc,
+)
+
+Metadata = Sequence[tuple[str, str | bytes]]
+
+#: Status codes the client retries. Only UNAVAILABLE: the server was not
+#: reached or asked to be retried. Everything else (DEADLINE_EXCEEDED, ABORTED,
+#: RESOURCE_EXHAUSTED, ...) is returned to the caller, who knows whether a
+#: retry makes sense.
+RETRYABLE_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
+
+#: Request fields that make a call safe to repeat; the client fills them with
+#: a random id when they are empty, so that a retry after a lost reply does
+#: not apply the change twice.
+IDEMPOTENCY_FIELDS = {
+    "AppendMessages": "request_id",
+    "SendMessage": "idempotency_key",
+    "SendReply": "idempotency_key",
+}
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff for UNAVAILABLE.
+
+    Attempt n (n >= 1 counts the retries) waits
+    min(max_backoff, initial_backoff * multiplier ** (n - 1)), spread by
+    +/- `jitter` (a fraction). The whole call, retries and waits included,
+    stays within the call's deadline.
+    """
+
+    max_attempts: int = 5
+    initial_backoff: float = 0.1
+    max_backoff: float = 5.0
+    multiplier: float = 2.0
+    jitter: float = 0.2
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be >= 1")
+        if self.initial_backoff < 0 or self.max_backoff < 0 or self.multiplier < 1:
+            raise ValueError("backoffs must be >= 0 and multiplier >= 1")
+        if not 0 <= self.jitter < 1:
+            raise ValueError("jitter must be in [0, 1)")
+
+    def backoff(self, retry: int) -> float:
+        """Seconds to wait before retry number `retry` (1-based)."""
+        base = min(self.max_backoff, self.initial_backoff * self.multiplier ** (retry - 1))
+        if self.jitter:
+            base *= 1 + random.uniform(-self.jitter, self.jitter)
+        return max(0.0, base)
+
+
+#: A policy that never retries.
+NO_RETRY = RetryPolicy(max_attempts=1)
+
+
+def auth_metadata(api_key: str | None, bearer_token: str | None) -> tuple[tuple[str, str], ...]:
+    """The metadata entries that carry the caller's credentials."""
+    if api_key and bearer_token:
+        raise ValueError("pass api_key or bearer_token, not both")
+    if api_key:
+        return (("x-api-key", api_key),)
+    if bearer_token:
+        return (("authorization", f"Bearer {bearer_token}"),)
+    return ()
+
+
+def merge_metadata(auth: Metadata, extra: Metadata | None) -> list[tuple[str, Any]]:
+    """Auth entries first, then the caller's (which cannot remove them)."""
+    merged: list[tuple[str, Any]] = list(auth)
+    if extra:
+        merged.extend(extra)
+    return merged
+
+
+def with_idempotency_key(method: str, request: Message) -> Message:
+    """A copy of `request` with its idempotency field filled, or `request`."""
+    field = IDEMPOTENCY_FIELDS.get(method)
+    if field is None or getattr(request, field, "x"):
+        return request
+    copy = type(request)()
+    copy.CopyFrom(request)
+    setattr(copy, field, uuid.uuid4().hex)
+    return copy
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """One service: the client attribute it is reached by, its generated stub,
+    and the methods that stream responses (taken from the descriptor)."""
+
+    attribute: str
+    descriptor: ServiceDescriptor
+    stub: type
+
+    @property
+    def full_name(self) -> str:
+        return str(self.descriptor.full_name)
+
+    def is_streaming(self, method: str) -> bool:
+        found = self.descriptor.methods_by_name.get(method)
+        return bool(found is not None and found.server_streaming)
+
+
+#: The five statekeeper.v1 services, by client attribute.
+SERVICES: tuple[ServiceSpec, ...] = (
+    ServiceSpec(
+        "sessions",
+        session_pb2.DESCRIPTOR.services_by_name["SessionService"],
+        session_pb2_grpc.SessionServiceStub,
+    ),
+    ServiceSpec(
+        "memory",
+        memory_pb2.DESCRIPTOR.services_by_name["MemoryService"],
+        memory_pb2_grpc.MemoryServiceStub,
+    ),
+    ServiceSpec(
+        "checkpoints",
+        checkpoint_pb2.DESCRIPTOR.services_by_name["CheckpointService"],
+        checkpoint_pb2_grpc.CheckpointServiceStub,
+    ),
+    ServiceSpec(
+        "blackboard",
+        blackboard_pb2.DESCRIPTOR.services_by_name["BlackboardService"],
+        blackboard_pb2_grpc.BlackboardServiceStub,
+    ),
+    ServiceSpec(
+        "messages",
+        message_pb2.DESCRIPTOR.services_by_name["MessageService"],
+        message_pb2_grpc.MessageServiceStub,
+    ),
+)

@@ -1,0 +1,220 @@
+"""The asyncio client (grpc.aio)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, cast
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from statekeeper_client._common import (
+    RETRYABLE_CODES,
+    SERVICES,
+    Metadata,
+    RetryPolicy,
+    ServiceSpec,
+    auth_metadata,
+    merge_metadata,
+    with_idempotency_key,
+)
+from statekeeper_client.client import DEFAULT_TIMEOUT
+from statekeeper_client.errors import wrap
+from statekeeper_client.watch import AsyncWatch, _WatchState
+
+if TYPE_CHECKING:
+    from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
+    from statekeeper_client.v1.checkpoint_pb2_grpc import CheckpointServiceStub
+    from statekeeper_client.v1.memory_pb2_grpc import MemoryServiceStub
+    from statekeeper_client.v1.message_pb2_grpc import MessageServiceStub
+    from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
+
+
+class _AsyncUnaryMethod:
+    """A unary method with auth metadata, a deadline and UNAVAILABLE retries."""
+
+    def __init__(self, client: AsyncClient, name: str, full_name: str, call: Any) -> None:
+        self._client = client
+        self._name = name
+        self._full_name = full_name
+        self._call = call
+
+    async def __call__(
+        self,
+        request: Any,
+        timeout: float | None = None,
+        metadata: Metadata | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        client = self._client
+        policy = client.retry
+        if policy.max_attempts > 1:
+            request = with_idempotency_key(self._name, request)
+        budget = client.timeout if timeout is None else timeout
+        deadline = time.monotonic() + budget
+        md = merge_metadata(client._auth, metadata)
+        attempt = 1
+        while True:
+            remaining = max(0.0, deadline - time.monotonic())
+            try:
+                return await self._call(request, timeout=remaining, metadata=md, **kwargs)
+            except grpc.RpcError as error:
+                if error.code() not in client.retry_codes or attempt >= policy.max_attempts:
+                    raise wrap(error, self._full_name) from None
+                pause = policy.backoff(attempt)
+                if deadline - time.monotonic() <= pause:
+                    raise wrap(error, self._full_name) from None
+                await asyncio.sleep(pause)
+                attempt += 1
+
+
+class _AsyncStreamMethod:
+    """A server-streaming method with auth metadata (no default deadline, no
+    retries); returns the grpc.aio call, to iterate with `async for`."""
+
+    def __init__(self, client: AsyncClient, call: Any) -> None:
+        self._client = client
+        self._call = call
+
+    def __call__(
+        self,
+        request: Any,
+        timeout: float | None = None,
+        metadata: Metadata | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        md = merge_metadata(self._client._auth, metadata)
+        return self._call(request, timeout=timeout, metadata=md, **kwargs)
+
+
+class _AsyncService:
+    def __init__(self, client: AsyncClient, spec: ServiceSpec, channel: grpc.aio.Channel) -> None:
+        stub = spec.stub(channel)
+        self._raw = stub
+        for method in spec.descriptor.methods:
+            raw = getattr(stub, method.name)
+            if spec.is_streaming(method.name):
+                wrapped: Any = _AsyncStreamMethod(client, raw)
+            else:
+                wrapped = _AsyncUnaryMethod(
+                    client, method.name, f"{spec.full_name}/{method.name}", raw
+                )
+            setattr(self, method.name, wrapped)
+
+
+class AsyncClient:
+    """The asyncio statekeeper client; same behaviour as `Client`, with
+    awaitable methods:
+
+        async with AsyncClient("127.0.0.1:50051", api_key="sk-...") as sk:
+            reply = await sk.sessions.GetSession(
+                session_pb2.GetSessionRequest(session_id="s1"), timeout=5
+            )
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        api_key: str | None = None,
+        bearer_token: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        retry_codes: Iterable[grpc.StatusCode] | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+        options: Sequence[tuple[str, Any]] | None = None,
+        channel: grpc.aio.Channel | None = None,
+    ) -> None:
+        self.target = target
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self.retry_codes = frozenset(retry_codes) if retry_codes is not None else RETRYABLE_CODES
+        self._auth = auth_metadata(api_key, bearer_token)
+        self._owns_channel = channel is None
+        if channel is None:
+            if credentials is not None:
+                channel = grpc.aio.secure_channel(target, credentials, options=options)
+            else:
+                channel = grpc.aio.insecure_channel(target, options=options)
+        self.channel = channel
+        self._services = {
+            spec.attribute: _AsyncService(self, spec, channel) for spec in SERVICES
+        }
+        self._health = health_pb2_grpc.HealthStub(channel)
+
+    @property
+    def sessions(self) -> SessionServiceStub:
+        return cast("SessionServiceStub", self._services["sessions"])
+
+    @property
+    def memory(self) -> MemoryServiceStub:
+        return cast("MemoryServiceStub", self._services["memory"])
+
+    @property
+    def checkpoints(self) -> CheckpointServiceStub:
+        return cast("CheckpointServiceStub", self._services["checkpoints"])
+
+    @property
+    def blackboard(self) -> BlackboardServiceStub:
+        return cast("BlackboardServiceStub", self._services["blackboard"])
+
+    @property
+    def messages(self) -> MessageServiceStub:
+        return cast("MessageServiceStub", self._services["messages"])
+
+    async def health(self, service: str = "", timeout: float | None = None) -> str:
+        """The serving status of `service` ("" = the whole server), e.g.
+        "SERVING"."""
+        method = _AsyncUnaryMethod(
+            self, "Check", "grpc.health.v1.Health/Check", self._health.Check
+        )
+        response = await method(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
+
+    async def wait_ready(self, timeout: float = 10.0) -> None:
+        """Waits until the channel is connected (raises on timeout)."""
+        await asyncio.wait_for(self.channel.channel_ready(), timeout)
+
+    def watch(
+        self,
+        board: str,
+        *,
+        prefix: str | None = None,
+        pattern: str | None = None,
+        start_revision: int = 0,
+        initial_snapshot: bool = False,
+        prev_value: bool = False,
+        progress_notify_interval: timedelta | float | None = None,
+        event_types: Iterable[int] = (),
+        timeout: float | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> AsyncWatch:
+        """A resuming Watch of `board` (see `statekeeper_client.watch`)."""
+        state = _WatchState(
+            board,
+            prefix=prefix,
+            pattern=pattern,
+            start_revision=start_revision,
+            initial_snapshot=initial_snapshot,
+            prev_value=prev_value,
+            progress_notify_interval=progress_notify_interval,
+            event_types=event_types,
+        )
+        raw_stub = self._services["blackboard"]._raw
+        return AsyncWatch(
+            raw_stub, state, metadata=self._auth, retry=retry or self.retry, timeout=timeout
+        )
+
+    async def close(self) -> None:
+        if self._owns_channel:
+            await self.channel.close()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

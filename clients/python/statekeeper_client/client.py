@@ -1,0 +1,231 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, cast
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from statekeeper_client._common import (
+    RETRYABLE_CODES,
+    SERVICES,
+    Metadata,
+    RetryPolicy,
+    ServiceSpec,
+    auth_metadata,
+    merge_metadata,
+    with_idempotency_key,
+)
+from statekeeper_client.errors import wrap
+from statekeeper_client.watch import Watch, _WatchState
+
+if TYPE_CHECKING:
+    from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
+    from statekeeper_client.v1.checkpoint_pb2_grpc import CheckpointServiceStub
+    from statekeeper_client.v1.memory_pb2_grpc import MemoryServiceStub
+    from statekeeper_client.v1.message_pb2_grpc import MessageServiceStub
+    from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
+
+#: Deadline of a unary call when the caller gives none, in seconds.
+DEFAULT_TIMEOUT = 30.0
+
+
+class _UnaryMethod:
+    """A unary method with auth metadata, a deadline and UNAVAILABLE retries."""
+
+    def __init__(self, client: Client, name: str, full_name: str, call: Any) -> None:
+        self._client = client
+        self._name = name
+        self._full_name = full_name
+        self._call = call
+
+    def __call__(
+        self,
+        request: Any,
+        timeout: float | None = None,
+        metadata: Metadata | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        client = self._client
+        policy = client.retry
+        if policy.max_attempts > 1:
+            request = with_idempotency_key(self._name, request)
+        budget = client.timeout if timeout is None else timeout
+        deadline = time.monotonic() + budget
+        md = merge_metadata(client._auth, metadata)
+        attempt = 1
+        while True:
+            remaining = max(0.0, deadline - time.monotonic())
+            try:
+                return self._call(request, timeout=remaining, metadata=md, **kwargs)
+            except grpc.RpcError as error:
+                if error.code() not in client.retry_codes or attempt >= policy.max_attempts:
+                    raise wrap(error, self._full_name) from None
+                pause = policy.backoff(attempt)
+                if deadline - time.monotonic() <= pause:
+                    raise wrap(error, self._full_name) from None
+                time.sleep(pause)
+                attempt += 1
+
+
+class _StreamMethod:
+    """A server-streaming method with auth metadata; no default deadline and
+    no retries (a stream may be long-lived; see `Client.watch` for a resuming
+    Watch)."""
+
+    def __init__(self, client: Client, call: Any) -> None:
+        self._client = client
+        self._call = call
+
+    def __call__(
+        self,
+        request: Any,
+        timeout: float | None = None,
+        metadata: Metadata | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        md = merge_metadata(self._client._auth, metadata)
+        return self._call(request, timeout=timeout, metadata=md, **kwargs)
+
+
+class _Service:
+    """The generated stub of one service, with every method wrapped."""
+
+    def __init__(self, client: Client, spec: ServiceSpec, channel: grpc.Channel) -> None:
+        stub = spec.stub(channel)
+        self._raw = stub
+        for method in spec.descriptor.methods:
+            raw = getattr(stub, method.name)
+            if spec.is_streaming(method.name):
+                wrapped: Any = _StreamMethod(client, raw)
+            else:
+                wrapped = _UnaryMethod(client, method.name, f"{spec.full_name}/{method.name}", raw)
+            setattr(self, method.name, wrapped)
+
+
+class Client:
+    """A synchronous statekeeper client.
+
+        with Client("127.0.0.1:50051", api_key="sk-...") as sk:
+            session = sk.sessions.CreateSession(
+                session_pb2.CreateSessionRequest(session=session_pb2.Session(user_id="u1"))
+            ).session
+
+    Each service is reached through an attribute with the generated stub's
+    methods (`sessions`, `memory`, `checkpoints`, `blackboard`, `messages`).
+    Every call carries the credentials, gets `timeout` as its deadline unless
+    the caller passes one, and is retried with exponential backoff when it
+    fails with UNAVAILABLE (only), within that deadline. AppendMessages,
+    SendMessage and SendReply get a random request id / idempotency key when
+    the request has none, so that a retry never applies a change twice. A
+    failed call raises `statekeeper_client.errors.StatekeeperRpcError` (a
+    `grpc.RpcError` carrying the server's ErrorInfo reason).
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        api_key: str | None = None,
+        bearer_token: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        retry_codes: Iterable[grpc.StatusCode] | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+        options: Sequence[tuple[str, Any]] | None = None,
+        channel: grpc.Channel | None = None,
+    ) -> None:
+        """Connects to `target` ("host:port"), in plaintext unless `credentials`
+        (e.g. grpc.ssl_channel_credentials()) are given. `channel` replaces the
+        channel the client would open (it is then not closed by `close`)."""
+        self.target = target
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self.retry_codes = frozenset(retry_codes) if retry_codes is not None else RETRYABLE_CODES
+        self._auth = auth_metadata(api_key, bearer_token)
+        self._owns_channel = channel is None
+        if channel is None:
+            if credentials is not None:
+                channel = grpc.secure_channel(target, credentials, options=options)
+            else:
+                channel = grpc.insecure_channel(target, options=options)
+        self.channel = channel
+        self._services = {spec.attribute: _Service(self, spec, channel) for spec in SERVICES}
+        self._health = health_pb2_grpc.HealthStub(channel)
+
+    @property
+    def sessions(self) -> SessionServiceStub:
+        return cast("SessionServiceStub", self._services["sessions"])
+
+    @property
+    def memory(self) -> MemoryServiceStub:
+        return cast("MemoryServiceStub", self._services["memory"])
+
+    @property
+    def checkpoints(self) -> CheckpointServiceStub:
+        return cast("CheckpointServiceStub", self._services["checkpoints"])
+
+    @property
+    def blackboard(self) -> BlackboardServiceStub:
+        return cast("BlackboardServiceStub", self._services["blackboard"])
+
+    @property
+    def messages(self) -> MessageServiceStub:
+        return cast("MessageServiceStub", self._services["messages"])
+
+    def health(self, service: str = "", timeout: float | None = None) -> str:
+        """The serving status of `service` ("" = the whole server) from the
+        standard grpc.health.v1 service, e.g. "SERVING"."""
+        method = _UnaryMethod(self, "Check", "grpc.health.v1.Health/Check", self._health.Check)
+        response = method(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        """Blocks until the channel is connected (raises on timeout)."""
+        grpc.channel_ready_future(self.channel).result(timeout=timeout)
+
+    def watch(
+        self,
+        board: str,
+        *,
+        prefix: str | None = None,
+        pattern: str | None = None,
+        start_revision: int = 0,
+        initial_snapshot: bool = False,
+        prev_value: bool = False,
+        progress_notify_interval: timedelta | float | None = None,
+        event_types: Iterable[int] = (),
+        timeout: float | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> Watch:
+        """A resuming Watch of `board` (see `statekeeper_client.watch`).
+        `timeout` bounds the whole watch, reconnects included (None: no
+        deadline)."""
+        state = _WatchState(
+            board,
+            prefix=prefix,
+            pattern=pattern,
+            start_revision=start_revision,
+            initial_snapshot=initial_snapshot,
+            prev_value=prev_value,
+            progress_notify_interval=progress_notify_interval,
+            event_types=event_types,
+        )
+        raw_stub = self._services["blackboard"]._raw
+        return Watch(
+            raw_stub, state, metadata=self._auth, retry=retry or self.retry, timeout=timeout
+        )
+
+    def close(self) -> None:
+        if self._owns_channel:
+            self.channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
