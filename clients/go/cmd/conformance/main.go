@@ -1,0 +1,315 @@
+// Command conformance runs the statekeeper conformance scenario (see
+// clients/CONFORMANCE.md) against a live server.
+//
+//	STATEKEEPER_ADDR=127.0.0.1:50051 STATEKEEPER_API_KEY=sk-dev go run ./cmd/conformance
+//
+// A step whose service answers UNIMPLEMENTED is skipped, unless the service
+// is named in STATEKEEPER_REQUIRE (comma separated, or "all"). Exits 1 if a
+// step failed.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/statekeeper/statekeeper/clients/go/statekeeper"
+	sk "github.com/statekeeper/statekeeper/clients/go/statekeeperv1"
+)
+
+const (
+	language = "go"
+	budget   = 4096
+	reserve  = 256
+)
+
+var state = []byte(`{"step":1,"plan":["fetch","summarize"]}`)
+
+type report struct {
+	required                map[string]bool
+	passed, failed, skipped int
+	start                   time.Time
+}
+
+func (r *report) run(step, service string, body func(ctx context.Context) (string, error)) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	start := time.Now()
+	note, err := body(ctx)
+	ms := time.Since(start).Milliseconds()
+	switch {
+	case err == nil:
+		r.passed++
+		fmt.Printf("  [PASS] %s (%d ms) %s\n", step, ms, note)
+	case statekeeper.IsUnimplemented(err) && !r.required[service] && !r.required["all"]:
+		r.skipped++
+		capability := err.Error()
+		if info := statekeeper.ErrorInfo(err); info != nil && info.Metadata["capability"] != "" {
+			capability = info.Metadata["capability"]
+		}
+		fmt.Printf("  [SKIP] %s: %s service answers UNIMPLEMENTED (%s)\n", step, service, capability)
+	default:
+		r.failed++
+		fmt.Printf("  [FAIL] %s (%d ms): %v\n", step, ms, err)
+	}
+}
+
+func randomHex() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func env(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func conversation() []*sk.Message {
+	return []*sk.Message{
+		{Role: sk.Role_ROLE_USER, Content: "What is the weather in Paris?"},
+		{Role: sk.Role_ROLE_ASSISTANT, ToolCalls: []*sk.ToolCall{
+			{Id: "call-1", Name: "get_weather", Arguments: `{"city":"Paris"}`},
+		}},
+		{Role: sk.Role_ROLE_TOOL, ToolCallId: "call-1", Content: `{"temp_c":21}`},
+		{Role: sk.Role_ROLE_ASSISTANT, Content: "It is 21 degrees in Paris."},
+	}
+}
+
+func main() {
+	addr := env("STATEKEEPER_ADDR", "127.0.0.1:50051")
+	apiKey := os.Getenv("STATEKEEPER_API_KEY")
+	r := &report{required: map[string]bool{}, start: time.Now()}
+	for _, s := range strings.Split(os.Getenv("STATEKEEPER_REQUIRE"), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			r.required[s] = true
+		}
+	}
+	run := language + "-" + randomHex()
+	user, agent := "conf-user-"+run, "conf-agent-"+run
+	execution, board := "conf-exec-"+run, "conf-board-"+run
+	sender, receiver := "conf-sender-"+run, "conf-receiver-"+run
+	sessionID := ""
+
+	fmt.Printf("conformance %s against %s\n", language, addr)
+	var c *statekeeper.Client
+	r.run("connect", "connect", func(ctx context.Context) (string, error) {
+		var err error
+		c, err = statekeeper.Dial(addr, statekeeper.WithAPIKey(apiKey))
+		if err != nil {
+			return "", err
+		}
+		c.Conn.Connect()
+		return "addr=" + addr, nil
+	})
+	if r.failed > 0 {
+		finish(r)
+	}
+	defer c.Close()
+
+	r.run("health", "health", func(ctx context.Context) (string, error) {
+		resp, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{})
+		if err != nil {
+			return "", err
+		}
+		if resp.Status != healthpb.HealthCheckResponse_SERVING {
+			return "", fmt.Errorf("health status %v", resp.Status)
+		}
+		return resp.Status.String(), nil
+	})
+
+	r.run("create_session", "session", func(ctx context.Context) (string, error) {
+		resp, err := c.Sessions.CreateSession(ctx, &sk.CreateSessionRequest{
+			Session: &sk.Session{UserId: user, AgentId: agent},
+		})
+		if err != nil {
+			return "", err
+		}
+		if resp.Session.GetSessionId() == "" || resp.Session.GetVersion() != 1 {
+			return "", fmt.Errorf("unexpected session %v", resp.Session)
+		}
+		sessionID = resp.Session.SessionId
+		return "session_id=" + sessionID, nil
+	})
+
+	r.run("append_messages", "session", func(ctx context.Context) (string, error) {
+		if sessionID == "" {
+			return "", fmt.Errorf("no session (create_session failed)")
+		}
+		resp, err := c.Sessions.AppendMessages(ctx, &sk.AppendMessagesRequest{
+			SessionId: sessionID, Messages: conversation(), RequestId: "append-" + run,
+		})
+		if err != nil {
+			return "", err
+		}
+		if len(resp.Messages) != 4 || resp.Session.GetMessageCount() != 4 {
+			return "", fmt.Errorf("%d messages appended, message_count %d", len(resp.Messages), resp.Session.GetMessageCount())
+		}
+		return fmt.Sprintf("version=%d", resp.Session.GetVersion()), nil
+	})
+
+	r.run("context_window", "session", func(ctx context.Context) (string, error) {
+		if sessionID == "" {
+			return "", fmt.Errorf("no session (create_session failed)")
+		}
+		resp, err := c.Sessions.GetContextWindow(ctx, &sk.GetContextWindowRequest{
+			SessionId: sessionID, TokenBudget: budget, ReservedOutputTokens: reserve,
+			SystemPrompt: "You are a conformance test agent.",
+		})
+		if err != nil {
+			return "", err
+		}
+		total := resp.Accounting.GetTotalTokens()
+		if total > budget-reserve {
+			return "", fmt.Errorf("total_tokens %d > budget %d - reserve %d", total, budget, reserve)
+		}
+		if len(resp.Messages) != 4 {
+			return "", fmt.Errorf("%d messages in window", len(resp.Messages))
+		}
+		return fmt.Sprintf("total_tokens=%d messages=%d", total, len(resp.Messages)), nil
+	})
+
+	r.run("episode_record_recall", "memory", func(ctx context.Context) (string, error) {
+		importance := float32(0.9)
+		rec, err := c.Memory.RecordEpisode(ctx, &sk.RecordEpisodeRequest{
+			UserId: user, SessionId: sessionID,
+			UserMessage:       "My favourite colour is teal.",
+			AssistantResponse: "Noted: your favourite colour is teal.",
+			Importance:        &importance,
+		})
+		if err != nil {
+			return "", err
+		}
+		id := rec.Episode.GetId()
+		got, err := c.Memory.Recall(ctx, &sk.RecallRequest{
+			UserId: user, Query: &sk.RecallRequest_QueryText{QueryText: "favourite colour"}, TopK: 5,
+		})
+		if err != nil {
+			return "", err
+		}
+		for _, res := range got.Results {
+			if res.Episode.GetId() == id {
+				return "episode_id=" + id, nil
+			}
+		}
+		return "", fmt.Errorf("episode %s not recalled", id)
+	})
+
+	r.run("checkpoint_save_get", "checkpoint", func(ctx context.Context) (string, error) {
+		saved, err := c.Checkpoints.SaveCheckpoint(ctx, &sk.SaveCheckpointRequest{
+			Checkpoint: &sk.Checkpoint{
+				ExecutionId: execution, Step: 1, StepName: "plan",
+				State: &sk.Payload{ContentType: "application/json", SchemaVersion: 1, Data: state},
+			},
+		})
+		if err != nil {
+			return "", err
+		}
+		got, err := c.Checkpoints.GetCheckpoint(ctx, &sk.GetCheckpointRequest{ExecutionId: execution})
+		if err != nil {
+			return "", err
+		}
+		if got.Checkpoint.GetCheckpointId() != saved.CheckpointId {
+			return "", fmt.Errorf("latest is %s, saved %s", got.Checkpoint.GetCheckpointId(), saved.CheckpointId)
+		}
+		if string(got.Checkpoint.GetState().GetData()) != string(state) {
+			return "", fmt.Errorf("state differs")
+		}
+		return "checkpoint_id=" + saved.CheckpointId, nil
+	})
+
+	r.run("blackboard_watch", "blackboard", func(ctx context.Context) (string, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stream, err := c.Blackboard.Watch(ctx, &sk.WatchRequest{
+			Board: board, Selector: &sk.WatchRequest_Prefix{Prefix: "plan/"},
+		})
+		if err != nil {
+			return "", err
+		}
+		first, err := stream.Recv()
+		if err != nil {
+			return "", err
+		}
+		if first.GetStarted() == nil {
+			return "", fmt.Errorf("first response is not `started`: %v", first)
+		}
+		value, _ := structpb.NewStruct(map[string]any{"status": "done"})
+		put, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{
+			Board: board, Key: "plan/step-3", WriterAgentId: agent,
+			Value: &sk.BlackboardValue{Kind: &sk.BlackboardValue_Json{Json: value}},
+		})
+		if err != nil {
+			return "", err
+		}
+		revision := put.Header.GetRevision()
+		for {
+			resp, err := stream.Recv()
+			if err != nil {
+				return "", fmt.Errorf("watch ended without the event: %w", err)
+			}
+			for _, ev := range resp.GetEvents().GetEvents() {
+				if ev.GetEntry().GetKey() != "plan/step-3" {
+					continue
+				}
+				if ev.Type != sk.BlackboardEventType_BLACKBOARD_EVENT_TYPE_PUT || ev.Revision != revision {
+					return "", fmt.Errorf("event %v, put revision %d", ev, revision)
+				}
+				return fmt.Sprintf("revision=%d resume_revision=%d", revision, resp.ResumeRevision), nil
+			}
+		}
+	})
+
+	r.run("message_send_receive", "message", func(ctx context.Context) (string, error) {
+		sent, err := c.Messages.SendMessage(ctx, &sk.SendMessageRequest{
+			FromAgent: sender, ToAgent: receiver, Type: "conformance.ping",
+			Payload: &sk.Payload{ContentType: "text/plain", Data: []byte("ping")},
+		})
+		if err != nil {
+			return "", err
+		}
+		pulled, err := c.Messages.PullMessages(ctx, &sk.PullMessagesRequest{
+			AgentId: receiver, MaxMessages: 1, WaitTimeout: durationpb.New(5 * time.Second),
+		})
+		if err != nil {
+			return "", err
+		}
+		if len(pulled.Deliveries) != 1 || pulled.Deliveries[0].Message.GetMessageId() != sent.MessageId {
+			return "", fmt.Errorf("expected message %s, got %v", sent.MessageId, pulled.Deliveries)
+		}
+		if string(pulled.Deliveries[0].Message.GetPayload().GetData()) != "ping" {
+			return "", fmt.Errorf("payload differs")
+		}
+		acked, err := c.Messages.AckMessages(ctx, &sk.AckMessagesRequest{
+			ReceiptHandles: []string{pulled.Deliveries[0].ReceiptHandle},
+		})
+		if err != nil {
+			return "", err
+		}
+		if len(acked.Results) != 1 || acked.Results[0].Status != sk.ReceiptStatus_RECEIPT_STATUS_OK {
+			return "", fmt.Errorf("ack results %v", acked.Results)
+		}
+		return "message_id=" + sent.MessageId, nil
+	})
+
+	finish(r)
+}
+
+func finish(r *report) {
+	fmt.Printf("conformance %s: %d passed, %d failed, %d skipped (%d ms)\n",
+		language, r.passed, r.failed, r.skipped, time.Since(r.start).Milliseconds())
+	if r.failed > 0 {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}

@@ -1,0 +1,164 @@
+// Package statekeeper connects to a statekeeper server: one gRPC connection
+// carrying the caller's API key, with a stub for each service of
+// statekeeper.v1 and the standard health service.
+//
+//	c, err := statekeeper.Dial("127.0.0.1:50051", statekeeper.WithAPIKey("sk-dev"))
+//	if err != nil { ... }
+//	defer c.Close()
+//	resp, err := c.Sessions.CreateSession(ctx, &statekeeperv1.CreateSessionRequest{
+//		Session: &statekeeperv1.Session{UserId: "u1"},
+//	})
+//
+// Unary calls that fail with UNAVAILABLE are retried with exponential backoff
+// by gRPC itself (a service config retry policy); nothing else is retried.
+package statekeeper
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	sk "github.com/statekeeper/statekeeper/clients/go/statekeeperv1"
+)
+
+// retryServiceConfig retries UNAVAILABLE (only) for every statekeeper.v1 and
+// health method, with exponential backoff.
+const retryServiceConfig = `{
+  "methodConfig": [{
+    "name": [
+      {"service": "statekeeper.v1.SessionService"},
+      {"service": "statekeeper.v1.MemoryService"},
+      {"service": "statekeeper.v1.CheckpointService"},
+      {"service": "statekeeper.v1.BlackboardService"},
+      {"service": "statekeeper.v1.MessageService"},
+      {"service": "grpc.health.v1.Health"}
+    ],
+    "retryPolicy": {
+      "maxAttempts": 5,
+      "initialBackoff": "0.1s",
+      "maxBackoff": "5s",
+      "backoffMultiplier": 2,
+      "retryableStatusCodes": ["UNAVAILABLE"]
+    }
+  }]
+}`
+
+// Client holds one connection and the stubs of every service.
+type Client struct {
+	Conn        *grpc.ClientConn
+	Sessions    sk.SessionServiceClient
+	Memory      sk.MemoryServiceClient
+	Checkpoints sk.CheckpointServiceClient
+	Blackboard  sk.BlackboardServiceClient
+	Messages    sk.MessageServiceClient
+	Health      healthpb.HealthClient
+}
+
+type options struct {
+	creds       credentials.TransportCredentials
+	metadata    map[string]string
+	dialOptions []grpc.DialOption
+}
+
+// Option configures Dial.
+type Option func(*options)
+
+// WithAPIKey sends key in the `x-api-key` metadata of every call.
+func WithAPIKey(key string) Option {
+	return func(o *options) { o.metadata["x-api-key"] = key }
+}
+
+// WithBearerToken sends `authorization: Bearer <token>` on every call.
+func WithBearerToken(token string) Option {
+	return func(o *options) { o.metadata["authorization"] = "Bearer " + token }
+}
+
+// WithTLS connects over TLS (default: plaintext, for loopback and tests).
+func WithTLS(config *tls.Config) Option {
+	return func(o *options) { o.creds = credentials.NewTLS(config) }
+}
+
+// WithDialOptions adds grpc dial options (interceptors, keepalive, ...).
+func WithDialOptions(opts ...grpc.DialOption) Option {
+	return func(o *options) { o.dialOptions = append(o.dialOptions, opts...) }
+}
+
+// metadataCreds attaches fixed metadata to every call.
+type metadataCreds struct {
+	md     map[string]string
+	secure bool
+}
+
+func (m metadataCreds) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return m.md, nil
+}
+
+func (m metadataCreds) RequireTransportSecurity() bool { return m.secure }
+
+// Dial creates a client for target ("host:port"). The connection is made
+// lazily, on the first call.
+func Dial(target string, opts ...Option) (*Client, error) {
+	o := &options{creds: insecure.NewCredentials(), metadata: map[string]string{}}
+	for _, opt := range opts {
+		opt(o)
+	}
+	dial := []grpc.DialOption{
+		grpc.WithTransportCredentials(o.creds),
+		grpc.WithDefaultServiceConfig(retryServiceConfig),
+	}
+	if len(o.metadata) > 0 {
+		secure := o.creds.Info().SecurityProtocol != "insecure"
+		dial = append(dial, grpc.WithPerRPCCredentials(metadataCreds{md: o.metadata, secure: secure}))
+	}
+	dial = append(dial, o.dialOptions...)
+	conn, err := grpc.NewClient(target, dial...)
+	if err != nil {
+		return nil, fmt.Errorf("statekeeper: dial %s: %w", target, err)
+	}
+	return &Client{
+		Conn:        conn,
+		Sessions:    sk.NewSessionServiceClient(conn),
+		Memory:      sk.NewMemoryServiceClient(conn),
+		Checkpoints: sk.NewCheckpointServiceClient(conn),
+		Blackboard:  sk.NewBlackboardServiceClient(conn),
+		Messages:    sk.NewMessageServiceClient(conn),
+		Health:      healthpb.NewHealthClient(conn),
+	}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.Conn.Close() }
+
+// ErrorInfo returns the google.rpc.ErrorInfo the server attached to err (its
+// Reason is e.g. "ETAG_MISMATCH"), or nil.
+func ErrorInfo(err error) *errdetails.ErrorInfo {
+	st, ok := status.FromError(err)
+	if !ok {
+		return nil
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info
+		}
+	}
+	return nil
+}
+
+// IsUnimplemented reports whether err is UNIMPLEMENTED: the server does not
+// have that capability yet (ErrorInfo reason NOT_IMPLEMENTED).
+func IsUnimplemented(err error) bool {
+	var st interface{ GRPCStatus() *status.Status }
+	if errors.As(err, &st) {
+		return st.GRPCStatus().Code() == codes.Unimplemented
+	}
+	return status.Code(err) == codes.Unimplemented
+}

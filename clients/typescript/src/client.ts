@@ -1,0 +1,256 @@
+// A thin layer over the generated @grpc/grpc-js clients: one object holding a
+// client per statekeeper.v1 service, the API key on every call, a default
+// deadline, gRPC's own retry of UNAVAILABLE (service config), a promise
+// wrapper for unary calls, the standard health check, and the server's
+// google.rpc.ErrorInfo decoded from failed calls.
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import {
+  CallOptions,
+  ChannelCredentials,
+  Client,
+  ClientUnaryCall,
+  credentials as grpcCredentials,
+  InterceptingCall,
+  Interceptor,
+  makeGenericClientConstructor,
+  Metadata,
+  ServiceError,
+  status,
+} from "@grpc/grpc-js";
+
+import { BlackboardServiceClient } from "./gen/statekeeper/v1/blackboard";
+import { CheckpointServiceClient } from "./gen/statekeeper/v1/checkpoint";
+import { MemoryServiceClient } from "./gen/statekeeper/v1/memory";
+import { MessageServiceClient } from "./gen/statekeeper/v1/message";
+import { SessionServiceClient } from "./gen/statekeeper/v1/session";
+
+
+/** Options of {@link StatekeeperClient}. */
+export interface ConnectOptions {
+  /** Sent as `x-api-key` on every call. */
+  apiKey?: string;
+  /** Sent as `authorization: Bearer <token>` on every call. */
+  bearerToken?: string;
+  /** Channel credentials; default plaintext (loopback, tests). */
+  credentials?: ChannelCredentials;
+  /** Deadline of unary calls made with {@link StatekeeperClient.call}; default 30 s. */
+  timeoutMs?: number;
+  /** Retry UNAVAILABLE with exponential backoff (gRPC service config); default true. */
+  retry?: boolean;
+}
+
+const SERVICES = [
+  "statekeeper.v1.SessionService",
+  "statekeeper.v1.MemoryService",
+  "statekeeper.v1.CheckpointService",
+  "statekeeper.v1.BlackboardService",
+  "statekeeper.v1.MessageService",
+  "grpc.health.v1.Health",
+];
+
+/** Retries UNAVAILABLE (only) for every statekeeper.v1 method. */
+export const RETRY_SERVICE_CONFIG = JSON.stringify({
+  methodConfig: [
+    {
+      name: SERVICES.map((service) => ({ service })),
+      retryPolicy: {
+        maxAttempts: 5,
+        initialBackoff: "0.1s",
+        maxBackoff: "5s",
+        backoffMultiplier: 2,
+        retryableStatusCodes: ["UNAVAILABLE"],
+      },
+    },
+  ],
+});
+
+/** An interceptor that adds fixed metadata entries to every call. */
+export function metadataInterceptor(entries: Record<string, string>): Interceptor {
+  return (options, nextCall) =>
+    new InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        for (const [key, value] of Object.entries(entries)) {
+          metadata.set(key, value);
+        }
+        next(metadata, listener);
+      },
+    });
+}
+
+// grpc.health.v1.Health/Check, encoded by hand (two one-field messages).
+const HealthClient = makeGenericClientConstructor(
+  {
+    Check: {
+      path: "/grpc.health.v1.Health/Check",
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (req: { service: string }) => {
+        const w = new BinaryWriter();
+        if (req.service) w.uint32(10).string(req.service);
+        return Buffer.from(w.finish());
+      },
+      requestDeserialize: () => ({ service: "" }),
+      responseSerialize: () => Buffer.alloc(0),
+      responseDeserialize: (buf: Buffer) => {
+        const r = new BinaryReader(buf);
+        let code = 0;
+        while (r.pos < r.len) {
+          const tag = r.uint32();
+          if (tag >>> 3 === 1) code = r.int32();
+          else r.skip(tag & 7);
+        }
+        return { status: code };
+      },
+    },
+  },
+  "Health",
+);
+
+const HEALTH_STATUS = ["UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"];
+
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** One client per statekeeper.v1 service, sharing address and credentials. */
+export class StatekeeperClient {
+  readonly sessions: SessionServiceClient;
+  readonly memory: MemoryServiceClient;
+  readonly checkpoints: CheckpointServiceClient;
+  readonly blackboard: BlackboardServiceClient;
+  readonly messages: MessageServiceClient;
+  readonly timeoutMs: number;
+  private readonly health: Client;
+
+  constructor(address: string, options: ConnectOptions = {}) {
+    const auth: Record<string, string> = {};
+    if (options.apiKey) auth["x-api-key"] = options.apiKey;
+    if (options.bearerToken) auth["authorization"] = `Bearer ${options.bearerToken}`;
+    const clientOptions: Record<string, unknown> = {
+      interceptors: Object.keys(auth).length ? [metadataInterceptor(auth)] : [],
+    };
+    if (options.retry !== false) {
+      clientOptions["grpc.service_config"] = RETRY_SERVICE_CONFIG;
+      clientOptions["grpc.enable_retries"] = 1;
+    }
+    const creds = options.credentials ?? grpcCredentials.createInsecure();
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.sessions = new SessionServiceClient(address, creds, clientOptions);
+    this.memory = new MemoryServiceClient(address, creds, clientOptions);
+    this.checkpoints = new CheckpointServiceClient(address, creds, clientOptions);
+    this.blackboard = new BlackboardServiceClient(address, creds, clientOptions);
+    this.messages = new MessageServiceClient(address, creds, clientOptions);
+    this.health = new HealthClient(address, creds, clientOptions);
+  }
+
+  /**
+   * Calls a unary method and returns a promise of its response, with the
+   * client's default deadline unless `timeoutMs` is given:
+   *
+   *     const { session } = await sk.call(sk.sessions, sk.sessions.createSession, { session: ... });
+   */
+  call<Req, Res>(
+    client: Client,
+    method: UnaryMethod<Req, Res>,
+    request: Req,
+    timeoutMs?: number,
+  ): Promise<Res> {
+    const deadline = new Date(Date.now() + (timeoutMs ?? this.timeoutMs));
+    return new Promise((resolve, reject) => {
+      method.call(client, request, new Metadata(), { deadline }, (error, response) =>
+        error ? reject(error) : resolve(response),
+      );
+    });
+  }
+
+  /** The serving status of `service` ("" = the whole server), e.g. "SERVING". */
+  healthCheck(service = "", timeoutMs?: number): Promise<string> {
+    const check = (this.health as unknown as Record<string, UnaryMethod<{ service: string }, { status: number }>>)[
+      "Check"
+    ];
+    return this.call(this.health, check, { service }, timeoutMs).then(
+      (res) => HEALTH_STATUS[res.status] ?? String(res.status),
+    );
+  }
+
+  /** Resolves when the connection is ready (rejects after `timeoutMs`). */
+  waitForReady(timeoutMs = 10_000): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.sessions.waitForReady(new Date(Date.now() + timeoutMs), (err) => (err ? reject(err) : resolve())),
+    );
+  }
+
+  close(): void {
+    for (const c of [this.sessions, this.memory, this.checkpoints, this.blackboard, this.messages, this.health]) {
+      c.close();
+    }
+  }
+}
+
+/** google.rpc.ErrorInfo, as the server attaches it to failed calls (AIP-193). */
+export interface ErrorInfo {
+  reason: string;
+  domain: string;
+  metadata: Record<string, string>;
+}
+
+const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
+
+function decodeErrorInfo(bytes: Uint8Array): ErrorInfo {
+  const info: ErrorInfo = { reason: "", domain: "", metadata: {} };
+  const r = new BinaryReader(bytes);
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    const field = tag >>> 3;
+    if (field === 1) info.reason = r.string();
+    else if (field === 2) info.domain = r.string();
+    else if (field === 3) {
+      const entry = new BinaryReader(r.bytes());
+      let key = "";
+      let value = "";
+      while (entry.pos < entry.len) {
+        const t = entry.uint32();
+        if (t >>> 3 === 1) key = entry.string();
+        else if (t >>> 3 === 2) value = entry.string();
+        else entry.skip(t & 7);
+      }
+      info.metadata[key] = value;
+    } else r.skip(tag & 7);
+  }
+  return info;
+}
+
+/** The ErrorInfo of a failed call, or undefined. */
+export function errorInfo(error: unknown): ErrorInfo | undefined {
+  const md = (error as ServiceError | undefined)?.metadata;
+  if (!md || typeof md.get !== "function") return undefined;
+  for (const raw of md.get("grpc-status-details-bin")) {
+    const r = new BinaryReader(raw as Buffer);
+    while (r.pos < r.len) {
+      const tag = r.uint32();
+      if (tag >>> 3 !== 3) {
+        r.skip(tag & 7);
+        continue;
+      }
+      const any = new BinaryReader(r.bytes());
+      let typeUrl = "";
+      let value: Uint8Array = new Uint8Array();
+      while (any.pos < any.len) {
+        const t = any.uint32();
+        if (t >>> 3 === 1) typeUrl = any.string();
+        else if (t >>> 3 === 2) value = any.bytes();
+        else any.skip(t & 7);
+      }
+      if (typeUrl === ERROR_INFO_TYPE) return decodeErrorInfo(value);
+    }
+  }
+  return undefined;
+}
+
+/** True if the call failed with UNIMPLEMENTED (capability not built into the server). */
+export function isUnimplemented(error: unknown): boolean {
+  return (error as ServiceError | undefined)?.code === status.UNIMPLEMENTED;
+}
