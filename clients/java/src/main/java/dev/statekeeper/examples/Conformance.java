@@ -1,0 +1,411 @@
+package dev.statekeeper.examples;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Duration;
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
+import dev.statekeeper.client.StatekeeperClient;
+import dev.statekeeper.v1.AckMessagesRequest;
+import dev.statekeeper.v1.AckMessagesResponse;
+import dev.statekeeper.v1.AppendMessagesRequest;
+import dev.statekeeper.v1.AppendMessagesResponse;
+import dev.statekeeper.v1.BlackboardEvent;
+import dev.statekeeper.v1.BlackboardEventType;
+import dev.statekeeper.v1.BlackboardValue;
+import dev.statekeeper.v1.Checkpoint;
+import dev.statekeeper.v1.CreateSessionRequest;
+import dev.statekeeper.v1.Delivery;
+import dev.statekeeper.v1.GetCheckpointRequest;
+import dev.statekeeper.v1.GetCheckpointResponse;
+import dev.statekeeper.v1.GetContextWindowRequest;
+import dev.statekeeper.v1.GetContextWindowResponse;
+import dev.statekeeper.v1.Message;
+import dev.statekeeper.v1.Payload;
+import dev.statekeeper.v1.PullMessagesRequest;
+import dev.statekeeper.v1.PullMessagesResponse;
+import dev.statekeeper.v1.PutEntryRequest;
+import dev.statekeeper.v1.PutEntryResponse;
+import dev.statekeeper.v1.RecallRequest;
+import dev.statekeeper.v1.RecallResponse;
+import dev.statekeeper.v1.RecallResult;
+import dev.statekeeper.v1.ReceiptStatus;
+import dev.statekeeper.v1.RecordEpisodeRequest;
+import dev.statekeeper.v1.RecordEpisodeResponse;
+import dev.statekeeper.v1.Role;
+import dev.statekeeper.v1.SaveCheckpointRequest;
+import dev.statekeeper.v1.SaveCheckpointResponse;
+import dev.statekeeper.v1.SendMessageRequest;
+import dev.statekeeper.v1.SendMessageResponse;
+import dev.statekeeper.v1.Session;
+import dev.statekeeper.v1.ToolCall;
+import dev.statekeeper.v1.WatchRequest;
+import dev.statekeeper.v1.WatchResponse;
+import io.grpc.Context;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The statekeeper conformance scenario, Java edition (see clients/CONFORMANCE.md).
+ *
+ * <p>Environment: STATEKEEPER_ADDR, STATEKEEPER_API_KEY, STATEKEEPER_REQUIRE (comma separated
+ * services, or "all", whose UNIMPLEMENTED answer fails the step instead of skipping it). Exits 1
+ * if a step failed.
+ */
+public final class Conformance {
+  private static final String LANGUAGE = "java";
+  private static final int BUDGET = 4096;
+  private static final int RESERVE = 256;
+  private static final ByteString STATE =
+      ByteString.copyFromUtf8("{\"step\":1,\"plan\":[\"fetch\",\"summarize\"]}");
+
+  interface Step {
+    String run() throws Exception;
+  }
+
+  static final class StepFailed extends Exception {
+    StepFailed(String message) {
+      super(message);
+    }
+  }
+
+  static void check(boolean condition, String message) throws StepFailed {
+    if (!condition) {
+      throw new StepFailed(message);
+    }
+  }
+
+  private final Set<String> required;
+  private int passed;
+  private int failed;
+  private int skipped;
+
+  private Conformance(Set<String> required) {
+    this.required = required;
+  }
+
+  private void run(String step, String service, Step body) {
+    long start = System.nanoTime();
+    try {
+      String note = body.run();
+      passed++;
+      System.out.printf("  [PASS] %s (%d ms) %s%n", step, millisSince(start), note);
+    } catch (Exception error) {
+      if (StatekeeperClient.isUnimplemented(error)
+          && !required.contains(service)
+          && !required.contains("all")) {
+        skipped++;
+        String capability =
+            StatekeeperClient.errorInfo(error)
+                .map(info -> info.getMetadataOrDefault("capability", error.getMessage()))
+                .orElse(error.getMessage());
+        System.out.printf(
+            "  [SKIP] %s: %s service answers UNIMPLEMENTED (%s)%n", step, service, capability);
+      } else {
+        failed++;
+        System.out.printf("  [FAIL] %s (%d ms): %s%n", step, millisSince(start), error);
+      }
+    }
+    System.out.flush();
+  }
+
+  private static long millisSince(long startNanos) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+  }
+
+  private static String env(String name, String fallback) {
+    String value = System.getenv(name);
+    return value == null || value.isEmpty() ? fallback : value;
+  }
+
+  private static List<Message> conversation() {
+    return List.of(
+        Message.newBuilder().setRole(Role.ROLE_USER).setContent("What is the weather in Paris?").build(),
+        Message.newBuilder()
+            .setRole(Role.ROLE_ASSISTANT)
+            .addToolCalls(
+                ToolCall.newBuilder()
+                    .setId("call-1")
+                    .setName("get_weather")
+                    .setArguments("{\"city\":\"Paris\"}"))
+            .build(),
+        Message.newBuilder()
+            .setRole(Role.ROLE_TOOL)
+            .setToolCallId("call-1")
+            .setContent("{\"temp_c\":21}")
+            .build(),
+        Message.newBuilder()
+            .setRole(Role.ROLE_ASSISTANT)
+            .setContent("It is 21 degrees in Paris.")
+            .build());
+  }
+
+  public static void main(String[] args) {
+    String addr = env("STATEKEEPER_ADDR", "127.0.0.1:50051");
+    String apiKey = env("STATEKEEPER_API_KEY", "");
+    Set<String> required = new HashSet<>();
+    for (String s : env("STATEKEEPER_REQUIRE", "").split(",")) {
+      if (!s.isBlank()) {
+        required.add(s.trim());
+      }
+    }
+    long start = System.nanoTime();
+    Conformance r = new Conformance(required);
+    byte[] random = new byte[4];
+    new SecureRandom().nextBytes(random);
+    String run = LANGUAGE + "-" + HexFormat.of().formatHex(random);
+    String user = "conf-user-" + run;
+    String agent = "conf-agent-" + run;
+    String execution = "conf-exec-" + run;
+    String board = "conf-board-" + run;
+    String sender = "conf-sender-" + run;
+    String receiver = "conf-receiver-" + run;
+    String[] sessionId = {""};
+
+    System.out.printf("conformance %s against %s%n", LANGUAGE, addr);
+    StatekeeperClient[] holder = new StatekeeperClient[1];
+    r.run(
+        "connect",
+        "connect",
+        () -> {
+          holder[0] = StatekeeperClient.connect(addr, apiKey, io.grpc.InsecureChannelCredentials.create(), 10_000);
+          return "addr=" + addr;
+        });
+    if (r.failed > 0) {
+      finish(r, start);
+    }
+    try (StatekeeperClient sk = holder[0]) {
+      r.run(
+          "health",
+          "health",
+          () -> {
+            HealthCheckResponse res = sk.health().check(HealthCheckRequest.getDefaultInstance());
+            check(res.getStatus() == HealthCheckResponse.ServingStatus.SERVING, "status " + res.getStatus());
+            return res.getStatus().name();
+          });
+
+      r.run(
+          "create_session",
+          "session",
+          () -> {
+            Session s =
+                sk.sessions()
+                    .createSession(
+                        CreateSessionRequest.newBuilder()
+                            .setSession(Session.newBuilder().setUserId(user).setAgentId(agent))
+                            .build())
+                    .getSession();
+            check(!s.getSessionId().isEmpty(), "no session_id");
+            check(s.getVersion() == 1, "version " + s.getVersion());
+            sessionId[0] = s.getSessionId();
+            return "session_id=" + sessionId[0];
+          });
+
+      r.run(
+          "append_messages",
+          "session",
+          () -> {
+            check(!sessionId[0].isEmpty(), "no session (create_session failed)");
+            AppendMessagesResponse res =
+                sk.sessions()
+                    .appendMessages(
+                        AppendMessagesRequest.newBuilder()
+                            .setSessionId(sessionId[0])
+                            .addAllMessages(conversation())
+                            .setRequestId("append-" + run)
+                            .build());
+            check(res.getMessagesCount() == 4, res.getMessagesCount() + " messages appended");
+            check(res.getSession().getMessageCount() == 4, "message_count " + res.getSession().getMessageCount());
+            return "version=" + res.getSession().getVersion();
+          });
+
+      r.run(
+          "context_window",
+          "session",
+          () -> {
+            check(!sessionId[0].isEmpty(), "no session (create_session failed)");
+            GetContextWindowResponse res =
+                sk.sessions()
+                    .getContextWindow(
+                        GetContextWindowRequest.newBuilder()
+                            .setSessionId(sessionId[0])
+                            .setTokenBudget(BUDGET)
+                            .setReservedOutputTokens(RESERVE)
+                            .setSystemPrompt("You are a conformance test agent.")
+                            .build());
+            int total = res.getAccounting().getTotalTokens();
+            check(total <= BUDGET - RESERVE, "total_tokens " + total + " > budget - reserve");
+            check(res.getMessagesCount() == 4, res.getMessagesCount() + " messages in window");
+            return "total_tokens=" + total + " messages=" + res.getMessagesCount();
+          });
+
+      r.run(
+          "episode_record_recall",
+          "memory",
+          () -> {
+            RecordEpisodeResponse rec =
+                sk.memory()
+                    .recordEpisode(
+                        RecordEpisodeRequest.newBuilder()
+                            .setUserId(user)
+                            .setSessionId(sessionId[0])
+                            .setUserMessage("My favourite colour is teal.")
+                            .setAssistantResponse("Noted: your favourite colour is teal.")
+                            .setImportance(0.9f)
+                            .build());
+            String id = rec.getEpisode().getId();
+            check(!id.isEmpty(), "no episode id");
+            RecallResponse got =
+                sk.memory()
+                    .recall(
+                        RecallRequest.newBuilder()
+                            .setUserId(user)
+                            .setQueryText("favourite colour")
+                            .setTopK(5)
+                            .build());
+            boolean found = false;
+            for (RecallResult result : got.getResultsList()) {
+              found |= result.getEpisode().getId().equals(id);
+            }
+            check(found, "episode " + id + " not recalled");
+            return "episode_id=" + id;
+          });
+
+      r.run(
+          "checkpoint_save_get",
+          "checkpoint",
+          () -> {
+            SaveCheckpointResponse saved =
+                sk.checkpoints()
+                    .saveCheckpoint(
+                        SaveCheckpointRequest.newBuilder()
+                            .setCheckpoint(
+                                Checkpoint.newBuilder()
+                                    .setExecutionId(execution)
+                                    .setStep(1)
+                                    .setStepName("plan")
+                                    .setState(
+                                        Payload.newBuilder()
+                                            .setContentType("application/json")
+                                            .setSchemaVersion(1)
+                                            .setData(STATE)))
+                            .build());
+            check(!saved.getCheckpointId().isEmpty(), "no checkpoint_id");
+            GetCheckpointResponse got =
+                sk.checkpoints()
+                    .getCheckpoint(GetCheckpointRequest.newBuilder().setExecutionId(execution).build());
+            check(
+                got.getCheckpoint().getCheckpointId().equals(saved.getCheckpointId()),
+                "latest is " + got.getCheckpoint().getCheckpointId());
+            check(got.getCheckpoint().getState().getData().equals(STATE), "state differs");
+            return "checkpoint_id=" + saved.getCheckpointId();
+          });
+
+      r.run(
+          "blackboard_watch",
+          "blackboard",
+          () -> {
+            Context.CancellableContext ctx = Context.current().withCancellation();
+            try {
+              return ctx.call(
+                  () -> {
+                    Iterator<WatchResponse> stream =
+                        sk.blackboard()
+                            .withDeadlineAfter(10, TimeUnit.SECONDS)
+                            .watch(WatchRequest.newBuilder().setBoard(board).setPrefix("plan/").build());
+                    WatchResponse first = stream.next();
+                    check(first.hasStarted(), "first response is not `started`: " + first.getKindCase());
+                    Struct status =
+                        Struct.newBuilder()
+                            .putFields("status", Value.newBuilder().setStringValue("done").build())
+                            .build();
+                    PutEntryResponse put =
+                        sk.blackboard()
+                            .putEntry(
+                                PutEntryRequest.newBuilder()
+                                    .setBoard(board)
+                                    .setKey("plan/step-3")
+                                    .setWriterAgentId(agent)
+                                    .setValue(BlackboardValue.newBuilder().setJson(status))
+                                    .build());
+                    long revision = put.getHeader().getRevision();
+                    while (stream.hasNext()) {
+                      WatchResponse res = stream.next();
+                      for (BlackboardEvent ev : res.getEvents().getEventsList()) {
+                        if (!ev.getEntry().getKey().equals("plan/step-3")) {
+                          continue;
+                        }
+                        check(ev.getType() == BlackboardEventType.BLACKBOARD_EVENT_TYPE_PUT, "event type " + ev.getType());
+                        check(ev.getRevision() == revision, "event revision " + ev.getRevision() + " != put " + revision);
+                        return "revision=" + revision + " resume_revision=" + res.getResumeRevision();
+                      }
+                    }
+                    throw new StepFailed("watch ended without the event");
+                  });
+            } finally {
+              ctx.cancel(null);
+            }
+          });
+
+      r.run(
+          "message_send_receive",
+          "message",
+          () -> {
+            SendMessageResponse sent =
+                sk.messages()
+                    .sendMessage(
+                        SendMessageRequest.newBuilder()
+                            .setFromAgent(sender)
+                            .setToAgent(receiver)
+                            .setType("conformance.ping")
+                            .setPayload(
+                                Payload.newBuilder()
+                                    .setContentType("text/plain")
+                                    .setData(ByteString.copyFromUtf8("ping")))
+                            .build());
+            check(!sent.getMessageId().isEmpty(), "no message_id");
+            PullMessagesResponse pulled =
+                sk.messages()
+                    .pullMessages(
+                        PullMessagesRequest.newBuilder()
+                            .setAgentId(receiver)
+                            .setMaxMessages(1)
+                            .setWaitTimeout(Duration.newBuilder().setSeconds(5))
+                            .build());
+            check(pulled.getDeliveriesCount() == 1, pulled.getDeliveriesCount() + " deliveries");
+            Delivery delivery = pulled.getDeliveries(0);
+            check(delivery.getMessage().getMessageId().equals(sent.getMessageId()), "another message delivered");
+            check(
+                delivery.getMessage().getPayload().getData().toString(StandardCharsets.UTF_8).equals("ping"),
+                "payload differs");
+            AckMessagesResponse acked =
+                sk.messages()
+                    .ackMessages(
+                        AckMessagesRequest.newBuilder()
+                            .addReceiptHandles(delivery.getReceiptHandle())
+                            .build());
+            check(
+                acked.getResultsCount() == 1
+                    && acked.getResults(0).getStatus() == ReceiptStatus.RECEIPT_STATUS_OK,
+                "ack results " + acked.getResultsList());
+            return "message_id=" + sent.getMessageId();
+          });
+    }
+    finish(r, start);
+  }
+
+  private static void finish(Conformance r, long start) {
+    System.out.printf(
+        "conformance %s: %d passed, %d failed, %d skipped (%d ms)%n",
+        LANGUAGE, r.passed, r.failed, r.skipped, millisSince(start));
+    System.out.flush();
+    System.exit(r.failed == 0 ? 0 : 1);
+  }
+}
