@@ -1,8 +1,16 @@
 """One contract suite, every backend.
 
 Each backend registers a factory in BACKENDS; every test in this folder runs
-once per backend. A backend whose services are not running is skipped with
-the reason printed (CI starts them all, so CI runs every backend).
+once per backend:
+
+* embedded:   SQLite (WAL) plus the in-process hot cache;
+* postgres:   the durable tier alone (no cache);
+* production: PostgreSQL behind the Redis hot tier, as `serve --postgres-dsn
+  --redis-url` runs it.
+
+A backend whose services are not running is skipped with the reason printed
+(tests/services.py); `make test` starts them and sets
+STATEKEEPER_REQUIRE_SERVICES=1, so CI runs every backend or fails.
 """
 
 from __future__ import annotations
@@ -14,6 +22,10 @@ import pytest
 
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.production import ProductionStorage
+from statekeeper.storage.redis_cache import SessionCache
+from tests.services import configured, reachable
 
 BackendFactory = Callable[[Path], Awaitable[Storage]]
 
@@ -22,7 +34,26 @@ async def _embedded(tmp_path: Path) -> Storage:
     return EmbeddedStorage(tmp_path)
 
 
-BACKENDS: dict[str, BackendFactory] = {"embedded": _embedded}
+async def _postgres(tmp_path: Path) -> Storage:
+    services = configured()
+    await reachable(services)
+    return PostgresStorage(services.postgres_dsn, pool_size=4, migrate_on_start=True)
+
+
+async def _production(tmp_path: Path) -> Storage:
+    services = configured()
+    await reachable(services)
+    return ProductionStorage(
+        PostgresStorage(services.postgres_dsn, pool_size=4, migrate_on_start=True),
+        SessionCache(services.redis_url, prefix=f"contract-{tmp_path.name}"),
+    )
+
+
+BACKENDS: dict[str, BackendFactory] = {
+    "embedded": _embedded,
+    "postgres": _postgres,
+    "production": _production,
+}
 
 
 @pytest.fixture(params=sorted(BACKENDS))

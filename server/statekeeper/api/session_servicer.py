@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 
 from statekeeper.api import convert
-from statekeeper.api.interceptor import current_tenant
+from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.models import SessionFilter
 from statekeeper.core.sessions import UPDATABLE_PATHS, SessionManager, WindowRequest
 from statekeeper.v1 import session_pb2 as pb
@@ -20,7 +20,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         self, request: pb.CreateSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.CreateSessionResponse:
         record = await self._sessions.create(
-            current_tenant(), request.session_id, convert.session_draft(request.session)
+            current_actor(), request.session_id, convert.session_draft(request.session)
         )
         return pb.CreateSessionResponse(session=convert.session_to_proto(record))
 
@@ -54,7 +54,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         elif not paths:
             paths = convert.set_paths(request.session)
         record = await self._sessions.update(
-            current_tenant(),
+            current_actor(),
             request.session.session_id,
             convert.session_draft(request.session),
             paths,
@@ -65,7 +65,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
     async def DeleteSession(
         self, request: pb.DeleteSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.DeleteSessionResponse:
-        await self._sessions.delete(current_tenant(), request.session_id, request.expected_etag)
+        await self._sessions.delete(current_actor(), request.session_id, request.expected_etag)
         return pb.DeleteSessionResponse()
 
     async def AppendMessages(
@@ -76,7 +76,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
             for index, message in enumerate(request.messages)
         ]
         result = await self._sessions.append(
-            current_tenant(),
+            current_actor(),
             request.session_id,
             drafts,
             request.expected_etag,
@@ -140,7 +140,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         self, request: pb.CompactSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.CompactSessionResponse:
         record, folded = await self._sessions.compact(
-            current_tenant(),
+            current_actor(),
             request.session_id,
             request.keep_recent_messages,
             request.expected_etag,
@@ -171,6 +171,6 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         self, request: pb.RollbackSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.RollbackSessionResponse:
         record = await self._sessions.rollback(
-            current_tenant(), request.session_id, request.target_version, request.expected_etag
+            current_actor(), request.session_id, request.target_version, request.expected_etag
         )
         return pb.RollbackSessionResponse(session=convert.session_to_proto(record))

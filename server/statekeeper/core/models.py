@@ -1,4 +1,4 @@
-"""Domain records of sessions, messages and versions.
+"""Domain records: sessions, messages, versions and the audit trail.
 
 Times are POSIX seconds (float, UTC). Records serialize to plain JSON-able
 dicts so that every backend can store a version snapshot the same way.
@@ -189,6 +189,8 @@ class SessionChange:
 
     The store applies it only if the stored version still equals
     `expected_version`; `record.version` is the new version.
+    `audit` is written in the same transaction when set (the domain always
+    sets it).
     """
 
     expected_version: int
@@ -197,6 +199,7 @@ class SessionChange:
     new_messages: tuple[Message, ...] = ()
     visibility_changed: bool = False
     request_id: str = ""
+    audit: AuditRecord | None = None
 
 
 @dataclass(frozen=True)
@@ -214,3 +217,47 @@ class SessionCursor:
 
     create_time: float
     session_id: str
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One mutation. `audit_id` is assigned by the store (0 before)."""
+
+    tenant: str
+    principal: str
+    service: str
+    method: str
+    entity_type: str
+    entity_id: str
+    revision: int
+    time: float
+    summary: str
+    audit_id: int = 0
+
+    def for_entity(self, tenant: str, entity_id: str, revision: int) -> AuditRecord:
+        """This record, about another entity (used for batch deletes)."""
+        return replace(self, tenant=tenant, entity_id=entity_id, revision=revision)
+
+
+@dataclass(frozen=True)
+class AuditFilter:
+    """Filters of an audit listing; empty or zero means any."""
+
+    entity_type: str = ""
+    entity_id: str = ""
+    principal: str = ""
+    service: str = ""
+    method: str = ""
+    start_time: float = 0.0  # inclusive
+    end_time: float = 0.0  # exclusive
+
+    def key(self) -> list[object]:
+        return [
+            self.entity_type,
+            self.entity_id,
+            self.principal,
+            self.service,
+            self.method,
+            self.start_time,
+            self.end_time,
+        ]

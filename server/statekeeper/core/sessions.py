@@ -4,6 +4,9 @@ Every mutation reads the current record, builds the next one and asks the
 store to apply it only if nobody else changed the session in between. A
 caller that sent an etag gets ABORTED when that check fails; an
 unconditional mutation is retried on a fresh read instead.
+
+Mutations take the `Actor` making them and hand the store an audit record
+to write in the same transaction; reads take only the tenant.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from statekeeper.core import paging
+from statekeeper.core.audit import Actor, record_for, system_actor
 from statekeeper.core.context_window import (
     compaction_cut,
     flatten,
@@ -88,6 +92,7 @@ MIN_USEFUL_SUMMARY_TOKENS = 64
 SUMMARY_INPUT_MESSAGES = 200
 MESSAGE_PAGE_DEFAULT = 100
 UNCONDITIONAL_RETRIES = 64
+ENTITY = "session"
 
 
 @dataclass(frozen=True)
@@ -174,6 +179,7 @@ class _Mutation:
     record: SessionRecord
     kind: ChangeKind
     parent_version: int
+    summary: str
     new_messages: tuple[Message, ...] = ()
     visibility_changed: bool = False
     request_id: str = ""
@@ -199,7 +205,7 @@ class SessionManager:
 
     # ----- lifecycle -------------------------------------------------------
 
-    async def create(self, tenant: str, session_id: str, draft: SessionDraft) -> SessionRecord:
+    async def create(self, actor: Actor, session_id: str, draft: SessionDraft) -> SessionRecord:
         check_id("session_id", session_id, self._limits, required=False)
         check_id("session.user_id", draft.user_id, self._limits)
         check_id("session.agent_id", draft.agent_id, self._limits, required=False)
@@ -220,8 +226,9 @@ class SessionManager:
             update_time=now,
             version=1,
         )
+        audit = record_for(actor, ENTITY, record.session_id, 1, now, "created")
         await self._store.create_session(
-            tenant, SessionVersion(1, 0, ChangeKind.CREATE, now, record)
+            actor.tenant, SessionVersion(1, 0, ChangeKind.CREATE, now, record), audit
         )
         return record
 
@@ -263,7 +270,7 @@ class SessionManager:
 
     async def update(
         self,
-        tenant: str,
+        actor: Actor,
         session_id: str,
         draft: SessionDraft,
         paths: set[str],
@@ -292,17 +299,19 @@ class SessionManager:
                     )
                 else:
                     changes[path] = getattr(draft, path)
-            return _Mutation(current.evolve(**changes), ChangeKind.UPDATE, current.version)
+            summary = "updated " + ", ".join(sorted(paths))
+            return _Mutation(current.evolve(**changes), ChangeKind.UPDATE, current.version, summary)
 
-        return await self._mutate(tenant, session_id, expected_etag, build)
+        return await self._mutate(actor, session_id, expected_etag, build)
 
-    async def delete(self, tenant: str, session_id: str, expected_etag: str) -> None:
+    async def delete(self, actor: Actor, session_id: str, expected_etag: str) -> None:
         check_id("session_id", session_id, self._limits)
-        current = await self.get(tenant, session_id)
+        current = await self.get(actor.tenant, session_id)
         _check_etag(current, expected_etag)
+        audit = record_for(actor, ENTITY, session_id, current.version, self._clock(), "deleted")
         try:
             await self._store.delete_session(
-                tenant, session_id, current.version if expected_etag else 0
+                actor.tenant, session_id, current.version if expected_etag else 0, audit
             )
         except ConcurrentModificationError as exc:
             raise EtagMismatchError(f"session {session_id!r} changed") from exc
@@ -311,9 +320,13 @@ class SessionManager:
         """Deletes sessions of every tenant that expired more than
         `retention_seconds` ago; returns how many."""
         total = 0
+        actor = system_actor("SweepExpiredSessions")
         while True:
-            cutoff = self._clock() - retention_seconds
-            deleted = await self._store.delete_expired_sessions(cutoff, batch)
+            now = self._clock()
+            audit = record_for(actor, ENTITY, "", 0, now, "deleted after its TTL expired")
+            deleted = await self._store.delete_expired_sessions(
+                now - retention_seconds, batch, audit
+            )
             total += deleted
             if deleted < batch:
                 return total
@@ -322,7 +335,7 @@ class SessionManager:
 
     async def append(
         self,
-        tenant: str,
+        actor: Actor,
         session_id: str,
         drafts: Sequence[MessageDraft],
         expected_etag: str,
@@ -335,6 +348,7 @@ class SessionManager:
         check_count("messages", drafts, self._limits.max_messages_per_append)
         for index, draft in enumerate(drafts):
             self._check_message(f"messages[{index}]", draft)
+        tenant = actor.tenant
         await self.get(tenant, session_id)
         if request_id:
             replay = await self._replay(tenant, session_id, request_id)
@@ -378,12 +392,13 @@ class SessionManager:
                 record,
                 ChangeKind.APPEND,
                 current.version,
+                f"appended {len(messages)} message(s), sequence {first}-{last}",
                 new_messages=tuple(messages),
                 request_id=request_id,
             )
 
         try:
-            record = await self._mutate(tenant, session_id, expected_etag, build)
+            record = await self._mutate(actor, session_id, expected_etag, build)
         except AlreadyExistsError:
             # A concurrent call with the same request id won the race.
             replay = await self._replay(tenant, session_id, request_id)
@@ -512,12 +527,13 @@ class SessionManager:
         return result
 
     async def compact(
-        self, tenant: str, session_id: str, keep_recent_messages: int, expected_etag: str
+        self, actor: Actor, session_id: str, keep_recent_messages: int, expected_etag: str
     ) -> tuple[SessionRecord, int]:
         check_id("session_id", session_id, self._limits)
         check_non_negative("keep_recent_messages", keep_recent_messages)
         keep = keep_recent_messages or DEFAULT_KEEP_RECENT_MESSAGES
         folded = 0
+        tenant = actor.tenant
 
         async def build(current: SessionRecord) -> _Mutation | None:
             nonlocal folded
@@ -546,9 +562,10 @@ class SessionManager:
                 - current.compaction_summary_tokens
                 + summary_tokens,
             )
-            return _Mutation(record, ChangeKind.COMPACT, current.version)
+            what = f"compacted {len(prefix)} message(s) through sequence {prefix[-1].sequence}"
+            return _Mutation(record, ChangeKind.COMPACT, current.version, what)
 
-        record = await self._mutate(tenant, session_id, expected_etag, build)
+        record = await self._mutate(actor, session_id, expected_etag, build)
         return record, folded
 
     # ----- versions --------------------------------------------------------
@@ -576,7 +593,7 @@ class SessionManager:
         return found
 
     async def rollback(
-        self, tenant: str, session_id: str, target_version: int, expected_etag: str
+        self, actor: Actor, session_id: str, target_version: int, expected_etag: str
     ) -> SessionRecord:
         check_id("session_id", session_id, self._limits)
         if target_version <= 0:
@@ -587,7 +604,7 @@ class SessionManager:
                 raise InvalidArgumentError(
                     "target_version", f"must be older than the current version {current.version}"
                 )
-            target = await self._store.get_version(tenant, session_id, target_version)
+            target = await self._store.get_version(actor.tenant, session_id, target_version)
             if target is None:
                 raise NotFoundError(f"session {session_id!r} has no version {target_version}")
             # Sequence numbers are never reused, and the TTL is not rolled
@@ -598,22 +615,28 @@ class SessionManager:
                 ttl_seconds=current.ttl_seconds,
                 expire_time=current.expire_time,
             )
-            return _Mutation(record, ChangeKind.ROLLBACK, target_version, visibility_changed=True)
+            return _Mutation(
+                record,
+                ChangeKind.ROLLBACK,
+                target_version,
+                f"rolled back to version {target_version}",
+                visibility_changed=True,
+            )
 
-        return await self._mutate(tenant, session_id, expected_etag, build)
+        return await self._mutate(actor, session_id, expected_etag, build)
 
     # ----- shared machinery ------------------------------------------------
 
     async def _mutate(
         self,
-        tenant: str,
+        actor: Actor,
         session_id: str,
         expected_etag: str,
         build: Callable[[SessionRecord], Awaitable[_Mutation | None]],
     ) -> SessionRecord:
         """Read, build, compare-and-swap; retried only when unconditional."""
         for attempt in range(UNCONDITIONAL_RETRIES):
-            current = await self.get(tenant, session_id)
+            current = await self.get(actor.tenant, session_id)
             _check_etag(current, expected_etag)
             mutation = await build(current)
             if mutation is None:
@@ -629,9 +652,10 @@ class SessionManager:
                 new_messages=mutation.new_messages,
                 visibility_changed=mutation.visibility_changed,
                 request_id=mutation.request_id,
+                audit=record_for(actor, ENTITY, session_id, record.version, now, mutation.summary),
             )
             try:
-                await self._store.apply_change(tenant, change)
+                await self._store.apply_change(actor.tenant, change)
                 return record
             except ConcurrentModificationError:
                 if expected_etag:

@@ -8,7 +8,6 @@ every acknowledged commit survive a crash of the process and of the machine.
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 import time
 from collections import OrderedDict
@@ -25,6 +24,8 @@ from statekeeper.core.errors import (
 )
 from statekeeper.core.models import (
     AppendReceipt,
+    AuditFilter,
+    AuditRecord,
     Message,
     MessageMeta,
     Role,
@@ -35,14 +36,23 @@ from statekeeper.core.models import (
     SessionVersion,
 )
 from statekeeper.storage.codec import (
-    dumps,
     record_from_json,
     record_to_json,
     tool_calls_from_json,
-    tool_calls_to_json,
+)
+from statekeeper.storage.interfaces import AuditStore, SessionStore, Storage
+from statekeeper.storage.sql import (
+    AUDIT_COLUMNS,
+    MESSAGE_COLUMNS,
+    audit_from_row,
+    audit_query,
+    audit_values,
+    message_from_row,
+    message_values,
+    session_list_query,
+    sqlite_mark,
     version_from_row,
 )
-from statekeeper.storage.interfaces import SessionStore, Storage
 
 T = TypeVar("T")
 
@@ -105,40 +115,28 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX receipts_by_session ON append_receipts (tenant, session_id)",
         ],
     ),
+    (
+        2,
+        [
+            """CREATE TABLE audit_log (
+                audit_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                tenant TEXT NOT NULL,
+                principal TEXT NOT NULL,
+                service TEXT NOT NULL,
+                method TEXT NOT NULL,
+                entity_type TEXT NOT NULL,
+                entity_id TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                time REAL NOT NULL,
+                summary TEXT NOT NULL
+            )""",
+            "CREATE INDEX audit_by_tenant ON audit_log (tenant, audit_id)",
+            "CREATE INDEX audit_by_entity ON audit_log (tenant, entity_id, audit_id)",
+        ],
+    ),
 ]
 
-_MESSAGE_COLUMNS = (
-    "sequence, message_id, role, content, name, tool_calls, tool_call_id, metadata, "
-    "token_count, create_time, rolled_back"
-)
-
 _HOT_CACHE_SIZE = 10_000
-
-
-def _message_from_row(row: sqlite3.Row) -> Message:
-    return Message(
-        sequence=row["sequence"],
-        message_id=row["message_id"],
-        role=Role(row["role"]),
-        content=row["content"],
-        name=row["name"],
-        tool_calls=tool_calls_from_json(row["tool_calls"]),
-        tool_call_id=row["tool_call_id"],
-        metadata=json.loads(row["metadata"]),
-        token_count=row["token_count"],
-        create_time=row["create_time"],
-        rolled_back=bool(row["rolled_back"]),
-    )
-
-
-def _version_from_row(row: sqlite3.Row) -> SessionVersion:
-    return version_from_row(
-        row["version"],
-        row["parent_version"],
-        row["change_kind"],
-        row["create_time"],
-        row["snapshot"],
-    )
 
 
 class _SqliteSessionStore(SessionStore):
@@ -158,7 +156,9 @@ class _SqliteSessionStore(SessionStore):
     def _forget(self, tenant: str, session_id: str) -> None:
         self._hot.pop((tenant, session_id), None)
 
-    async def create_session(self, tenant: str, version: SessionVersion) -> None:
+    async def create_session(
+        self, tenant: str, version: SessionVersion, audit: AuditRecord | None = None
+    ) -> None:
         record = version.snapshot
 
         def work(db: sqlite3.Connection) -> None:
@@ -180,6 +180,7 @@ class _SqliteSessionStore(SessionStore):
                         ),
                     )
                     _insert_version(db, tenant, record.session_id, version)
+                    _insert_audit(db, tenant, audit)
             except sqlite3.IntegrityError as exc:
                 raise AlreadyExistsError(f"session {record.session_id!r} already exists") from exc
             self._remember(tenant, record)
@@ -210,25 +211,7 @@ class _SqliteSessionStore(SessionStore):
         after: SessionCursor | None,
         limit: int,
     ) -> list[SessionRecord]:
-        clauses = ["tenant = ?", "(expire_time IS NULL OR expire_time > ?)"]
-        params: list[object] = [tenant, now]
-        if session_filter.user_id:
-            clauses.append("user_id = ?")
-            params.append(session_filter.user_id)
-        if session_filter.agent_id:
-            clauses.append("agent_id = ?")
-            params.append(session_filter.agent_id)
-        if session_filter.status is not None:
-            clauses.append("status = ?")
-            params.append(int(session_filter.status))
-        if after is not None:
-            clauses.append("(create_time < ? OR (create_time = ? AND session_id < ?))")
-            params.extend([after.create_time, after.create_time, after.session_id])
-        sql = (
-            f"SELECT state FROM sessions WHERE {' AND '.join(clauses)}"
-            " ORDER BY create_time DESC, session_id DESC LIMIT ?"
-        )
-        params.append(limit)
+        sql, params = session_list_query(tenant, session_filter, now, after, limit, sqlite_mark)
 
         def work(db: sqlite3.Connection) -> list[SessionRecord]:
             return [record_from_json(row["state"]) for row in db.execute(sql, params)]
@@ -266,19 +249,26 @@ class _SqliteSessionStore(SessionStore):
                 )
                 _insert_version(db, tenant, record.session_id, change.version)
                 db.executemany(
-                    f"INSERT INTO messages (tenant, session_id, {_MESSAGE_COLUMNS})"
+                    f"INSERT INTO messages (tenant, session_id, {MESSAGE_COLUMNS})"
                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [_message_row(tenant, record.session_id, m) for m in change.new_messages],
+                    [message_values(tenant, record.session_id, m) for m in change.new_messages],
                 )
                 if change.visibility_changed:
                     _reset_visibility(db, tenant, record)
                 if change.request_id:
                     _insert_receipt(db, tenant, change)
+                _insert_audit(db, tenant, change.audit)
             self._remember(tenant, record)
 
         await self._backend.run(work)
 
-    async def delete_session(self, tenant: str, session_id: str, expected_version: int) -> None:
+    async def delete_session(
+        self,
+        tenant: str,
+        session_id: str,
+        expected_version: int,
+        audit: AuditRecord | None = None,
+    ) -> None:
         def work(db: sqlite3.Connection) -> None:
             with db:
                 row = db.execute(
@@ -292,6 +282,7 @@ class _SqliteSessionStore(SessionStore):
                         f"session {session_id!r} is at version {row['version']}"
                     )
                 _delete_session_rows(db, tenant, session_id)
+                _insert_audit(db, tenant, audit)
             self._forget(tenant, session_id)
 
         await self._backend.run(work)
@@ -306,13 +297,13 @@ class _SqliteSessionStore(SessionStore):
     ) -> list[Message]:
         visibility = "" if include_rolled_back else " AND rolled_back = 0"
         sql = (
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
             f" AND sequence > ?{visibility} ORDER BY sequence LIMIT ?"
         )
 
         def work(db: sqlite3.Connection) -> list[Message]:
             rows = db.execute(sql, (tenant, session_id, after_sequence, limit))
-            return [_message_from_row(row) for row in rows]
+            return [message_from_row(row) for row in rows]
 
         return await self._backend.run(work)
 
@@ -328,11 +319,11 @@ class _SqliteSessionStore(SessionStore):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 rows = db.execute(
-                    f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
+                    f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
                     f" AND sequence IN ({marks}) ORDER BY sequence",
                     (tenant, session_id, *chunk),
                 )
-                found.extend(_message_from_row(row) for row in rows)
+                found.extend(message_from_row(row) for row in rows)
             return found
 
         return await self._backend.run(work)
@@ -389,7 +380,7 @@ class _SqliteSessionStore(SessionStore):
                 " ORDER BY version DESC LIMIT ?",
                 (tenant, session_id, bound, limit),
             )
-            return [_version_from_row(row) for row in rows]
+            return [version_from_row(row) for row in rows]
 
         return await self._backend.run(work)
 
@@ -401,20 +392,26 @@ class _SqliteSessionStore(SessionStore):
                 "SELECT * FROM session_versions WHERE tenant=? AND session_id=? AND version=?",
                 (tenant, session_id, version),
             ).fetchone()
-            return None if row is None else _version_from_row(row)
+            return None if row is None else version_from_row(row)
 
         return await self._backend.run(work)
 
-    async def delete_expired_sessions(self, now: float, limit: int) -> int:
+    async def delete_expired_sessions(
+        self, now: float, limit: int, audit: AuditRecord | None = None
+    ) -> int:
         def work(db: sqlite3.Connection) -> int:
             with db:
                 rows = db.execute(
-                    "SELECT tenant, session_id FROM sessions"
+                    "SELECT tenant, session_id, version FROM sessions"
                     " WHERE expire_time IS NOT NULL AND expire_time <= ? LIMIT ?",
                     (now, limit),
                 ).fetchall()
                 for row in rows:
-                    _delete_session_rows(db, row["tenant"], row["session_id"])
+                    tenant, session_id = row["tenant"], row["session_id"]
+                    _delete_session_rows(db, tenant, session_id)
+                    if audit is not None:
+                        entry = audit.for_entity(tenant, session_id, row["version"])
+                        _insert_audit(db, tenant, entry)
             for row in rows:
                 self._forget(row["tenant"], row["session_id"])
             return len(rows)
@@ -422,22 +419,27 @@ class _SqliteSessionStore(SessionStore):
         return await self._backend.run(work)
 
 
-def _message_row(tenant: str, session_id: str, message: Message) -> tuple[object, ...]:
-    return (
-        tenant,
-        session_id,
-        message.sequence,
-        message.message_id,
-        int(message.role),
-        message.content,
-        message.name,
-        tool_calls_to_json(message.tool_calls),
-        message.tool_call_id,
-        dumps(message.metadata),
-        message.token_count,
-        message.create_time,
-        int(message.rolled_back),
-    )
+class _SqliteAuditStore(AuditStore):
+    def __init__(self, backend: EmbeddedStorage) -> None:
+        self._backend = backend
+
+    async def list_audit(
+        self, tenant: str | None, audit_filter: AuditFilter, before_id: int, limit: int
+    ) -> list[AuditRecord]:
+        sql, params = audit_query(tenant, audit_filter, before_id, limit, sqlite_mark)
+
+        def work(db: sqlite3.Connection) -> list[AuditRecord]:
+            return [audit_from_row(row) for row in db.execute(sql, params)]
+
+        return await self._backend.run(work)
+
+
+def _insert_audit(db: sqlite3.Connection, tenant: str, audit: AuditRecord | None) -> None:
+    if audit is not None:
+        db.execute(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+            audit_values(audit, tenant),
+        )
 
 
 def _insert_version(
@@ -502,6 +504,7 @@ class EmbeddedStorage(Storage):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
         self._db: sqlite3.Connection | None = None
         self.sessions = _SqliteSessionStore(self)
+        self.audit = _SqliteAuditStore(self)
 
     @property
     def description(self) -> str:

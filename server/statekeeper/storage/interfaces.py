@@ -11,7 +11,18 @@ General rules for every method:
 * A method that returns normally has made its change durable: after a crash
   of the server process, a reader MUST see it.
 * Methods raise `StorageUnavailableError` when the backing store cannot be
-  reached, and never leave a partial change behind.
+  reached, and never leave a partial change behind. If the answer of a
+  commit was lost, the change may or may not be stored; callers make such
+  retries safe with idempotency keys (append receipts) or etags.
+* Audit: a method that changes state and is given an `AuditRecord` MUST
+  store it (with the tenant of the change and a fresh `audit_id`) in the
+  same transaction as the change: both are stored or neither is. A change
+  that fails (not found, version conflict, duplicate) stores no record.
+* A backend with a cache (production: Redis in front of PostgreSQL) MUST
+  behave exactly like one without: no method may return state older than
+  what an earlier, returned mutation stored, from any process sharing the
+  backend. How the production backend keeps this promise is explained in
+  storage/production.py.
 """
 
 from __future__ import annotations
@@ -21,6 +32,8 @@ from collections.abc import Sequence
 
 from statekeeper.core.models import (
     AppendReceipt,
+    AuditFilter,
+    AuditRecord,
     Message,
     MessageMeta,
     SessionChange,
@@ -35,8 +48,10 @@ class SessionStore(abc.ABC):
     """Durable store of sessions, their messages and their versions."""
 
     @abc.abstractmethod
-    async def create_session(self, tenant: str, version: SessionVersion) -> None:
-        """Stores a new session whose first version is `version`.
+    async def create_session(
+        self, tenant: str, version: SessionVersion, audit: AuditRecord | None = None
+    ) -> None:
+        """Stores a new session whose first version is `version`, and `audit`.
 
         `version.snapshot` is the session record. MUST raise
         `AlreadyExistsError` if the tenant has a session with that id,
@@ -79,13 +94,21 @@ class SessionStore(abc.ABC):
         `change.visibility_changed`, every message's `rolled_back` flag is
         set to whether its sequence is outside `change.record.visible_ranges`;
         if `change.request_id` is set, an `AppendReceipt` is recorded under
-        it for the new messages. MUST raise `AlreadyExistsError` if that
-        request id already has a receipt in this tenant.
+        it for the new messages; `change.audit` is stored. MUST raise
+        `AlreadyExistsError` if that request id already has a receipt in this
+        tenant.
         """
 
     @abc.abstractmethod
-    async def delete_session(self, tenant: str, session_id: str, expected_version: int) -> None:
-        """Deletes a session with its messages, versions and receipts.
+    async def delete_session(
+        self,
+        tenant: str,
+        session_id: str,
+        expected_version: int,
+        audit: AuditRecord | None = None,
+    ) -> None:
+        """Deletes a session with its messages, versions and receipts, and
+        stores `audit` (its audit records stay).
 
         MUST raise `NotFoundError` if it does not exist and
         `ConcurrentModificationError` if `expected_version` is positive and
@@ -145,13 +168,37 @@ class SessionStore(abc.ABC):
         """Returns one version of a session, or None."""
 
     @abc.abstractmethod
-    async def delete_expired_sessions(self, now: float, limit: int) -> int:
+    async def delete_expired_sessions(
+        self, now: float, limit: int, audit: AuditRecord | None = None
+    ) -> int:
         """Deletes up to `limit` sessions (of any tenant) with
         `expire_time <= now`, with everything they own. Returns how many.
 
+        With `audit`, stores one copy per deleted session, with the tenant,
+        `entity_id` (the session id) and `revision` (its last version) of
+        that session, in the transaction that deletes it.
+
         Safe to run concurrently from several processes: each expired
-        session is deleted once, and a session that is no longer expired
-        (its TTL was extended) MUST NOT be deleted.
+        session is deleted (and audited) once, and a session that is no
+        longer expired (its TTL was extended) MUST NOT be deleted.
+        """
+
+
+class AuditStore(abc.ABC):
+    """Reads the audit trail; records are written by the mutating stores."""
+
+    @abc.abstractmethod
+    async def list_audit(
+        self, tenant: str | None, audit_filter: AuditFilter, before_id: int, limit: int
+    ) -> list[AuditRecord]:
+        """Returns up to `limit` records matching the filter, newest first
+        (`audit_id` descending), with `audit_id < before_id` when
+        `before_id > 0`.
+
+        `audit_id` is unique per backend and increases with commit order
+        within one session's changes. `tenant` None means every tenant
+        (operator tools only; no RPC passes None). Filters are equality
+        filters, except `start_time` (inclusive) and `end_time` (exclusive).
         """
 
 
@@ -159,6 +206,7 @@ class Storage(abc.ABC):
     """One backend: the set of stores plus its lifecycle."""
 
     sessions: SessionStore
+    audit: AuditStore
 
     @abc.abstractmethod
     async def start(self) -> None:
@@ -170,7 +218,11 @@ class Storage(abc.ABC):
 
     @abc.abstractmethod
     async def healthy(self) -> bool:
-        """True if the durable tier answers now."""
+        """True if the durable tier answers now.
+
+        Called periodically by the server's health monitor; a backend may use
+        the call to probe and recover its other tiers (a cache) as well.
+        """
 
     @property
     @abc.abstractmethod

@@ -1,0 +1,94 @@
+"""The audit trail: who changed what, when, to which revision.
+
+Every mutation of durable state leaves one `AuditRecord`, written by the
+store in the same transaction as the change, so that the trail and the data
+can never disagree. The caller (`Actor`) reaches the domain as an argument:
+the transport builds it from the authenticated principal and the RPC name,
+and the domain never learns about gRPC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from statekeeper.core import paging
+from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.core.limits import Limits
+from statekeeper.core.models import AuditFilter, AuditRecord
+from statekeeper.core.tenancy import Principal
+from statekeeper.core.validation import check_id, check_text, page_size
+from statekeeper.storage.interfaces import AuditStore
+
+SYSTEM_SERVICE = "statekeeper.internal"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who makes a change and through which operation."""
+
+    principal: Principal
+    service: str
+    method: str
+
+    @property
+    def tenant(self) -> str:
+        return self.principal.tenant
+
+
+def system_actor(method: str, tenant: str = "") -> Actor:
+    """The server itself, e.g. the sweeper deleting expired state."""
+    return Actor(Principal(tenant, "system"), SYSTEM_SERVICE, method)
+
+
+def record_for(
+    actor: Actor, entity_type: str, entity_id: str, revision: int, time: float, summary: str
+) -> AuditRecord:
+    return AuditRecord(
+        tenant=actor.tenant,
+        principal=actor.principal.key_id,
+        service=actor.service,
+        method=actor.method,
+        entity_type=entity_type,
+        entity_id=entity_id,
+        revision=revision,
+        time=time,
+        summary=summary,
+    )
+
+
+class AuditLog:
+    """Reads the audit trail, newest first, a page at a time (AIP-158)."""
+
+    def __init__(self, store: AuditStore, limits: Limits) -> None:
+        self._store = store
+        self._limits = limits
+
+    async def list_records(
+        self,
+        tenant: str | None,
+        audit_filter: AuditFilter,
+        requested_page_size: int,
+        page_token: str,
+    ) -> tuple[list[AuditRecord], str]:
+        """`tenant` None lists every tenant: for operator tools only."""
+        self._check(audit_filter)
+        size = page_size("page_size", requested_page_size, self._limits)
+        filters = [tenant, *audit_filter.key()]
+        before = paging.decode(page_token, "audit", filters)
+        if before is not None and not isinstance(before, int):
+            raise InvalidArgumentError("page_token", "is malformed")
+        records = await self._store.list_audit(tenant, audit_filter, before or 0, size + 1)
+        next_token = ""
+        if len(records) > size:
+            records = records[:size]
+            next_token = paging.encode("audit", filters, records[-1].audit_id)
+        return records, next_token
+
+    def _check(self, audit_filter: AuditFilter) -> None:
+        check_id("entity_id", audit_filter.entity_id, self._limits, required=False)
+        for name in ("entity_type", "principal", "service", "method"):
+            check_text(name, getattr(audit_filter, name), self._limits.max_metadata_key_bytes)
+        if audit_filter.start_time < 0 or audit_filter.end_time < 0:
+            raise InvalidArgumentError("start_time", "must not be before 1970")
+        if audit_filter.end_time and audit_filter.start_time >= audit_filter.end_time:
+            raise InvalidArgumentError("end_time", "must be after start_time")
