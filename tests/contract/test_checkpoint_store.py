@@ -1,0 +1,496 @@
+"""The CheckpointStore contract (storage/checkpoint_store.py), on every backend.
+
+Backends register a factory in CHECKPOINT_BACKENDS; the production backend
+adds its own when it exists. Each test uses a fresh tenant, so backends that
+share a server stay clean.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from statekeeper.core.checkpoints import (
+    ChannelEntry,
+    ChannelValueMissingError,
+    CheckpointDeletedError,
+    CheckpointDraft,
+    CheckpointQuery,
+    OwnershipSupersededError,
+    Position,
+    ReadOptions,
+    WriteEntry,
+    WritesDraft,
+)
+from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
+from statekeeper.core.schema_upgrades import Payload
+from statekeeper.storage.checkpoint_store import CheckpointStore
+from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
+
+StoreFactory = Callable[[Path], Awaitable[tuple[CheckpointStore, Callable[[], Awaitable[None]]]]]
+
+
+async def _embedded(tmp_path: Path) -> tuple[CheckpointStore, Callable[[], Awaitable[None]]]:
+    backend = EmbeddedStorage(tmp_path)
+    await backend.start()
+    store = EmbeddedCheckpointStore(backend)
+    await store.start()
+    return store, backend.close
+
+
+CHECKPOINT_BACKENDS: dict[str, StoreFactory] = {"embedded": _embedded}
+
+ALL = ReadOptions()
+BASE_NS = 1_700_000_000_000_000_000
+
+
+@pytest.fixture(params=sorted(CHECKPOINT_BACKENDS))
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CheckpointStore]:
+    created, close = await CHECKPOINT_BACKENDS[request.param](tmp_path)
+    yield created
+    await close()
+
+
+@pytest.fixture
+def tenant() -> str:
+    return f"t-{uuid.uuid4().hex[:8]}"
+
+
+def value(text: str) -> Payload:
+    return Payload("text/plain", 0, text.encode())
+
+
+def inline(version: str, text: str) -> ChannelEntry:
+    payload = value(text)
+    return ChannelEntry(version, payload, payload.content_hash())
+
+
+def draft(
+    checkpoint_id: str,
+    *,
+    execution_id: str = "run",
+    namespace: str = "",
+    parent: str = "",
+    time_ns: int = BASE_NS,
+    channels: dict[str, ChannelEntry] | None = None,
+    metadata: dict[str, Any] | None = None,
+    run_id: str = "",
+) -> CheckpointDraft:
+    return CheckpointDraft(
+        execution_id=execution_id,
+        namespace=namespace,
+        checkpoint_id=checkpoint_id,
+        parent_checkpoint_id=parent,
+        state=Payload("application/json", 1, b"{}"),
+        channels=channels or {},
+        metadata=metadata or {},
+        run_id=run_id,
+        create_time_ns=time_ns,
+    )
+
+
+def writes(
+    checkpoint_id: str, task_id: str, *entries: tuple[int, str, str], **kw: str
+) -> WritesDraft:
+    return WritesDraft(
+        execution_id=kw.get("execution_id", "run"),
+        namespace=kw.get("namespace", ""),
+        checkpoint_id=checkpoint_id,
+        task_id=task_id,
+        task_path=kw.get("task_path", ""),
+        writes=tuple(WriteEntry(index, channel, value(text)) for index, channel, text in entries),
+    )
+
+
+async def ids(store: CheckpointStore, tenant: str, **query: Any) -> list[str]:
+    found = await store.list_checkpoints(tenant, CheckpointQuery(**query), None, 100, ALL)
+    return [checkpoint.checkpoint_id for checkpoint in found]
+
+
+async def chain(store: CheckpointStore, tenant: str, count: int, **kw: Any) -> list[str]:
+    """Saves `count` checkpoints c0..cN-1, each the parent of the next."""
+    made: list[str] = []
+    for index in range(count):
+        checkpoint_id = f"{kw.get('prefix', 'c')}{index}"
+        await store.save_checkpoint(
+            tenant,
+            draft(
+                checkpoint_id,
+                parent=made[-1] if made else "",
+                time_ns=BASE_NS + index,
+                **{k: v for k, v in kw.items() if k != "prefix"},
+            ),
+            0,
+        )
+        made.append(checkpoint_id)
+    return made
+
+
+# ----- saving and reading -------------------------------------------------------------
+
+
+async def test_save_and_get_round_trip(store: CheckpointStore, tenant: str) -> None:
+    outcome = await store.save_checkpoint(
+        tenant,
+        draft("c1", channels={"a": inline("1", "alpha")}, metadata={"step": 3, "x": [1, "y"]}),
+        0,
+    )
+    assert outcome.checkpoint_id == "c1" and not outcome.replaced and outcome.sequence >= 1
+    got = await store.get_checkpoint(tenant, "run", "", "c1", ALL)
+    assert got is not None
+    assert got.channels["a"].value == value("alpha")
+    assert got.channels["a"].content_hash == value("alpha").content_hash()
+    assert got.metadata == {"step": 3, "x": [1, "y"]}
+    assert got.state == Payload("application/json", 1, b"{}")
+    assert got.create_time_ns == BASE_NS
+
+
+async def test_latest_follows_time_not_id_order(store: CheckpointStore, tenant: str) -> None:
+    await store.save_checkpoint(tenant, draft("z-older", time_ns=BASE_NS), 0)
+    await store.save_checkpoint(tenant, draft("a-newer", time_ns=BASE_NS + 1), 0)
+    latest = await store.get_checkpoint(tenant, "run", "", None, ALL)
+    assert latest is not None and latest.checkpoint_id == "a-newer"
+    assert await ids(store, tenant, execution_id="run") == ["a-newer", "z-older"]
+
+
+async def test_time_ties_break_by_save_order(store: CheckpointStore, tenant: str) -> None:
+    for checkpoint_id in ["m", "b", "x"]:
+        await store.save_checkpoint(tenant, draft(checkpoint_id, time_ns=BASE_NS), 0)
+    assert await ids(store, tenant, execution_id="run") == ["x", "b", "m"]
+
+
+async def test_resave_replaces_content_but_keeps_sequence_and_writes(
+    store: CheckpointStore, tenant: str
+) -> None:
+    first = await store.save_checkpoint(tenant, draft("c1", metadata={"v": 1}), 0)
+    await store.save_checkpoint(tenant, draft("c2", time_ns=BASE_NS + 5), 0)
+    await store.put_writes(tenant, writes("c1", "t", (0, "ch", "w")), 0)
+    again = await store.save_checkpoint(tenant, draft("c1", metadata={"v": 2}), 0)
+    assert again.replaced and again.sequence == first.sequence
+    got = await store.get_checkpoint(tenant, "run", "", "c1", ALL)
+    assert got is not None and got.metadata == {"v": 2} and len(got.pending_writes) == 1
+
+
+async def test_server_assigned_ids_sort_in_save_order(store: CheckpointStore, tenant: str) -> None:
+    assigned = [
+        (await store.save_checkpoint(tenant, draft("", time_ns=BASE_NS), 0)).checkpoint_id
+        for _ in range(12)
+    ]
+    assert assigned == sorted(assigned) and len(set(assigned)) == 12
+
+
+async def test_channel_given_by_version_or_hash_reuses_the_stored_value(
+    store: CheckpointStore, tenant: str
+) -> None:
+    await store.save_checkpoint(tenant, draft("c1", channels={"a": inline("1", "big")}), 0)
+    digest = value("big").content_hash()
+    await store.save_checkpoint(
+        tenant,
+        draft("c2", parent="c1", time_ns=BASE_NS + 1, channels={"a": ChannelEntry("1")}),
+        0,
+    )
+    await store.save_checkpoint(
+        tenant,
+        draft("c3", time_ns=BASE_NS + 2, channels={"b": ChannelEntry("9", None, digest)}),
+        0,
+    )
+    for checkpoint_id, channel in [("c2", "a"), ("c3", "b")]:
+        got = await store.get_checkpoint(tenant, "run", "", checkpoint_id, ALL)
+        assert got is not None and got.channels[channel].value == value("big")
+
+
+async def test_missing_channel_values_are_refused(store: CheckpointStore, tenant: str) -> None:
+    with pytest.raises(ChannelValueMissingError) as missing:
+        await store.save_checkpoint(tenant, draft("c1", channels={"a": ChannelEntry("7")}), 0)
+    assert missing.value.metadata == {"condition": "CHANNEL_VALUE_MISSING", "channel": "a"}
+    with pytest.raises(ChannelValueMissingError):
+        await store.save_checkpoint(
+            tenant, draft("c1", channels={"a": ChannelEntry("7", None, "0" * 64)}), 0
+        )
+    assert await store.get_checkpoint(tenant, "run", "", "c1", ALL) is None
+
+
+async def test_read_without_values_keeps_versions_and_hashes(
+    store: CheckpointStore, tenant: str
+) -> None:
+    await store.save_checkpoint(tenant, draft("c1", channels={"a": inline("1", "v")}), 0)
+    got = await store.get_checkpoint(
+        tenant, "run", "", "c1", ReadOptions(include_values=False, include_writes=False)
+    )
+    assert got is not None
+    assert got.channels["a"] == ChannelEntry("1", None, value("v").content_hash())
+    fetched = await store.get_channel_values(tenant, [value("v").content_hash(), "f" * 64])
+    assert fetched == {value("v").content_hash(): value("v")}
+
+
+async def test_tenants_never_meet(store: CheckpointStore, tenant: str) -> None:
+    await store.save_checkpoint(tenant, draft("c1", channels={"a": inline("1", "secret")}), 0)
+    other = tenant + "-other"
+    assert await store.get_checkpoint(other, "run", "", None, ALL) is None
+    assert await ids(store, other) == []
+    assert await store.get_channel_values(other, [value("secret").content_hash()]) == {}
+    with pytest.raises(ChannelValueMissingError):
+        await store.save_checkpoint(
+            other,
+            draft("c1", channels={"a": ChannelEntry("1", None, value("secret").content_hash())}),
+            0,
+        )
+
+
+# ----- pending writes -----------------------------------------------------------------
+
+
+async def test_writes_first_wins_special_channels_replace(
+    store: CheckpointStore, tenant: str
+) -> None:
+    await store.save_checkpoint(tenant, draft("c1"), 0)
+    first = await store.put_writes(tenant, writes("c1", "t1", (0, "a", "one"), (-1, "err", "x")), 0)
+    again = await store.put_writes(tenant, writes("c1", "t1", (0, "a", "two"), (-1, "err", "y")), 0)
+    assert (first.stored, first.duplicates) == (2, 0)
+    assert (again.stored, again.duplicates) == (1, 1)
+    got = await store.get_checkpoint(tenant, "run", "", "c1", ALL)
+    assert got is not None
+    assert {(w.index, w.value.data) for w in got.pending_writes} == {(0, b"one"), (-1, b"y")}
+
+
+async def test_writes_are_ordered_by_task_path_task_id_index(
+    store: CheckpointStore, tenant: str
+) -> None:
+    await store.save_checkpoint(tenant, draft("c1"), 0)
+    await store.put_writes(tenant, writes("c1", "b", (1, "x", ""), (0, "x", ""), task_path="p2"), 0)
+    await store.put_writes(tenant, writes("c1", "a", (0, "x", ""), task_path="p2"), 0)
+    await store.put_writes(tenant, writes("c1", "z", (0, "x", "")), 0)
+    got = await store.get_checkpoint(tenant, "run", "", "c1", ALL)
+    assert got is not None
+    order = [(w.task_path, w.task_id, w.index) for w in got.pending_writes]
+    assert order == [("", "z", 0), ("p2", "a", 0), ("p2", "b", 0), ("p2", "b", 1)]
+
+
+async def test_writes_need_an_existing_checkpoint(store: CheckpointStore, tenant: str) -> None:
+    with pytest.raises(NotFoundError):
+        await store.put_writes(tenant, writes("nope", "t", (0, "a", "")), 0)
+
+
+async def test_writes_are_isolated_by_namespace(store: CheckpointStore, tenant: str) -> None:
+    await store.save_checkpoint(tenant, draft("c1"), 0)
+    await store.save_checkpoint(tenant, draft("c1", namespace="child:1"), 0)
+    await store.put_writes(tenant, writes("c1", "t", (0, "a", "child"), namespace="child:1"), 0)
+    root = await store.get_checkpoint(tenant, "run", "", "c1", ALL)
+    child = await store.get_checkpoint(tenant, "run", "child:1", "c1", ALL)
+    assert root is not None and child is not None
+    assert root.pending_writes == () and len(child.pending_writes) == 1
+
+
+# ----- listing --------------------------------------------------------------------------
+
+
+async def test_metadata_filter_compares_json_values(store: CheckpointStore, tenant: str) -> None:
+    await store.save_checkpoint(
+        tenant, draft("n", metadata={"step": 1, "flag": True, "o": {"a": [1, 2]}, "s": "1"}), 0
+    )
+    await store.save_checkpoint(
+        tenant, draft("m", time_ns=BASE_NS + 1, metadata={"step": 2, "flag": 1, "s": None}), 0
+    )
+    assert await ids(store, tenant, metadata_filter={"step": 1.0}) == ["n"]
+    assert await ids(store, tenant, metadata_filter={"flag": True}) == ["n"]
+    assert await ids(store, tenant, metadata_filter={"flag": 1}) == ["m"]
+    assert await ids(store, tenant, metadata_filter={"o": {"a": [1, 2]}}) == ["n"]
+    assert await ids(store, tenant, metadata_filter={"s": None}) == ["m"]
+    assert await ids(store, tenant, metadata_filter={"s": "1", "step": 1}) == ["n"]
+    assert await ids(store, tenant, metadata_filter={"missing": 1}) == []
+
+
+async def test_list_pages_and_before_bound(store: CheckpointStore, tenant: str) -> None:
+    made = await chain(store, tenant, 5)
+    await chain(store, tenant, 2, execution_id="other")
+    first = await store.list_checkpoints(tenant, CheckpointQuery("run"), None, 2, ALL)
+    after = Position(first[-1].create_time_ns, first[-1].sequence, "run", "")
+    second = await store.list_checkpoints(tenant, CheckpointQuery("run"), after, 10, ALL)
+    listed = [c.checkpoint_id for c in first + second]
+    assert listed == list(reversed(made))
+    (bound,) = await store.find_positions(tenant, "run", None, "c3")
+    assert await ids(store, tenant, execution_id="run", before=bound) == ["c2", "c1", "c0"]
+    assert len(await ids(store, tenant)) == 7
+
+
+async def test_find_positions_reports_every_namespace(store: CheckpointStore, tenant: str) -> None:
+    await store.save_checkpoint(tenant, draft("same"), 0)
+    await store.save_checkpoint(tenant, draft("same", namespace="sub"), 0)
+    assert len(await store.find_positions(tenant, "run", None, "same")) == 2
+    assert len(await store.find_positions(tenant, "run", "sub", "same")) == 1
+    assert await store.find_positions(tenant, "run", None, "nope") == []
+
+
+# ----- deletion is final ----------------------------------------------------------------
+
+
+async def test_late_writes_after_delete_fail(store: CheckpointStore, tenant: str) -> None:
+    made = await chain(store, tenant, 2)
+    await store.put_writes(tenant, writes(made[1], "t", (0, "a", "")), 0)
+    counts = await store.delete_execution(tenant, "run", BASE_NS)
+    assert (counts.checkpoints, counts.writes) == (2, 1)
+    with pytest.raises(CheckpointDeletedError) as deleted:
+        await store.save_checkpoint(tenant, draft("c9", parent=made[1]), 0)
+    assert deleted.value.metadata["condition"] == "CHECKPOINT_DELETED"
+    with pytest.raises(CheckpointDeletedError):
+        await store.put_writes(tenant, writes(made[1], "t", (1, "a", "")), 0)
+    with pytest.raises(CheckpointDeletedError):
+        await store.save_checkpoint(tenant, draft(made[0]), 0)
+    assert await ids(store, tenant, execution_id="run") == []
+    fresh = await store.save_checkpoint(tenant, draft("fresh"), 0)
+    assert fresh.sequence > 2, "sequence numbers are never reused"
+
+
+async def test_delete_of_unknown_execution_counts_zero(store: CheckpointStore, tenant: str) -> None:
+    counts = await store.delete_execution(tenant, "ghost", BASE_NS)
+    assert (counts.checkpoints, counts.writes, counts.channel_values) == (0, 0, 0)
+
+
+async def test_delete_runs_spans_namespaces_and_tombstones(
+    store: CheckpointStore, tenant: str
+) -> None:
+    await store.save_checkpoint(tenant, draft("a", run_id="r1"), 0)
+    await store.save_checkpoint(tenant, draft("b", run_id="r1", namespace="sub"), 0)
+    await store.save_checkpoint(tenant, draft("c", run_id="r2", parent="a", time_ns=BASE_NS + 1), 0)
+    counts = await store.delete_runs(tenant, ["r1", "unknown"], BASE_NS)
+    assert counts.checkpoints == 2
+    assert await ids(store, tenant) == ["c"]
+    with pytest.raises(CheckpointDeletedError):
+        await store.put_writes(tenant, writes("b", "t", (0, "x", ""), namespace="sub"), 0)
+
+
+async def test_delete_removes_values_nothing_else_uses(store: CheckpointStore, tenant: str) -> None:
+    await store.save_checkpoint(tenant, draft("a", channels={"x": inline("1", "only-a")}), 0)
+    await store.save_checkpoint(
+        tenant, draft("b", execution_id="keep", channels={"x": inline("1", "shared")}), 0
+    )
+    await store.save_checkpoint(tenant, draft("c", channels={"x": inline("2", "shared")}), 0)
+    counts = await store.delete_execution(tenant, "run", BASE_NS)
+    assert counts.channel_values == 1
+    remaining = await store.get_channel_values(
+        tenant, [value("only-a").content_hash(), value("shared").content_hash()]
+    )
+    assert list(remaining) == [value("shared").content_hash()]
+
+
+async def test_forgotten_tombstones_allow_the_id_again(store: CheckpointStore, tenant: str) -> None:
+    await store.save_checkpoint(tenant, draft("a"), 0)
+    await store.delete_execution(tenant, "run", BASE_NS)
+    assert await store.forget_tombstones(BASE_NS + 1, 1000) >= 1
+    await store.save_checkpoint(tenant, draft("b", parent="a"), 0)
+
+
+# ----- copy -----------------------------------------------------------------------------
+
+
+async def test_copy_keeps_ids_order_values_and_writes(store: CheckpointStore, tenant: str) -> None:
+    made = await chain(store, tenant, 3, channels={"x": inline("1", "v")})
+    await store.save_checkpoint(tenant, draft("s", namespace="sub", time_ns=BASE_NS + 9), 0)
+    await store.put_writes(tenant, writes(made[-1], "t", (0, "a", "w")), 0)
+    counts = await store.copy_execution(tenant, "run", "fork", None)
+    assert (counts.checkpoints, counts.writes) == (4, 1)
+    assert await ids(store, tenant, execution_id="fork") == await ids(
+        store, tenant, execution_id="run"
+    )
+    latest = await store.get_checkpoint(tenant, "fork", "", None, ALL)
+    assert latest is not None and latest.channels["x"].value == value("v")
+    assert len(latest.pending_writes) == 1
+    after = await store.save_checkpoint(tenant, draft("", execution_id="fork"), 0)
+    assert after.sequence > max(c.sequence for c in [latest])
+
+
+async def test_copy_until_a_checkpoint_forks_there(store: CheckpointStore, tenant: str) -> None:
+    made = await chain(store, tenant, 4)
+    counts = await store.copy_execution(tenant, "run", "fork", made[1])
+    assert counts.checkpoints == 2
+    assert await ids(store, tenant, execution_id="fork") == [made[1], made[0]]
+
+
+async def test_copy_refuses_missing_source_and_busy_target(
+    store: CheckpointStore, tenant: str
+) -> None:
+    with pytest.raises(NotFoundError):
+        await store.copy_execution(tenant, "ghost", "fork", None)
+    await chain(store, tenant, 1)
+    await chain(store, tenant, 1, execution_id="busy")
+    with pytest.raises(AlreadyExistsError):
+        await store.copy_execution(tenant, "run", "busy", None)
+    with pytest.raises(NotFoundError):
+        await store.copy_execution(tenant, "run", "fork", "nope")
+
+
+# ----- prune ----------------------------------------------------------------------------
+
+
+async def test_prune_keeps_last_n_and_the_values_they_need(
+    store: CheckpointStore, tenant: str
+) -> None:
+    # c0 introduces "base"; later checkpoints only name its version.
+    await store.save_checkpoint(
+        tenant, draft("c0", channels={"base": inline("1", "base"), "x": inline("1", "x0")}), 0
+    )
+    for index in range(1, 5):
+        channels = {"base": ChannelEntry("1"), "x": inline(str(index + 1), f"x{index}")}
+        await store.save_checkpoint(
+            tenant,
+            draft(f"c{index}", parent=f"c{index - 1}", time_ns=BASE_NS + index, channels=channels),
+            0,
+        )
+    await store.put_writes(tenant, writes("c0", "t", (0, "a", "old")), 0)
+    counts = await store.prune(tenant, ["run"], 2, dry_run=False)
+    assert (counts.checkpoints, counts.writes, counts.channel_values) == (3, 1, 3)
+    assert await ids(store, tenant, execution_id="run") == ["c4", "c3"]
+    kept = await store.get_checkpoint(tenant, "run", "", "c3", ALL)
+    assert kept is not None and kept.channels["base"].value == value("base")
+    assert kept.parent_checkpoint_id == "c2", "a kept checkpoint may name a pruned parent"
+    # Pruning is not final: a pruned id may still be a parent.
+    await store.save_checkpoint(tenant, draft("c5", parent="c0", time_ns=BASE_NS + 9), 0)
+
+
+async def test_prune_counts_per_namespace_and_dry_run_changes_nothing(
+    store: CheckpointStore, tenant: str
+) -> None:
+    await chain(store, tenant, 3)
+    await chain(store, tenant, 3, namespace="sub")
+    dry = await store.prune(tenant, None, 1, dry_run=True)
+    assert dry.checkpoints == 4
+    assert len(await ids(store, tenant)) == 6
+    real = await store.prune(tenant, None, 1, dry_run=False)
+    assert real == dry
+    assert await ids(store, tenant, namespace="") == ["c2"]
+    assert await ids(store, tenant, namespace="sub") == ["c2"]
+
+
+async def test_prune_zero_removes_everything_without_finality(
+    store: CheckpointStore, tenant: str
+) -> None:
+    made = await chain(store, tenant, 2)
+    await store.prune(tenant, ["run"], 0, dry_run=False)
+    assert await ids(store, tenant) == []
+    await store.save_checkpoint(tenant, draft("next", parent=made[-1]), 0)
+
+
+# ----- ownership ------------------------------------------------------------------------
+
+
+async def test_claims_fence_stale_writers(store: CheckpointStore, tenant: str) -> None:
+    first = await store.claim_execution(tenant, "run")
+    await store.save_checkpoint(tenant, draft("c1"), first)
+    second = await store.claim_execution(tenant, "run")
+    assert second > first
+    with pytest.raises(OwnershipSupersededError) as stale:
+        await store.save_checkpoint(tenant, draft("c2"), first)
+    assert stale.value.metadata["current_epoch"] == str(second)
+    with pytest.raises(OwnershipSupersededError):
+        await store.put_writes(tenant, writes("c1", "t", (0, "a", "")), first)
+    with pytest.raises(InvalidArgumentError):
+        await store.save_checkpoint(tenant, draft("c2"), second + 5)
+    await store.save_checkpoint(tenant, draft("c2", time_ns=BASE_NS + 1), second)
+    await store.save_checkpoint(tenant, draft("c3", time_ns=BASE_NS + 2), 0)
+    await store.delete_execution(tenant, "run", BASE_NS)
+    assert await store.claim_execution(tenant, "run") > second, "epochs survive deletion"
