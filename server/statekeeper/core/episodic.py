@@ -1,0 +1,631 @@
+"""Episodic memory: record interactions, deduplicate them, recall them.
+
+Recall scores every candidate with three parts in [0, 1]:
+
+* similarity: cosine similarity of unit vectors, clamped at 0 (VECTOR), or
+  BM25 normalised by the best candidate's score (LEXICAL);
+* recency: 0.5 ** (age / half_life), age from `occur_time` to now;
+* importance: the episode's stored importance (age is already in recency,
+  so the decayed value is not used here);
+
+combined = (ws * similarity + wr * recency + wi * importance) / (ws + wr + wi).
+
+VECTOR recall asks the index for the best n by similarity and stops when the
+k-th best combined score is at least the best any unseen episode could reach
+(its similarity is at most the n-th one's; its recency and importance at
+most the user's maxima); otherwise n grows. On an exact index the top k by
+combined score are therefore exact, not a re-ranking of a fixed short list.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from statekeeper.core import paging
+from statekeeper.core.errors import InvalidArgumentError, LimitExceededError, NotFoundError
+from statekeeper.core.limits import Limits
+from statekeeper.core.memory_config import MemoryConfig, RecallDefaults
+from statekeeper.core.memory_models import (
+    DimensionMismatchError,
+    DuplicateKind,
+    Episode,
+    EpisodeCursor,
+    EpisodeFilter,
+    Ranking,
+    ValueSource,
+    Vector,
+    content_hash,
+    decayed_importance,
+    unit_vector,
+)
+from statekeeper.core.models import Message, Role
+from statekeeper.core.summarizer import Summarizer
+from statekeeper.core.validation import check_id, check_metadata, check_text, page_size
+from statekeeper.core.vector_index import (
+    Candidate,
+    IndexEntry,
+    IndexStats,
+    VectorChange,
+    VectorIndexes,
+)
+from statekeeper.storage.memory_store import EpisodeStore
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+SUMMARY_MAX_TOKENS = 60
+SUMMARY_MAX_CHARS = 240
+_FIRST_SEARCH = 64  # candidates fetched by the first vector search, at least
+_GROWTH = 4  # how much a vector search widens when the answer is not proven yet
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_TOKEN = re.compile(r"\w+")
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors. Raises `DependencyUnavailableError`
+    (dependency "embedder") when it cannot."""
+
+    @property
+    def model(self) -> str: ...
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]: ...
+
+
+@dataclass(frozen=True)
+class EpisodeDraft:
+    user_id: str
+    session_id: str = ""
+    user_message: str = ""
+    assistant_response: str = ""
+    summary: str = ""
+    embedding: Sequence[float] = ()
+    importance: float | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    occur_time: float | None = None
+    near_duplicate_threshold: float | None = None
+
+
+@dataclass(frozen=True)
+class RecordOutcome:
+    episode: Episode
+    duplicate_kind: DuplicateKind = DuplicateKind.NONE
+    similarity: float = 0.0
+
+    @property
+    def duplicate(self) -> bool:
+        return self.duplicate_kind != DuplicateKind.NONE
+
+
+@dataclass(frozen=True)
+class WeightOverrides:
+    similarity: float | None = None
+    recency: float | None = None
+    importance: float | None = None
+    half_life_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Weights:
+    similarity: float
+    recency: float
+    importance: float
+    half_life_seconds: float
+
+    @property
+    def total(self) -> float:
+        return self.similarity + self.recency + self.importance
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    user_id: str
+    query_text: str = ""
+    query_vector: Sequence[float] | None = None
+    top_k: int = 0
+    episode_filter: EpisodeFilter = field(default_factory=EpisodeFilter)
+    min_score: float = 0.0
+    weights: WeightOverrides = field(default_factory=WeightOverrides)
+    include_embedding: bool = False
+
+
+@dataclass(frozen=True)
+class Score:
+    similarity: float
+    recency: float
+    importance: float
+    combined: float
+
+
+@dataclass(frozen=True)
+class Recalled:
+    episode: Episode
+    score: Score
+
+
+@dataclass(frozen=True)
+class RecallOutcome:
+    results: list[Recalled]
+    ranking: Ranking
+    index_type: str
+    weights: Weights
+    candidate_count: int
+
+
+@dataclass(frozen=True)
+class _Scored:
+    key: int
+    score: Score
+    occur_time: float
+
+
+class EpisodicMemory:
+    """Episodes and their recall, independent of transport and storage."""
+
+    def __init__(
+        self,
+        store: EpisodeStore,
+        indexes: VectorIndexes,
+        config: MemoryConfig,
+        limits: Limits,
+        embedder: Embedder | None = None,
+        summarizer: Summarizer | None = None,
+        clock: Clock = time.time,
+    ) -> None:
+        self._store = store
+        self._indexes = indexes
+        self._config = config
+        self._limits = limits
+        self._embedder = embedder
+        self._summarizer = summarizer
+        self._clock = clock
+
+    @property
+    def has_embedder(self) -> bool:
+        return self._embedder is not None
+
+    def decayed_importance(self, episode: Episode, now: float | None = None) -> float:
+        when = self._clock() if now is None else now
+        rate = self._config.decay_rate_per_day
+        return decayed_importance(episode.importance, episode.occur_time, when, rate)
+
+    # ----- record ----------------------------------------------------------
+
+    async def record(self, tenant: str, draft: EpisodeDraft) -> RecordOutcome:
+        self._check_draft(draft)
+        digest = content_hash(draft.user_message, draft.assistant_response)
+        existing = await self._store.find_by_hash(tenant, draft.user_id, digest)
+        if existing is not None:
+            return RecordOutcome(existing, DuplicateKind.EXACT, 1.0)
+        vector, vector_source, model = await self._embedding_for(tenant, draft)
+        if vector is not None:
+            near = await self._near_duplicate(tenant, draft, vector)
+            if near is not None:
+                return near
+        summary, summary_source = await self._summary_for(draft)
+        now = self._clock()
+        episode = Episode(
+            episode_id="e-" + uuid.uuid4().hex,
+            user_id=draft.user_id,
+            session_id=draft.session_id,
+            user_message=draft.user_message,
+            assistant_response=draft.assistant_response,
+            summary=summary,
+            summary_source=summary_source,
+            embedding_source=vector_source,
+            embedding_model=model,
+            importance=(
+                self._config.default_importance if draft.importance is None else draft.importance
+            ),
+            metadata=dict(draft.metadata),
+            occur_time=now if draft.occur_time is None else draft.occur_time,
+            create_time=now,
+            content_hash=digest,
+            dimension=0 if vector is None else int(vector.shape[0]),
+            embedding=vector,
+        )
+        stored, inserted = await self._store.insert_episode(tenant, episode)
+        if not inserted:  # an identical episode won a race with this one
+            return RecordOutcome(stored, DuplicateKind.EXACT, 1.0)
+        if vector is not None:
+            await self._indexes.publish(_added(tenant, stored, vector))
+        return RecordOutcome(stored.evolve(embedding=None))
+
+    def _check_draft(self, draft: EpisodeDraft) -> None:
+        limits = self._config.limits
+        check_id("user_id", draft.user_id, self._limits)
+        check_id("session_id", draft.session_id, self._limits, required=False)
+        if not draft.user_message and not draft.assistant_response:
+            raise InvalidArgumentError(
+                "user_message", "user_message or assistant_response is required"
+            )
+        for name in ("user_message", "assistant_response", "summary"):
+            check_text(name, getattr(draft, name), limits.max_text_bytes)
+        check_metadata("metadata", draft.metadata, self._limits)
+        if draft.importance is not None:
+            _check_unit("importance", draft.importance)
+        if draft.near_duplicate_threshold is not None:
+            _check_unit("near_duplicate_threshold", draft.near_duplicate_threshold)
+        if draft.embedding:
+            self._check_vector("embedding", draft.embedding)
+
+    def _check_vector(self, name: str, values: Sequence[float]) -> Vector:
+        limit = self._config.limits.max_embedding_dimension
+        if len(values) > limit:
+            raise LimitExceededError(name, limit, f"has {len(values)} dimensions")
+        vector = np.asarray(values, dtype=np.float32)
+        if not np.all(np.isfinite(vector)):
+            raise InvalidArgumentError(name, "holds a non-finite value")
+        if not np.any(vector):
+            raise InvalidArgumentError(name, "must not be the zero vector")
+        return unit_vector(vector)
+
+    async def _embedding_for(
+        self, tenant: str, draft: EpisodeDraft
+    ) -> tuple[Vector | None, ValueSource, str]:
+        if draft.embedding:
+            vector = self._check_vector("embedding", draft.embedding)
+            await self._check_dimension(tenant, draft.user_id, "embedding", vector)
+            return vector, ValueSource.CLIENT, ""
+        if self._embedder is None:
+            return None, ValueSource.NONE, ""
+        text = "\n".join(p for p in (draft.user_message, draft.assistant_response) if p)
+        vector = unit_vector((await self._embedder.embed([text]))[0])
+        await self._check_dimension(tenant, draft.user_id, "embedding", vector)
+        return vector, ValueSource.MODEL, self._embedder.model
+
+    async def _check_dimension(self, tenant: str, user_id: str, name: str, vector: Vector) -> None:
+        expected = await self._indexes.dimension(tenant, user_id)
+        if expected and expected != vector.shape[0]:
+            raise DimensionMismatchError(name, expected, int(vector.shape[0]))
+
+    async def _near_duplicate(
+        self, tenant: str, draft: EpisodeDraft, vector: Vector
+    ) -> RecordOutcome | None:
+        threshold = draft.near_duplicate_threshold
+        if threshold is None:
+            threshold = self._config.near_duplicate_threshold
+        if threshold >= 1.0:
+            return None  # 1 keeps only exact deduplication
+        found = await self._indexes.search(tenant, draft.user_id, vector, 1, None)
+        if not found.candidates or found.candidates[0].similarity < threshold:
+            return None
+        best = found.candidates[0]
+        episodes = await self._store.get_episodes_by_keys(tenant, draft.user_id, [best.key], False)
+        if not episodes:
+            return None  # deleted meanwhile
+        return RecordOutcome(episodes[0], DuplicateKind.NEAR, min(best.similarity, 1.0))
+
+    async def _summary_for(self, draft: EpisodeDraft) -> tuple[str, ValueSource]:
+        if draft.summary:
+            return _one_line(draft.summary), ValueSource.CLIENT
+        if self._summarizer is not None:
+            messages = [
+                Message(0, "", role, text)
+                for role, text in (
+                    (Role.USER, draft.user_message),
+                    (Role.ASSISTANT, draft.assistant_response),
+                )
+                if text
+            ]
+            result = await self._summarizer.summarize(messages, SUMMARY_MAX_TOKENS)
+            if not result.is_fallback and result.text.strip():
+                return _one_line(result.text), ValueSource.MODEL
+        return offline_summary(draft.user_message, draft.assistant_response), ValueSource.FALLBACK
+
+    # ----- read and delete -------------------------------------------------
+
+    async def get(self, tenant: str, episode_id: str, include_embedding: bool) -> Episode:
+        check_id("episode_id", episode_id, self._limits)
+        episode = await self._store.get_episode(tenant, episode_id, include_embedding)
+        if episode is None:
+            raise NotFoundError(f"episode {episode_id!r} not found")
+        return episode
+
+    async def list_episodes(
+        self,
+        tenant: str,
+        user_id: str,
+        episode_filter: EpisodeFilter,
+        requested_page_size: int,
+        page_token: str,
+        include_embedding: bool,
+    ) -> tuple[list[Episode], str]:
+        check_id("user_id", user_id, self._limits, required=False)
+        _check_filter(episode_filter)
+        size = page_size("page_size", requested_page_size, self._limits)
+        filters = [user_id, *episode_filter.as_key()]
+        after = _episode_cursor(paging.decode(page_token, "episodes", filters))
+        rows = await self._store.list_episodes(
+            tenant, user_id, episode_filter, after, size + 1, include_embedding
+        )
+        next_token = ""
+        if len(rows) > size:
+            rows = rows[:size]
+            last = rows[-1]
+            next_token = paging.encode("episodes", filters, [last.occur_time, last.episode_id])
+        # min_importance depends on the clock, so it filters after paging.
+        now = self._clock()
+        kept = [e for e in rows if self.decayed_importance(e, now) >= episode_filter.min_importance]
+        return kept, next_token
+
+    async def delete(self, tenant: str, episode_id: str) -> str:
+        check_id("episode_id", episode_id, self._limits)
+        deleted = await self.delete_many(tenant, [episode_id])
+        if not deleted:
+            raise NotFoundError(f"episode {episode_id!r} not found")
+        return episode_id
+
+    async def delete_many(self, tenant: str, episode_ids: Sequence[str]) -> list[Episode]:
+        """Deletes from the store, then from every replica's index."""
+        deleted = await self._store.delete_episodes(tenant, episode_ids)
+        by_user: dict[str, list[int]] = {}
+        for episode in deleted:
+            if episode.has_embedding:
+                by_user.setdefault(episode.user_id, []).append(episode.vector_key)
+        for user_id, keys in by_user.items():
+            await self._indexes.publish(VectorChange(tenant, user_id, removed=tuple(keys)))
+        return deleted
+
+    async def index_stats(self, tenant: str, user_id: str) -> IndexStats:
+        check_id("user_id", user_id, self._limits)
+        return await self._indexes.load_stats(tenant, user_id)
+
+    async def rebuild_index(self, tenant: str, user_id: str) -> IndexStats:
+        check_id("user_id", user_id, self._limits)
+        return await self._indexes.rebuild(tenant, user_id)
+
+    # ----- recall ----------------------------------------------------------
+
+    def resolve_weights(self, overrides: WeightOverrides) -> Weights:
+        defaults: RecallDefaults = self._config.recall
+        weights = Weights(
+            similarity=_pick(overrides.similarity, defaults.similarity_weight),
+            recency=_pick(overrides.recency, defaults.recency_weight),
+            importance=_pick(overrides.importance, defaults.importance_weight),
+            half_life_seconds=_pick(
+                overrides.half_life_seconds, defaults.recency_half_life_seconds
+            ),
+        )
+        for name in ("similarity", "recency", "importance"):
+            value = getattr(weights, name)
+            if value < 0 or math.isnan(value):
+                raise InvalidArgumentError(f"weights.{name}", "must not be negative")
+        if weights.total <= 0:
+            raise InvalidArgumentError("weights", "at least one weight must be positive")
+        if not weights.half_life_seconds > 0:
+            raise InvalidArgumentError("weights.recency_half_life", "must be positive")
+        return weights
+
+    async def recall(self, tenant: str, query: RecallQuery) -> RecallOutcome:
+        limits = self._config.limits
+        check_id("user_id", query.user_id, self._limits)
+        _check_filter(query.episode_filter)
+        if query.top_k < 0:
+            raise InvalidArgumentError("top_k", "must not be negative")
+        if query.min_score < 0 or math.isnan(query.min_score):
+            raise InvalidArgumentError("min_score", "must not be negative")
+        weights = self.resolve_weights(query.weights)
+        top_k = min(query.top_k or limits.default_top_k, limits.max_top_k)
+        if query.query_vector is not None:
+            if not query.query_vector:
+                raise InvalidArgumentError("query_vector.values", "must not be empty")
+            vector = self._check_vector("query_vector.values", query.query_vector)
+        elif query.query_text.strip():
+            check_text("query_text", query.query_text, limits.max_text_bytes)
+            if self._embedder is None:
+                return await self._recall_lexical(tenant, query, weights, top_k)
+            vector = unit_vector((await self._embedder.embed([query.query_text]))[0])
+        else:
+            raise InvalidArgumentError("query", "set query_text or query_vector")
+        return await self._recall_vector(tenant, query, vector, weights, top_k)
+
+    async def _recall_vector(
+        self, tenant: str, query: RecallQuery, vector: Vector, weights: Weights, top_k: int
+    ) -> RecallOutcome:
+        field_name = "query_vector.values" if query.query_vector is not None else "query_text"
+        await self._check_dimension(tenant, query.user_id, field_name, vector)
+        allowed: npt.NDArray[np.int64] | None = None
+        if query.episode_filter.narrows_storage:
+            keys = await self._store.matching_keys(
+                tenant,
+                query.user_id,
+                query.episode_filter,
+                self._config.limits.max_filter_candidates,
+            )
+            allowed = np.asarray(keys, dtype=np.int64)
+        now = self._clock()
+        scored, index_type = await self._best_by_combined(
+            tenant, query, vector, weights, top_k, allowed, now
+        )
+        results = await self._materialize(tenant, query, scored, top_k)
+        return RecallOutcome(results, Ranking.VECTOR, index_type, weights, len(scored))
+
+    async def _best_by_combined(
+        self,
+        tenant: str,
+        query: RecallQuery,
+        vector: Vector,
+        weights: Weights,
+        top_k: int,
+        allowed: npt.NDArray[np.int64] | None,
+        now: float,
+    ) -> tuple[list[_Scored], str]:
+        """Widens the similarity search until the top k by combined score
+        are proven (see the module docstring). Ends: n grows geometrically
+        and the search is exhausted once n covers every allowed vector."""
+        wanted = max(top_k * _GROWTH, _FIRST_SEARCH)
+        ceiling: Score | None = None
+        while True:
+            found = await self._indexes.search(tenant, query.user_id, vector, wanted, allowed)
+            scored = self._score_candidates(found.candidates, query, weights, now)
+            if found.exhausted or len(found.candidates) < wanted:
+                return scored, found.index_type
+            if ceiling is None:
+                importance, newest = self._indexes.ranking_ceiling(tenant, query.user_id)
+                ceiling = combine(1.0, importance, min(newest, now), now, weights)
+            floor = max(found.candidates[-1].similarity, 0.0)
+            best_unseen = ceiling.combined - weights.similarity * (1.0 - floor) / weights.total
+            if len(scored) >= top_k and scored[top_k - 1].score.combined >= best_unseen:
+                return scored, found.index_type
+            wanted *= _GROWTH
+
+    def _score_candidates(
+        self, candidates: list[Candidate], query: RecallQuery, weights: Weights, now: float
+    ) -> list[_Scored]:
+        minimum = query.episode_filter.min_importance
+        rate = self._config.decay_rate_per_day
+        scored = [
+            _Scored(
+                c.key, combine(c.similarity, c.importance, c.occur_time, now, weights), c.occur_time
+            )
+            for c in candidates
+            if not minimum or decayed_importance(c.importance, c.occur_time, now, rate) >= minimum
+        ]
+        scored.sort(key=lambda s: (-s.score.combined, -s.occur_time, s.key))
+        return scored
+
+    async def _materialize(
+        self, tenant: str, query: RecallQuery, scored: list[_Scored], top_k: int
+    ) -> list[Recalled]:
+        kept = [s for s in scored if s.score.combined >= query.min_score][:top_k]
+        episodes = await self._store.get_episodes_by_keys(
+            tenant, query.user_id, [s.key for s in kept], query.include_embedding
+        )
+        by_key = {e.vector_key: e for e in episodes}
+        return [Recalled(by_key[s.key], s.score) for s in kept if s.key in by_key]
+
+    async def _recall_lexical(
+        self, tenant: str, query: RecallQuery, weights: Weights, top_k: int
+    ) -> RecallOutcome:
+        episodes = await self._store.list_episodes(
+            tenant,
+            query.user_id,
+            query.episode_filter,
+            None,
+            self._config.limits.max_lexical_candidates,
+            query.include_embedding,
+        )
+        now = self._clock()
+        minimum = query.episode_filter.min_importance
+        episodes = [e for e in episodes if self.decayed_importance(e, now) >= minimum]
+        similarities = bm25_similarities(query.query_text, [_document(e) for e in episodes])
+        results = [
+            Recalled(e, combine(sim, e.importance, e.occur_time, now, weights))
+            for e, sim in zip(episodes, similarities, strict=True)
+            if sim > 0
+        ]
+        results.sort(key=lambda r: (-r.score.combined, -r.episode.occur_time, r.episode.episode_id))
+        candidate_count = len(results)
+        results = [r for r in results if r.score.combined >= query.min_score][:top_k]
+        return RecallOutcome(results, Ranking.LEXICAL, "", weights, candidate_count)
+
+
+def combine(
+    similarity: float, importance: float, occur_time: float, now: float, weights: Weights
+) -> Score:
+    """The documented recall formula (see the module docstring)."""
+    similarity = min(max(similarity, 0.0), 1.0)
+    age = max(0.0, now - occur_time)
+    recency = 0.5 ** (age / weights.half_life_seconds)
+    combined = (
+        weights.similarity * similarity
+        + weights.recency * recency
+        + weights.importance * importance
+    ) / weights.total
+    return Score(similarity, recency, importance, combined)
+
+
+def bm25_similarities(
+    query: str, documents: Sequence[str], k1: float = 1.2, b: float = 0.75
+) -> list[float]:
+    """BM25 of each document for the query, divided by the best score, so
+    the best match gets 1 and non-matches 0."""
+    terms = set(_TOKEN.findall(query.casefold()))
+    if not documents or not terms:
+        return [0.0] * len(documents)
+    tokenized = [Counter(_TOKEN.findall(doc.casefold())) for doc in documents]
+    lengths = [sum(doc.values()) for doc in tokenized]
+    average = (sum(lengths) / len(lengths)) or 1.0
+    frequency = {t: sum(1 for doc in tokenized if t in doc) for t in terms}
+    count = len(documents)
+    scores = []
+    for doc, length in zip(tokenized, lengths, strict=True):
+        score = 0.0
+        for term in terms:
+            tf = doc.get(term, 0)
+            if tf:
+                idf = math.log(1 + (count - frequency[term] + 0.5) / (frequency[term] + 0.5))
+                score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
+        scores.append(score)
+    best = max(scores)
+    return [s / best if best > 0 else 0.0 for s in scores]
+
+
+def offline_summary(user_message: str, assistant_response: str) -> str:
+    """Deterministic one-line summary: the first sentence of each side."""
+    parts = []
+    if user_message:
+        parts.append("User: " + _first_sentence(user_message))
+    if assistant_response:
+        parts.append("Assistant: " + _first_sentence(assistant_response))
+    return _one_line(" | ".join(parts))
+
+
+def _first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join(text.split())
+    if len(flat) > SUMMARY_MAX_CHARS:
+        flat = flat[: SUMMARY_MAX_CHARS - 3].rstrip() + "..."
+    return flat
+
+
+def _document(episode: Episode) -> str:
+    return f"{episode.user_message}\n{episode.assistant_response}\n{episode.summary}"
+
+
+def _added(tenant: str, episode: Episode, vector: Vector) -> VectorChange:
+    entry = IndexEntry(episode.vector_key, episode.importance, episode.occur_time, vector)
+    return VectorChange(
+        tenant, episode.user_id, upserts=(entry,), embedding_model=episode.embedding_model
+    )
+
+
+def _pick(override: float | None, default: float) -> float:
+    return default if override is None else override
+
+
+def _check_unit(name: str, value: float) -> None:
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise InvalidArgumentError(name, "must be in [0, 1]")
+
+
+def _check_filter(episode_filter: EpisodeFilter) -> None:
+    start, end = episode_filter.start_time, episode_filter.end_time
+    if start is not None and end is not None and start > end:
+        raise InvalidArgumentError("filter.start_time", "is after filter.end_time")
+    if episode_filter.min_importance < 0 or math.isnan(episode_filter.min_importance):
+        raise InvalidArgumentError("filter.min_importance", "must not be negative")
+
+
+def _episode_cursor(position: Any) -> EpisodeCursor | None:
+    if position is None:
+        return None
+    try:
+        occur_time, episode_id = position
+        return EpisodeCursor(float(occur_time), str(episode_id))
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError("page_token", "is malformed") from exc
