@@ -1,33 +1,76 @@
-"""The `statekeeper` command."""
+"""The `statekeeper` command.
+
+statekeeper serve    run the gRPC server
+statekeeper migrate  apply pending schema migrations (PostgreSQL or embedded)
+statekeeper audit    read the audit trail straight from the store
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import datetime
+import json
 import logging
 import signal
 import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TextIO
 
 from statekeeper import __version__, config, logs
+from statekeeper.core.errors import InvalidArgumentError, StatekeeperError
 
 log = logging.getLogger("statekeeper")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="statekeeper", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="statekeeper", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"statekeeper {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the gRPC server")
     config.add_arguments(serve)
+    migrate = commands.add_parser(
+        "migrate", help="apply pending schema migrations and exit (safe to run concurrently)"
+    )
+    config.add_arguments(migrate)
+    audit = commands.add_parser("audit", help="read the audit trail")
+    audit_commands = audit.add_subparsers(dest="audit_command", required=True)
+    _add_audit_list(audit_commands.add_parser("list", help="list audit records, newest first"))
     args = parser.parse_args(argv)
     try:
         settings = config.load(args)
     except config.ConfigError as exc:
         parser.error(str(exc))
     logs.configure(settings.log_level, settings.log_format)
-    if args.command == "serve":
-        return asyncio.run(_serve(settings))
-    return 2
+    runners: dict[str, Callable[[], Coroutine[Any, Any, int]]] = {
+        "serve": lambda: _serve(settings),
+        "migrate": lambda: _migrate(settings),
+        "audit": lambda: _audit_list(settings, args, sys.stdout),
+    }
+    try:
+        return asyncio.run(runners[args.command]())
+    except StatekeeperError as exc:
+        print(f"statekeeper {args.command}: {exc.message}", file=sys.stderr)
+        return 1
+
+
+def _add_audit_list(parser: argparse.ArgumentParser) -> None:
+    config.add_arguments(parser)
+    parser.add_argument("--tenant", help="only this tenant (default: every tenant)")
+    parser.add_argument("--entity-type", default="", help="e.g. session")
+    parser.add_argument("--entity-id", default="", help="e.g. a session id")
+    parser.add_argument("--principal", default="", help="key id, 'anonymous' or 'system'")
+    parser.add_argument("--service", default="", help="e.g. statekeeper.v1.SessionService")
+    parser.add_argument("--method", default="", help="e.g. DeleteSession")
+    parser.add_argument("--since", default="", help="ISO time, inclusive (e.g. 2026-01-31T12:00Z)")
+    parser.add_argument("--until", default="", help="ISO time, exclusive")
+    parser.add_argument("--page-size", type=int, default=50, help="records per page (max 1000)")
+    parser.add_argument("--page-token", default="", help="next_page_token of a previous call")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
 
 
 async def _serve(settings: config.Settings) -> int:
@@ -37,7 +80,7 @@ async def _serve(settings: config.Settings) -> int:
     server = StatekeeperServer(settings)
     try:
         await server.start()
-    except OSError as exc:
+    except (OSError, StatekeeperError) as exc:
         log.error("cannot start: %s", exc)
         await server.storage.close()
         return 1
@@ -48,6 +91,86 @@ async def _serve(settings: config.Settings) -> int:
     await stop.wait()
     await server.stop()
     return 0
+
+
+async def _migrate(settings: config.Settings) -> int:
+    if not settings.production:
+        from statekeeper.storage.embedded import EmbeddedStorage
+
+        storage = EmbeddedStorage(Path(settings.data_dir))
+        await storage.start()  # the embedded store migrates when it opens
+        await storage.close()
+        print(f"embedded store in {settings.data_dir} is up to date")
+        return 0
+    import asyncpg
+
+    from statekeeper.storage import postgres
+
+    try:
+        conn = await asyncpg.connect(settings.postgres_dsn, timeout=10)
+    except (OSError, asyncpg.PostgresError) as exc:
+        print(f"statekeeper migrate: cannot connect to PostgreSQL: {exc}", file=sys.stderr)
+        return 1
+    try:
+        applied = await postgres.migrate(conn)
+        version = await postgres.schema_version(conn)
+    finally:
+        await conn.close()
+    where = postgres.redact(settings.postgres_dsn)
+    if applied:
+        print(f"applied migrations {applied} to {where}; schema at version {version}")
+    else:
+        print(f"{where} is up to date at schema version {version}")
+    return 0
+
+
+async def _audit_list(settings: config.Settings, args: argparse.Namespace, out: TextIO) -> int:
+    from statekeeper.core.audit import AuditLog
+    from statekeeper.core.models import AuditFilter
+    from statekeeper.storage.factory import build_storage
+
+    audit_filter = AuditFilter(
+        entity_type=args.entity_type,
+        entity_id=args.entity_id,
+        principal=args.principal,
+        service=args.service,
+        method=args.method,
+        start_time=_parse_time("--since", args.since),
+        end_time=_parse_time("--until", args.until),
+    )
+    storage = build_storage(settings)
+    await storage.start()
+    try:
+        records, next_token = await AuditLog(storage.audit, settings.limits).list_records(
+            args.tenant, audit_filter, args.page_size, args.page_token
+        )
+    finally:
+        await storage.close()
+    for record in records:
+        when = datetime.datetime.fromtimestamp(record.time, datetime.UTC).isoformat()
+        if args.json:
+            out.write(json.dumps({**dataclasses.asdict(record), "time": when}) + "\n")
+        else:
+            out.write(
+                f"{record.audit_id:>8}  {when}  {record.tenant}  {record.principal}"
+                f"  {record.method}  {record.entity_type}/{record.entity_id}"
+                f"@{record.revision}  {record.summary}\n"
+            )
+    if next_token:
+        print(f"more: --page-token {next_token}", file=sys.stderr)
+    return 0
+
+
+def _parse_time(flag: str, text: str) -> float:
+    if not text:
+        return 0.0
+    try:
+        moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InvalidArgumentError(flag, f"not an ISO time: {text!r}") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return moment.timestamp()
 
 
 if __name__ == "__main__":

@@ -41,7 +41,19 @@ class Settings:
     summarizer_url: str = ""
     summarizer_model: str = "gpt-4o-mini"
     summarizer_api_key: str = ""
+    postgres_dsn: str = ""
+    redis_url: str = ""
+    migrate_on_start: bool = False
+    postgres_pool_size: int = 10
+    redis_key_prefix: str = "sk"
+    cache_ttl_seconds: float = 300.0
+    health_interval_seconds: float = 1.0
     limits: Limits = field(default_factory=Limits)
+
+    @property
+    def production(self) -> bool:
+        """True when the PostgreSQL (+ Redis) tier replaces the embedded store."""
+        return bool(self.postgres_dsn)
 
 
 # Options other than api_keys and limits, with their help text.
@@ -57,14 +69,30 @@ _OPTIONS: dict[str, str] = {
     "summarizer_url": "base URL of an OpenAI-compatible API for summaries (unset: offline)",
     "summarizer_model": "model name sent to the summarizer endpoint",
     "summarizer_api_key": "bearer key for the summarizer endpoint",
+    "postgres_dsn": "PostgreSQL DSN of the durable tier, e.g. postgresql://user:pw@host/db;"
+    " set to run the production tier instead of the embedded store",
+    "redis_url": "Redis URL of the hot tier (session cache), e.g. redis://host:6379/0;"
+    " needs postgres_dsn",
+    "migrate_on_start": "apply pending PostgreSQL migrations at startup (safe with several"
+    " replicas starting at once)",
+    "postgres_pool_size": "connections per replica in the PostgreSQL pool",
+    "redis_key_prefix": "prefix of every Redis key (to share one Redis between deployments)",
+    "cache_ttl_seconds": "seconds a cached session record lives in Redis after its last read",
+    "health_interval_seconds": "seconds between health probes of the storage tiers",
 }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="TOML config file (env STATEKEEPER_CONFIG)")
+    defaults = Settings()
     for name, help_text in _OPTIONS.items():
         flag = "--" + name.replace("_", "-")
-        parser.add_argument(flag, dest=name, help=f"{help_text} (env {ENV_PREFIX}{name.upper()})")
+        text = f"{help_text} (env {ENV_PREFIX}{name.upper()})"
+        if isinstance(getattr(defaults, name), bool):
+            # `--flag` alone means true; `--flag=false` is accepted too.
+            parser.add_argument(flag, dest=name, nargs="?", const="true", metavar="BOOL", help=text)
+        else:
+            parser.add_argument(flag, dest=name, help=text)
     parser.add_argument(
         "--api-key",
         dest="api_key",
@@ -179,3 +207,26 @@ def _check(settings: Settings) -> None:
         raise ConfigError("expired_retention_seconds: must not be negative")
     if settings.shutdown_grace_seconds < 0:
         raise ConfigError("shutdown_grace_seconds: must not be negative")
+    _check_production(settings)
+
+
+def _check_production(settings: Settings) -> None:
+    if settings.postgres_dsn and not settings.postgres_dsn.startswith(
+        ("postgres://", "postgresql://")
+    ):
+        raise ConfigError("postgres_dsn: expected postgresql://[user[:password]@]host[:port]/db")
+    if settings.redis_url and not settings.postgres_dsn:
+        raise ConfigError(
+            "redis_url: needs postgres_dsn as well (Redis is only a cache; PostgreSQL keeps"
+            " the data)"
+        )
+    if settings.redis_url and not settings.redis_url.startswith(
+        ("redis://", "rediss://", "unix://")
+    ):
+        raise ConfigError("redis_url: expected redis://[:password@]host[:port][/db]")
+    if settings.postgres_pool_size < 1:
+        raise ConfigError("postgres_pool_size: must be at least 1")
+    if settings.cache_ttl_seconds <= 0:
+        raise ConfigError("cache_ttl_seconds: must be positive")
+    if settings.health_interval_seconds <= 0:
+        raise ConfigError("health_interval_seconds: must be positive")

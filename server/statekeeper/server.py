@@ -1,9 +1,14 @@
 """Assembles the gRPC server: storage, domain, servicers, health, reflection.
 
 Lifecycle: `start()` opens storage (health turns SERVING once it is ready),
-starts the background sweeper and binds the port; `stop()` turns health
-NOT_SERVING, stops accepting calls, lets in-flight calls finish within the
-grace period, then closes storage.
+starts the background sweeper and the health monitor and binds the port;
+`stop()` turns health NOT_SERVING, stops accepting calls, lets in-flight
+calls finish within the grace period, then closes storage.
+
+The health monitor probes the durable tier every `health_interval_seconds`:
+while it cannot be reached, health is NOT_SERVING (calls that need it answer
+UNAVAILABLE) and the server keeps running; when it answers again, health
+returns to SERVING by itself. The same probe lets the Redis cache recover.
 """
 
 from __future__ import annotations
@@ -11,26 +16,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from pathlib import Path
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from statekeeper import __version__
 from statekeeper.adapters.openai_chat import OpenAIChatSummarizer
+from statekeeper.api import reflection
+from statekeeper.api.admin_servicer import AdminServicer
 from statekeeper.api.interceptor import DomainInterceptor
 from statekeeper.api.session_servicer import SessionServicer
 from statekeeper.api.unimplemented import unimplemented_servicer
 from statekeeper.config import Settings
+from statekeeper.core.audit import AuditLog
+from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.sessions import SessionManager
 from statekeeper.core.summarizer import ExtractiveSummarizer, Summarizer
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.factory import build_storage
 from statekeeper.v1 import (
+    admin_pb2,
+    admin_pb2_grpc,
     blackboard_pb2,
     blackboard_pb2_grpc,
     checkpoint_pb2,
@@ -55,16 +63,13 @@ _PENDING: list[tuple[Any, Any, str]] = [
 
 STATEKEEPER_SERVICES = [
     session_pb2.DESCRIPTOR.services_by_name["SessionService"].full_name,
+    admin_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
     *(
         service.full_name
         for module, _, _ in _PENDING
         for service in module.DESCRIPTOR.services_by_name.values()
     ),
 ]
-
-
-def build_storage(settings: Settings) -> Storage:
-    return EmbeddedStorage(Path(settings.data_dir))
 
 
 def build_summarizer(settings: Settings, counter: TokenCounter) -> Summarizer:
@@ -86,10 +91,12 @@ class StatekeeperServer:
             build_summarizer(settings, counter),
             settings.limits,
         )
+        self.audit = AuditLog(self.storage.audit, settings.limits)
         self.authenticator = Authenticator(settings.api_keys)
         self.health = health.aio.HealthServicer()
         self._server: grpc.aio.Server | None = None
-        self._sweeper: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._serving = False
         self.port = 0
 
     async def start(self) -> int:
@@ -107,22 +114,24 @@ class StatekeeperServer:
         session_pb2_grpc.add_SessionServiceServicer_to_server(
             SessionServicer(self.sessions), server
         )
+        admin_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(self.audit), server)
         for module, grpc_module, capability in _PENDING:
             for service in module.DESCRIPTOR.services_by_name.values():
                 base = getattr(grpc_module, f"{service.name}Servicer")
                 register = getattr(grpc_module, f"add_{service.name}Servicer_to_server")
                 register(unimplemented_servicer(base, service, capability), server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
-        reflection.enable_server_reflection(
-            [*STATEKEEPER_SERVICES, health.SERVICE_NAME, reflection.SERVICE_NAME], server
-        )
+        reflection.enable([*STATEKEEPER_SERVICES, health.SERVICE_NAME], server)
         self.port = server.add_insecure_port(self.settings.listen)
         if self.port == 0:
             raise OSError(f"cannot listen on {self.settings.listen}")
         await server.start()
         self._server = server
-        await self._set_health(health_pb2.HealthCheckResponse.SERVING)
-        self._sweeper = asyncio.create_task(self._sweep_forever(), name="sweeper")
+        await self._set_serving(True)
+        self._tasks = [
+            asyncio.create_task(self._sweep_forever(), name="sweeper"),
+            asyncio.create_task(self._monitor_forever(), name="health-monitor"),
+        ]
         self._announce()
         return self.port
 
@@ -146,6 +155,27 @@ class StatekeeperServer:
         for name in STATEKEEPER_SERVICES:
             await self.health.set(name, status)
 
+    async def _set_serving(self, serving: bool) -> None:
+        self._serving = serving
+        status = health_pb2.HealthCheckResponse
+        await self._set_health(status.SERVING if serving else status.NOT_SERVING)
+
+    async def _monitor_forever(self) -> None:
+        """Health follows the durable tier: NOT_SERVING while it is down."""
+        while True:
+            await asyncio.sleep(self.settings.health_interval_seconds)
+            try:
+                healthy = await self.storage.healthy()
+            except Exception:
+                log.exception("health probe failed")
+                healthy = False
+            if healthy != self._serving:
+                if healthy:
+                    log.warning("storage reachable again: health SERVING")
+                else:
+                    log.error("storage unreachable: health NOT_SERVING until it answers again")
+                await self._set_serving(healthy)
+
     async def _sweep_forever(self) -> None:
         while True:
             await asyncio.sleep(self.settings.sweep_interval_seconds)
@@ -153,6 +183,8 @@ class StatekeeperServer:
                 swept = await self.sessions.sweep_expired(self.settings.expired_retention_seconds)
                 if swept:
                     log.info("swept expired sessions", extra={"swept": swept})
+            except StorageUnavailableError as exc:
+                log.warning("sweep of expired sessions skipped: %s", exc.message)
             except Exception:
                 log.exception("sweep of expired sessions failed; will retry")
 
@@ -164,10 +196,10 @@ class StatekeeperServer:
         """Drains: NOT_SERVING first, then finish in-flight calls, then close."""
         log.info("draining: health NOT_SERVING, finishing in-flight calls")
         await self.health.enter_graceful_shutdown()
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        for task in self._tasks:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+                await task
         if self._server is not None:
             await self._server.stop(self.settings.shutdown_grace_seconds)
         await self.storage.close()

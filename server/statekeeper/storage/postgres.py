@@ -258,7 +258,7 @@ class PostgresStorage(Storage):
         with _mapped("start"):
             pool = await asyncpg.create_pool(
                 self._dsn,
-                min_size=1,
+                min_size=0,  # no background reconnect loop while PostgreSQL is down
                 max_size=self._pool_size,
                 command_timeout=self._command_timeout,
                 timeout=self._connect_timeout,
@@ -327,8 +327,8 @@ def _mapped(what: str) -> Any:
         yield
     except _UNAVAILABLE as exc:
         raise StorageUnavailableError(
-            f"PostgreSQL (the durable store) is unavailable during {what}:"
-            f" {type(exc).__name__}: {exc}. Nothing was acknowledged; retry later."
+            f"PostgreSQL (the durable store) is unavailable ({what} failed:"
+            f" {type(exc).__name__}: {exc}); the call was not acknowledged, retry later"
         ) from exc
 
 

@@ -1,0 +1,62 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class AuditRecord(_message.Message):
+    __slots__ = ("audit_id", "principal", "service", "method", "entity_type", "entity_id", "revision", "create_time", "summary")
+    AUDIT_ID_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    SERVICE_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    audit_id: int
+    principal: str
+    service: str
+    method: str
+    entity_type: str
+    entity_id: str
+    revision: int
+    create_time: _timestamp_pb2.Timestamp
+    summary: str
+    def __init__(self, audit_id: _Optional[int] = ..., principal: _Optional[str] = ..., service: _Optional[str] = ..., method: _Optional[str] = ..., entity_type: _Optional[str] = ..., entity_id: _Optional[str] = ..., revision: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., summary: _Optional[str] = ...) -> None: ...
+
+class ListAuditRecordsRequest(_message.Message):
+    __slots__ = ("page_size", "page_token", "entity_type", "entity_id", "principal", "service", "method", "start_time", "end_time")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    SERVICE_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    entity_type: str
+    entity_id: str
+    principal: str
+    service: str
+    method: str
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., entity_type: _Optional[str] = ..., entity_id: _Optional[str] = ..., principal: _Optional[str] = ..., service: _Optional[str] = ..., method: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListAuditRecordsResponse(_message.Message):
+    __slots__ = ("audit_records", "next_page_token")
+    AUDIT_RECORDS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    audit_records: _containers.RepeatedCompositeFieldContainer[AuditRecord]
+    next_page_token: str
+    def __init__(self, audit_records: _Optional[_Iterable[_Union[AuditRecord, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
