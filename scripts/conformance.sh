@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# Builds every client (Python, Go, TypeScript, Java, Rust), starts ONE real
+# statekeeper server on a free loopback port with an API key and a temporary
+# data dir, checks it with grpcurl and grpc_health_probe, runs the conformance
+# scenario of each language against it, prints how long every stage and every
+# scenario took, stops the server, and exits non-zero if anything failed.
+#
+# Works on a fresh machine with only the base toolchains: it installs grpcurl
+# and grpc_health_probe (go install, into .tools/), the npm, Maven, cargo and
+# Go dependencies of the clients, and the Python client into its own venv.
+#
+# Environment:
+#   CONFORMANCE_REQUIRE  services whose UNIMPLEMENTED answer fails a step
+#                        instead of skipping it (comma separated, or "all";
+#                        default "session": add each service as it lands)
+#   CONFORMANCE_ONLY     run only these languages (e.g. "go,rust")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TOOLS=$ROOT/.tools
+PY=${PYTHON:-$ROOT/.venv/bin/python}
+REQUIRE=${CONFORMANCE_REQUIRE:-session}
+ONLY=${CONFORMANCE_ONLY:-python,go,typescript,java,rust}
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/statekeeper-conformance.XXXXXX")
+SERVER_PID=""
+declare -a TIMINGS=()
+declare -a RESULTS=()
+failures=0
+run_start=$(date +%s%N)
+
+cleanup() {
+  local rc=$?
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+  fi
+  if [ $rc -ne 0 ] && [ -f "$WORK/server.log" ]; then
+    echo "==> server log (last 30 lines)"
+    tail -n 30 "$WORK/server.log" || true
+  fi
+  rm -rf "$WORK"
+  exit $rc
+}
+trap cleanup EXIT
+
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+fmt_ms() { printf '%d.%03ds' $(( $1 / 1000 )) $(( $1 % 1000 )); }
+wanted() { [[ ",$ONLY," == *",$1,"* ]]; }
+
+# stage NAME CMD...: runs CMD, records its duration, stops everything on failure.
+stage() {
+  local name=$1; shift
+  echo "==> $name"
+  local start; start=$(date +%s%N)
+  if ! "$@"; then
+    echo "FAILED: $name" >&2
+    TIMINGS+=("$(printf '%-34s %10s  FAILED' "$name" "$(fmt_ms "$(ms_since "$start")")")")
+    report
+    exit 1
+  fi
+  TIMINGS+=("$(printf '%-34s %10s' "$name" "$(fmt_ms "$(ms_since "$start")")")")
+}
+
+report() {
+  echo "==> stage timings"
+  printf '  %s\n' "${TIMINGS[@]}"
+  if [ ${#RESULTS[@]} -gt 0 ]; then
+    echo "==> conformance scenarios"
+    printf '  %s\n' "${RESULTS[@]}"
+  fi
+  echo "==> total $(fmt_ms "$(ms_since "$run_start")")"
+}
+
+# ---------------------------------------------------------------- tools
+install_tools() {
+  scripts/install-codegen-tools.sh ops
+  "$TOOLS/bin/grpcurl" -version 2>&1 | head -1
+  "$TOOLS/bin/grpc_health_probe" -version 2>&1 | head -1
+}
+
+server_env() {
+  if [ ! -x "$PY" ]; then
+    make setup
+  fi
+  "$PY" -c 'import statekeeper' >/dev/null
+}
+
+# ---------------------------------------------------------------- builds
+build_python() {
+  local venv=$TOOLS/venv-pyclient
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --upgrade pip
+  fi
+  # A real install of the package (not the source tree on PYTHONPATH).
+  "$venv/bin/pip" install --quiet --no-warn-script-location "$ROOT/clients/python"
+  (cd "$WORK" && "$venv/bin/python" -c 'import statekeeper_client, statekeeper_client.v1.session_pb2_grpc; print("statekeeper_client", statekeeper_client.__version__)')
+}
+
+build_go() {
+  (cd clients/go && go vet ./... && go build -o "$WORK/bin/go-conformance" ./cmd/conformance \
+    && go build -o "$WORK/bin/go-agent" ./examples/agent)
+}
+
+build_typescript() {
+  (cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
+}
+
+build_java() {
+  (cd clients/java && mvn -q -B -Dstyle.color=never package -DskipTests)
+}
+
+build_rust() {
+  (cd clients/rust && cargo build --quiet --locked --examples)
+}
+
+# ---------------------------------------------------------------- server
+free_port() {
+  "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+start_server() {
+  PORT=$(free_port)
+  ADDR=127.0.0.1:$PORT
+  API_KEY="conformance-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+  mkdir -p "$WORK/data"
+  "$PY" -m statekeeper serve --listen "$ADDR" --data-dir "$WORK/data" \
+    --api-key "$API_KEY=conformance" >"$WORK/server.log" 2>&1 &
+  SERVER_PID=$!
+  echo "server pid $SERVER_PID on $ADDR (data dir $WORK/data)"
+  for _ in $(seq 1 150); do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      echo "server exited early" >&2
+      cat "$WORK/server.log" >&2
+      return 1
+    fi
+    if "$TOOLS/bin/grpc_health_probe" -addr "$ADDR" -connect-timeout 1s -rpc-timeout 1s >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 0.2
+  done
+  echo "server did not become healthy in 30 s" >&2
+  return 1
+}
+
+# ---------------------------------------------------------------- operator tools
+check_grpcurl() {
+  local grpcurl=$TOOLS/bin/grpcurl services
+  services=$("$grpcurl" -plaintext "$ADDR" list)
+  echo "$services" | sed 's/^/  list: /'
+  local s
+  for s in SessionService MemoryService CheckpointService BlackboardService MessageService; do
+    if ! grep -qx "statekeeper.v1.$s" <<<"$services"; then
+      echo "grpcurl list does not show statekeeper.v1.$s" >&2
+      return 1
+    fi
+  done
+  "$grpcurl" -plaintext "$ADDR" describe statekeeper.v1.SessionService.CreateSession | sed 's/^/  describe: /'
+  local created
+  created=$("$grpcurl" -plaintext -H "x-api-key: $API_KEY" \
+    -d '{"session": {"userId": "grpcurl-user", "agentId": "grpcurl"}}' \
+    "$ADDR" statekeeper.v1.SessionService/CreateSession)
+  echo "$created" | sed 's/^/  CreateSession: /'
+  grep -Eq '"session_?[iI]d"' <<<"$created" || { echo "CreateSession returned no sessionId" >&2; return 1; }
+  # Without the key the same call must be refused.
+  local refused
+  if refused=$("$grpcurl" -plaintext -d '{"session": {"userId": "grpcurl-user"}}' \
+    "$ADDR" statekeeper.v1.SessionService/CreateSession 2>&1); then
+    echo "CreateSession without an API key succeeded" >&2
+    return 1
+  fi
+  grep -q "Unauthenticated" <<<"$refused" || { echo "expected Unauthenticated, got: $refused" >&2; return 1; }
+  echo "  without x-api-key: Unauthenticated (as expected)"
+}
+
+check_health_probe() {
+  "$TOOLS/bin/grpc_health_probe" -addr "$ADDR" -connect-timeout 2s -rpc-timeout 2s
+}
+
+# ---------------------------------------------------------------- scenarios
+scenario() { # scenario LANGUAGE CMD...
+  local lang=$1; shift
+  echo "==> conformance scenario: $lang"
+  local start rc=0; start=$(date +%s%N)
+  (cd "$WORK" && STATEKEEPER_ADDR=$ADDR STATEKEEPER_API_KEY=$API_KEY STATEKEEPER_REQUIRE=$REQUIRE "$@") || rc=$?
+  local took; took=$(fmt_ms "$(ms_since "$start")")
+  if [ $rc -eq 0 ]; then
+    RESULTS+=("$(printf '%-12s PASSED  %10s' "$lang" "$took")")
+  else
+    RESULTS+=("$(printf '%-12s FAILED  %10s  (exit %d)' "$lang" "$took" "$rc")")
+    failures=$((failures + 1))
+  fi
+}
+
+stage "install grpcurl, grpc_health_probe" install_tools
+stage "server environment (.venv)" server_env
+wanted python && stage "build python client" build_python
+wanted go && stage "build go client" build_go
+wanted typescript && stage "build typescript client" build_typescript
+wanted java && stage "build java client" build_java
+wanted rust && stage "build rust client" build_rust
+stage "start server" start_server
+stage "grpc_health_probe" check_health_probe
+stage "grpcurl list/describe/call" check_grpcurl
+
+scen_start=$(date +%s%N)
+wanted python && scenario python "$TOOLS/venv-pyclient/bin/python" "$ROOT/clients/python/examples/conformance.py"
+wanted go && scenario go "$WORK/bin/go-conformance"
+wanted typescript && scenario typescript node "$ROOT/clients/typescript/dist/conformance.js"
+wanted java && scenario java java -cp "$ROOT/clients/java/target/classes:$(cat "$ROOT/clients/java/target/classpath.txt")" dev.statekeeper.examples.Conformance
+wanted rust && scenario rust "$ROOT/clients/rust/target/debug/examples/conformance"
+TIMINGS+=("$(printf '%-34s %10s' "conformance scenarios" "$(fmt_ms "$(ms_since "$scen_start")")")")
+
+# The server must still be healthy after every client ran.
+stage "grpc_health_probe (after)" check_health_probe
+
+report
+total=${#RESULTS[@]}
+echo "conformance: $((total - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]
