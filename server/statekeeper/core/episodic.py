@@ -160,6 +160,8 @@ class RecallOutcome:
     index_type: str
     weights: Weights
     candidate_count: int
+    # Candidates at or above min_score, before the top_k cut.
+    qualified_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -448,8 +450,11 @@ class EpisodicMemory:
         scored, index_type = await self._best_by_combined(
             tenant, query, vector, weights, top_k, allowed, now
         )
-        results = await self._materialize(tenant, query, scored, top_k)
-        return RecallOutcome(results, Ranking.VECTOR, index_type, weights, len(scored))
+        qualified = [s for s in scored if s.score.combined >= query.min_score]
+        results = await self._materialize(tenant, query, qualified[:top_k])
+        return RecallOutcome(
+            results, Ranking.VECTOR, index_type, weights, len(scored), len(qualified)
+        )
 
     async def _best_by_combined(
         self,
@@ -496,9 +501,8 @@ class EpisodicMemory:
         return scored
 
     async def _materialize(
-        self, tenant: str, query: RecallQuery, scored: list[_Scored], top_k: int
+        self, tenant: str, query: RecallQuery, kept: list[_Scored]
     ) -> list[Recalled]:
-        kept = [s for s in scored if s.score.combined >= query.min_score][:top_k]
         episodes = await self._store.get_episodes_by_keys(
             tenant, query.user_id, [s.key for s in kept], query.include_embedding
         )
@@ -527,8 +531,10 @@ class EpisodicMemory:
         ]
         results.sort(key=lambda r: (-r.score.combined, -r.episode.occur_time, r.episode.episode_id))
         candidate_count = len(results)
-        results = [r for r in results if r.score.combined >= query.min_score][:top_k]
-        return RecallOutcome(results, Ranking.LEXICAL, "", weights, candidate_count)
+        results = [r for r in results if r.score.combined >= query.min_score]
+        return RecallOutcome(
+            results[:top_k], Ranking.LEXICAL, "", weights, candidate_count, len(results)
+        )
 
 
 def combine(

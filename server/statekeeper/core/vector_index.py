@@ -478,7 +478,7 @@ class VectorIndexes:
         """Rebuilds from the store and swaps the new index in; searches keep
         using the old one meanwhile. FAILED_PRECONDITION if one is running."""
         slot = self._slots.setdefault((tenant, user_id), _Slot())
-        if slot.building:
+        if slot.building or slot.lock.locked():
             raise FailedPreconditionError(
                 f"a rebuild of {user_id!r}'s index is running", condition="RUN_IN_PROGRESS"
             )
@@ -493,7 +493,7 @@ class VectorIndexes:
         log.info("rebuilding vector indexes", extra={"indexes": len(owners)})
         for done, (tenant, user_id) in enumerate(owners, start=1):
             slot = self._slots.setdefault((tenant, user_id), _Slot())
-            if not slot.building:
+            if slot.last_rebuild_time is None:  # not loaded on demand meanwhile
                 await self._build(tenant, user_id, slot)
             if done % 100 == 0 or done == len(owners):
                 log.info(
@@ -523,10 +523,14 @@ class VectorIndexes:
         if slot.current is None and slot.last_rebuild_time is None:
             async with slot.lock:
                 if slot.current is None and slot.last_rebuild_time is None:
-                    await self._build(tenant, user_id, slot)
+                    await self._build_locked(tenant, user_id, slot)
         return slot.current
 
     async def _build(self, tenant: str, user_id: str, slot: _Slot) -> None:
+        async with slot.lock:  # one build per user at a time
+            await self._build_locked(tenant, user_id, slot)
+
+    async def _build_locked(self, tenant: str, user_id: str, slot: _Slot) -> None:
         slot.building = True
         slot.pending = []
         try:

@@ -1,0 +1,187 @@
+"""proto <-> domain conversions for memory. Translation only, plus the checks
+that only make sense on the wire (field presence, oneofs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from statekeeper.api.convert import timestamp
+from statekeeper.core.episodic import Score, WeightOverrides, Weights
+from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.core.memory_models import (
+    EntityNode,
+    Episode,
+    EpisodeFilter,
+    Fact,
+    FactDraft,
+    FactResult,
+    Predicate,
+)
+from statekeeper.core.vector_index import IndexStats
+from statekeeper.v1 import memory_pb2 as pb
+
+
+def seconds(stamp: timestamp_pb2.Timestamp) -> float:
+    return stamp.seconds + stamp.nanos / 1e9
+
+
+def optional_seconds(message: object, field: str) -> float | None:
+    """The timestamp field as seconds, or None when unset."""
+    if not message.HasField(field):  # type: ignore[attr-defined]
+        return None
+    return seconds(getattr(message, field))
+
+
+def duration(value: float) -> duration_pb2.Duration:
+    result = duration_pb2.Duration()
+    result.FromNanoseconds(round(value * 1e9))
+    return result
+
+
+def episode_filter(message: pb.EpisodeFilter) -> EpisodeFilter:
+    return EpisodeFilter(
+        session_id=message.session_id,
+        start_time=optional_seconds(message, "start_time"),
+        end_time=optional_seconds(message, "end_time"),
+        metadata=dict(message.metadata),
+        min_importance=message.min_importance,
+    )
+
+
+def weight_overrides(message: pb.RecallWeights) -> WeightOverrides:
+    half_life = None
+    if message.HasField("recency_half_life"):
+        value = message.recency_half_life
+        half_life = value.seconds + value.nanos / 1e9
+        if half_life <= 0:
+            raise InvalidArgumentError("weights.recency_half_life", "must be positive")
+    return WeightOverrides(
+        similarity=message.similarity if message.HasField("similarity") else None,
+        recency=message.recency if message.HasField("recency") else None,
+        importance=message.importance if message.HasField("importance") else None,
+        half_life_seconds=half_life,
+    )
+
+
+def weights_to_proto(weights: Weights) -> pb.RecallWeights:
+    return pb.RecallWeights(
+        similarity=weights.similarity,
+        recency=weights.recency,
+        importance=weights.importance,
+        recency_half_life=duration(weights.half_life_seconds),
+    )
+
+
+def score_to_proto(score: Score) -> pb.RecallScore:
+    return pb.RecallScore(
+        similarity=score.similarity,
+        recency=score.recency,
+        importance=score.importance,
+        combined=score.combined,
+    )
+
+
+def episode_to_proto(episode: Episode, decayed: float) -> pb.Episode:
+    return pb.Episode(
+        id=episode.episode_id,
+        user_id=episode.user_id,
+        session_id=episode.session_id,
+        user_message=episode.user_message,
+        assistant_response=episode.assistant_response,
+        summary=episode.summary,
+        summary_source=int(episode.summary_source),  # type: ignore[arg-type]
+        embedding=[] if episode.embedding is None else episode.embedding.tolist(),
+        embedding_source=int(episode.embedding_source),  # type: ignore[arg-type]
+        embedding_model=episode.embedding_model,
+        importance=episode.importance,
+        decayed_importance=decayed,
+        metadata=episode.metadata,
+        occur_time=timestamp(episode.occur_time),
+        create_time=timestamp(episode.create_time),
+        consolidate_time=timestamp(episode.consolidate_time),
+        derived_fact_ids=list(episode.derived_fact_ids),
+    )
+
+
+def fact_input(message: pb.FactInput) -> FactDraft:
+    return FactDraft(
+        subject=message.subject,
+        predicate=message.predicate,
+        object=message.object,
+        source=message.source,
+        confidence=message.confidence if message.HasField("confidence") else 1.0,
+        valid_from=optional_seconds(message, "valid_from"),
+        valid_to=optional_seconds(message, "valid_to"),
+    )
+
+
+def fact_input_to_proto(draft: FactDraft) -> pb.FactInput:
+    return pb.FactInput(
+        subject=draft.subject,
+        predicate=draft.predicate,
+        object=draft.object,
+        source=draft.source,
+        confidence=draft.confidence,
+        valid_from=timestamp(draft.valid_from),
+        valid_to=timestamp(draft.valid_to),
+    )
+
+
+def fact_to_proto(fact: Fact) -> pb.Fact:
+    return pb.Fact(
+        id=fact.fact_id,
+        user_id=fact.user_id,
+        subject=fact.subject,
+        predicate=fact.predicate,
+        object=fact.object,
+        source=fact.source,
+        confidence=fact.confidence,
+        valid_from=timestamp(fact.valid_from),
+        valid_to=timestamp(fact.valid_to),
+        origin=int(fact.origin),  # type: ignore[arg-type]
+        source_episode_ids=list(fact.source_episode_ids),
+        create_time=timestamp(fact.create_time),
+        invalidate_time=timestamp(fact.invalidate_time),
+        invalidated_by=fact.invalidated_by,
+        invalidation_reason=fact.invalidation_reason,
+    )
+
+
+def fact_results_to_proto(results: Iterable[FactResult]) -> list[pb.FactResult]:
+    return [
+        pb.FactResult(
+            fact=fact_to_proto(r.fact),
+            outcome=int(r.outcome),  # type: ignore[arg-type]
+            invalidated_fact_ids=list(r.invalidated_fact_ids),
+        )
+        for r in results
+    ]
+
+
+def node_to_proto(node: EntityNode) -> pb.EntityNode:
+    return pb.EntityNode(name=node.name, depth=node.depth)
+
+
+def predicate_to_proto(predicate: Predicate) -> pb.Predicate:
+    return pb.Predicate(
+        name=predicate.name,
+        single_valued=predicate.single_valued,
+        description=predicate.description,
+        create_time=timestamp(predicate.create_time),
+        update_time=timestamp(predicate.update_time),
+    )
+
+
+def stats_to_proto(stats: IndexStats) -> pb.MemoryIndexStats:
+    return pb.MemoryIndexStats(
+        user_id=stats.user_id,
+        state=int(stats.state),  # type: ignore[arg-type]
+        index_type=stats.index_type,
+        dimension=stats.dimension,
+        vector_count=stats.vector_count,
+        tombstone_count=stats.tombstone_count,
+        last_rebuild_time=timestamp(stats.last_rebuild_time),
+        embedding_model=stats.embedding_model,
+    )

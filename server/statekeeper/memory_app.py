@@ -1,0 +1,153 @@
+"""Assembles long-term memory: store, vector indexes, models, domain, jobs.
+
+server.py builds one `MemoryApp` next to its SessionManager, registers it on
+the gRPC server, and starts and stops it with the storage:
+
+    memory = MemoryApp(storage, sessions, counter, summarizer, limits,
+                       MemoryConfig(), ModelEndpoints(...))
+    await memory.start()          # after storage.start()
+    memory.register(server)
+    ...
+    await memory.stop()           # before storage.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+
+from statekeeper.adapters.openai_embeddings import OpenAIEmbedder
+from statekeeper.adapters.openai_facts import OpenAIFactExtractor
+from statekeeper.api.memory_servicer import MemoryDomain, MemoryServicer, register
+from statekeeper.core.episodic import Embedder, EpisodicMemory
+from statekeeper.core.forgetting import Consolidation, Forgetting, MemoryMaintenance
+from statekeeper.core.limits import Limits
+from statekeeper.core.memory_config import MemoryConfig
+from statekeeper.core.memory_context import MemoryContextBuilder
+from statekeeper.core.semantic import FactExtractor, PatternFactExtractor, SemanticMemory
+from statekeeper.core.sessions import SessionManager
+from statekeeper.core.summarizer import Summarizer
+from statekeeper.core.tokens import TokenCounter
+from statekeeper.core.vector_index import (
+    ChangeFeed,
+    FaissIndexFactory,
+    InProcessChangeFeed,
+    VectorIndexes,
+)
+from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ModelEndpoints:
+    """Where embeddings and fact extraction come from. Empty URL: none
+    configured (no embedder: lexical recall; no LLM: offline extractor)."""
+
+    embedder_url: str = ""
+    embedder_model: str = "text-embedding-3-small"
+    embedder_api_key: str = ""
+    # "local" uses the optional all-MiniLM-L6-v2 extra instead of a URL.
+    embedder_kind: str = "openai"
+    local_model_path: str = ""
+    llm_url: str = ""
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str = ""
+
+
+def build_embedder(endpoints: ModelEndpoints) -> Embedder | None:
+    if endpoints.embedder_kind == "local":
+        from statekeeper.adapters.local_embedder import LocalEmbedder
+
+        return LocalEmbedder(endpoints.local_model_path)
+    if endpoints.embedder_url:
+        return OpenAIEmbedder(
+            endpoints.embedder_url, endpoints.embedder_model, endpoints.embedder_api_key
+        )
+    return None
+
+
+def build_extractor(endpoints: ModelEndpoints, config: MemoryConfig) -> FactExtractor:
+    limits = config.limits
+    if endpoints.llm_url:
+        return OpenAIFactExtractor(
+            endpoints.llm_url,
+            endpoints.llm_model,
+            endpoints.llm_api_key,
+            max_facts=limits.max_extracted_facts,
+            max_field_chars=limits.max_fact_field_bytes,
+        )
+    return PatternFactExtractor(limits.max_extracted_facts)
+
+
+class MemoryApp:
+    def __init__(
+        self,
+        storage: EmbeddedStorage,
+        sessions: SessionManager,
+        counter: TokenCounter,
+        summarizer: Summarizer | None,
+        limits: Limits,
+        config: MemoryConfig,
+        endpoints: ModelEndpoints,
+        feed: ChangeFeed | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config
+        self.store = EmbeddedMemoryStore(storage)
+        self.feed = feed if feed is not None else InProcessChangeFeed()
+        self.indexes = VectorIndexes(self.store, FaissIndexFactory(config.index), self.feed, clock)
+        self.embedder = build_embedder(endpoints)
+        extractor = build_extractor(endpoints, config)
+        episodes = EpisodicMemory(
+            self.store, self.indexes, config, limits, self.embedder, summarizer, clock
+        )
+        semantic = SemanticMemory(self.store, self.store, extractor, limits, config.limits, clock)
+        forgetting = Forgetting(episodes, self.store, config, limits, clock)
+        consolidation = Consolidation(
+            self.store, self.store, self.indexes, extractor, config, limits, clock
+        )
+        self.domain = MemoryDomain(
+            episodes=episodes,
+            semantic=semantic,
+            context=MemoryContextBuilder(
+                sessions, episodes, semantic, counter, config, limits, clock
+            ),
+            forgetting=forgetting,
+            consolidation=consolidation,
+        )
+        self.maintenance = MemoryMaintenance(
+            self.store, forgetting, consolidation, self.indexes, config
+        )
+        self._rebuild: asyncio.Task[int] | None = None
+
+    async def start(self, wait_for_indexes: bool = False) -> None:
+        """Migrates the memory schema, starts rebuilding every index from the
+        store (recall on a user not rebuilt yet loads that user first), and
+        starts the background jobs."""
+        await self.store.start()
+        self._rebuild = asyncio.create_task(self.indexes.rebuild_all(), name="memory-rebuild")
+        if wait_for_indexes:
+            await self._rebuild
+        self.maintenance.start()
+
+    def register(self, server: grpc.aio.Server) -> MemoryServicer:
+        return register(server, self.domain)
+
+    async def stop(self) -> None:
+        await self.maintenance.stop()
+        if self._rebuild is not None and not self._rebuild.done():
+            self._rebuild.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._rebuild
+        self.indexes.close()
+        closer = getattr(self.embedder, "aclose", None)
+        if closer is not None:
+            await closer()
