@@ -1,0 +1,246 @@
+"""proto <-> domain conversions for the blackboard. Only translation and the
+checks that exist on the wire alone (oneof presence, enum numbers)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from google.protobuf import duration_pb2, struct_pb2
+from google.protobuf.json_format import MessageToDict
+
+from statekeeper.api.convert import timestamp
+from statekeeper.core.blackboard import (
+    Compare,
+    CompareOperator,
+    CompareTarget,
+    DeleteOp,
+    DeleteResult,
+    GetOp,
+    GetResult,
+    Op,
+    OpResult,
+    PutOp,
+    PutResult,
+    WatchRequest,
+)
+from statekeeper.core.blackboard_models import Entry, Event, EventType, Header, Value, ValueKind
+from statekeeper.core.blackboard_watch import WatchMessage, WatchMessageKind
+from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.v1 import blackboard_pb2 as pb
+from statekeeper.v1 import common_pb2
+
+
+def _seconds(duration: duration_pb2.Duration) -> float:
+    return duration.seconds + duration.nanos / 1e9
+
+
+def optional_seconds(message: object, field: str) -> float | None:
+    """The seconds of a Duration field, or None when it is unset."""
+    if not message.HasField(field):  # type: ignore[attr-defined]
+        return None
+    return _seconds(getattr(message, field))
+
+
+# ----- values and entries -------------------------------------------------------
+
+
+def value_from_proto(value: pb.BlackboardValue) -> Value | None:
+    kind = value.WhichOneof("kind")
+    if kind == "payload":
+        payload = value.payload
+        return Value.payload(payload.data, payload.content_type, payload.schema_version)
+    if kind == "json":
+        return Value.json_object(MessageToDict(value.json))
+    return None
+
+
+def value_to_proto(value: Value) -> pb.BlackboardValue:
+    if value.kind == ValueKind.PAYLOAD:
+        payload = common_pb2.Payload(
+            content_type=value.content_type, schema_version=value.schema_version, data=value.data
+        )
+        return pb.BlackboardValue(payload=payload)
+    struct = struct_pb2.Struct()
+    struct.update(value.as_object())
+    return pb.BlackboardValue(json=struct)
+
+
+def optional_entry(entry: Entry | None) -> pb.BlackboardEntry | None:
+    return None if entry is None else entry_to_proto(entry)
+
+
+def entry_to_proto(entry: Entry) -> pb.BlackboardEntry:
+    return pb.BlackboardEntry(
+        board=entry.board,
+        key=entry.key,
+        value=None if entry.value is None else value_to_proto(entry.value),
+        create_revision=entry.create_revision,
+        mod_revision=entry.mod_revision,
+        version=entry.version,
+        writer_agent_id=entry.writer_agent_id,
+        expire_time=timestamp(entry.expire_time),
+        update_time=timestamp(entry.update_time),
+    )
+
+
+def header_to_proto(header: Header) -> pb.BlackboardHeader:
+    return pb.BlackboardHeader(revision=header.revision, oldest_revision=header.oldest_revision)
+
+
+def event_to_proto(event: Event) -> pb.BlackboardEvent:
+    entry = event.entry
+    if event.type != EventType.PUT:
+        # Removals carry board, key and the removal's revision only.
+        entry = Entry(entry.board, entry.key, None, 0, entry.mod_revision, 0)
+    return pb.BlackboardEvent(
+        type=int(event.type),  # type: ignore[arg-type]
+        entry=entry_to_proto(entry),
+        previous=optional_entry(event.previous),
+        revision=event.revision,
+    )
+
+
+# ----- requests -------------------------------------------------------------------
+
+
+def put_op(request: pb.PutEntryRequest) -> PutOp:
+    return PutOp(
+        key=request.key,
+        value=value_from_proto(request.value),
+        ttl_seconds=optional_seconds(request, "ttl"),
+        keep_ttl=request.keep_ttl,
+        return_previous=request.return_previous,
+    )
+
+
+def optional_revision(message: object, field: str) -> int | None:
+    if not message.HasField(field):  # type: ignore[attr-defined]
+        return None
+    value: int = getattr(message, field)
+    return value
+
+
+def compare_from_proto(field: str, compare: pb.TxnCompare) -> Compare:
+    operator = compare.operator
+    if operator == pb.TXN_COMPARE_OPERATOR_UNSPECIFIED:
+        raise InvalidArgumentError(f"{field}.operator", "is required")
+    try:
+        domain_operator = CompareOperator(operator)
+    except ValueError:
+        raise InvalidArgumentError(f"{field}.operator", f"unknown operator {operator}") from None
+    target = compare.WhichOneof("target")
+    if target is None:
+        raise InvalidArgumentError(
+            f"{field}.target",
+            "must set mod_revision, create_revision, version, value or exists",
+        )
+    operand: int | bool | Value
+    if target == "value":
+        value = value_from_proto(compare.value)
+        if value is None:
+            raise InvalidArgumentError(f"{field}.value", "must set payload or json")
+        operand = value
+    else:
+        operand = getattr(compare, target)
+    return Compare(compare.key, domain_operator, CompareTarget(target), operand)
+
+
+def compares_from_proto(request: pb.TxnRequest) -> list[Compare]:
+    return [compare_from_proto(f"compares[{i}]", c) for i, c in enumerate(request.compares)]
+
+
+def branch_from_proto(name: str, ops: Iterable[pb.TxnOp]) -> list[Op]:
+    return [op_from_proto(f"{name}[{i}]", op) for i, op in enumerate(ops)]
+
+
+def op_from_proto(field: str, op: pb.TxnOp) -> Op:
+    which = op.WhichOneof("op")
+    if which == "put_entry":
+        put = op.put_entry
+        return PutOp(
+            key=put.key,
+            value=value_from_proto(put.value),
+            ttl_seconds=optional_seconds(put, "ttl"),
+            keep_ttl=put.keep_ttl,
+            return_previous=put.return_previous,
+        )
+    if which == "delete_entry":
+        return DeleteOp(op.delete_entry.key, op.delete_entry.return_previous)
+    if which == "get_entry":
+        return GetOp(op.get_entry.key)
+    raise InvalidArgumentError(field, "must set put_entry, delete_entry or get_entry")
+
+
+def op_result_to_proto(result: OpResult) -> pb.TxnOpResult:
+    if isinstance(result, PutResult):
+        return pb.TxnOpResult(
+            put_entry=pb.TxnPutResult(
+                entry=entry_to_proto(result.entry), previous=optional_entry(result.previous)
+            )
+        )
+    if isinstance(result, DeleteResult):
+        return pb.TxnOpResult(
+            delete_entry=pb.TxnDeleteResult(
+                deleted=result.deleted, previous=optional_entry(result.previous)
+            )
+        )
+    assert isinstance(result, GetResult)
+    return pb.TxnOpResult(
+        get_entry=pb.TxnGetResult(
+            found=result.entry is not None, entry=optional_entry(result.entry)
+        )
+    )
+
+
+def selector_of(request: pb.ListEntriesRequest | pb.WatchRequest) -> tuple[str | None, str | None]:
+    which = request.WhichOneof("selector")
+    if which == "prefix":
+        return request.prefix, None
+    if which == "pattern":
+        return None, request.pattern
+    return None, None
+
+
+def watch_request(request: pb.WatchRequest) -> WatchRequest:
+    prefix, pattern = selector_of(request)
+    kinds: set[EventType] = set()
+    for index, value in enumerate(request.event_types):
+        try:
+            if value == pb.BLACKBOARD_EVENT_TYPE_UNSPECIFIED:
+                raise ValueError(value)
+            kinds.add(EventType(value))
+        except ValueError:
+            raise InvalidArgumentError(
+                f"event_types[{index}]", f"is not an event type: {value}"
+            ) from None
+    return WatchRequest(
+        board=request.board,
+        prefix=prefix,
+        pattern=pattern,
+        start_revision=request.start_revision,
+        initial_snapshot=request.initial_snapshot,
+        prev_value=request.prev_value,
+        progress_interval_seconds=optional_seconds(request, "progress_notify_interval"),
+        event_types=frozenset(kinds),
+    )
+
+
+def watch_message_to_proto(message: WatchMessage) -> pb.WatchResponse:
+    response = pb.WatchResponse(
+        header=header_to_proto(message.header), resume_revision=message.resume_revision
+    )
+    kind = message.kind
+    if kind == WatchMessageKind.STARTED:
+        response.started.start_revision = message.revision
+    elif kind == WatchMessageKind.EVENTS:
+        response.events.events.extend(event_to_proto(e) for e in message.events)
+    elif kind == WatchMessageKind.PROGRESS:
+        response.progress.revision = message.revision
+    elif kind == WatchMessageKind.SNAPSHOT_BEGIN:
+        response.snapshot_begin.revision = message.revision
+    elif kind == WatchMessageKind.SNAPSHOT_CHUNK:
+        response.snapshot_chunk.entries.extend(map(entry_to_proto, message.entries))
+    else:
+        response.snapshot_end.revision = message.revision
+        response.snapshot_end.entry_count = message.entry_count
+    return response
