@@ -1,0 +1,132 @@
+"""The WorkflowStore contract (storage/workflow_store.py), on every backend."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
+from statekeeper.core.schema_upgrades import Payload
+from statekeeper.core.workflows import ClaimableStep, Transition, WorkflowRecord, WorkflowStatus
+from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+from statekeeper.storage.workflow_store import WorkflowStore
+
+StoreFactory = Callable[[Path], Awaitable[tuple[WorkflowStore, Callable[[], Awaitable[None]]]]]
+
+
+async def _embedded(tmp_path: Path) -> tuple[WorkflowStore, Callable[[], Awaitable[None]]]:
+    backend = EmbeddedStorage(tmp_path)
+    await backend.start()
+    store = EmbeddedWorkflowStore(backend)
+    await store.start()
+    return store, backend.close
+
+
+WORKFLOW_BACKENDS: dict[str, StoreFactory] = {"embedded": _embedded}
+
+
+@pytest.fixture(params=sorted(WORKFLOW_BACKENDS))
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[WorkflowStore]:
+    created, close = await WORKFLOW_BACKENDS[request.param](tmp_path)
+    yield created
+    await close()
+
+
+@pytest.fixture
+def tenant() -> str:
+    return f"t-{uuid.uuid4().hex[:8]}"
+
+
+def record(
+    workflow_id: str,
+    revision: int = 1,
+    *,
+    create_time: float = 100.0,
+    status: WorkflowStatus = WorkflowStatus.RUNNING,
+    claimable: tuple[ClaimableStep, ...] = (),
+    transitions: tuple[Transition, ...] = (),
+) -> WorkflowRecord:
+    return WorkflowRecord(
+        workflow_id=workflow_id,
+        status=status,
+        create_time=create_time,
+        revision=revision,
+        document=Payload("application/json", 3, f'{{"r":{revision}}}'.encode()),
+        claimable=claimable,
+        transitions=transitions,
+    )
+
+
+async def test_create_get_and_duplicate(store: WorkflowStore, tenant: str) -> None:
+    await store.create_workflow(tenant, record("w1"))
+    got = await store.get_workflow(tenant, "w1")
+    assert got is not None and got.document.data == b'{"r":1}' and got.revision == 1
+    with pytest.raises(AlreadyExistsError):
+        await store.create_workflow(tenant, record("w1"))
+    assert await store.get_workflow(tenant + "x", "w1") is None
+
+
+async def test_replace_is_compare_and_swap(store: WorkflowStore, tenant: str) -> None:
+    await store.create_workflow(tenant, record("w1"))
+    await store.replace_workflow(tenant, record("w1", 2), expected_revision=1)
+    with pytest.raises(ConcurrentModificationError):
+        await store.replace_workflow(tenant, record("w1", 3), expected_revision=1)
+    with pytest.raises(NotFoundError):
+        await store.replace_workflow(tenant, record("nope", 2), expected_revision=1)
+    got = await store.get_workflow(tenant, "w1")
+    assert got is not None and got.revision == 2
+
+
+async def test_concurrent_replacements_only_one_wins(store: WorkflowStore, tenant: str) -> None:
+    await store.create_workflow(tenant, record("w1"))
+    outcomes = await asyncio.gather(
+        *(store.replace_workflow(tenant, record("w1", 2), 1) for _ in range(8)),
+        return_exceptions=True,
+    )
+    assert sum(outcome is None for outcome in outcomes) == 1
+    assert all(isinstance(outcome, ConcurrentModificationError) for outcome in outcomes if outcome)
+
+
+async def test_claim_index_is_replaced_and_filtered(store: WorkflowStore, tenant: str) -> None:
+    first = (ClaimableStep("a", "fetch", 10.0, "ready"), ClaimableStep("b", "parse", 50.0, "retry"))
+    await store.create_workflow(tenant, record("w1", claimable=first))
+    assert await store.find_claimable(tenant, None, [], 20.0, 10) == [("w1", "a")]
+    assert await store.find_claimable(tenant, "w1", ["parse"], 60.0, 10) == [("w1", "b")]
+    assert await store.find_claimable(tenant, "other", [], 60.0, 10) == []
+    await store.replace_workflow(tenant, record("w1", 2), 1)
+    assert await store.find_claimable(tenant, None, [], 60.0, 10) == []
+
+
+async def test_expired_leases_are_found_across_tenants(store: WorkflowStore, tenant: str) -> None:
+    lease = (ClaimableStep("a", "a", 10.0, "lease"),)
+    await store.create_workflow(tenant, record("w1", claimable=lease))
+    await store.create_workflow(tenant + "b", record("w2", claimable=lease))
+    found = await store.find_expired_leases(11.0, 100)
+    assert {(tenant, "w1"), (tenant + "b", "w2")} <= set(found)
+    assert (tenant, "w1") not in await store.find_expired_leases(9.0, 100)
+
+
+async def test_transition_log_appends_in_order(store: WorkflowStore, tenant: str) -> None:
+    await store.create_workflow(tenant, record("w1", transitions=(Transition("", "START", 0),)))
+    claim = Transition("a", "CLAIM", 1, "lease-1", "worker", 5.0)
+    await store.replace_workflow(tenant, record("w1", 2, transitions=(claim,)), 1)
+    assert await store.list_transitions(tenant, "w1") == [Transition("", "START", 0), claim]
+
+
+async def test_list_newest_first_with_status_and_cursor(store: WorkflowStore, tenant: str) -> None:
+    for index in range(4):
+        status = WorkflowStatus.SUCCESS if index % 2 else WorkflowStatus.RUNNING
+        await store.create_workflow(
+            tenant, record(f"w{index}", create_time=100.0 + index, status=status)
+        )
+    listed = await store.list_workflows(tenant, None, None, 10)
+    assert [r.workflow_id for r in listed] == ["w3", "w2", "w1", "w0"]
+    running = await store.list_workflows(tenant, WorkflowStatus.RUNNING, None, 10)
+    assert [r.workflow_id for r in running] == ["w2", "w0"]
+    after = await store.list_workflows(tenant, None, (102.0, "w2"), 10)
+    assert [r.workflow_id for r in after] == ["w1", "w0"]
