@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from statekeeper.core import paging
-from statekeeper.core.checkpoints import canonical_json, check_key, json_size
+from statekeeper.core.checkpoints import CheckpointManager, canonical_json, check_key, json_size
 from statekeeper.core.errors import (
     ConcurrentModificationError,
     EtagMismatchError,
@@ -1109,3 +1109,25 @@ def _payload_from_document(document: Mapping[str, Any] | None) -> Payload | None
         int(document.get("schema_version", 0)),
         base64.b64decode(document.get("data", "")),
     )
+
+
+# ----- background maintenance ------------------------------------------------------------------
+
+
+async def maintain_forever(
+    checkpoints: CheckpointManager, workflows: WorkflowManager, interval_seconds: float = 1.0
+) -> None:
+    """Expires step leases and forgets old tombstones, every interval, until
+    cancelled. A failing round is logged and retried on the next one."""
+    while True:
+        await asyncio.sleep(interval_seconds)
+        try:
+            expired = await workflows.expire_leases()
+            forgotten = await checkpoints.sweep_tombstones()
+            if expired or forgotten:
+                log.info(
+                    "checkpoint maintenance",
+                    extra={"expired_leases": expired, "forgotten_tombstones": forgotten},
+                )
+        except Exception:
+            log.exception("checkpoint maintenance failed; will retry")
