@@ -99,6 +99,12 @@ build_python() {
   (cd "$WORK" && "$venv/bin/python" -c 'import statekeeper_client, statekeeper_client.v1.session_pb2_grpc; print("statekeeper_client", statekeeper_client.__version__)')
 }
 
+# The client layer's own tests (retries, auth, resuming Watch) against a
+# scripted loopback server; the project venv has pytest.
+test_python_layer() {
+  (cd clients/python && PYTHONPATH=. "$PY" -m pytest -q -p no:cacheprovider tests)
+}
+
 build_go() {
   (cd clients/go && go vet ./... && go build -o "$WORK/bin/go-conformance" ./cmd/conformance \
     && go build -o "$WORK/bin/go-agent" ./examples/agent)
@@ -197,6 +203,7 @@ scenario() { # scenario LANGUAGE CMD...
 stage "install grpcurl, grpc_health_probe" install_tools
 stage "server environment (.venv)" server_env
 wanted python && stage "build python client" build_python
+wanted python && stage "python client layer tests" test_python_layer
 wanted go && stage "build go client" build_go
 wanted typescript && stage "build typescript client" build_typescript
 wanted java && stage "build java client" build_java
