@@ -74,8 +74,12 @@ def test_a_killed_worker_process_resumes_from_the_checkpoint(
     expected = reference_state(checkpoint_server, tmp_path / "reference")
     thread_id = "killed"
     worker = subprocess.Popen(
-        [sys.executable, "-m", "tests.langgraph.graph_app"]
-        + [checkpoint_server.address, API_KEY, thread_id, str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "tests.langgraph.graph_app",
+            *(checkpoint_server.address, API_KEY, thread_id, str(tmp_path)),
+        ],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(ADAPTER)])},
     )
