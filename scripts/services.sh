@@ -99,7 +99,7 @@ stop_redis() {
   local dir=$1 pid
   [ -s "$dir/redis/redis.pid" ] || return 0
   pid=$(cat "$dir/redis/redis.pid")
-  kill "$pid" 2>/dev/null || true
+  redis-cli -p "$(port_of "$dir" redis)" shutdown nosave >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
   for _ in $(seq 100); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.05

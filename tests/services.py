@@ -77,20 +77,31 @@ def with_database(dsn: str, database: str) -> str:
     return urlunsplit(parts._replace(path="/" + database))
 
 
-@asynccontextmanager
-async def fresh_database(services: Services) -> AsyncIterator[str]:
-    """A new, empty database on the test server; dropped afterwards."""
+async def create_database(services: Services) -> str:
+    """A new, empty database on the test server; returns its DSN."""
     name = f"sk_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(services.postgres_dsn)
     try:
         await admin.execute(f"CREATE DATABASE {name}")
     finally:
         await admin.close()
+    return with_database(services.postgres_dsn, name)
+
+
+async def drop_database(services: Services, dsn: str) -> None:
+    name = urlsplit(dsn).path.lstrip("/")
+    admin = await asyncpg.connect(services.postgres_dsn)
     try:
-        yield with_database(services.postgres_dsn, name)
+        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     finally:
-        admin = await asyncpg.connect(services.postgres_dsn)
-        try:
-            await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        finally:
-            await admin.close()
+        await admin.close()
+
+
+@asynccontextmanager
+async def fresh_database(services: Services) -> AsyncIterator[str]:
+    """A new, empty database on the test server; dropped afterwards."""
+    dsn = await create_database(services)
+    try:
+        yield dsn
+    finally:
+        await drop_database(services, dsn)

@@ -39,6 +39,7 @@ import logging
 import re
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis.asyncio as redis
@@ -170,7 +171,8 @@ class SessionCache:
         if client is not None:
             await client.aclose()
 
-    def _keys(self, tenant: str, session_id: str) -> list[str]:
+    def keys(self, tenant: str, session_id: str) -> list[str]:
+        """The entry key and the lease key of one session."""
         base = f"{self._prefix}:{{{tenant}}}"
         return [f"{base}:s:{session_id}", f"{base}:l:{session_id}"]
 
@@ -193,7 +195,7 @@ class SessionCache:
         token = secrets.token_hex(8)
         try:
             found = await self._scripts["read"](
-                keys=self._keys(tenant, session_id), args=[self._ttl_ms, token, self._lease_ms]
+                keys=self.keys(tenant, session_id), args=[self._ttl_ms, token, self._lease_ms]
             )
         except _FAILURES as exc:
             self._fail(exc)
@@ -215,21 +217,22 @@ class SessionCache:
             self._ttl_ms,
         ]
         try:
-            await self._scripts["backfill"](keys=self._keys(tenant, session_id), args=args)
+            await self._scripts["backfill"](keys=self.keys(tenant, session_id), args=args)
         except _FAILURES as exc:
             self._fail(exc)
+
+    # Writes always try Redis, even while reads bypass it: a replica that
+    # skipped the cache on a write while Redis was back for the others would
+    # leave them a stale entry.
 
     async def begin_write(self, tenant: str, session_id: str) -> str:
         """Before the durable commit: drop the entry, take a write lease."""
         token = secrets.token_hex(8)
-        if await self.usable():
-            try:
-                await self._scripts["begin"](
-                    keys=self._keys(tenant, session_id), args=[token, self._lease_ms]
-                )
-                return token
-            except _FAILURES as exc:
-                self._fail(exc)
+        keys = self.keys(tenant, session_id)
+        begin = self._scripts.get("begin")
+        if begin and await self._attempt(lambda: begin(keys=keys, args=[token, self._lease_ms])):
+            self._owed.discard((tenant, session_id))
+            return token
         self._owe(tenant, session_id)
         return ""
 
@@ -237,34 +240,38 @@ class SessionCache:
         self, tenant: str, session_id: str, token: str, record: SessionRecord | None
     ) -> None:
         """After the durable commit (or its failure, with record None)."""
-        if record is None:
-            await self.invalidate(tenant, session_id)
-            return
-        args = [
-            token,
-            incarnation(record),
-            str(record.version),
-            record_to_json(record),
-            self._ttl_ms,
-        ]
-        if await self.usable():
-            try:
-                await self._scripts["finish"](keys=self._keys(tenant, session_id), args=args)
+        if record is not None:
+            args = [
+                token,
+                incarnation(record),
+                str(record.version),
+                record_to_json(record),
+                self._ttl_ms,
+            ]
+            keys = self.keys(tenant, session_id)
+            finish = self._scripts.get("finish")
+            if finish and await self._attempt(lambda: finish(keys=keys, args=args)):
+                self._owed.discard((tenant, session_id))
                 return
-            except _FAILURES as exc:
-                self._fail(exc)
         await self.invalidate(tenant, session_id)
 
     async def invalidate(self, tenant: str, session_id: str) -> None:
         """Drops the entry and any lease; remembered as owed if Redis fails."""
-        if await self.usable() and self._client is not None:
-            for _ in range(2):
-                try:
-                    await self._client.delete(*self._keys(tenant, session_id))
-                    return
-                except _FAILURES as exc:
-                    self._fail(exc)
+        client = self._client
+        if client is not None and await self._attempt(
+            lambda: client.delete(*self.keys(tenant, session_id))
+        ):
+            self._owed.discard((tenant, session_id))
+            return
         self._owe(tenant, session_id)
+
+    async def _attempt(self, call: Callable[[], Awaitable[object]]) -> bool:
+        try:
+            await call()
+            return True
+        except _FAILURES as exc:
+            self._fail(exc)
+            return False
 
     def _owe(self, tenant: str, session_id: str) -> None:
         if len(self._owed) >= _OWED_LIMIT:
@@ -306,7 +313,7 @@ class SessionCache:
         while self._owed:
             batch = [self._owed.pop() for _ in range(min(500, len(self._owed)))]
             try:
-                await self._client.delete(*(k for t, s in batch for k in self._keys(t, s)))
+                await self._client.delete(*(k for t, s in batch for k in self.keys(t, s)))
             except BaseException:
                 self._owed.update(batch)
                 raise

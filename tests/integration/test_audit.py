@@ -1,0 +1,192 @@
+"""The audit trail: one record per mutation, on both backends, read through
+AdminService with filters and paging (and through `statekeeper audit`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from statekeeper.v1 import admin_pb2, admin_pb2_grpc
+from statekeeper.v1 import session_pb2 as pb
+from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from tests.e2e.conftest import ServerProcess
+from tests.integration.conftest import ServerFactory
+
+KEYS = ["--api-key", "key-alpha=alpha", "--api-key", "key-beta=beta"]
+SWEEP = ["--sweep-interval-seconds", "0.2"]
+ALPHA = [("x-api-key", "key-alpha")]
+BETA = [("x-api-key", "key-beta")]
+
+
+def user(text: str) -> pb.Message:
+    return pb.Message(role=pb.ROLE_USER, content=text)
+
+
+def mixed_workload(stub: SessionServiceStub) -> Counter[str]:
+    """Successful mutations by method; failed and replayed calls do not count."""
+    done: Counter[str] = Counter()
+
+    def call(method: str, request: Any, counts: Callable[[Any], bool] = bool) -> None:
+        try:
+            reply = getattr(stub, method)(request, metadata=ALPHA)
+        except grpc.RpcError:
+            return  # failed calls change nothing and leave no record
+        if counts(reply):
+            done[method] += 1
+
+    def create(sid: str, ttl: int = 0) -> None:
+        session = pb.Session(user_id="u", ttl=duration_pb2.Duration(seconds=ttl))
+        call("CreateSession", pb.CreateSessionRequest(session_id=sid, session=session))
+
+    def append(sid: str, text: str, request_id: str) -> None:
+        request = pb.AppendMessagesRequest(
+            session_id=sid, messages=[user(text)], request_id=request_id
+        )
+        call("AppendMessages", request, lambda reply: not reply.replayed)
+
+    def update(sid: str, etag: str = "") -> None:
+        session = pb.Session(session_id=sid, metadata={"v": etag or "any"})
+        call("UpdateSession", pb.UpdateSessionRequest(session=session, expected_etag=etag))
+
+    def compact(sid: str) -> None:
+        request = pb.CompactSessionRequest(session_id=sid, keep_recent_messages=2)
+        call("CompactSession", request, lambda reply: reply.compacted_message_count > 0)
+
+    for n in range(6):
+        sid = f"s{n}"
+        create(sid)
+        for i in range(5):
+            append(sid, f"m{i}", f"{sid}-{i}")
+        append(sid, "m0", f"{sid}-0")  # a retry: replayed, not a mutation
+        update(sid)
+        update(sid, etag='W/"1"')  # stale etag: fails
+        compact(sid)
+        compact(sid)  # nothing left to fold: a no-op
+        call("RollbackSession", pb.RollbackSessionRequest(session_id=sid, target_version=2))
+        if n % 2:
+            call("DeleteSession", pb.DeleteSessionRequest(session_id=sid))
+        call("GetSession", pb.GetSessionRequest(session_id=sid), lambda reply: False)  # a read
+    create("s0")  # exists: fails
+    for n in range(3):
+        create(f"brief{n}", ttl=1)  # swept by the server after a second
+    return done
+
+
+def all_records(
+    admin: admin_pb2_grpc.AdminServiceStub, metadata: list[tuple[str, str]], **filters: object
+) -> list[admin_pb2.AuditRecord]:
+    records: list[admin_pb2.AuditRecord] = []
+    token = ""
+    while True:
+        page = admin.ListAuditRecords(
+            admin_pb2.ListAuditRecordsRequest(page_size=7, page_token=token, **filters),
+            metadata=metadata,
+        )
+        records.extend(page.audit_records)
+        token = page.next_page_token
+        if not token:
+            return records
+
+
+def wait_swept(admin: admin_pb2_grpc.AdminServiceStub, count: int) -> None:
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if len(all_records(admin, ALPHA, method="SweepExpiredSessions")) >= count:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the sweeper did not delete the expired sessions")
+
+
+@pytest.fixture(params=["embedded", "production"])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> ServerProcess:
+    if request.param == "embedded":
+        proc = ServerProcess(tmp_path, extra_args=[*KEYS, *SWEEP])
+        proc.start()
+        request.addfinalizer(proc.kill)
+        return proc
+    factory: ServerFactory = request.getfixturevalue("production_server")
+    return factory(*KEYS, *SWEEP)
+
+
+def test_audit_records_equal_mutations(server: ServerProcess) -> None:
+    with grpc.insecure_channel(server.address) as channel:
+        stub = SessionServiceStub(channel)
+        admin = admin_pb2_grpc.AdminServiceStub(channel)
+        done = mixed_workload(stub)
+        wait_swept(admin, 3)
+        done["SweepExpiredSessions"] += 3
+        records = all_records(admin, ALPHA)
+        by_method = Counter(r.method for r in records)
+        assert by_method == done
+        assert len(records) == sum(done.values())
+        assert len({r.audit_id for r in records}) == len(records)
+        assert [r.audit_id for r in records] == sorted((r.audit_id for r in records), reverse=True)
+        # Who, what, which revision.
+        created = next(r for r in records if r.method == "CreateSession" and r.entity_id == "s0")
+        assert (created.service, created.entity_type, created.revision) == (
+            "statekeeper.v1.SessionService",
+            "session",
+            1,
+        )
+        assert created.principal and created.principal not in ("key-alpha", "anonymous")
+        swept = [r for r in records if r.method == "SweepExpiredSessions"]
+        assert {r.entity_id for r in swept} == {"brief0", "brief1", "brief2"}
+        assert {r.principal for r in swept} == {"system"}
+        # Filters: entity, method, time window; other tenants see nothing.
+        s2 = all_records(admin, ALPHA, entity_id="s2")
+        assert [r.revision for r in s2] == sorted((r.revision for r in s2), reverse=True)
+        assert {r.entity_id for r in s2} == {"s2"}
+        assert len(all_records(admin, ALPHA, method="DeleteSession")) == 3
+        future = timestamp_pb2.Timestamp(seconds=int(time.time()) + 3600)
+        assert all_records(admin, ALPHA, start_time=future) == []
+        assert len(all_records(admin, ALPHA, end_time=future)) == len(records)
+        assert all_records(admin, BETA) == []
+    print(f"{len(records)} audit records for {sum(done.values())} mutations: {dict(done)}")
+
+
+def test_audit_cli_reads_the_store(tmp_path: Path) -> None:
+    proc = ServerProcess(tmp_path, extra_args=KEYS)
+    proc.start()
+    try:
+        with grpc.insecure_channel(proc.address) as channel:
+            stub = SessionServiceStub(channel)
+            stub.CreateSession(
+                pb.CreateSessionRequest(session_id="c1", session=pb.Session(user_id="u")),
+                metadata=BETA,
+            )
+            stub.DeleteSession(pb.DeleteSessionRequest(session_id="c1"), metadata=BETA)
+    finally:
+        proc.terminate()
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "statekeeper",
+            "audit",
+            "list",
+            "--data-dir",
+            str(tmp_path),
+            "--tenant",
+            "beta",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [(r["method"], r["entity_id"], r["tenant"]) for r in lines] == [
+        ("DeleteSession", "c1", "beta"),
+        ("CreateSession", "c1", "beta"),
+    ]
