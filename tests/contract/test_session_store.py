@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import replace
 
 import pytest
 
@@ -13,6 +14,8 @@ from statekeeper.core.errors import (
     NotFoundError,
 )
 from statekeeper.core.models import (
+    AuditFilter,
+    AuditRecord,
     ChangeKind,
     Message,
     Role,
@@ -215,3 +218,95 @@ async def test_delete_and_sweep(storage: Storage) -> None:
     assert await storage.sessions.get_version(t, "keep", 1) is None
     with pytest.raises(NotFoundError):
         await storage.sessions.delete_session(t, "keep", expected_version=0)
+
+
+def audit(method: str, entity_id: str, revision: int, time: float = 100.0) -> AuditRecord:
+    return AuditRecord(
+        tenant="ignored: the store writes the change's tenant",
+        principal="key-1",
+        service="statekeeper.v1.SessionService",
+        method=method,
+        entity_type="session",
+        entity_id=entity_id,
+        revision=revision,
+        time=time,
+        summary=f"{method} {entity_id}",
+    )
+
+
+async def test_audit_is_written_with_each_change_and_only_then(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1")
+    await storage.sessions.create_session(t, first_version(rec), audit("CreateSession", "s1", 1))
+    with pytest.raises(AlreadyExistsError):
+        await storage.sessions.create_session(
+            t, first_version(rec), audit("CreateSession", "s1", 1)
+        )
+    change = replace(
+        append_change(rec, [message(1)], request_id="r1"), audit=audit("AppendMessages", "s1", 2)
+    )
+    await storage.sessions.apply_change(t, change)
+    with pytest.raises(ConcurrentModificationError):  # stale: no record
+        await storage.sessions.apply_change(t, change)
+    again = replace(
+        append_change(change.record, [message(2)], request_id="r1"),
+        audit=audit("AppendMessages", "s1", 3),
+    )
+    with pytest.raises(AlreadyExistsError):  # reused request id: rolled back with its record
+        await storage.sessions.apply_change(t, again)
+    with pytest.raises(ConcurrentModificationError):
+        await storage.sessions.delete_session(t, "s1", 9, audit("DeleteSession", "s1", 2))
+    await storage.sessions.delete_session(t, "s1", 2, audit("DeleteSession", "s1", 2))
+    records = await storage.audit.list_audit(t, AuditFilter(), 0, 100)
+    assert [(r.method, r.revision) for r in records] == [
+        ("DeleteSession", 2),
+        ("AppendMessages", 2),
+        ("CreateSession", 1),
+    ]
+    assert {r.tenant for r in records} == {t}
+    assert records[0].audit_id > records[1].audit_id > records[2].audit_id > 0
+    assert records[2].summary == "CreateSession s1"
+    assert await storage.audit.list_audit(tenant(), AuditFilter(), 0, 100) == []
+
+
+async def test_audit_filters_and_pages(storage: Storage) -> None:
+    t = tenant()
+    for n, sid in enumerate(["a", "b", "a", "c"]):
+        await storage.sessions.create_session(
+            t, first_version(record(f"{sid}{n}")), audit("CreateSession", sid, n, time=10.0 + n)
+        )
+    everything = await storage.audit.list_audit(t, AuditFilter(), 0, 100)
+    assert [r.time for r in everything] == [13.0, 12.0, 11.0, 10.0]
+    page = await storage.audit.list_audit(t, AuditFilter(), 0, 2)
+    rest = await storage.audit.list_audit(t, AuditFilter(), page[-1].audit_id, 10)
+    assert page + rest == everything
+    only_a = await storage.audit.list_audit(t, AuditFilter(entity_id="a"), 0, 10)
+    assert [r.time for r in only_a] == [12.0, 10.0]
+    window = await storage.audit.list_audit(t, AuditFilter(start_time=11.0, end_time=13.0), 0, 9)
+    assert [r.time for r in window] == [12.0, 11.0]
+    assert await storage.audit.list_audit(t, AuditFilter(method="DeleteSession"), 0, 9) == []
+    assert await storage.audit.list_audit(t, AuditFilter(principal="key-2"), 0, 9) == []
+    across = await storage.audit.list_audit(None, AuditFilter(entity_id="a"), 0, 1000)
+    assert {r.tenant for r in across} >= {t}
+
+
+async def test_sweep_audits_each_session_and_spares_extended_ones(storage: Storage) -> None:
+    t = tenant()
+    for sid in ("x1", "x2"):
+        await storage.sessions.create_session(t, first_version(record(sid, expire_time=5.0)))
+    rec = record("kept", expire_time=5.0)
+    await storage.sessions.create_session(t, first_version(rec))
+    extended = rec.evolve(version=2, expire_time=None)
+    await storage.sessions.apply_change(
+        t,
+        SessionChange(1, extended, SessionVersion(2, 1, ChangeKind.UPDATE, 0.0, extended)),
+    )
+    template = audit("SweepExpiredSessions", "", 0)
+    while await storage.sessions.delete_expired_sessions(10.0, 100, template):
+        pass
+    swept = await storage.audit.list_audit(t, AuditFilter(method="SweepExpiredSessions"), 0, 9)
+    assert sorted((r.entity_id, r.revision, r.tenant) for r in swept) == [
+        ("x1", 1, t),
+        ("x2", 1, t),
+    ]
+    assert await storage.sessions.get_session(t, "kept") == extended
