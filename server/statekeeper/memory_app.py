@@ -42,6 +42,7 @@ from statekeeper.core.vector_index import (
 )
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from statekeeper.storage.memory_store import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -99,9 +100,11 @@ class MemoryApp:
         endpoints: ModelEndpoints,
         feed: ChangeFeed | None = None,
         clock: Callable[[], float] = time.time,
+        store: MemoryStore | None = None,
     ) -> None:
         self.config = config
-        self.store = EmbeddedMemoryStore(storage)
+        # The embedded store unless another backend's is given.
+        self.store: MemoryStore = store if store is not None else EmbeddedMemoryStore(storage)
         self.feed = feed if feed is not None else InProcessChangeFeed()
         self.indexes = VectorIndexes(self.store, FaissIndexFactory(config.index), self.feed, clock)
         self.embedder = build_embedder(endpoints)

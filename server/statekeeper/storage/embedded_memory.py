@@ -39,7 +39,7 @@ from statekeeper.core.memory_models import (
 from statekeeper.core.semantic import resolve_fact
 from statekeeper.storage.codec import dumps
 from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.memory_store import EpisodeStore, FactStore
+from statekeeper.storage.memory_store import MemoryStore
 
 T = TypeVar("T")
 
@@ -156,7 +156,7 @@ def migrate_memory(db: sqlite3.Connection) -> None:
             )
 
 
-class EmbeddedMemoryStore(EpisodeStore, FactStore):
+class EmbeddedMemoryStore(MemoryStore):
     """Episodes and facts in the embedded SQLite file."""
 
     def __init__(self, backend: EmbeddedStorage) -> None:

@@ -226,3 +226,12 @@ class FactStore(abc.ABC):
     @abc.abstractmethod
     async def list_predicates(self, tenant: str, after_name: str, limit: int) -> list[Predicate]:
         """Up to `limit` predicates with name > `after_name`, by name."""
+
+
+class MemoryStore(EpisodeStore, FactStore):
+    """One backend's episodes and facts together (consolidation writes both
+    in one transaction, so they live in the same database)."""
+
+    @abc.abstractmethod
+    async def start(self) -> None:
+        """Applies pending memory schema migrations. Idempotent."""

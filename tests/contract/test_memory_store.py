@@ -1,0 +1,261 @@
+"""The memory storage contract (storage/memory_store.py), once per backend.
+
+MEMORY_BACKENDS maps a name to a factory of (store, close); the PostgreSQL
+store joins by adding its factory here (skipping when its server is not
+running, as tests/contract/conftest.py does for the session store)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from statekeeper.core.memory_models import (
+    ConsolidationPlan,
+    DimensionMismatchError,
+    Episode,
+    EpisodeCursor,
+    EpisodeFilter,
+    FactBatch,
+    FactDraft,
+    FactOrigin,
+    FactOutcome,
+    FactQuery,
+    NeighbourhoodQuery,
+    Predicate,
+    ValueSource,
+    content_hash,
+    unit_vector,
+)
+from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from statekeeper.storage.memory_store import MemoryStore
+
+NOW = 1_700_000_000.0
+
+
+Closer = Callable[[], Awaitable[None]]
+
+
+async def _embedded(tmp_path: Path) -> tuple[MemoryStore, Closer]:
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    return EmbeddedMemoryStore(storage), storage.close
+
+
+MEMORY_BACKENDS: dict[str, Callable[[Path], Awaitable[tuple[MemoryStore, Closer]]]] = {
+    "embedded": _embedded,
+}
+
+
+@pytest.fixture(params=sorted(MEMORY_BACKENDS))
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    backend, close = await MEMORY_BACKENDS[request.param](tmp_path)
+    yield backend
+    await close()
+
+
+def episode(
+    name: str, user: str = "u1", vector: list[float] | None = None, **changes: object
+) -> Episode:
+    embedding = None if vector is None else unit_vector(vector)
+    base = Episode(
+        episode_id=f"e-{name}",
+        user_id=user,
+        session_id="",
+        user_message=name,
+        assistant_response="",
+        summary=name,
+        summary_source=ValueSource.CLIENT,
+        embedding_source=ValueSource.CLIENT if vector else ValueSource.NONE,
+        embedding_model="",
+        importance=0.5,
+        metadata={},
+        occur_time=NOW,
+        create_time=NOW,
+        content_hash=content_hash(name, ""),
+        dimension=0 if embedding is None else len(embedding),
+        embedding=embedding,
+    )
+    return base.evolve(**changes)
+
+
+def batch(user: str, *drafts: FactDraft, now: float = NOW) -> FactBatch:
+    ids = tuple(f"f-{user}-{now}-{i}-{d.object}" for i, d in enumerate(drafts))
+    return FactBatch(user, drafts, ids, FactOrigin.CLIENT, now)
+
+
+async def test_insert_dedups_by_hash_and_assigns_increasing_keys(store: MemoryStore) -> None:
+    first, inserted = await store.insert_episode("t", episode("a", vector=[1, 0]))
+    again, inserted_again = await store.insert_episode(
+        "t", episode("a", vector=[0, 1]).evolve(episode_id="e-other")
+    )
+    assert inserted and not inserted_again and again.episode_id == first.episode_id
+    second, _ = await store.insert_episode("t", episode("b", vector=[0, 1]))
+    assert 0 < first.vector_key < second.vector_key
+    _, inserted_other = await store.insert_episode(
+        "t", episode("a", user="u2").evolve(episode_id="e-a2")
+    )
+    assert inserted_other  # the hash is per user
+    assert (await store.find_by_hash("t", "u1", content_hash("a", ""))) is not None
+    with pytest.raises(DimensionMismatchError):
+        await store.insert_episode("t", episode("c", vector=[1, 0, 0]))
+    assert await store.get_episode("t", "e-c", False) is None
+
+
+async def test_reads_stay_in_their_tenant_and_user(store: MemoryStore) -> None:
+    stored, _ = await store.insert_episode("t1", episode("a", vector=[1, 0]))
+    assert await store.get_episode("t2", "e-a", False) is None
+    assert await store.get_episodes_by_keys("t2", "u1", [stored.vector_key], False) == []
+    assert await store.get_episodes_by_keys("t1", "u2", [stored.vector_key], False) == []
+    [found] = await store.get_episodes_by_keys("t1", "u1", [stored.vector_key], True)
+    assert found.embedding is not None and np.allclose(found.embedding, unit_vector([1, 0]))
+    assert (await store.get_episode("t1", "e-a", False)).embedding is None  # type: ignore[union-attr]
+    assert await store.delete_episodes("t2", ["e-a"]) == []
+    assert await store.index_owners() == [("t1", "u1")]
+    assert await store.tenants() == ["t1"] and await store.users("t1") == ["u1"]
+
+
+async def test_list_order_cursor_and_filters(store: MemoryStore) -> None:
+    await store.insert_episodes(
+        "t",
+        [
+            episode("a", vector=[1, 0], occur_time=NOW - 30, session_id="s1", metadata={"k": "x"}),
+            episode("b", occur_time=NOW - 20, session_id="s2", metadata={"k": "y", "q": "\"'"}),
+            episode("c", vector=[0, 1], occur_time=NOW - 10, session_id="s1"),
+        ],
+    )
+    everything = await store.list_episodes("t", "", EpisodeFilter(), None, 10, False)
+    assert [e.episode_id for e in everything] == ["e-c", "e-b", "e-a"]
+    after = EpisodeCursor(everything[0].occur_time, everything[0].episode_id)
+    assert [
+        e.episode_id for e in await store.list_episodes("t", "u1", EpisodeFilter(), after, 1, False)
+    ] == ["e-b"]
+    assert [
+        e.episode_id
+        for e in await store.list_episodes(
+            "t", "u1", EpisodeFilter(session_id="s1"), None, 10, False
+        )
+    ] == ["e-c", "e-a"]
+    window = EpisodeFilter(start_time=NOW - 20, end_time=NOW - 10)
+    assert [
+        e.episode_id for e in await store.list_episodes("t", "u1", window, None, 10, False)
+    ] == ["e-b"]
+    quoted = EpisodeFilter(metadata={"q": "\"'"})
+    assert [
+        e.episode_id for e in await store.list_episodes("t", "u1", quoted, None, 10, False)
+    ] == ["e-b"]
+    keys = await store.matching_keys("t", "u1", EpisodeFilter(session_id="s1"), 10)
+    assert len(keys) == 2  # only embedded episodes have keys to match
+    assert await store.matching_keys("t", "u1", EpisodeFilter(session_id="s2"), 10) == []
+    vectors = await store.load_vectors("t", "u1")
+    assert vectors is not None and len(vectors) == 2 and vectors.dimension == 2
+    assert await store.load_vectors("t", "nobody") is None
+    scanned = await store.scan_episodes("t", "", 0, 2)
+    assert len(scanned) == 2 and scanned[0].vector_key < scanned[1].vector_key
+    rest = await store.scan_episodes("t", "u1", scanned[-1].vector_key, 10)
+    assert len(rest) == 1
+    unconsolidated = await store.unconsolidated_episodes("t", "u1", 10)
+    assert [e.episode_id for e in unconsolidated] == ["e-a", "e-c"]  # embedded, oldest first
+
+
+async def test_fact_rules_dedup_contradiction_and_batch_order(store: MemoryStore) -> None:
+    await store.declare_predicate("t", Predicate("lives_in", True, "", NOW, NOW))
+    results = await store.apply_facts(
+        "t",
+        batch(
+            "u1",
+            FactDraft("Ann", "lives_in", "Paris"),
+            FactDraft("ann", "LIVES_IN", "Rome"),  # sees the first: contradicts it
+            FactDraft("Ann", "lives_in", "rome", confidence=0.5),  # sees the second: duplicate
+        ),
+    )
+    assert [r.outcome for r in results] == [
+        FactOutcome.CREATED,
+        FactOutcome.CREATED,
+        FactOutcome.DEDUPLICATED,
+    ]
+    paris = await store.get_fact("t", results[0].fact.fact_id)
+    assert paris is not None and paris.invalidated_by == results[1].fact.fact_id
+    assert paris.valid_to == NOW
+    assert results[2].fact.fact_id == results[1].fact.fact_id
+    valid = await store.list_facts("t", FactQuery(user_id="u1"), NOW + 1, None, 10)
+    assert [f.object for f in valid] == ["Rome"]
+    assert await store.get_fact("other", paris.fact_id) is None
+    invalidated, already = await store.invalidate_fact("t", paris.fact_id, "x", None, NOW + 5) or (
+        None,
+        False,
+    )
+    assert already and invalidated is not None and invalidated.invalidation_reason == "contradicted"
+
+
+async def test_neighbourhood_is_recursive_and_bounded(store: MemoryStore) -> None:
+    await store.apply_facts(
+        "t",
+        batch(
+            "",
+            FactDraft("A", "r", "B"),
+            FactDraft("C", "r", "B"),
+            FactDraft("C", "r", "D"),
+            FactDraft("D", "s", "E"),
+        ),
+    )
+
+    def query(depth: int, **kw: object) -> NeighbourhoodQuery:
+        base = dict(
+            user_id="u1",
+            entity="a",
+            depth=depth,
+            as_of=NOW + 1,
+            include_invalidated=False,
+            predicates=(),
+            max_facts=100,
+        )
+        base.update(kw)
+        return NeighbourhoodQuery(**base)  # type: ignore[arg-type]
+
+    one = await store.neighbourhood("t", query(1))
+    assert [(n.name, n.depth) for n in one.nodes] == [("a", 0), ("B", 1)]
+    three = await store.neighbourhood("t", query(3))
+    assert [(n.name, n.depth) for n in three.nodes] == [("a", 0), ("B", 1), ("C", 2), ("D", 3)]
+    assert len(three.edges) == 3 and not three.truncated
+    only_r = await store.neighbourhood("t", query(3, predicates=("s",)))
+    assert only_r.edges == []
+    capped = await store.neighbourhood("t", query(3, max_facts=1))
+    assert capped.truncated and len(capped.edges) == 1
+    assert await store.entities_among("t", "u1", ["a", "zzz", "d"]) == ["a", "d"]
+
+
+async def test_consolidate_is_atomic_and_once(store: MemoryStore) -> None:
+    stored = await store.insert_episodes(
+        "t", [episode(n, vector=[1, i]) for i, n in enumerate(("a", "b", "c"))]
+    )
+    ids = tuple(e.episode_id for e in stored)
+    plan = ConsolidationPlan("u1", ids, batch("u1", FactDraft("u1", "likes", "x")), 0.3)
+    results = await store.consolidate("t", plan)
+    assert len(results) == 1
+    for episode_id in ids:
+        after = await store.get_episode("t", episode_id, False)
+        assert after is not None and after.importance == pytest.approx(0.15)
+        assert after.consolidate_time == NOW and after.derived_fact_ids == (
+            results[0].fact.fact_id,
+        )
+    again = ConsolidationPlan("u1", ids, batch("u1", FactDraft("u1", "likes", "y")), 0.3)
+    assert await store.consolidate("t", again) == []
+    assert len(await store.list_facts("t", FactQuery(user_id="u1"), NOW + 1, None, 10)) == 1
+
+
+async def test_predicates_replace_and_page_by_name(store: MemoryStore) -> None:
+    await store.declare_predicate("t", Predicate("b", False, "", NOW, NOW))
+    replaced = await store.declare_predicate(
+        "t", Predicate("b", True, "now single", NOW + 9, NOW + 9)
+    )
+    assert (
+        replaced.single_valued and replaced.create_time == NOW and replaced.update_time == NOW + 9
+    )
+    await store.declare_predicate("t", Predicate("a", False, "", NOW, NOW))
+    assert [p.name for p in await store.list_predicates("t", "", 10)] == ["a", "b"]
+    assert [p.name for p in await store.list_predicates("t", "a", 10)] == ["b"]
+    assert await store.list_predicates("other", "", 10) == []
