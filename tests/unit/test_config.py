@@ -71,3 +71,54 @@ def test_unknown_option_in_file(tmp_path: Path) -> None:
     file.write_text('listne = "typo"\n')
     with pytest.raises(config.ConfigError, match="listne"):
         config.load(parse("--config", str(file)), {})
+
+
+def test_production_options_in_every_form(tmp_path: Path) -> None:
+    from statekeeper.storage.factory import build_storage
+
+    assert not config.load(parse(), {}).production
+    flags = config.load(
+        parse(
+            "--postgres-dsn",
+            "postgresql://sk:secret@db:5432/sk",
+            "--redis-url",
+            "redis://cache:6379/0",
+            "--migrate-on-start",
+        ),
+        {},
+    )
+    assert flags.production and flags.migrate_on_start and flags.redis_url
+    described = build_storage(flags).description
+    assert "secret" not in described and "PostgreSQL" in described and "Redis" in described
+    environ = {
+        "STATEKEEPER_POSTGRES_DSN": "postgres://db/sk",
+        "STATEKEEPER_MIGRATE_ON_START": "true",
+        "STATEKEEPER_CACHE_TTL_SECONDS": "60",
+    }
+    from_env = config.load(parse("--migrate-on-start=false"), environ)
+    assert from_env.postgres_dsn == "postgres://db/sk"
+    assert from_env.migrate_on_start is False  # flag beats env
+    assert from_env.cache_ttl_seconds == 60.0
+    assert "no cache" in build_storage(from_env).description
+    file = tmp_path / "sk.toml"
+    file.write_text(
+        'postgres_dsn = "postgresql://db/sk"\nmigrate_on_start = true\npostgres_pool_size = 3\n'
+    )
+    from_file = config.load(parse("--config", str(file)), {})
+    assert (from_file.migrate_on_start, from_file.postgres_pool_size) == (True, 3)
+    assert "embedded" in build_storage(config.load(parse(), {})).description
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("--redis-url", "redis://cache"), "redis_url: needs postgres_dsn"),
+        (("--postgres-dsn", "mysql://db"), "postgres_dsn"),
+        (("--postgres-dsn", "postgresql://db", "--redis-url", "http://x"), "redis_url"),
+        (("--postgres-dsn", "postgresql://db", "--postgres-pool-size", "0"), "pool_size"),
+        (("--cache-ttl-seconds", "0"), "cache_ttl_seconds"),
+    ],
+)
+def test_bad_production_settings(argv: tuple[str, ...], message: str) -> None:
+    with pytest.raises(config.ConfigError, match=message):
+        config.load(parse(*argv), {})
