@@ -88,6 +88,9 @@ class BlackboardLimits:
     min_progress_interval_seconds: float = 0.05
     snapshot_chunk_entries: int = 100
     max_events_per_response: int = 1000
+    # Responses are packed up to this many bytes of keys and values; one
+    # revision (or one entry) that is bigger still goes whole, alone.
+    max_response_bytes: int = 1024 * 1024
     # Background work: TTL expiry sweep and history retention.
     expiry_sweep_interval_seconds: float = 0.2
     expiry_batch: int = 1000
@@ -165,6 +168,12 @@ class Entry:
     def is_expired(self, now: float) -> bool:
         return self.expire_time is not None and self.expire_time <= now
 
+    @property
+    def size_bytes(self) -> int:
+        """Approximate wire size: key plus value."""
+        value = self.value.size_bytes if self.value is not None else 0
+        return len(self.key.encode()) + value
+
     def without_value(self) -> Entry:
         return Entry(
             self.board,
@@ -198,6 +207,11 @@ class Event:
     @property
     def key(self) -> str:
         return self.entry.key
+
+    @property
+    def size_bytes(self) -> int:
+        previous = self.previous.size_bytes if self.previous is not None else 0
+        return self.entry.size_bytes + previous
 
 
 @dataclass(frozen=True)

@@ -362,6 +362,21 @@ class WatchHub:
             self._unregister(tenant, watcher)
 
 
+def _chunks(entries: list[Entry], max_bytes: int) -> Iterable[list[Entry]]:
+    """Splits entries into runs of at most `max_bytes` (an entry bigger than
+    that goes alone)."""
+    chunk: list[Entry] = []
+    size = 0
+    for entry in entries:
+        if chunk and size + entry.size_bytes > max_bytes:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(entry)
+        size += entry.size_bytes
+    if chunk:
+        yield chunk
+
+
 def _all_watchers(hub: _TenantHub) -> Iterable[_Watcher]:
     return [watcher for group in hub.watchers.values() for watcher in group]
 
@@ -426,14 +441,11 @@ class _WatchStream:
                 after,
                 self._limits.snapshot_chunk_entries,
             )
-            if page.entries:
-                count += len(page.entries)
-                after = page.entries[-1].key
+            count += len(page.entries)
+            for chunk in _chunks(page.entries, self._limits.max_response_bytes):
+                after = chunk[-1].key
                 yield WatchMessage(
-                    WatchMessageKind.SNAPSHOT_CHUNK,
-                    self._header(),
-                    0,
-                    entries=tuple(page.entries),
+                    WatchMessageKind.SNAPSHOT_CHUNK, self._header(), 0, entries=tuple(chunk)
                 )
             if len(page.entries) < self._limits.snapshot_chunk_entries:
                 break
@@ -507,15 +519,20 @@ class _WatchStream:
         )
 
     def _event_messages(self, batches: list[RevisionBatch]) -> Iterable[WatchMessage]:
-        """Packs whole revisions into messages of bounded size; one revision
-        is never split."""
-        limit = self._limits.max_events_per_response
+        """Packs whole revisions into messages of bounded count and size; one
+        revision is never split."""
+        limits = self._limits
         pending: list[Event] = []
+        size = 0
         for batch in batches:
-            if pending and len(pending) + len(batch.events) > limit:
+            batch_size = sum(event.size_bytes for event in batch.events)
+            too_many = len(pending) + len(batch.events) > limits.max_events_per_response
+            too_big = size + batch_size > limits.max_response_bytes
+            if pending and (too_many or too_big):
                 yield self._events_message(pending)
-                pending = []
+                pending, size = [], 0
             pending.extend(batch.events)
+            size += batch_size
         if pending:
             yield self._events_message(pending)
 
