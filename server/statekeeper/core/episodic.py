@@ -476,13 +476,19 @@ class EpisodicMemory:
             scored = self._score_candidates(found.candidates, query, weights, now)
             if found.exhausted or len(found.candidates) < wanted:
                 return scored, found.index_type
-            if ceiling is None:
-                importance, newest = self._indexes.ranking_ceiling(tenant, query.user_id)
-                ceiling = combine(1.0, importance, min(newest, now), now, weights)
-            floor = max(found.candidates[-1].similarity, 0.0)
-            best_unseen = ceiling.combined - weights.similarity * (1.0 - floor) / weights.total
-            if len(scored) >= top_k and scored[top_k - 1].score.combined >= best_unseen:
-                return scored, found.index_type
+            if len(scored) >= top_k:
+                kth = scored[top_k - 1].score.combined
+                floor = max(found.candidates[-1].similarity, 0.0)
+                # Cheap bound first (recency and importance at most 1), then
+                # the user's real maxima.
+                if kth >= combine(floor, 1.0, now, now, weights).combined:
+                    return scored, found.index_type
+                if ceiling is None:
+                    importance, newest = self._indexes.ranking_ceiling(tenant, query.user_id)
+                    ceiling = combine(1.0, importance, min(newest, now), now, weights)
+                lowered = weights.similarity * (1.0 - floor) / weights.total
+                if kth >= ceiling.combined - lowered:
+                    return scored, found.index_type
             wanted *= _GROWTH
 
     def _score_candidates(

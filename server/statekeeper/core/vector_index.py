@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,12 @@ Clock = Callable[[], float]
 # Searches over fewer floats than this run on the event loop; bigger ones in a
 # worker thread so a large exact search does not stall other calls.
 _INLINE_SEARCH_FLOATS = 4_000_000
+# One query is searched on one OpenMP thread: splitting it costs more than it
+# gains, and on a busy 2-core box spinning OpenMP teams made single searches
+# 3-10x slower (bench/memory.py). Bulk adds (HNSW graph building) use all
+# cores. OpenMP's thread count is per calling thread, so each call sets it.
+_PARALLEL_ADD_MIN = 1000
+_ALL_CORES = os.cpu_count() or 1
 
 
 class VectorIndex(Protocol):
@@ -127,6 +134,7 @@ class _FaissIndex:
     def add(self, keys: npt.NDArray[np.int64], vectors: Vector) -> None:
         if len(keys) == 0:
             return
+        self._faiss.omp_set_num_threads(_ALL_CORES if len(keys) >= _PARALLEL_ADD_MIN else 1)
         self._index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), keys)
         self._live.update(int(k) for k in keys)
 
@@ -137,6 +145,7 @@ class _FaissIndex:
         if k <= 0:
             return []
         params = self._search_params(allowed)
+        self._faiss.omp_set_num_threads(1)
         scores, ids = self._index.search(query.reshape(1, -1), k, params=params)
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
 
@@ -294,6 +303,7 @@ class _UserIndex:
     # them, so changes wait in `deferred` until the last one finishes.
     readers: int = 0
     deferred: list[VectorChange] = field(default_factory=list)
+    cached_ceiling: tuple[float, float] | None = None
 
     def apply(self, change: VectorChange) -> None:
         if self.readers:
@@ -308,7 +318,14 @@ class _UserIndex:
             for change in deferred:
                 self._apply_now(change)
 
+    def ceiling(self) -> tuple[float, float]:
+        """(max importance, max occur_time), cached until a change."""
+        if self.cached_ceiling is None:
+            self.cached_ceiling = (max(self.importance.values()), max(self.occur_time.values()))
+        return self.cached_ceiling
+
     def _apply_now(self, change: VectorChange) -> None:
+        self.cached_ceiling = None
         fresh = [
             e for e in change.upserts if e.vector is not None and not self.index.contains(e.key)
         ]
@@ -446,8 +463,7 @@ class VectorIndexes:
         slot = self._slots.get((tenant, user_id))
         if slot is None or slot.current is None or not slot.current.importance:
             return 1.0, float("inf")
-        current = slot.current
-        return max(current.importance.values()), max(current.occur_time.values())
+        return slot.current.ceiling()
 
     def stats(self, tenant: str, user_id: str) -> IndexStats | None:
         """Stats of a loaded index, None if this replica has not loaded it."""

@@ -229,10 +229,12 @@ class EmbeddedMemoryStore(MemoryStore):
             found: list[Episode] = []
             for chunk in _chunks(wanted):
                 marks = ",".join("?" * len(chunk))
+                # The unary + keeps SQLite on the primary key: with the
+                # (tenant, user_id, ...) index it would scan the whole user.
                 rows = db.execute(
-                    f"SELECT {columns} FROM memory_episodes WHERE tenant=? AND user_id=?"
-                    f" AND vector_key IN ({marks})",
-                    (tenant, user_id, *chunk),
+                    f"SELECT {columns} FROM memory_episodes WHERE vector_key IN ({marks})"
+                    " AND +tenant = ? AND +user_id = ?",
+                    (*chunk, tenant, user_id),
                 )
                 found.extend(_episode_from_row(row) for row in rows)
             return found
