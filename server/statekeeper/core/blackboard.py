@@ -28,6 +28,7 @@ from statekeeper.core.blackboard_models import (
     EventType,
     Header,
     MutationView,
+    RevisionCompactedError,
     RevisionMismatchError,
     Value,
     ValueKind,
@@ -336,6 +337,9 @@ class Blackboard:
         result = await self._store.list_entries(
             tenant, board, matcher, at_revision, visible_at, after_key, size + 1
         )
+        # The store admits oldest - 1 for watch snapshots; a listing does not.
+        if at_revision and at_revision < result.header.oldest_revision:
+            raise RevisionCompactedError(at_revision, result.header.oldest_revision)
         entries = result.entries
         next_token = ""
         if len(entries) > size:
