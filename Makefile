@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup generate check-generated lint typecheck unit bench clean
+.PHONY: run test setup generate check-generated lint typecheck unit bench bench-production services clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,16 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.sessions
+
+# Production tier (PostgreSQL + Redis) vs raw asyncpg INSERT / Redis GET.
+# Starts its own Redis and PostgreSQL unless STATEKEEPER_TEST_* point at some.
+bench-production: $(STAMP)
+	$(BIN)/python -m bench.production $(ARGS)
+
+# Redis + PostgreSQL on loopback for local runs: `make services DIR=/tmp/sk`,
+# then `. /tmp/sk/env`; stop with `scripts/services.sh stop /tmp/sk`.
+services:
+	scripts/services.sh start $(or $(DIR),/tmp/statekeeper-services)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

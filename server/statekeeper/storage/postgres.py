@@ -23,7 +23,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -167,6 +168,68 @@ LATEST_SCHEMA = MIGRATIONS[-1].version
 # pg_advisory_xact_lock key that serializes migrations ("statekpr" in ASCII).
 MIGRATION_LOCK_KEY = 0x73746174656B7072
 
+# A whole session change in one statement: the compare-and-swap UPDATE, and
+# only if it matched, the version, the new messages (zipped from arrays), the
+# append receipt and the audit record. A duplicate receipt fails the statement
+# as a whole (append_receipts_pkey).
+_APPLY_CHANGE = f"""
+WITH changed AS (
+    UPDATE sessions SET agent_id = $3, status = $4, expire_time = $5, version = $6, state = $7
+    WHERE tenant = $1 AND session_id = $2 AND version = $8
+    RETURNING tenant, session_id
+), new_version AS (
+    INSERT INTO session_versions
+        (tenant, session_id, version, parent_version, change_kind, create_time, snapshot)
+    SELECT tenant, session_id, $6, $9, $10, $11, $12 FROM changed
+), new_messages AS (
+    INSERT INTO messages (tenant, session_id, {MESSAGE_COLUMNS})
+    SELECT c.tenant, c.session_id, m.* FROM changed c, unnest(
+        $13::bigint[], $14::text[], $15::integer[], $16::text[], $17::text[], $18::text[],
+        $19::text[], $20::text[], $21::integer[], $22::float8[], $23::boolean[]) AS m
+), receipt AS (
+    INSERT INTO append_receipts
+        (tenant, request_id, session_id, first_sequence, last_sequence, version)
+    SELECT tenant, $24::text, session_id, $25, $26, $6 FROM changed WHERE $24::text IS NOT NULL
+), audit AS (
+    INSERT INTO audit_log ({AUDIT_COLUMNS})
+    SELECT tenant, $27::text, $28::text, $29::text, $30::text, $31::text, $32::bigint,
+        $33::float8, $34::text
+    FROM changed WHERE $27::text IS NOT NULL
+)
+SELECT count(*) FROM changed
+"""
+
+
+def _apply_change_args(tenant: str, change: SessionChange) -> list[object]:
+    record, version = change.record, change.version
+    columns: list[list[object]] = [[] for _ in range(11)]
+    for message in change.new_messages:
+        for column, value in zip(columns, message_values(tenant, "", message)[2:], strict=True):
+            column.append(value)
+    sequences = [m.sequence for m in change.new_messages]
+    audit = change.audit
+    audit_args = audit_values(audit, tenant)[1:] if audit else (None,) * 8
+    return [
+        tenant,
+        record.session_id,
+        record.agent_id,
+        int(record.status),
+        record.expire_time,
+        record.version,
+        record_to_json(record),
+        change.expected_version,
+        version.parent_version,
+        int(version.change_kind),
+        version.create_time,
+        record_to_json(version.snapshot),
+        *columns,
+        change.request_id or None,
+        min(sequences, default=0),
+        max(sequences, default=0),
+        *audit_args,
+    ]
+
+
 # Failures that mean "PostgreSQL cannot serve now", as opposed to a bad query.
 _UNAVAILABLE = (
     OSError,
@@ -178,6 +241,24 @@ _UNAVAILABLE = (
     asyncpg.exceptions.TransactionRollbackError,
     asyncpg.exceptions.CannotConnectNowError,
 )
+
+
+async def _reset(conn: Connection) -> None:
+    """What a connection needs before going back to the pool. The default
+    (RESET ALL, UNLISTEN, ...) costs a round trip per call, and this store
+    changes no session state; an unfinished transaction is all there is."""
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
+
+
+@contextlib.asynccontextmanager
+async def _no_transaction(conn: Connection) -> AsyncIterator[None]:
+    yield
+
+
+def _transaction_if(needed: bool) -> Callable[[Connection], AbstractAsyncContextManager[Any]]:
+    """A transaction when a change takes several statements, else nothing."""
+    return (lambda conn: conn.transaction()) if needed else _no_transaction
 
 
 class SchemaOutOfDateError(StatekeeperError):
@@ -263,6 +344,7 @@ class PostgresStorage(Storage):
                 command_timeout=self._command_timeout,
                 timeout=self._connect_timeout,
                 server_settings={"application_name": "statekeeper"},
+                reset=_reset,
             )
         try:
             await self._prepare_schema(pool)
@@ -382,35 +464,24 @@ class PostgresSessionStore(SessionStore):
         return [record_from_json(row["state"]) for row in rows]
 
     async def apply_change(self, tenant: str, change: SessionChange) -> None:
-        record = change.record
-        session_id = record.session_id
-        async with self._db.transaction("apply change") as conn:
-            stored = await conn.fetchval(
-                "UPDATE sessions SET agent_id=$3, status=$4, expire_time=$5, version=$6, state=$7"
-                " WHERE tenant=$1 AND session_id=$2 AND version=$8 RETURNING version",
-                tenant,
-                session_id,
-                record.agent_id,
-                int(record.status),
-                record.expire_time,
-                record.version,
-                record_to_json(record),
-                change.expected_version,
-            )
-            if stored is None:
-                await _explain_cas_failure(conn, tenant, session_id, change.expected_version)
-            await _insert_version(conn, tenant, session_id, change.version)
-            if change.new_messages:
-                await conn.executemany(
-                    f"INSERT INTO messages (tenant, session_id, {MESSAGE_COLUMNS})"
-                    " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)",
-                    [message_values(tenant, session_id, m) for m in change.new_messages],
+        """One statement (one round trip) applies the whole change; only a
+        rollback's visibility reset needs a second one, in a transaction."""
+        steps = _transaction_if(change.visibility_changed)
+        async with self._db.connection("apply change") as conn, steps(conn):
+            try:
+                changed = await conn.fetchval(_APPLY_CHANGE, *_apply_change_args(tenant, change))
+            except asyncpg.UniqueViolationError as exc:
+                if exc.constraint_name != "append_receipts_pkey":
+                    raise
+                raise AlreadyExistsError(
+                    f"request_id {change.request_id!r} was used before"
+                ) from exc
+            if not changed:
+                await _explain_cas_failure(
+                    conn, tenant, change.record.session_id, change.expected_version
                 )
             if change.visibility_changed:
-                await _reset_visibility(conn, tenant, record)
-            if change.request_id:
-                await _insert_receipt(conn, tenant, change)
-            await _insert_audit(conn, tenant, change.audit)
+                await _reset_visibility(conn, tenant, change.record)
 
     async def delete_session(
         self,
@@ -612,23 +683,6 @@ async def _insert_version(
         version.create_time,
         record_to_json(version.snapshot),
     )
-
-
-async def _insert_receipt(conn: Connection, tenant: str, change: SessionChange) -> None:
-    sequences = [m.sequence for m in change.new_messages]
-    inserted = await conn.fetchval(
-        "INSERT INTO append_receipts (tenant, request_id, session_id, first_sequence,"
-        " last_sequence, version) VALUES ($1,$2,$3,$4,$5,$6)"
-        " ON CONFLICT (tenant, request_id) DO NOTHING RETURNING 1",
-        tenant,
-        change.request_id,
-        change.record.session_id,
-        min(sequences, default=0),
-        max(sequences, default=0),
-        change.record.version,
-    )
-    if inserted is None:
-        raise AlreadyExistsError(f"request_id {change.request_id!r} was used before")
 
 
 async def _reset_visibility(conn: Connection, tenant: str, record: SessionRecord) -> None:
