@@ -1,0 +1,340 @@
+"""The BlackboardStore and BlackboardEventFeed contract
+(storage/blackboard_store.py), checked on every backend.
+
+Backends register in BLACKBOARD_BACKENDS: an async context manager that
+yields a started store. The production (PostgreSQL + Redis Streams) backend
+adds itself here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from statekeeper.core.blackboard_keys import KeyMatcher, compile_glob
+from statekeeper.core.blackboard_models import (
+    BlackboardLimits,
+    Decision,
+    Entry,
+    Event,
+    EventType,
+    MutationView,
+    RevisionBatch,
+    RevisionCompactedError,
+    Value,
+    tombstone,
+)
+from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.storage.blackboard_store import BlackboardStore
+from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
+
+NOW = 1_700_000_000.0
+ALL = KeyMatcher()
+
+
+@asynccontextmanager
+async def _embedded(tmp_path: Path) -> AsyncIterator[BlackboardStore]:
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    store = EmbeddedBlackboardStore(storage)
+    await store.start()
+    try:
+        yield store
+    finally:
+        await store.close()
+        await storage.close()
+
+
+BLACKBOARD_BACKENDS: dict[str, Callable[[Path], AbstractAsyncContextManager[BlackboardStore]]] = {
+    "embedded": _embedded
+}
+
+
+@pytest.fixture(params=sorted(BLACKBOARD_BACKENDS))
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[BlackboardStore]:
+    async with BLACKBOARD_BACKENDS[request.param](tmp_path) as backend:
+        yield backend
+
+
+def tenant() -> str:
+    return f"t-{uuid.uuid4().hex[:8]}"
+
+
+def put(board: str, key: str, data: bytes = b"v", expire_time: float | None = None) -> object:
+    """A decision that puts `key` as the domain would."""
+
+    def decide(view: MutationView) -> Decision[Entry]:
+        current = view.entries.get(key)
+        entry = Entry(
+            board,
+            key,
+            Value.payload(data),
+            current.create_revision if current else view.revision,
+            view.revision,
+            current.version + 1 if current else 1,
+            expire_time=expire_time,
+            update_time=view.now,
+        )
+        return Decision((Event(EventType.PUT, entry, current),), entry)
+
+    return decide
+
+
+def delete(board: str, key: str) -> object:
+    def decide(view: MutationView) -> Decision[bool]:
+        current = view.entries.get(key)
+        if current is None:
+            return Decision((), False)
+        gone = tombstone(board, key, view.revision, view.now)
+        return Decision((Event(EventType.DELETE, gone, current),), True)
+
+    return decide
+
+
+async def write(
+    store: BlackboardStore, t: str, board: str, key: str, data: bytes = b"v", **kw: object
+) -> int:
+    outcome = await store.mutate(t, board, [key], kw.pop("now", NOW), put(board, key, data, **kw))  # type: ignore[arg-type]
+    return outcome.header.revision
+
+
+async def remove(store: BlackboardStore, t: str, board: str, key: str) -> int:
+    outcome = await store.mutate(t, board, [key], NOW, delete(board, key))  # type: ignore[arg-type]
+    return outcome.header.revision
+
+
+# ----- mutations --------------------------------------------------------------------
+
+
+async def test_revisions_are_consecutive_per_tenant_across_boards(store: BlackboardStore) -> None:
+    t = tenant()
+    assert (await store.header(t)).revision == 0
+    assert (await store.header(t)).oldest_revision == 1
+    assert [await write(store, t, board, "k") for board in ("a", "b", "a")] == [1, 2, 3]
+    assert await write(store, tenant(), "a", "k") == 1
+    concurrent = await asyncio.gather(*(write(store, t, "c", f"k{i}") for i in range(30)))
+    assert sorted(concurrent) == list(range(4, 34))
+
+
+async def test_decide_sees_live_entries_and_the_key_count(store: BlackboardStore) -> None:
+    t = tenant()
+    await write(store, t, "b", "x", b"1")
+    await write(store, t, "other", "y")
+    seen: list[MutationView] = []
+
+    def look(view: MutationView) -> Decision[None]:
+        seen.append(view)
+        return Decision((), None)
+
+    outcome = await store.mutate(t, "b", ["x", "missing"], NOW, look)
+    (view,) = seen
+    assert set(view.entries) == {"x"} and view.entries["x"].value == Value.payload(b"1")
+    assert view.key_count == 2 and view.header.revision == 2 and view.revision == 3
+    assert outcome.batch is None and outcome.header.revision == 2, "no change, no revision"
+
+
+async def test_a_raising_decision_changes_nothing(store: BlackboardStore) -> None:
+    t = tenant()
+    await write(store, t, "b", "k", b"1")
+
+    def refuse(view: MutationView) -> Decision[None]:
+        raise InvalidArgumentError("key", "no")
+
+    with pytest.raises(InvalidArgumentError):
+        await store.mutate(t, "b", ["k"], NOW, refuse)
+    assert (await store.header(t)).revision == 1
+    result = await store.read(t, "b", ["k"], 0, None)
+    assert result.entries[0].value == Value.payload(b"1")
+
+
+async def test_a_decision_touching_other_keys_is_refused(store: BlackboardStore) -> None:
+    t = tenant()
+    with pytest.raises(Exception):  # noqa: B017 - any error, as long as nothing is written
+        await store.mutate(t, "b", ["named"], NOW, put("b", "not-named"))  # type: ignore[arg-type]
+    assert (await store.header(t)).revision == 0
+
+
+async def test_expired_keys_are_removed_first_in_a_revision_of_their_own(
+    store: BlackboardStore,
+) -> None:
+    t = tenant()
+    await write(store, t, "b", "lease", expire_time=NOW + 5)
+    batches: list[RevisionBatch] = []
+    remove_listener = store.feed.listen(batches.append)
+
+    def refuse(view: MutationView) -> Decision[None]:
+        assert "lease" not in view.entries and view.revision == 3
+        raise InvalidArgumentError("key", "no")
+
+    with pytest.raises(InvalidArgumentError):
+        await store.mutate(t, "b", ["lease"], NOW + 5, refuse)
+    await asyncio.sleep(0.01)
+    remove_listener()
+    header = await store.header(t)
+    assert header.revision == 2, "the expiry is committed even though the decision failed"
+    (expiry,) = [b for b in batches if b.tenant == t]
+    assert [(e.type, e.key, e.revision) for e in expiry.events] == [(EventType.EXPIRE, "lease", 2)]
+    assert expiry.events[0].previous is not None
+
+
+# ----- reads ------------------------------------------------------------------------
+
+
+async def test_reads_at_a_revision_and_visibility(store: BlackboardStore) -> None:
+    t = tenant()
+    await write(store, t, "b", "k", b"1", expire_time=NOW + 10)
+    await write(store, t, "b", "k", b"2", expire_time=NOW + 10)
+    await remove(store, t, "b", "k")
+    at_one = await store.read(t, "b", ["k"], 1, None)
+    assert at_one.revision == 1 and at_one.entries[0].value == Value.payload(b"1")
+    assert (await store.read(t, "b", ["k"], 0, None)).entries == []
+    visible = await store.read(t, "b", ["k"], 2, NOW + 9)
+    hidden = await store.read(t, "b", ["k"], 2, NOW + 10)
+    assert len(visible.entries) == 1 and hidden.entries == []
+    with pytest.raises(InvalidArgumentError):
+        await store.read(t, "b", ["k"], 4, None)
+
+
+async def test_listing_is_by_code_point_inside_the_matcher_range(store: BlackboardStore) -> None:
+    t = tenant()
+    keys = ["a", "a/b", "a\U0010ffff", "aa", "b", "é", "日本", "\U0001f600", "a\ud7ff", "a\ue000"]
+    for key in keys:
+        await write(store, t, "b", key)
+    await write(store, t, "other-board", "a")
+    everything = await store.list_entries(t, "b", ALL, 0, None, None, 100)
+    assert [e.key for e in everything.entries] == sorted(keys)
+    prefix = await store.list_entries(t, "b", KeyMatcher(prefix="a"), 0, None, None, 100)
+    assert [e.key for e in prefix.entries] == sorted(k for k in keys if k.startswith("a"))
+    page = await store.list_entries(t, "b", KeyMatcher(prefix="a"), 0, None, "a/b", 2)
+    assert [e.key for e in page.entries] == ["aa", "a\ud7ff"]
+    glob = compile_glob("pattern", "a?", BlackboardLimits())
+    globbed = await store.list_entries(t, "b", glob, 0, None, None, 100)
+    assert [e.key for e in globbed.entries] == ["aa", "a\ud7ff", "a\ue000", "a\U0010ffff"]
+
+
+async def test_listing_at_a_past_revision(store: BlackboardStore) -> None:
+    t = tenant()
+    await write(store, t, "b", "x", b"1")
+    await write(store, t, "b", "y")
+    await write(store, t, "b", "x", b"2")
+    await remove(store, t, "b", "y")
+    past = await store.list_entries(t, "b", ALL, 2, None, None, 10)
+    assert [(e.key, e.value) for e in past.entries] == [
+        ("x", Value.payload(b"1")),
+        ("y", Value.payload(b"v")),
+    ]
+
+
+async def test_history_by_board_with_previous_values(store: BlackboardStore) -> None:
+    t = tenant()
+    await write(store, t, "b", "k", b"1")
+    await write(store, t, "other", "k")
+    await write(store, t, "b", "k", b"2")
+    await remove(store, t, "b", "k")
+    board_only = await store.history(t, "b", 1, 4, 10, with_previous=True)
+    assert [b.revision for b in board_only] == [1, 3, 4]
+    assert board_only[1].events[0].previous is not None
+    assert board_only[1].events[0].previous.value == Value.payload(b"1")
+    assert board_only[2].events[0].type == EventType.DELETE
+    assert board_only[0].events[0].previous is None
+    every_board = await store.history(t, None, 2, 4, 2, with_previous=False)
+    assert [(b.board, b.revision) for b in every_board] == [("other", 2), ("b", 3)]
+    assert every_board[1].events[0].previous is None
+
+
+# ----- compaction ---------------------------------------------------------------------
+
+
+async def test_compaction_keeps_each_keys_latest_value(store: BlackboardStore) -> None:
+    t = tenant()
+    await write(store, t, "b", "stable", b"s")  # 1
+    await write(store, t, "b", "hot", b"1")  # 2
+    await write(store, t, "b", "gone")  # 3
+    await remove(store, t, "b", "gone")  # 4
+    await write(store, t, "b", "hot", b"2")  # 5
+    await write(store, t, "b", "hot", b"3")  # 6
+    header = await store.compact(t, 6)
+    assert header.oldest_revision == 6
+    snapshot = await store.list_entries(t, "b", ALL, 5, None, None, 10)
+    assert [(e.key, e.value) for e in snapshot.entries] == [
+        ("hot", Value.payload(b"2")),
+        ("stable", Value.payload(b"s")),
+    ]
+    with pytest.raises(RevisionCompactedError) as below:
+        await store.history(t, "b", 5, 6, 10, with_previous=False)
+    assert below.value.metadata["oldest_revision"] == "6"
+    with pytest.raises(RevisionCompactedError):
+        await store.read(t, "b", ["hot"], 5, None)
+    (kept,) = await store.history(t, "b", 6, 6, 10, with_previous=True)
+    assert kept.events[0].previous is not None
+    assert kept.events[0].previous.value == Value.payload(b"2")
+    with pytest.raises(RevisionCompactedError):
+        await store.compact(t, 6)
+    with pytest.raises(InvalidArgumentError):
+        await store.compact(t, 7)
+
+
+async def test_retention_compacts_old_revisions_of_every_tenant(store: BlackboardStore) -> None:
+    first, second = tenant(), tenant()
+    await write(store, first, "b", "k", now=NOW)
+    await write(store, first, "b", "k", now=NOW + 100)
+    await write(store, second, "b", "k", now=NOW)
+    compacted = await store.compact_expired_history(NOW + 150, 60, 1000)
+    assert (first, 2) in compacted and (second, 1) not in compacted
+    assert (await store.header(first)).oldest_revision == 2
+    assert (await store.header(second)).oldest_revision == 1, "the current revision stays"
+
+
+# ----- expiry and the feed ----------------------------------------------------------------
+
+
+async def test_expire_due_makes_one_revision_per_board(store: BlackboardStore) -> None:
+    t = tenant()
+    for board, key in [("a", "x"), ("a", "y"), ("b", "z")]:
+        await write(store, t, board, key, expire_time=NOW + 1)
+    await write(store, t, "a", "keep")
+    delivered: list[RevisionBatch] = []
+    remove_listener = store.feed.listen(delivered.append)
+    batches = [b for b in await store.expire_due(NOW + 1, 100) if b.tenant == t]
+    await asyncio.sleep(0.01)
+    remove_listener()
+    assert [(b.board, b.revision, [e.key for e in b.events]) for b in batches] == [
+        ("a", 5, ["x", "y"]),
+        ("b", 6, ["z"]),
+    ]
+    assert [b for b in delivered if b.tenant == t] == batches
+    assert [e.key for e in (await store.list_entries(t, "a", ALL, 0, None, None, 9)).entries] == [
+        "keep"
+    ]
+
+
+async def test_the_feed_sees_each_commit_once_in_order_after_it(store: BlackboardStore) -> None:
+    t = tenant()
+    seen: list[tuple[int, int]] = []
+
+    def listener(batch: RevisionBatch) -> None:
+        if batch.tenant == t:
+            seen.append((batch.revision, len(batch.events)))
+
+    remove_listener = store.feed.listen(listener)
+    revisions = await asyncio.gather(*(write(store, t, "b", f"k{i}") for i in range(20)))
+    await asyncio.sleep(0.01)
+    assert seen == [(revision, 1) for revision in sorted(revisions)]
+    remove_listener()
+    await write(store, t, "b", "after")
+    await asyncio.sleep(0.01)
+    assert len(seen) == 20
+
+
+async def test_tenants_never_see_each_others_keys(store: BlackboardStore) -> None:
+    mine, theirs = tenant(), tenant()
+    await write(store, theirs, "b", "secret")
+    assert (await store.read(mine, "b", ["secret"], 0, None)).entries == []
+    assert (await store.list_entries(mine, "b", ALL, 0, None, None, 10)).entries == []
+    assert await store.history(mine, None, 1, 10, 10, with_previous=False) == []
