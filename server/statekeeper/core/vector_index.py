@@ -64,6 +64,12 @@ class VectorIndex(Protocol):
     @property
     def tombstone_count(self) -> int: ...
 
+    @property
+    def search_floats(self) -> int:
+        """About how many floats one search reads: what decides whether it
+        runs on the event loop or in a worker thread."""
+        ...
+
     def contains(self, key: int) -> bool: ...
 
     def add(self, keys: npt.NDArray[np.int64], vectors: Vector) -> None:
@@ -177,6 +183,10 @@ class FlatIndex(_FaissIndex):
     def __init__(self, dimension: int) -> None:
         super().__init__(_faiss().IndexFlatIP(dimension), dimension, "Flat")
 
+    @property
+    def search_floats(self) -> int:
+        return self.live_count * self.dimension
+
     def remove(self, keys: Sequence[int]) -> None:
         present = [k for k in keys if k in self._live]
         if present:
@@ -193,7 +203,13 @@ class HnswIndex(_FaissIndex):
         inner.hnsw.efConstruction = config.hnsw_ef_construction
         inner.hnsw.efSearch = config.hnsw_ef_search
         self._ef_search = config.hnsw_ef_search
+        self._m = config.hnsw_m
         super().__init__(inner, dimension, f"HNSW{config.hnsw_m}")
+
+    @property
+    def search_floats(self) -> int:
+        # A search visits about efSearch nodes with up to 2*M neighbours each.
+        return min(self.live_count, self._ef_search * 2 * self._m) * self.dimension
 
     def remove(self, keys: Sequence[int]) -> None:
         present = [k for k in keys if k in self._live]
@@ -434,7 +450,7 @@ class VectorIndexes:
         if user_index is None:
             return SearchOutcome([], "", exhausted=True)
         index = user_index.index
-        if index.live_count * index.dimension < _INLINE_SEARCH_FLOATS:
+        if index.search_floats < _INLINE_SEARCH_FLOATS:
             hits = index.search(query, k, allowed)
         else:
             # FAISS releases the GIL while it searches; changes arriving
