@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,20 +28,37 @@ from statekeeper.core.checkpoints import (
     WritesDraft,
 )
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
+from statekeeper.core.models import AuditFilter, AuditRecord
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.storage.checkpoint_store import CheckpointStore
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
 
-StoreFactory = Callable[[Path], Awaitable[tuple[CheckpointStore, Callable[[], Awaitable[None]]]]]
+AuditReader = Callable[[str], Awaitable[list[AuditRecord]]]
 
 
-async def _embedded(tmp_path: Path) -> tuple[CheckpointStore, Callable[[], Awaitable[None]]]:
-    backend = EmbeddedStorage(tmp_path)
-    await backend.start()
-    store = EmbeddedCheckpointStore(backend)
+@dataclass
+class Backend:
+    """A started store, how to read its audit trail, and how to close it."""
+
+    store: CheckpointStore
+    audit_trail: AuditReader
+    close: Callable[[], Awaitable[None]]
+
+
+async def _embedded(tmp_path: Path) -> Backend:
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    store = EmbeddedCheckpointStore(storage)
     await store.start()
-    return store, backend.close
+
+    async def trail(tenant: str) -> list[AuditRecord]:
+        return list(reversed(await storage.audit.list_audit(tenant, AuditFilter(), 0, 1000)))
+
+    return Backend(store, trail, storage.close)
+
+
+StoreFactory = Callable[[Path], Awaitable[Backend]]
 
 
 CHECKPOINT_BACKENDS: dict[str, StoreFactory] = {"embedded": _embedded}
@@ -50,10 +68,15 @@ BASE_NS = 1_700_000_000_000_000_000
 
 
 @pytest.fixture(params=sorted(CHECKPOINT_BACKENDS))
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CheckpointStore]:
-    created, close = await CHECKPOINT_BACKENDS[request.param](tmp_path)
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    created = await CHECKPOINT_BACKENDS[request.param](tmp_path)
     yield created
-    await close()
+    await created.close()
+
+
+@pytest.fixture
+def store(backend: Backend) -> CheckpointStore:
+    return backend.store
 
 
 @pytest.fixture
@@ -494,3 +517,39 @@ async def test_claims_fence_stale_writers(store: CheckpointStore, tenant: str) -
     await store.save_checkpoint(tenant, draft("c3", time_ns=BASE_NS + 2), 0)
     await store.delete_execution(tenant, "run", BASE_NS)
     assert await store.claim_execution(tenant, "run") > second, "epochs survive deletion"
+
+
+# ----- audit ------------------------------------------------------------------------------
+
+
+def audit(summary: str) -> AuditRecord:
+    return AuditRecord("", "key", "svc", "Method", "execution", "run", 0, 1.0, summary)
+
+
+async def test_audit_is_stored_with_each_change_and_only_then(
+    backend: Backend, tenant: str
+) -> None:
+    store = backend.store
+    await store.save_checkpoint(tenant, draft("c1"), 0, audit("save"))
+    await store.save_checkpoint(tenant, draft("c2", time_ns=BASE_NS + 1), 0, audit("save 2"))
+    await store.put_writes(tenant, writes("c2", "t", (0, "a", "")), 0, audit("writes"))
+    epoch = await store.claim_execution(tenant, "run", audit("claim"))
+    with pytest.raises(NotFoundError):
+        await store.put_writes(tenant, writes("nope", "t", (0, "a", "")), 0, audit("refused"))
+    await store.copy_execution(tenant, "run", "fork", None, audit("copy"))
+    await store.prune(tenant, None, 1, False, audit("prune"))
+    await store.delete_runs(tenant, ["none"], BASE_NS, audit("no runs"))
+    await store.delete_execution(tenant, "run", BASE_NS, audit("delete"))
+    with pytest.raises(CheckpointDeletedError):
+        await store.save_checkpoint(tenant, draft("c3", parent="c2"), 0, audit("refused"))
+    trail = [(r.summary, r.entity_id, r.revision) for r in await backend.audit_trail(tenant)]
+    assert trail == [
+        ("save", "run", 1),
+        ("save 2", "run", 2),
+        ("writes", "run", 2),
+        ("claim", "run", epoch),
+        ("copy", "run", 2),
+        ("prune", "fork", 2),
+        ("prune", "run", 2),
+        ("delete", "run", 2),
+    ]

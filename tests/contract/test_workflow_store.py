@@ -5,36 +5,57 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
+from statekeeper.core.models import AuditFilter, AuditRecord
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.core.workflows import ClaimableStep, Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
 from statekeeper.storage.workflow_store import WorkflowStore
 
-StoreFactory = Callable[[Path], Awaitable[tuple[WorkflowStore, Callable[[], Awaitable[None]]]]]
+
+@dataclass
+class Backend:
+    """A started store, how to read its audit trail, and how to close it."""
+
+    store: WorkflowStore
+    audit_trail: Callable[[str], Awaitable[list[AuditRecord]]]
+    close: Callable[[], Awaitable[None]]
 
 
-async def _embedded(tmp_path: Path) -> tuple[WorkflowStore, Callable[[], Awaitable[None]]]:
-    backend = EmbeddedStorage(tmp_path)
-    await backend.start()
-    store = EmbeddedWorkflowStore(backend)
+async def _embedded(tmp_path: Path) -> Backend:
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    store = EmbeddedWorkflowStore(storage)
     await store.start()
-    return store, backend.close
+
+    async def trail(tenant: str) -> list[AuditRecord]:
+        return list(reversed(await storage.audit.list_audit(tenant, AuditFilter(), 0, 1000)))
+
+    return Backend(store, trail, storage.close)
+
+
+StoreFactory = Callable[[Path], Awaitable[Backend]]
 
 
 WORKFLOW_BACKENDS: dict[str, StoreFactory] = {"embedded": _embedded}
 
 
 @pytest.fixture(params=sorted(WORKFLOW_BACKENDS))
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[WorkflowStore]:
-    created, close = await WORKFLOW_BACKENDS[request.param](tmp_path)
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    created = await WORKFLOW_BACKENDS[request.param](tmp_path)
     yield created
-    await close()
+    await created.close()
+
+
+@pytest.fixture
+def store(backend: Backend) -> WorkflowStore:
+    return backend.store
 
 
 @pytest.fixture
@@ -130,3 +151,19 @@ async def test_list_newest_first_with_status_and_cursor(store: WorkflowStore, te
     assert [r.workflow_id for r in running] == ["w2", "w0"]
     after = await store.list_workflows(tenant, None, (102.0, "w2"), 10)
     assert [r.workflow_id for r in after] == ["w1", "w0"]
+
+
+async def test_audit_is_stored_with_each_change_and_only_then(
+    backend: Backend, tenant: str
+) -> None:
+    def audit(summary: str) -> AuditRecord:
+        return AuditRecord("", "key", "svc", "M", "workflow", "w1", 0, 1.0, summary)
+
+    await backend.store.create_workflow(tenant, record("w1"), audit("start"))
+    with pytest.raises(AlreadyExistsError):
+        await backend.store.create_workflow(tenant, record("w1"), audit("refused"))
+    await backend.store.replace_workflow(tenant, record("w1", 2), 1, audit("claim"))
+    with pytest.raises(ConcurrentModificationError):
+        await backend.store.replace_workflow(tenant, record("w1", 3), 1, audit("refused"))
+    trail = [(r.summary, r.revision) for r in await backend.audit_trail(tenant)]
+    assert trail == [("start", 1), ("claim", 2)]

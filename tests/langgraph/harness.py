@@ -42,9 +42,15 @@ class CheckpointServer:
     port: int = 0
     checkpoints: CheckpointManager | None = None
     workflows: WorkflowManager | None = None
+    storage: EmbeddedStorage | None = None
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
     _stopping: asyncio.Event | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        assert self._loop is not None
+        return self._loop
 
     @property
     def address(self) -> str:
@@ -81,7 +87,7 @@ class CheckpointServer:
 
     async def _serve(self, ready: Future[None]) -> None:
         self._stopping = asyncio.Event()
-        storage = EmbeddedStorage(self.data_dir)
+        self.storage = storage = EmbeddedStorage(self.data_dir)
         await storage.start()
         checkpoint_store = EmbeddedCheckpointStore(storage)
         workflow_store = EmbeddedWorkflowStore(storage)

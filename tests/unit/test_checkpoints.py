@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from statekeeper.core.audit import Actor
 from statekeeper.core.checkpoints import (
     ChannelEntry,
     CheckpointDraft,
@@ -20,10 +21,13 @@ from statekeeper.core.checkpoints import (
 )
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError, NotFoundError
 from statekeeper.core.schema_upgrades import Payload, builtin_registry
+from statekeeper.core.tenancy import Principal
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
 
 T = "tenant-a"
+A = Actor(Principal(T, "key-test"), "statekeeper.v1.CheckpointService", "Test")
+
 ALL = ReadOptions()
 
 
@@ -80,19 +84,19 @@ async def test_bad_saves_name_the_field(
     manager: CheckpointManager, draft: CheckpointDraft, field: str
 ) -> None:
     with pytest.raises(InvalidArgumentError) as error:
-        await manager.save(T, draft, 0)
+        await manager.save(A, draft, 0)
     assert error.value.field == field
 
 
 async def test_oversized_checkpoint_is_resource_exhausted(manager: CheckpointManager) -> None:
     big = {"a": ChannelEntry("1", value("x" * 20_000))}
     with pytest.raises(LimitExceededError) as error:
-        await manager.save(T, save_draft(channels=big), 0)
+        await manager.save(A, save_draft(channels=big), 0)
     assert error.value.field == "checkpoint"
 
 
 async def test_save_fills_time_run_id_and_canonical_metadata(manager: CheckpointManager) -> None:
-    saved = await manager.save(T, save_draft(metadata={"step": 2.0, "run_id": "r-1"}), 0)
+    saved = await manager.save(A, save_draft(metadata={"step": 2.0, "run_id": "r-1"}), 0)
     assert saved.checkpoint_id and saved.create_time_ns > 0
     got = await manager.get(T, "run", "", saved.checkpoint_id, ALL)
     assert got.metadata == {"step": 2, "run_id": "r-1"} and got.run_id == "r-1"
@@ -104,7 +108,7 @@ async def test_save_fills_time_run_id_and_canonical_metadata(manager: Checkpoint
 async def test_get_missing_is_not_found(manager: CheckpointManager) -> None:
     with pytest.raises(NotFoundError):
         await manager.get(T, "run", "", "", ALL)
-    await manager.save(T, save_draft("c1"), 0)
+    await manager.save(A, save_draft("c1"), 0)
     with pytest.raises(NotFoundError):
         await manager.get(T, "run", "", "c2", ALL)
 
@@ -137,13 +141,13 @@ async def test_bad_writes_name_the_field(
     manager: CheckpointManager, writes: WritesDraft, field: str
 ) -> None:
     with pytest.raises(InvalidArgumentError) as error:
-        await manager.put_writes(T, writes, 0)
+        await manager.put_writes(A, writes, 0)
     assert error.value.field == field
 
 
 async def test_list_pages_with_tokens_bound_to_their_filters(manager: CheckpointManager) -> None:
     for index in range(5):
-        await manager.save(T, save_draft(f"c{index}"), 0)
+        await manager.save(A, save_draft(f"c{index}"), 0)
     page, token = await manager.list_checkpoints(T, CheckpointQuery("run"), "", 2, "", ALL)
     rest, end = await manager.list_checkpoints(T, CheckpointQuery("run"), "", 10, token, ALL)
     assert [c.checkpoint_id for c in page + rest] == ["c4", "c3", "c2", "c1", "c0"]
@@ -159,8 +163,8 @@ async def test_list_pages_with_tokens_bound_to_their_filters(manager: Checkpoint
 
 
 async def test_before_needs_an_execution_and_one_namespace(manager: CheckpointManager) -> None:
-    await manager.save(T, save_draft("same"), 0)
-    await manager.save(T, save_draft("same", namespace="sub"), 0)
+    await manager.save(A, save_draft("same"), 0)
+    await manager.save(A, save_draft("same", namespace="sub"), 0)
     with pytest.raises(InvalidArgumentError) as unscoped:
         await manager.list_checkpoints(T, CheckpointQuery(), "same", 10, "", ALL)
     assert unscoped.value.field == "before_checkpoint_id"
@@ -174,7 +178,7 @@ async def test_before_needs_an_execution_and_one_namespace(manager: CheckpointMa
 
 
 async def test_channel_values_by_hash(manager: CheckpointManager) -> None:
-    await manager.save(T, save_draft("c1", channels={"a": ChannelEntry("1", value("v"))}), 0)
+    await manager.save(A, save_draft("c1", channels={"a": ChannelEntry("1", value("v"))}), 0)
     digest = value("v").content_hash()
     values, missing = await manager.channel_values(T, [digest, "e" * 64, digest])
     assert values == {digest: value("v")} and missing == ["e" * 64]
@@ -189,26 +193,26 @@ async def test_channel_values_by_hash(manager: CheckpointManager) -> None:
 
 async def test_removals_validate_and_default(manager: CheckpointManager) -> None:
     for index in range(4):
-        await manager.save(T, save_draft(f"c{index}"), 0)
-    assert (await manager.delete_runs(T, [])).checkpoints == 0
+        await manager.save(A, save_draft(f"c{index}"), 0)
+    assert (await manager.delete_runs(A, [])).checkpoints == 0
     with pytest.raises(LimitExceededError):
-        await manager.delete_runs(T, [f"r{i}" for i in range(6)])
+        await manager.delete_runs(A, [f"r{i}" for i in range(6)])
     with pytest.raises(InvalidArgumentError) as both:
-        await manager.prune(T, ["run"], True, 1, False)
+        await manager.prune(A, ["run"], True, 1, False)
     assert both.value.field == "all_executions"
     with pytest.raises(InvalidArgumentError):
-        await manager.prune(T, ["run"], False, -1, False)
-    assert (await manager.prune(T, [], False, None, False)).checkpoints == 0
-    pruned = await manager.prune(T, ["run"], False, None, False)
+        await manager.prune(A, ["run"], False, -1, False)
+    assert (await manager.prune(A, [], False, None, False)).checkpoints == 0
+    pruned = await manager.prune(A, ["run"], False, None, False)
     assert pruned.checkpoints == 2, "keep_last defaults to the configured 2"
     with pytest.raises(InvalidArgumentError):
-        await manager.copy_execution(T, "run", "run", "")
+        await manager.copy_execution(A, "run", "run", "")
     with pytest.raises(InvalidArgumentError):
-        await manager.delete_execution(T, "")
+        await manager.delete_execution(A, "")
     with pytest.raises(InvalidArgumentError):
-        await manager.claim_execution(T, "")
+        await manager.claim_execution(A, "")
     with pytest.raises(InvalidArgumentError) as epoch:
-        await manager.save(T, save_draft("c9"), -1)
+        await manager.save(A, save_draft("c9"), -1)
     assert epoch.value.field == "ownership_epoch"
 
 
@@ -221,8 +225,8 @@ async def test_sweep_forgets_only_old_tombstones(tmp_path: Path) -> None:
     manager = CheckpointManager(
         store, CheckpointLimits(tombstone_retention_seconds=60), builtin_registry(), clock_ns=clock
     )
-    await manager.save(T, save_draft("c1"), 0)
-    await manager.delete_execution(T, "run")
+    await manager.save(A, save_draft("c1"), 0)
+    await manager.delete_execution(A, "run")
     assert await manager.sweep_tombstones() == 0
     clock.now_ns += 61 * 10**9
     assert await manager.sweep_tombstones() == 1

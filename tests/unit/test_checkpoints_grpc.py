@@ -4,6 +4,7 @@ reasons and conditions, field names, tenancy."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import grpc
 import pytest
 from google.protobuf import struct_pb2, timestamp_pb2
 
+from statekeeper.core.models import AuditFilter
+from statekeeper.core.tenancy import key_id
 from statekeeper.v1 import checkpoint_pb2 as pb
 from statekeeper.v1 import checkpoint_pb2_grpc, common_pb2
 from tests.e2e.errors import bad_field, error_info
@@ -276,3 +279,30 @@ async def test_copy_prune_and_delete_runs(stub: checkpoint_pb2_grpc.CheckpointSe
     assert bad_field(both.value) == "all_executions"
     runs = await stub.DeleteRuns(pb.DeleteRunsRequest(run_ids=["unknown"]), metadata=ALPHA)
     assert runs.deleted_checkpoints == 0
+
+
+async def test_mutations_leave_an_audit_trail_and_failures_none(
+    server: CheckpointServer, stub: checkpoint_pb2_grpc.CheckpointServiceStub
+) -> None:
+    await save(stub, checkpoint("c1"))
+    await stub.DeleteExecution(pb.DeleteExecutionRequest(execution_id="thread-1"), metadata=ALPHA)
+    with pytest.raises(grpc.aio.AioRpcError):
+        await save(stub, checkpoint("c2", parent="c1"))  # refused: no record
+    await stub.StartWorkflow(
+        pb.StartWorkflowRequest(workflow_id="w", steps=[pb.WorkflowStepSpec(step_id="a")]),
+        metadata=ALPHA,
+    )
+    assert server.storage is not None
+    records = await asyncio.wrap_future(
+        asyncio.run_coroutine_threadsafe(
+            server.storage.audit.list_audit("alpha", AuditFilter(), 0, 100), server.loop
+        )
+    )
+    trail = [(r.method, r.entity_type, r.entity_id, r.revision) for r in reversed(records)]
+    assert trail == [
+        ("SaveCheckpoint", "execution", "thread-1", 1),
+        ("DeleteExecution", "execution", "thread-1", 1),
+        ("StartWorkflow", "workflow", "w", 1),
+    ]
+    assert {r.principal for r in records} == {key_id("key-alpha")}
+    assert {r.service for r in records} == {"statekeeper.v1.CheckpointService"}

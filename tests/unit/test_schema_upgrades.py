@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from statekeeper.core.audit import Actor
 from statekeeper.core.checkpoints import (
     ChannelEntry,
     CheckpointDraft,
@@ -23,6 +24,7 @@ from statekeeper.core.schema_upgrades import (
     UpgradeRegistry,
     builtin_registry,
 )
+from statekeeper.core.tenancy import Principal
 from statekeeper.core.workflows import (
     ClaimRequest,
     StepStatus,
@@ -37,6 +39,7 @@ from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "checkpoints"
 T = "tenant-a"
+A = Actor(Principal(T, "key-test"), "statekeeper.v1.CheckpointService", "Test")
 
 
 def fixture(version: int) -> Payload:
@@ -166,12 +169,12 @@ async def test_a_stored_v1_workflow_is_read_and_resumed(tmp_path: Path) -> None:
     workflow = await manager.get(T, "ingest-2023-11-14")
     assert workflow.revision == 7 and workflow.step("parse").status == StepStatus.RETRYING
 
-    (parse,) = await manager.claim(T, ClaimRequest("w", workflow_id=workflow.workflow_id), None)
+    (parse,) = await manager.claim(A, ClaimRequest("w", workflow_id=workflow.workflow_id), None)
     assert parse.step.step_id == "parse" and parse.step.attempt == 2
     assert parse.dependency_outputs == {"fetch": Payload("application/json", 0, b'{"rows": 3}')}
-    await manager.complete(T, workflow.workflow_id, "parse", parse.step.lease_id, None)
-    (load,) = await manager.claim(T, ClaimRequest("w", workflow_id=workflow.workflow_id), None)
-    result = await manager.complete(T, workflow.workflow_id, "load", load.step.lease_id, None)
+    await manager.complete(A, workflow.workflow_id, "parse", parse.step.lease_id, None)
+    (load,) = await manager.claim(A, ClaimRequest("w", workflow_id=workflow.workflow_id), None)
+    result = await manager.complete(A, workflow.workflow_id, "load", load.step.lease_id, None)
     assert result.workflow_status == WorkflowStatus.SUCCESS
 
     version = await storage.run(
@@ -192,7 +195,7 @@ async def test_checkpoint_payloads_are_upgraded_on_read(tmp_path: Path) -> None:
     manager = CheckpointManager(store, CheckpointLimits(), counter_registry())
     old = Payload("test/state", 1, b"{}")
     await manager.save(
-        T,
+        A,
         CheckpointDraft(
             "run", checkpoint_id="c1", state=old, channels={"x": ChannelEntry("1", old)}
         ),

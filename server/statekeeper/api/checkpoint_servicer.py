@@ -11,7 +11,7 @@ import grpc
 from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 
 from statekeeper.api.convert import dict_to_struct, struct_to_dict, timestamp
-from statekeeper.api.interceptor import current_tenant
+from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.checkpoints import (
     ChannelEntry,
     CheckpointDraft,
@@ -60,7 +60,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
         self, request: pb.SaveCheckpointRequest, context: grpc.aio.ServicerContext
     ) -> pb.SaveCheckpointResponse:
         outcome = await self._checkpoints.save(
-            current_tenant(), checkpoint_draft(request.checkpoint), request.ownership_epoch
+            current_actor(), checkpoint_draft(request.checkpoint), request.ownership_epoch
         )
         return pb.SaveCheckpointResponse(
             checkpoint_id=outcome.checkpoint_id,
@@ -116,7 +116,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
             ),
         )
         outcome = await self._checkpoints.put_writes(
-            current_tenant(), draft, request.ownership_epoch
+            current_actor(), draft, request.ownership_epoch
         )
         return pb.PutWritesResponse(stored_count=outcome.stored, duplicate_count=outcome.duplicates)
 
@@ -134,7 +134,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
     async def DeleteExecution(
         self, request: pb.DeleteExecutionRequest, context: grpc.aio.ServicerContext
     ) -> pb.DeleteExecutionResponse:
-        counts = await self._checkpoints.delete_execution(current_tenant(), request.execution_id)
+        counts = await self._checkpoints.delete_execution(current_actor(), request.execution_id)
         return pb.DeleteExecutionResponse(
             deleted_checkpoints=counts.checkpoints, deleted_writes=counts.writes
         )
@@ -142,7 +142,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
     async def DeleteRuns(
         self, request: pb.DeleteRunsRequest, context: grpc.aio.ServicerContext
     ) -> pb.DeleteRunsResponse:
-        counts = await self._checkpoints.delete_runs(current_tenant(), list(request.run_ids))
+        counts = await self._checkpoints.delete_runs(current_actor(), list(request.run_ids))
         return pb.DeleteRunsResponse(
             deleted_checkpoints=counts.checkpoints, deleted_writes=counts.writes
         )
@@ -151,7 +151,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
         self, request: pb.CopyExecutionRequest, context: grpc.aio.ServicerContext
     ) -> pb.CopyExecutionResponse:
         counts = await self._checkpoints.copy_execution(
-            current_tenant(),
+            current_actor(),
             request.source_execution_id,
             request.target_execution_id,
             request.until_checkpoint_id,
@@ -164,7 +164,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
         self, request: pb.PruneCheckpointsRequest, context: grpc.aio.ServicerContext
     ) -> pb.PruneCheckpointsResponse:
         counts = await self._checkpoints.prune(
-            current_tenant(),
+            current_actor(),
             list(request.execution_ids),
             request.all_executions,
             request.keep_last if request.HasField("keep_last") else None,
@@ -179,7 +179,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
     async def ClaimExecution(
         self, request: pb.ClaimExecutionRequest, context: grpc.aio.ServicerContext
     ) -> pb.ClaimExecutionResponse:
-        epoch = await self._checkpoints.claim_execution(current_tenant(), request.execution_id)
+        epoch = await self._checkpoints.claim_execution(current_actor(), request.execution_id)
         return pb.ClaimExecutionResponse(ownership_epoch=epoch)
 
     # ----- workflows ---------------------------------------------------------------
@@ -189,7 +189,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
     ) -> pb.StartWorkflowResponse:
         specs = [step_spec(f"steps[{i}]", spec) for i, spec in enumerate(request.steps)]
         workflow = await self._workflows.start(
-            current_tenant(),
+            current_actor(),
             request.workflow_id,
             specs,
             struct_to_dict(request.metadata),
@@ -228,14 +228,14 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
             lease_seconds=seconds("lease_duration", request.lease_duration),
             wait_seconds=seconds("wait_timeout", request.wait_timeout),
         )
-        claimed = await self._workflows.claim(current_tenant(), claim, context.time_remaining())
+        claimed = await self._workflows.claim(current_actor(), claim, context.time_remaining())
         return pb.ClaimStepsResponse(steps=[claimed_to_proto(c) for c in claimed])
 
     async def CompleteStep(
         self, request: pb.CompleteStepRequest, context: grpc.aio.ServicerContext
     ) -> pb.CompleteStepResponse:
         result = await self._workflows.complete(
-            current_tenant(),
+            current_actor(),
             request.workflow_id,
             request.step_id,
             request.lease_id,
@@ -264,7 +264,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
             ),
         )
         result = await self._workflows.fail(
-            current_tenant(), request.workflow_id, request.step_id, request.lease_id, report
+            current_actor(), request.workflow_id, request.step_id, request.lease_id, report
         )
         return pb.FailStepResponse(
             step=step_to_proto(result.step),
@@ -276,7 +276,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
         self, request: pb.SkipStepRequest, context: grpc.aio.ServicerContext
     ) -> pb.SkipStepResponse:
         result = await self._workflows.skip(
-            current_tenant(), request.workflow_id, request.step_id, request.lease_id, request.reason
+            current_actor(), request.workflow_id, request.step_id, request.lease_id, request.reason
         )
         return pb.SkipStepResponse(
             step=step_to_proto(result.step),
@@ -287,7 +287,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
         self, request: pb.RenewStepLeaseRequest, context: grpc.aio.ServicerContext
     ) -> pb.RenewStepLeaseResponse:
         expiry = await self._workflows.renew(
-            current_tenant(),
+            current_actor(),
             request.workflow_id,
             request.step_id,
             request.lease_id,
@@ -303,7 +303,7 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
         self, request: pb.CancelWorkflowRequest, context: grpc.aio.ServicerContext
     ) -> pb.CancelWorkflowResponse:
         workflow = await self._workflows.cancel(
-            current_tenant(), request.workflow_id, request.reason, request.expected_etag
+            current_actor(), request.workflow_id, request.reason, request.expected_etag
         )
         return pb.CancelWorkflowResponse(workflow=workflow_to_proto(workflow, include_steps=True))
 

@@ -11,6 +11,10 @@ worker still holding one cannot bring the execution back. Pruning is not
 final. Ownership epochs fence writers: a write with an epoch older than the
 execution's current one stores nothing.
 
+Every mutation hands the store an audit record (who, what, when) to write in
+the same transaction; its revision is the checkpoint's sequence where there
+is one, filled in by the store.
+
 This module validates input and applies the schema upgrades on read; the
 store (storage/checkpoint_store.py) does everything that must be atomic.
 """
@@ -26,12 +30,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from statekeeper.core import paging
+from statekeeper.core.audit import Actor, record_for
 from statekeeper.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
     LimitExceededError,
     NotFoundError,
 )
+from statekeeper.core.models import AuditRecord
 from statekeeper.core.schema_upgrades import Payload, UpgradeRegistry
 from statekeeper.core.validation import check_non_negative
 
@@ -39,6 +45,10 @@ if TYPE_CHECKING:
     from statekeeper.storage.checkpoint_store import CheckpointStore
 
 ClockNs = Callable[[], int]
+
+# Audit records of checkpoint mutations are about the execution: that is what
+# an operator looks up ("who deleted thread X?").
+EXECUTION_ENTITY = "execution"
 
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 _CONTENT_HASH = re.compile(r"^[0-9a-f]{64}$")
@@ -258,7 +268,7 @@ class CheckpointManager:
         self._upgrades = upgrades
         self._clock_ns = clock_ns
 
-    async def save(self, tenant: str, draft: CheckpointDraft, ownership_epoch: int) -> SaveOutcome:
+    async def save(self, actor: Actor, draft: CheckpointDraft, ownership_epoch: int) -> SaveOutcome:
         self._check_draft(draft)
         check_non_negative("ownership_epoch", ownership_epoch)
         record = replace(
@@ -268,7 +278,13 @@ class CheckpointManager:
             run_id=draft.run_id or _run_id_from(draft.metadata),
             create_time_ns=draft.create_time_ns or self._clock_ns(),
         )
-        return await self._store.save_checkpoint(tenant, record, ownership_epoch)
+        audit = self._audit(
+            actor,
+            draft.execution_id,
+            f"saved checkpoint {draft.checkpoint_id or '(server id)'}"
+            f" in namespace {draft.namespace!r}",
+        )
+        return await self._store.save_checkpoint(actor.tenant, record, ownership_epoch, audit)
 
     async def get(
         self,
@@ -319,11 +335,17 @@ class CheckpointManager:
         return [self._upgraded(checkpoint) for checkpoint in found], next_token
 
     async def put_writes(
-        self, tenant: str, draft: WritesDraft, ownership_epoch: int
+        self, actor: Actor, draft: WritesDraft, ownership_epoch: int
     ) -> WritesOutcome:
         self._check_writes(draft)
         check_non_negative("ownership_epoch", ownership_epoch)
-        return await self._store.put_writes(tenant, draft, ownership_epoch)
+        audit = self._audit(
+            actor,
+            draft.execution_id,
+            f"stored {len(draft.writes)} write(s) of task {draft.task_id}"
+            f" against checkpoint {draft.checkpoint_id} in namespace {draft.namespace!r}",
+        )
+        return await self._store.put_writes(actor.tenant, draft, ownership_epoch, audit)
 
     async def channel_values(
         self, tenant: str, content_hashes: Sequence[str]
@@ -339,21 +361,26 @@ class CheckpointManager:
         values = {key: self._upgrades.upgrade(value) for key, value in found.items()}
         return values, [key for key in wanted if key not in found]
 
-    async def delete_execution(self, tenant: str, execution_id: str) -> RemovalCounts:
+    async def delete_execution(self, actor: Actor, execution_id: str) -> RemovalCounts:
         self._check_key("execution_id", execution_id)
-        return await self._store.delete_execution(tenant, execution_id, self._clock_ns())
+        audit = self._audit(actor, execution_id, "deleted the execution (final)")
+        return await self._store.delete_execution(
+            actor.tenant, execution_id, self._clock_ns(), audit
+        )
 
-    async def delete_runs(self, tenant: str, run_ids: Sequence[str]) -> RemovalCounts:
+    async def delete_runs(self, actor: Actor, run_ids: Sequence[str]) -> RemovalCounts:
         self._check_batch("run_ids", run_ids)
         for index, run_id in enumerate(run_ids):
             self._check_key(f"run_ids[{index}]", run_id, required=False)
         wanted = sorted({run_id for run_id in run_ids if run_id})
         if not wanted:
             return RemovalCounts()
-        return await self._store.delete_runs(tenant, wanted, self._clock_ns())
+        shown = ", ".join(wanted[:10]) + (" ..." if len(wanted) > 10 else "")
+        audit = self._audit(actor, "", f"deleted the checkpoints of runs {shown} (final)")
+        return await self._store.delete_runs(actor.tenant, wanted, self._clock_ns(), audit)
 
     async def copy_execution(
-        self, tenant: str, source_id: str, target_id: str, until_checkpoint_id: str
+        self, actor: Actor, source_id: str, target_id: str, until_checkpoint_id: str
     ) -> RemovalCounts:
         """Returns the numbers of checkpoints and writes copied."""
         self._check_key("source_execution_id", source_id)
@@ -361,13 +388,15 @@ class CheckpointManager:
         self._check_key("until_checkpoint_id", until_checkpoint_id, required=False)
         if source_id == target_id:
             raise InvalidArgumentError("target_execution_id", "must differ from the source")
+        until = f" until checkpoint {until_checkpoint_id}" if until_checkpoint_id else ""
+        audit = self._audit(actor, target_id, f"copied from execution {source_id}{until}")
         return await self._store.copy_execution(
-            tenant, source_id, target_id, until_checkpoint_id or None
+            actor.tenant, source_id, target_id, until_checkpoint_id or None, audit
         )
 
     async def prune(
         self,
-        tenant: str,
+        actor: Actor,
         execution_ids: Sequence[str],
         all_executions: bool,
         keep_last: int | None,
@@ -385,11 +414,13 @@ class CheckpointManager:
         if not execution_ids and not all_executions:
             return RemovalCounts()
         targets = None if all_executions else sorted(set(execution_ids))
-        return await self._store.prune(tenant, targets, keep, dry_run)
+        audit = None if dry_run else self._audit(actor, "", f"pruned to the newest {keep}")
+        return await self._store.prune(actor.tenant, targets, keep, dry_run, audit)
 
-    async def claim_execution(self, tenant: str, execution_id: str) -> int:
+    async def claim_execution(self, actor: Actor, execution_id: str) -> int:
         self._check_key("execution_id", execution_id)
-        return await self._store.claim_execution(tenant, execution_id)
+        audit = self._audit(actor, execution_id, "claimed write ownership")
+        return await self._store.claim_execution(actor.tenant, execution_id, audit)
 
     async def sweep_tombstones(self, batch: int = 1000, max_batches: int = 100) -> int:
         """Forgets deleted checkpoint ids older than the retention; returns
@@ -404,6 +435,11 @@ class CheckpointManager:
         return total
 
     # ----- helpers -----------------------------------------------------------
+
+    def _audit(self, actor: Actor, execution_id: str, summary: str) -> AuditRecord:
+        """The record of one mutation; the store sets the revision (and the
+        execution, for removals that span several)."""
+        return record_for(actor, EXECUTION_ENTITY, execution_id, 0, self._clock_ns() / 1e9, summary)
 
     def _upgraded(self, checkpoint: StoredCheckpoint) -> StoredCheckpoint:
         upgrade = self._upgrades.upgrade

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from statekeeper.core import paging
+from statekeeper.core.audit import Actor, record_for, system_actor
 from statekeeper.core.checkpoints import CheckpointManager, canonical_json, check_key, json_size
 from statekeeper.core.errors import (
     ConcurrentModificationError,
@@ -64,6 +65,7 @@ Clock = Callable[[], float]
 T = TypeVar("T")
 
 LEASE_EXPIRED_TYPE = "lease_expired"
+WORKFLOW_ENTITY = "workflow"
 CAS_RETRIES = 32
 
 
@@ -340,7 +342,7 @@ class WorkflowManager:
 
     async def start(
         self,
-        tenant: str,
+        actor: Actor,
         workflow_id: str,
         specs: Sequence[StepSpec],
         metadata: Mapping[str, Any],
@@ -363,7 +365,10 @@ class WorkflowManager:
             update_time=now,
         )
         start = Transition("", "START", 0, time=now)
-        await self._store.create_workflow(tenant, self._record(workflow, (start,)))
+        audit = record_for(
+            actor, WORKFLOW_ENTITY, workflow.workflow_id, 1, now, f"started ({len(steps)} steps)"
+        )
+        await self._store.create_workflow(actor.tenant, self._record(workflow, (start,)), audit)
         self._signal()
         return workflow
 
@@ -395,13 +400,13 @@ class WorkflowManager:
         return [self._decode(record) for record in records], next_token
 
     async def claim(
-        self, tenant: str, request: ClaimRequest, deadline_seconds: float | None
+        self, actor: Actor, request: ClaimRequest, deadline_seconds: float | None
     ) -> list[ClaimedStep]:
         """Claims up to `max_steps` ready steps, waiting up to
         `wait_seconds` (bounded by `deadline_seconds` from now) for one."""
         request = self._checked_claim(request)
         if request.workflow_id:
-            await self.get(tenant, request.workflow_id)
+            await self.get(actor.tenant, request.workflow_id)
         wait = min(request.wait_seconds, self._limits.max_wait_seconds)
         if deadline_seconds is not None:
             # Leave time to answer before the caller's deadline.
@@ -409,7 +414,7 @@ class WorkflowManager:
         give_up = time.monotonic() + wait
         while True:
             changed = self._changed
-            claimed = await self._claim_once(tenant, request)
+            claimed = await self._claim_once(actor, request)
             remaining = give_up - time.monotonic()
             if claimed or remaining <= 0:
                 return claimed
@@ -418,18 +423,18 @@ class WorkflowManager:
                 await asyncio.wait_for(changed.wait(), timeout)
 
     async def complete(
-        self, tenant: str, workflow_id: str, step_id: str, lease_id: str, outputs: Payload | None
+        self, actor: Actor, workflow_id: str, step_id: str, lease_id: str, outputs: Payload | None
     ) -> StepResult:
         self._check_step_call(workflow_id, step_id, lease_id, lease_required=True)
         if outputs is not None and outputs.size > self._limits.max_step_input_bytes:
             raise LimitExceededError("outputs", self._limits.max_step_input_bytes, "is too big")
         result, _ = await self._mutate(
-            tenant, workflow_id, lambda wf, now: _complete(wf, step_id, lease_id, outputs, now)
+            actor, workflow_id, lambda wf, now: _complete(wf, step_id, lease_id, outputs, now)
         )
         return result
 
     async def fail(
-        self, tenant: str, workflow_id: str, step_id: str, lease_id: str, report: FailureReport
+        self, actor: Actor, workflow_id: str, step_id: str, lease_id: str, report: FailureReport
     ) -> StepResult:
         self._check_step_call(workflow_id, step_id, lease_id, lease_required=True)
         if report.retry_delay_seconds is not None:
@@ -441,24 +446,24 @@ class WorkflowManager:
         )
         report = replace(report, error=error)
         result, _ = await self._mutate(
-            tenant, workflow_id, lambda wf, now: _fail(wf, step_id, lease_id, report, now)
+            actor, workflow_id, lambda wf, now: _fail(wf, step_id, lease_id, report, now)
         )
         return result
 
     async def skip(
-        self, tenant: str, workflow_id: str, step_id: str, lease_id: str, reason: str
+        self, actor: Actor, workflow_id: str, step_id: str, lease_id: str, reason: str
     ) -> StepResult:
         self._check_step_call(workflow_id, step_id, lease_id, lease_required=False)
         if len(reason.encode()) > self._limits.max_metadata_bytes:
             raise LimitExceededError("reason", self._limits.max_metadata_bytes, "is too long")
         result, _ = await self._mutate(
-            tenant, workflow_id, lambda wf, now: _skip(wf, step_id, lease_id, reason, now)
+            actor, workflow_id, lambda wf, now: _skip(wf, step_id, lease_id, reason, now)
         )
         return result
 
     async def renew(
         self,
-        tenant: str,
+        actor: Actor,
         workflow_id: str,
         step_id: str,
         lease_id: str,
@@ -470,19 +475,19 @@ class WorkflowManager:
             check_non_negative("lease_duration", lease_seconds)
             lease_seconds = min(lease_seconds, self._limits.max_lease_seconds) or None
         step, _ = await self._mutate(
-            tenant, workflow_id, lambda wf, now: _renew(wf, step_id, lease_id, lease_seconds, now)
+            actor, workflow_id, lambda wf, now: _renew(wf, step_id, lease_id, lease_seconds, now)
         )
         assert step.lease_expire_time is not None
         return step.lease_expire_time
 
     async def cancel(
-        self, tenant: str, workflow_id: str, reason: str, expected_etag: str
+        self, actor: Actor, workflow_id: str, reason: str, expected_etag: str
     ) -> Workflow:
         check_key("workflow_id", workflow_id, self._limits.max_key_bytes)
         if len(reason.encode()) > self._limits.max_metadata_bytes:
             raise LimitExceededError("reason", self._limits.max_metadata_bytes, "is too long")
         _, workflow = await self._mutate(
-            tenant,
+            actor,
             workflow_id,
             lambda wf, now: _cancel(wf, reason, expected_etag, now),
             retry_conflicts=not expected_etag,
@@ -495,7 +500,7 @@ class WorkflowManager:
         still fail when its last attempt's worker is gone)."""
         due = await self._store.find_expired_leases(self._clock(), limit)
         for tenant, workflow_id in due:
-            await self._mutate(tenant, workflow_id, _expire_only)
+            await self._mutate(system_actor("ExpireLeases", tenant), workflow_id, _expire_only)
         return len(due)
 
     async def transitions(self, tenant: str, workflow_id: str) -> list[Transition]:
@@ -504,13 +509,13 @@ class WorkflowManager:
 
     # ----- claims ----------------------------------------------------------------
 
-    async def _claim_once(self, tenant: str, request: ClaimRequest) -> list[ClaimedStep]:
+    async def _claim_once(self, actor: Actor, request: ClaimRequest) -> list[ClaimedStep]:
         now = self._clock()
         if request.workflow_id:
             workflow_ids = [request.workflow_id]
         else:
             found = await self._store.find_claimable(
-                tenant, None, request.step_names, now, request.max_steps * 4
+                actor.tenant, None, request.step_names, now, request.max_steps * 4
             )
             workflow_ids = list(dict.fromkeys(workflow_id for workflow_id, _ in found))
         claimed: list[ClaimedStep] = []
@@ -522,7 +527,7 @@ class WorkflowManager:
             def take(wf: Workflow, now: float, wanted: int = wanted) -> _Change[list[ClaimedStep]]:
                 return _claim(wf, request, wanted, now)
 
-            taken, _ = await self._mutate(tenant, workflow_id, take)
+            taken, _ = await self._mutate(actor, workflow_id, take)
             claimed.extend(taken)
         return claimed
 
@@ -547,7 +552,7 @@ class WorkflowManager:
 
     async def _mutate(
         self,
-        tenant: str,
+        actor: Actor,
         workflow_id: str,
         change: Callable[[Workflow, float], _Change[T]],
         retry_conflicts: bool = True,
@@ -555,7 +560,7 @@ class WorkflowManager:
         """Read, apply, compare-and-swap; retried on conflicts. Returns the
         change's result and the workflow as stored afterwards."""
         for attempt in range(CAS_RETRIES):
-            current = await self.get(tenant, workflow_id)
+            current = await self.get(actor.tenant, workflow_id)
             now = self._clock()
             expired, expiries = _expire_leases(current, now)
             outcome = change(expired, now)
@@ -563,9 +568,13 @@ class WorkflowManager:
                 return outcome.result, current
             after = outcome.workflow or expired
             after = replace(after, revision=current.revision + 1, update_time=now)
-            record = self._record(after, expiries + outcome.transitions)
+            transitions = expiries + outcome.transitions
+            record = self._record(after, transitions)
+            audit = record_for(
+                actor, WORKFLOW_ENTITY, workflow_id, after.revision, now, _summary(transitions)
+            )
             try:
-                await self._store.replace_workflow(tenant, record, current.revision)
+                await self._store.replace_workflow(actor.tenant, record, current.revision, audit)
             except ConcurrentModificationError:
                 if not retry_conflicts:
                     raise EtagMismatchError(f"workflow {workflow_id!r} changed") from None
@@ -686,6 +695,18 @@ def _expire_leases(workflow: Workflow, now: float) -> tuple[Workflow, tuple[Tran
             )
         )
     return workflow, tuple(transitions)
+
+
+def _summary(transitions: Sequence[Transition]) -> str:
+    """The audit summary of one saved change, from its log entries."""
+    if not transitions:
+        return "renewed a lease"
+    return "; ".join(
+        f"{t.kind.lower()} {t.step_id or 'workflow'}"
+        + (f" attempt {t.attempt}" if t.attempt else "")
+        + (f" by {t.worker_id}" if t.worker_id else "")
+        for t in transitions
+    )
 
 
 def _expire_only(workflow: Workflow, now: float) -> _Change[None]:

@@ -32,6 +32,12 @@ core/checkpoints.py relies on, and nothing else:
   ids it copies.
 * Counts returned by removals count rows actually removed (or, in a dry
   run, that would have been), never requested ids.
+* Audit: a mutation given an `AuditRecord` MUST store it in the same
+  transaction as the change, and only if the change is stored: with revision
+  = the checkpoint's sequence (save, writes), the new epoch (claim), or the
+  execution's last sequence (delete, copy). Removals spanning executions
+  (delete_runs, prune) store one record per execution they changed, with
+  `entity_id` set to it.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ from statekeeper.core.checkpoints import (
     WritesDraft,
     WritesOutcome,
 )
+from statekeeper.core.models import AuditRecord
 from statekeeper.core.schema_upgrades import Payload
 
 
@@ -63,7 +70,11 @@ class CheckpointStore(abc.ABC):
 
     @abc.abstractmethod
     async def save_checkpoint(
-        self, tenant: str, record: CheckpointDraft, fence_epoch: int
+        self,
+        tenant: str,
+        record: CheckpointDraft,
+        fence_epoch: int,
+        audit: AuditRecord | None = None,
     ) -> SaveOutcome:
         """Saves `record` atomically.
 
@@ -122,7 +133,13 @@ class CheckpointStore(abc.ABC):
         namespace that has it (only `namespace` when it is not None)."""
 
     @abc.abstractmethod
-    async def put_writes(self, tenant: str, draft: WritesDraft, fence_epoch: int) -> WritesOutcome:
+    async def put_writes(
+        self,
+        tenant: str,
+        draft: WritesDraft,
+        fence_epoch: int,
+        audit: AuditRecord | None = None,
+    ) -> WritesOutcome:
         """Stores the writes of one task atomically.
 
         Per (checkpoint, task_id, index): index >= 0 keeps the first write
@@ -139,20 +156,33 @@ class CheckpointStore(abc.ABC):
         """The stored values among `content_hashes`, by hash."""
 
     @abc.abstractmethod
-    async def delete_execution(self, tenant: str, execution_id: str, now_ns: int) -> RemovalCounts:
+    async def delete_execution(
+        self, tenant: str, execution_id: str, now_ns: int, audit: AuditRecord | None = None
+    ) -> RemovalCounts:
         """Removes every checkpoint and write of the execution in every
         namespace, and the channel values nothing references any more;
         tombstones every removed id with time `now_ns`. The ownership epoch
         and the sequence counter survive."""
 
     @abc.abstractmethod
-    async def delete_runs(self, tenant: str, run_ids: Sequence[str], now_ns: int) -> RemovalCounts:
+    async def delete_runs(
+        self,
+        tenant: str,
+        run_ids: Sequence[str],
+        now_ns: int,
+        audit: AuditRecord | None = None,
+    ) -> RemovalCounts:
         """As delete_execution, for the checkpoints (of any execution and
         namespace) whose run_id is in `run_ids`, with their writes."""
 
     @abc.abstractmethod
     async def copy_execution(
-        self, tenant: str, source_id: str, target_id: str, until_checkpoint_id: str | None
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        until_checkpoint_id: str | None,
+        audit: AuditRecord | None = None,
     ) -> RemovalCounts:
         """Copies every checkpoint (same ids, sequences, times, metadata,
         channel references) and pending write of `source_id` to `target_id`,
@@ -168,7 +198,12 @@ class CheckpointStore(abc.ABC):
 
     @abc.abstractmethod
     async def prune(
-        self, tenant: str, execution_ids: Sequence[str] | None, keep_last: int, dry_run: bool
+        self,
+        tenant: str,
+        execution_ids: Sequence[str] | None,
+        keep_last: int,
+        dry_run: bool,
+        audit: AuditRecord | None = None,
     ) -> RemovalCounts:
         """Keeps the newest `keep_last` checkpoints of every (execution,
         namespace) of `execution_ids` (None: every execution of the tenant),
@@ -177,7 +212,9 @@ class CheckpointStore(abc.ABC):
         With `dry_run`, counts only and changes nothing."""
 
     @abc.abstractmethod
-    async def claim_execution(self, tenant: str, execution_id: str) -> int:
+    async def claim_execution(
+        self, tenant: str, execution_id: str, audit: AuditRecord | None = None
+    ) -> int:
         """Returns a new ownership epoch, greater than every epoch before it
         for the execution (which need not have checkpoints)."""
 

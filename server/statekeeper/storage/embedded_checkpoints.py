@@ -12,6 +12,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from statekeeper.core.checkpoints import (
@@ -32,9 +33,11 @@ from statekeeper.core.checkpoints import (
     server_checkpoint_id,
 )
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
+from statekeeper.core.models import AuditRecord
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.storage.checkpoint_store import CheckpointStore
 from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 Migrations = list[tuple[int, list[str]]]
 
@@ -174,11 +177,17 @@ class EmbeddedCheckpointStore(CheckpointStore):
         await self._backend.run(lambda db: apply_migrations(db, SCHEMA_TABLE, MIGRATIONS))
 
     async def save_checkpoint(
-        self, tenant: str, record: CheckpointDraft, fence_epoch: int
+        self,
+        tenant: str,
+        record: CheckpointDraft,
+        fence_epoch: int,
+        audit: AuditRecord | None = None,
     ) -> SaveOutcome:
         def work(db: sqlite3.Connection) -> SaveOutcome:
             with db:
-                return _save(db, tenant, record, fence_epoch)
+                outcome = _save(db, tenant, record, fence_epoch)
+                insert_audit(db, tenant, audit, revision=outcome.sequence)
+                return outcome
 
         return await self._backend.run(work)
 
@@ -246,10 +255,18 @@ class EmbeddedCheckpointStore(CheckpointStore):
 
         return await self._backend.run(work)
 
-    async def put_writes(self, tenant: str, draft: WritesDraft, fence_epoch: int) -> WritesOutcome:
+    async def put_writes(
+        self,
+        tenant: str,
+        draft: WritesDraft,
+        fence_epoch: int,
+        audit: AuditRecord | None = None,
+    ) -> WritesOutcome:
         def work(db: sqlite3.Connection) -> WritesOutcome:
             with db:
-                return _put_writes(db, tenant, draft, fence_epoch)
+                outcome, sequence = _put_writes(db, tenant, draft, fence_epoch)
+                insert_audit(db, tenant, audit, revision=sequence)
+                return outcome
 
         return await self._backend.run(work)
 
@@ -271,14 +288,25 @@ class EmbeddedCheckpointStore(CheckpointStore):
 
         return await self._backend.run(work)
 
-    async def delete_execution(self, tenant: str, execution_id: str, now_ns: int) -> RemovalCounts:
+    async def delete_execution(
+        self, tenant: str, execution_id: str, now_ns: int, audit: AuditRecord | None = None
+    ) -> RemovalCounts:
         def work(db: sqlite3.Connection) -> RemovalCounts:
             with db:
-                return _delete_execution(db, tenant, execution_id, now_ns)
+                counts = _delete_execution(db, tenant, execution_id, now_ns)
+                last = _last_sequence(db, tenant, execution_id)
+                insert_audit(db, tenant, audit, revision=last)
+                return counts
 
         return await self._backend.run(work)
 
-    async def delete_runs(self, tenant: str, run_ids: Sequence[str], now_ns: int) -> RemovalCounts:
+    async def delete_runs(
+        self,
+        tenant: str,
+        run_ids: Sequence[str],
+        now_ns: int,
+        audit: AuditRecord | None = None,
+    ) -> RemovalCounts:
         def work(db: sqlite3.Connection) -> RemovalCounts:
             with db:
                 keys: list[tuple[str, str, str]] = []
@@ -291,21 +319,34 @@ class EmbeddedCheckpointStore(CheckpointStore):
                             (tenant, *chunk),
                         ).fetchall()
                     )
+                _audit_each_execution(db, tenant, audit, {key[0] for key in keys})
                 return _remove(db, tenant, keys, tombstone_time_ns=now_ns)
 
         return await self._backend.run(work)
 
     async def copy_execution(
-        self, tenant: str, source_id: str, target_id: str, until_checkpoint_id: str | None
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        until_checkpoint_id: str | None,
+        audit: AuditRecord | None = None,
     ) -> RemovalCounts:
         def work(db: sqlite3.Connection) -> RemovalCounts:
             with db:
-                return _copy(db, tenant, source_id, target_id, until_checkpoint_id)
+                counts = _copy(db, tenant, source_id, target_id, until_checkpoint_id)
+                insert_audit(db, tenant, audit, revision=_last_sequence(db, tenant, target_id))
+                return counts
 
         return await self._backend.run(work)
 
     async def prune(
-        self, tenant: str, execution_ids: Sequence[str] | None, keep_last: int, dry_run: bool
+        self,
+        tenant: str,
+        execution_ids: Sequence[str] | None,
+        keep_last: int,
+        dry_run: bool,
+        audit: AuditRecord | None = None,
     ) -> RemovalCounts:
         targets = (
             list(execution_ids)
@@ -324,12 +365,14 @@ class EmbeddedCheckpointStore(CheckpointStore):
 
             def work(db: sqlite3.Connection, batch: list[str] = batch) -> RemovalCounts:
                 with db:
-                    return _prune(db, tenant, batch, keep_last)
+                    return _prune(db, tenant, batch, keep_last, audit)
 
             total = _add(total, await self._backend.run(work))
         return total
 
-    async def claim_execution(self, tenant: str, execution_id: str) -> int:
+    async def claim_execution(
+        self, tenant: str, execution_id: str, audit: AuditRecord | None = None
+    ) -> int:
         def work(db: sqlite3.Connection) -> int:
             with db:
                 row = db.execute(
@@ -339,6 +382,7 @@ class EmbeddedCheckpointStore(CheckpointStore):
                     " RETURNING ownership_epoch",
                     (tenant, execution_id),
                 ).fetchone()
+                insert_audit(db, tenant, audit, revision=int(row[0]))
                 return int(row[0])
 
         return await self._backend.run(work)
@@ -490,11 +534,13 @@ def _release_channels(db: sqlite3.Connection, key: tuple[str, str, str, str]) ->
 
 def _put_writes(
     db: sqlite3.Connection, tenant: str, draft: WritesDraft, fence_epoch: int
-) -> WritesOutcome:
+) -> tuple[WritesOutcome, int]:
+    """Stores the writes; returns the outcome and the checkpoint's sequence."""
     _check_fence(db, tenant, draft.execution_id, fence_epoch)
     _check_not_deleted(db, tenant, draft, [draft.checkpoint_id])
     key = (tenant, draft.execution_id, draft.namespace, draft.checkpoint_id)
-    if db.execute(f"SELECT 1 FROM cp_checkpoints WHERE {_KEY}", key).fetchone() is None:
+    target = db.execute(f"SELECT sequence FROM cp_checkpoints WHERE {_KEY}", key).fetchone()
+    if target is None:
         raise NotFoundError(
             f"execution {draft.execution_id!r} has no checkpoint {draft.checkpoint_id!r}"
             f" in namespace {draft.namespace!r}"
@@ -520,7 +566,7 @@ def _put_writes(
         ).rowcount
         stored += inserted
         duplicates += 1 - inserted
-    return WritesOutcome(stored, duplicates)
+    return WritesOutcome(stored, duplicates), int(target[0])
 
 
 def _check_fence(db: sqlite3.Connection, tenant: str, execution_id: str, epoch: int) -> None:
@@ -720,7 +766,11 @@ def _collect_garbage(db: sqlite3.Connection, tenant: str, hashes: Iterable[str])
 
 
 def _prune(
-    db: sqlite3.Connection, tenant: str, execution_ids: Sequence[str], keep_last: int
+    db: sqlite3.Connection,
+    tenant: str,
+    execution_ids: Sequence[str],
+    keep_last: int,
+    audit: AuditRecord | None = None,
 ) -> RemovalCounts:
     total = RemovalCounts()
     for execution_id in execution_ids:
@@ -731,6 +781,8 @@ def _prune(
             " AND execution_id = ?) WHERE newest_rank > ?",
             (execution_id, tenant, execution_id, keep_last),
         ).fetchall()
+        if doomed:
+            _audit_each_execution(db, tenant, audit, {execution_id})
         total = _add(total, _remove(db, tenant, doomed, tombstone_time_ns=None))
     return total
 
@@ -833,6 +885,36 @@ def _after_copy(db: sqlite3.Connection, tenant: str, source_id: str, target_id: 
         " AND c.checkpoint_id = cp_tombstones.checkpoint_id)",
         (tenant, target_id),
     )
+
+
+def insert_audit(
+    db: sqlite3.Connection, tenant: str, audit: AuditRecord | None, revision: int
+) -> None:
+    """Writes `audit` (if any) into the shared audit trail of the embedded
+    store, in the caller's transaction."""
+    if audit is not None:
+        db.execute(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+            audit_values(replace(audit, revision=revision), tenant),
+        )
+
+
+def _audit_each_execution(
+    db: sqlite3.Connection, tenant: str, audit: AuditRecord | None, execution_ids: set[str]
+) -> None:
+    if audit is None:
+        return
+    for execution_id in sorted(execution_ids):
+        entry = audit.for_entity(tenant, execution_id, _last_sequence(db, tenant, execution_id))
+        insert_audit(db, tenant, entry, entry.revision)
+
+
+def _last_sequence(db: sqlite3.Connection, tenant: str, execution_id: str) -> int:
+    row = db.execute(
+        "SELECT last_sequence FROM cp_executions WHERE tenant = ? AND execution_id = ?",
+        (tenant, execution_id),
+    ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def _add(left: RemovalCounts, right: RemovalCounts) -> RemovalCounts:

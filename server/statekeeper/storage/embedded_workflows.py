@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
+from statekeeper.core.models import AuditRecord
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.core.workflows import Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_checkpoints import Migrations, apply_migrations
+from statekeeper.storage.embedded_checkpoints import Migrations, apply_migrations, insert_audit
 from statekeeper.storage.workflow_store import WorkflowStore
 
 SCHEMA_TABLE = "workflow_schema_migrations"
@@ -77,7 +78,9 @@ class EmbeddedWorkflowStore(WorkflowStore):
     async def start(self) -> None:
         await self._backend.run(lambda db: apply_migrations(db, SCHEMA_TABLE, MIGRATIONS))
 
-    async def create_workflow(self, tenant: str, record: WorkflowRecord) -> None:
+    async def create_workflow(
+        self, tenant: str, record: WorkflowRecord, audit: AuditRecord | None = None
+    ) -> None:
         def work(db: sqlite3.Connection) -> None:
             try:
                 with db:
@@ -86,6 +89,7 @@ class EmbeddedWorkflowStore(WorkflowStore):
                         (tenant, *_row_values(record)),
                     )
                     _write_derived(db, tenant, record)
+                    insert_audit(db, tenant, audit, record.revision)
             except sqlite3.IntegrityError as exc:
                 raise AlreadyExistsError(f"workflow {record.workflow_id!r} already exists") from exc
 
@@ -128,7 +132,11 @@ class EmbeddedWorkflowStore(WorkflowStore):
         return await self._backend.run(work)
 
     async def replace_workflow(
-        self, tenant: str, record: WorkflowRecord, expected_revision: int
+        self,
+        tenant: str,
+        record: WorkflowRecord,
+        expected_revision: int,
+        audit: AuditRecord | None = None,
     ) -> None:
         def work(db: sqlite3.Connection) -> None:
             with db:
@@ -154,6 +162,7 @@ class EmbeddedWorkflowStore(WorkflowStore):
                     (tenant, record.workflow_id),
                 )
                 _write_derived(db, tenant, record)
+                insert_audit(db, tenant, audit, record.revision)
 
         await self._backend.run(work)
 

@@ -17,6 +17,9 @@ core/workflows.py relies on, and nothing else:
 * The claim index (`record.claimable`) and the transition log
   (`record.transitions`) are written in the same transaction as the
   document: the index replaces the previous one, the log is appended to.
+* Audit: `create_workflow` and `replace_workflow` store the `AuditRecord`
+  they are given in the same transaction as the change, and only if the
+  change is stored (not on a failed compare-and-swap).
 * PostgreSQL can satisfy all of this with one row per workflow updated
   `WHERE revision = $expected`, a `workflow_claimable` table rewritten per
   save, and `FOR UPDATE SKIP LOCKED` left as an optimisation.
@@ -27,6 +30,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 
+from statekeeper.core.models import AuditRecord
 from statekeeper.core.workflows import Transition, WorkflowRecord, WorkflowStatus
 
 
@@ -39,7 +43,9 @@ class WorkflowStore(abc.ABC):
         the backend is started and before any other method."""
 
     @abc.abstractmethod
-    async def create_workflow(self, tenant: str, record: WorkflowRecord) -> None:
+    async def create_workflow(
+        self, tenant: str, record: WorkflowRecord, audit: AuditRecord | None = None
+    ) -> None:
         """Stores a new workflow with its index and log. MUST raise
         `AlreadyExistsError` if the tenant has a workflow with that id."""
 
@@ -62,7 +68,11 @@ class WorkflowStore(abc.ABC):
 
     @abc.abstractmethod
     async def replace_workflow(
-        self, tenant: str, record: WorkflowRecord, expected_revision: int
+        self,
+        tenant: str,
+        record: WorkflowRecord,
+        expected_revision: int,
+        audit: AuditRecord | None = None,
     ) -> None:
         """Compare-and-swap as stated above. MUST raise `NotFoundError` if
         the workflow does not exist."""
