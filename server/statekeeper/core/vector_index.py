@@ -487,8 +487,9 @@ class VectorIndexes:
         if slot is None:
             return None
         if slot.current is None:
-            state = IndexState.BUILDING if slot.building else IndexState.ABSENT
-            return IndexStats(user_id, state, last_rebuild_time=slot.last_rebuild_time)
+            if slot.building:
+                return IndexStats(user_id, IndexState.BUILDING)
+            return IndexStats(user_id, IndexState.ABSENT)
         index = slot.current.index
         return IndexStats(
             user_id=user_id,
