@@ -390,23 +390,17 @@ class EmbeddedCheckpointStore(CheckpointStore):
     async def forget_tombstones(self, older_than_ns: int, limit: int) -> int:
         def work(db: sqlite3.Connection) -> int:
             with db:
-                forgotten = db.execute(
-                    "DELETE FROM cp_tombstones WHERE rowid IN (SELECT rowid FROM cp_tombstones"
-                    " WHERE delete_time_ns < ? LIMIT ?)",
+                doomed = db.execute(
+                    "SELECT rowid, tenant, execution_id FROM cp_tombstones"
+                    " WHERE delete_time_ns < ? LIMIT ?",
                     (older_than_ns, limit),
-                ).rowcount
-                # Executions with nothing left to remember need no row: no
-                # epoch to fence with, no tombstone a new id could collide with.
-                db.execute(
-                    "DELETE FROM cp_executions WHERE rowid IN (SELECT e.rowid FROM cp_executions e"
-                    " WHERE e.ownership_epoch = 0"
-                    " AND NOT EXISTS (SELECT 1 FROM cp_checkpoints c WHERE c.tenant = e.tenant"
-                    " AND c.execution_id = e.execution_id)"
-                    " AND NOT EXISTS (SELECT 1 FROM cp_tombstones t WHERE t.tenant = e.tenant"
-                    " AND t.execution_id = e.execution_id) LIMIT ?)",
-                    (limit,),
+                ).fetchall()
+                db.executemany(
+                    "DELETE FROM cp_tombstones WHERE rowid = ?", [(row[0],) for row in doomed]
                 )
-                return forgotten
+                for tenant, execution_id in {(row[1], row[2]) for row in doomed}:
+                    _forget_idle_execution(db, tenant, execution_id)
+                return len(doomed)
 
         return await self._backend.run(work)
 
@@ -915,6 +909,18 @@ def _last_sequence(db: sqlite3.Connection, tenant: str, execution_id: str) -> in
         (tenant, execution_id),
     ).fetchone()
     return int(row[0]) if row else 0
+
+
+def _forget_idle_execution(db: sqlite3.Connection, tenant: str, execution_id: str) -> None:
+    """Drops the execution's row once nothing needs it: no checkpoint, no
+    tombstone a new id could collide with, no ownership epoch to fence with."""
+    db.execute(
+        "DELETE FROM cp_executions WHERE tenant = ? AND execution_id = ?"
+        " AND ownership_epoch = 0"
+        " AND NOT EXISTS (SELECT 1 FROM cp_checkpoints WHERE tenant = ? AND execution_id = ?)"
+        " AND NOT EXISTS (SELECT 1 FROM cp_tombstones WHERE tenant = ? AND execution_id = ?)",
+        (tenant, execution_id) * 3,
+    )
 
 
 def _add(left: RemovalCounts, right: RemovalCounts) -> RemovalCounts:
