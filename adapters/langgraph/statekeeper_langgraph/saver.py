@@ -28,7 +28,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import grpc
 from google.protobuf import struct_pb2, timestamp_pb2
@@ -89,7 +89,7 @@ class StatekeeperSaver(BaseCheckpointSaver[str]):
         self._timeout = timeout
         self._write_wait_seconds = write_wait_seconds
         self._channel = self._open_sync_channel()
-        self._stub = checkpoint_pb2_grpc.CheckpointServiceStub(self._channel)
+        self._stub = checkpoint_pb2_grpc.CheckpointServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary()
         )
@@ -388,7 +388,7 @@ class StatekeeperSaver(BaseCheckpointSaver[str]):
                 step_name=str(exact_metadata.get("source", "")),
                 state=self._dump({"checkpoint": body, "metadata": exact_metadata}),
                 channels=channels,
-                metadata=_struct(exact_metadata),
+                metadata=_struct(dict(exact_metadata)),
                 run_id=run_id if isinstance(run_id, str) else "",
                 create_time=_timestamp(checkpoint.get("ts")),
             ),
@@ -422,12 +422,15 @@ class StatekeeperSaver(BaseCheckpointSaver[str]):
 
     def _to_tuple(self, item: pb.Checkpoint) -> CheckpointTuple:
         state = self._load(item.state)
-        checkpoint: Checkpoint = {
-            **state["checkpoint"],
-            "channel_values": {
-                name: self._load(channel.value) for name, channel in item.channels.items()
+        checkpoint = cast(
+            Checkpoint,
+            {
+                **state["checkpoint"],
+                "channel_values": {
+                    name: self._load(channel.value) for name, channel in item.channels.items()
+                },
             },
-        }
+        )
         return CheckpointTuple(
             config=_config(item.execution_id, item.namespace, item.checkpoint_id),
             checkpoint=checkpoint,
@@ -462,7 +465,8 @@ class StatekeeperSaver(BaseCheckpointSaver[str]):
                     )
                 else:
                     channel = grpc.aio.insecure_channel(self._target, options=_CHANNEL_OPTIONS)
-                entry = (channel, checkpoint_pb2_grpc.CheckpointServiceStub(channel))
+                stub = checkpoint_pb2_grpc.CheckpointServiceStub(channel)  # type: ignore[no-untyped-call]
+                entry = (channel, stub)
                 self._async[loop] = entry
         return entry[1]
 
@@ -635,7 +639,7 @@ def _details(error: grpc.RpcError) -> str:
 def _condition(error: grpc.RpcError) -> str:
     """metadata["condition"] of the error's google.rpc.ErrorInfo, or ""."""
     try:
-        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+        status = rpc_status.from_call(error)
     except ValueError:
         return ""
     if status is None:
