@@ -104,12 +104,26 @@ async def write_txn(stub: BlackboardServiceStub, rng: random.Random, truth: Trut
         truth.record(reply.header.revision, changes)
 
 
-async def writer(index: int, address: str, truth: Truth, stop: asyncio.Event) -> int:
+async def pacer(gate: asyncio.Event, stop: asyncio.Event) -> None:
+    """Bursts of writes with quiet gaps longer than the progress interval,
+    so that progress bookmarks fall between events, not only at the end."""
+    while not stop.is_set():
+        gate.set()
+        await asyncio.sleep(0.08)
+        gate.clear()
+        await asyncio.sleep(0.05)
+    gate.set()
+
+
+async def writer(
+    index: int, address: str, truth: Truth, stop: asyncio.Event, gate: asyncio.Event
+) -> int:
     rng = random.Random(1000 + index)
     writes = 0
     async with aio_channel(address) as channel:
         stub = BlackboardServiceStub(channel)
         while writes < MAX_WRITES_PER_WRITER and not stop.is_set():
+            await gate.wait()
             await write_once(stub, rng, truth)
             writes += 1
             await asyncio.sleep(rng.uniform(0, 0.004))
@@ -204,10 +218,11 @@ async def test_watchers_survive_50_disconnects_without_a_gap(server: ServerProce
         Watcher(1, {"prefix": "k/"}, DISCONNECTS[1]),
         Watcher(2, {"pattern": "k/1*"}, DISCONNECTS[2]),
     ]
-    stop_writing, writers_done = asyncio.Event(), asyncio.Event()
+    stop_writing, writers_done, gate = asyncio.Event(), asyncio.Event(), asyncio.Event()
     addresses = server.addresses
+    pacing = asyncio.create_task(pacer(gate, stop_writing))
     writer_tasks = [
-        asyncio.create_task(writer(i, addresses[i % 2], truth, stop_writing))
+        asyncio.create_task(writer(i, addresses[i % 2], truth, stop_writing, gate))
         for i in range(WRITERS)
     ]
 
@@ -216,7 +231,7 @@ async def test_watchers_survive_50_disconnects_without_a_gap(server: ServerProce
         while any(len(w.report.watches) < w.disconnects for w in watchers):
             await asyncio.sleep(0.01)
         stop_writing.set()
-        await asyncio.gather(*writer_tasks)
+        await asyncio.gather(pacing, *writer_tasks)
         writers_done.set()
 
     await asyncio.wait_for(
@@ -235,5 +250,16 @@ async def test_watchers_survive_50_disconnects_without_a_gap(server: ServerProce
         expected = [e for e in history if watcher.matches(e.key)]
         assert list(watcher.report.events()) == expected, "a watcher missed events"
     multi = sum(1 for events in truth.events.values() if len(events) > 1)
-    print(f"\nwatch run: {len(history)} events, {multi} multi-key revisions, {cuts} disconnects")
-    assert multi > 0 and len(history) > 100
+    bookmarks = sum(
+        1
+        for report in reports
+        for watch in report.watches
+        for response in watch.responses
+        if response.progress_revision is not None
+        and response.progress_revision < truth.last_revision
+    )
+    print(
+        f"\nwatch run: {len(history)} events, {multi} multi-key revisions, {cuts} disconnects,"
+        f" {bookmarks} progress bookmarks before the last write"
+    )
+    assert multi > 0 and len(history) > 100 and bookmarks > 0
