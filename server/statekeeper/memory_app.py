@@ -103,6 +103,7 @@ class MemoryApp:
         store: MemoryStore | None = None,
     ) -> None:
         self.config = config
+        self.storage = storage
         # The embedded store unless another backend's is given.
         self.store: MemoryStore = store if store is not None else EmbeddedMemoryStore(storage)
         self.feed = feed if feed is not None else InProcessChangeFeed()

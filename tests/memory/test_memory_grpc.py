@@ -13,6 +13,7 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from statekeeper.core.models import AuditFilter
 from statekeeper.core.vector_index import InProcessChangeFeed
 from statekeeper.memory_app import ModelEndpoints
 from statekeeper.v1 import memory_pb2 as pb
@@ -240,3 +241,39 @@ async def test_build_context_over_grpc(served: Served) -> None:
         grpc.StatusCode.NOT_FOUND,
     )
     assert info.reason == "NOT_FOUND"
+
+
+async def test_every_mutation_leaves_an_audit_record(served: Served) -> None:
+    memory = served.memory
+    recorded = await memory.RecordEpisode(
+        pb.RecordEpisodeRequest(user_id="u1", user_message="remember me"), metadata=auth()
+    )
+    await memory.DeclarePredicate(
+        pb.DeclarePredicateRequest(name="lives_in", single_valued=True), metadata=auth()
+    )
+    first = await memory.AddFacts(
+        pb.AddFactsRequest(
+            facts=[pb.FactInput(subject="Ann", predicate="lives_in", object="Oslo")]
+        ),
+        metadata=auth(),
+    )
+    await memory.AddFacts(
+        pb.AddFactsRequest(
+            facts=[pb.FactInput(subject="Ann", predicate="lives_in", object="Rome")]
+        ),
+        metadata=auth(),
+    )
+    await memory.DeleteEpisode(
+        pb.DeleteEpisodeRequest(episode_id=recorded.episode.id), metadata=auth()
+    )
+    records = await served.app.storage.audit.list_audit("alpha", AuditFilter(), 0, 100)
+    trail = [(r.method, r.entity_type, r.entity_id, r.summary) for r in reversed(records)]
+    oslo = first.results[0].fact.id
+    assert trail[0] == ("RecordEpisode", "episode", recorded.episode.id, "recorded")
+    assert trail[1] == ("DeclarePredicate", "predicate", "lives_in", "declared single-valued")
+    assert trail[2] == ("AddFacts", "fact", oslo, "created")
+    assert trail[3][:2] == ("AddFacts", "fact")  # Rome created ...
+    assert trail[4][:3] == ("AddFacts", "fact", oslo)  # ... and Oslo contradicted, same call
+    assert trail[4][3].startswith("contradicted by ")
+    assert trail[5] == ("DeleteEpisode", "episode", recorded.episode.id, "deleted")
+    assert all(r.principal and r.service == "statekeeper.v1.MemoryService" for r in records)

@@ -9,7 +9,7 @@ import grpc
 
 from statekeeper.api import memory_convert as convert
 from statekeeper.api.convert import timestamp
-from statekeeper.api.interceptor import current_tenant
+from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.episodic import EpisodeDraft, EpisodicMemory, RecallQuery
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.forgetting import Consolidation, ConsolidationRequest, Forgetting
@@ -67,6 +67,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
                     else None
                 ),
             ),
+            current_actor(),
         )
         episode = outcome.episode.evolve(embedding=None)
         return pb.RecordEpisodeResponse(
@@ -103,7 +104,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
     async def DeleteEpisode(
         self, request: pb.DeleteEpisodeRequest, context: Context
     ) -> pb.DeleteEpisodeResponse:
-        deleted = await self._episodes.delete(current_tenant(), request.episode_id)
+        deleted = await self._episodes.delete(current_tenant(), request.episode_id, current_actor())
         return pb.DeleteEpisodeResponse(episode_id=deleted)
 
     async def Recall(self, request: pb.RecallRequest, context: Context) -> pb.RecallResponse:
@@ -140,7 +141,10 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
 
     async def AddFacts(self, request: pb.AddFactsRequest, context: Context) -> pb.AddFactsResponse:
         results = await self._semantic.add_facts(
-            current_tenant(), request.user_id, [convert.fact_input(f) for f in request.facts]
+            current_tenant(),
+            request.user_id,
+            [convert.fact_input(f) for f in request.facts],
+            actor=current_actor(),
         )
         return pb.AddFactsResponse(results=convert.fact_results_to_proto(results))
 
@@ -157,6 +161,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             request.episode_id if which == "episode_id" else "",
             request.source,
             request.dry_run,
+            current_actor(),
         )
         return pb.ExtractFactsResponse(
             extracted=[convert.fact_input_to_proto(d) for d in outcome.extracted],
@@ -216,6 +221,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             request.fact_id,
             request.reason,
             convert.optional_seconds(request, "valid_to"),
+            current_actor(),
         )
         return pb.InvalidateFactResponse(
             fact=convert.fact_to_proto(fact), already_invalidated=already
@@ -225,7 +231,11 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         self, request: pb.DeclarePredicateRequest, context: Context
     ) -> pb.DeclarePredicateResponse:
         predicate = await self._semantic.declare_predicate(
-            current_tenant(), request.name, request.single_valued, request.description
+            current_tenant(),
+            request.name,
+            request.single_valued,
+            request.description,
+            current_actor(),
         )
         return pb.DeclarePredicateResponse(predicate=convert.predicate_to_proto(predicate))
 
@@ -313,6 +323,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             request.dry_run,
             request.decay_rate if request.HasField("decay_rate") else None,
             request.threshold if request.HasField("threshold") else None,
+            current_actor(),
         )
         return pb.RunForgettingResponse(
             dry_run=report.dry_run,
@@ -346,6 +357,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
                     request.demotion_factor if request.HasField("demotion_factor") else None
                 ),
             ),
+            current_actor(),
         )
         return pb.RunConsolidationResponse(
             dry_run=report.dry_run,

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from statekeeper.core import paging
+from statekeeper.core.audit import Actor
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError, NotFoundError
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory_config import MemoryConfig, RecallDefaults
@@ -45,6 +46,7 @@ from statekeeper.core.memory_models import (
     Ranking,
     ValueSource,
     Vector,
+    audit_template,
     content_hash,
     decayed_importance,
     unit_vector,
@@ -203,7 +205,9 @@ class EpisodicMemory:
 
     # ----- record ----------------------------------------------------------
 
-    async def record(self, tenant: str, draft: EpisodeDraft) -> RecordOutcome:
+    async def record(
+        self, tenant: str, draft: EpisodeDraft, actor: Actor | None = None
+    ) -> RecordOutcome:
         self._check_draft(draft)
         digest = content_hash(draft.user_message, draft.assistant_response)
         existing = await self._store.find_by_hash(tenant, draft.user_id, digest)
@@ -236,7 +240,9 @@ class EpisodicMemory:
             dimension=0 if vector is None else int(vector.shape[0]),
             embedding=vector,
         )
-        stored, inserted = await self._store.insert_episode(tenant, episode)
+        stored, inserted = await self._store.insert_episode(
+            tenant, episode, audit_template(actor, now)
+        )
         if not inserted:  # an identical episode won a race with this one
             return RecordOutcome(stored, DuplicateKind.EXACT, 1.0)
         if vector is not None:
@@ -361,16 +367,19 @@ class EpisodicMemory:
         kept = [e for e in rows if self.decayed_importance(e, now) >= episode_filter.min_importance]
         return kept, next_token
 
-    async def delete(self, tenant: str, episode_id: str) -> str:
+    async def delete(self, tenant: str, episode_id: str, actor: Actor | None = None) -> str:
         check_id("episode_id", episode_id, self._limits)
-        deleted = await self.delete_many(tenant, [episode_id])
+        deleted = await self.delete_many(tenant, [episode_id], actor)
         if not deleted:
             raise NotFoundError(f"episode {episode_id!r} not found")
         return episode_id
 
-    async def delete_many(self, tenant: str, episode_ids: Sequence[str]) -> list[Episode]:
+    async def delete_many(
+        self, tenant: str, episode_ids: Sequence[str], actor: Actor | None = None
+    ) -> list[Episode]:
         """Deletes from the store, then from every replica's index."""
-        deleted = await self._store.delete_episodes(tenant, episode_ids)
+        audit = audit_template(actor, self._clock())
+        deleted = await self._store.delete_episodes(tenant, episode_ids, audit)
         by_user: dict[str, list[int]] = {}
         for episode in deleted:
             if episode.has_embedding:

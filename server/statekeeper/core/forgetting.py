@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from statekeeper.core.audit import Actor, system_actor
 from statekeeper.core.episodic import EpisodicMemory
 from statekeeper.core.errors import FailedPreconditionError, InvalidArgumentError
 from statekeeper.core.limits import Limits
@@ -37,6 +38,7 @@ from statekeeper.core.memory_models import (
     FactOutcome,
     FactResult,
     ValueSource,
+    audit_template,
     decayed_importance,
 )
 from statekeeper.core.semantic import FactExtractor, new_fact_id, resolve_fact
@@ -156,7 +158,9 @@ class Forgetting:
         dry_run: bool = False,
         decay_rate: float | None = None,
         threshold: float | None = None,
+        actor: Actor | None = None,
     ) -> ForgettingReport:
+        """`actor` is who asked; the server itself (a system actor) if None."""
         check_id("user_id", user_id, self._limits, required=False)
         rate = self._config.decay_rate_per_day if decay_rate is None else decay_rate
         floor = self._config.forget_threshold if threshold is None else threshold
@@ -164,11 +168,12 @@ class Forgetting:
             raise InvalidArgumentError("decay_rate", "must not be negative")
         if not 0.0 <= floor <= 1.0:
             raise InvalidArgumentError("threshold", "must be in [0, 1]")
+        who = actor if actor is not None else system_actor("RunForgetting", tenant)
         async with self._guard.hold(tenant, user_id):
-            return await self._run(tenant, user_id, dry_run, rate, floor)
+            return await self._run(tenant, user_id, dry_run, rate, floor, who)
 
     async def _run(
-        self, tenant: str, user_id: str, dry_run: bool, rate: float, floor: float
+        self, tenant: str, user_id: str, dry_run: bool, rate: float, floor: float, actor: Actor
     ) -> ForgettingReport:
         started = self._clock()
         limit = self._config.limits.report_id_limit
@@ -187,7 +192,8 @@ class Forgetting:
                 if decayed_importance(e.importance, e.occur_time, started, rate) < floor
             ]
             if doomed and not dry_run:
-                doomed = [e.episode_id for e in await self._episodes.delete_many(tenant, doomed)]
+                deleted_now = await self._episodes.delete_many(tenant, doomed, actor)
+                doomed = [e.episode_id for e in deleted_now]
             deleted += len(doomed)
             ids.extend(doomed[: max(0, limit - len(ids))])
         return ForgettingReport(
@@ -215,7 +221,11 @@ class Consolidation:
         self._clock = clock
         self._guard = RunGuard("consolidation")
 
-    async def run(self, tenant: str, request: ConsolidationRequest) -> ConsolidationReport:
+    async def run(
+        self, tenant: str, request: ConsolidationRequest, actor: Actor | None = None
+    ) -> ConsolidationReport:
+        """`actor` is who asked; the server itself (a system actor) if None."""
+        who = actor if actor is not None else system_actor("RunConsolidation", tenant)
         check_id("user_id", request.user_id, self._limits, required=False)
         config = self._config
         threshold = _pick(request.similarity_threshold, config.consolidation_similarity)
@@ -237,7 +247,7 @@ class Consolidation:
             tally = _Tally()
             for user_id in users:
                 await self._consolidate_user(
-                    tenant, user_id, threshold, size, demotion, request.dry_run, tally
+                    tenant, user_id, threshold, size, demotion, request.dry_run, tally, who
                 )
             return ConsolidationReport(
                 dry_run=request.dry_run,
@@ -260,6 +270,7 @@ class Consolidation:
         demotion: float,
         dry_run: bool,
         tally: _Tally,
+        actor: Actor,
     ) -> None:
         limit = self._config.limits.consolidation_batch
         episodes = await self._store.unconsolidated_episodes(tenant, user_id, limit)
@@ -268,7 +279,7 @@ class Consolidation:
             drafts, source = await self._facts_for(user_id, members)
             tally.extractor = source
             tally.cluster_count += 1
-            results = await self._apply(tenant, user_id, members, drafts, demotion, dry_run)
+            results = await self._apply(tenant, user_id, members, drafts, demotion, dry_run, actor)
             if not dry_run and not results:
                 continue  # a concurrent run consolidated some of them first
             if not dry_run:
@@ -306,6 +317,7 @@ class Consolidation:
         drafts: list[FactDraft],
         demotion: float,
         dry_run: bool,
+        actor: Actor,
     ) -> list[FactResult]:
         now = self._clock()
         batch = FactBatch(
@@ -322,7 +334,7 @@ class Consolidation:
                 for draft, fact_id in zip(drafts, batch.new_ids, strict=True)
             ]
         plan = ConsolidationPlan(user_id, batch.source_episode_ids, batch, demotion)
-        return await self._facts.consolidate(tenant, plan)
+        return await self._facts.consolidate(tenant, plan, audit_template(actor, now))
 
     async def _publish_demotion(
         self, tenant: str, user_id: str, members: Sequence[Episode], demotion: float

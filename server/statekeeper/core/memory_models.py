@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from statekeeper.core.audit import Actor, record_for
 from statekeeper.core.errors import InvalidArgumentError, StorageUnavailableError
+from statekeeper.core.models import AuditRecord
 
 Vector = npt.NDArray[np.float32]
 SECONDS_PER_DAY = 86_400.0
@@ -76,6 +78,13 @@ class IndexState(enum.IntEnum):
     ABSENT = 1
     READY = 2
     BUILDING = 3
+
+
+def audit_template(actor: Actor | None, now: float) -> AuditRecord | None:
+    """Who, through which RPC, when: the store completes it per entity and
+    writes it in the transaction of the change. None: no audit (in-process
+    callers that are not serving an RPC, such as tests)."""
+    return None if actor is None else record_for(actor, "", "", 0, now, "")
 
 
 def normalize_text(text: str) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from statekeeper.core import paging
+from statekeeper.core.audit import Actor
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError, NotFoundError
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory_config import MemoryLimits
@@ -35,6 +36,7 @@ from statekeeper.core.memory_models import (
     NeighbourhoodQuery,
     Predicate,
     ValueSource,
+    audit_template,
     entity_key,
 )
 from statekeeper.core.validation import check_id, check_text, page_size
@@ -252,6 +254,7 @@ class SemanticMemory:
         origin: FactOrigin = FactOrigin.CLIENT,
         source_episode_ids: tuple[str, ...] = (),
         field_name: str = "facts",
+        actor: Actor | None = None,
     ) -> list[FactResult]:
         check_id("user_id", user_id, self._limits, required=False)
         if not drafts:
@@ -270,7 +273,7 @@ class SemanticMemory:
             now=self._clock(),
             source_episode_ids=source_episode_ids,
         )
-        return await self._facts.apply_facts(tenant, batch)
+        return await self._facts.apply_facts(tenant, batch, audit_template(actor, batch.now))
 
     def check_draft(self, field_name: str, draft: FactDraft) -> None:
         limits = self._memory_limits
@@ -298,6 +301,7 @@ class SemanticMemory:
         episode_id: str,
         source: str,
         dry_run: bool,
+        actor: Actor | None = None,
     ) -> ExtractOutcome:
         check_id("user_id", user_id, self._limits, required=False)
         provenance: tuple[str, ...] = ()
@@ -324,7 +328,13 @@ class SemanticMemory:
         if dry_run or not drafts:
             return ExtractOutcome(drafts, [], extraction.source)
         results = await self.add_facts(
-            tenant, user_id, drafts, FactOrigin.EXTRACTION, provenance, field_name="extracted"
+            tenant,
+            user_id,
+            drafts,
+            FactOrigin.EXTRACTION,
+            provenance,
+            field_name="extracted",
+            actor=actor,
         )
         return ExtractOutcome(drafts, results, extraction.source)
 
@@ -385,22 +395,33 @@ class SemanticMemory:
         return found
 
     async def invalidate_fact(
-        self, tenant: str, fact_id: str, reason: str, valid_to: float | None
+        self,
+        tenant: str,
+        fact_id: str,
+        reason: str,
+        valid_to: float | None,
+        actor: Actor | None = None,
     ) -> tuple[Fact, bool]:
         check_id("fact_id", fact_id, self._limits)
         check_text("reason", reason, self._memory_limits.max_description_bytes)
         existing = await self.get_fact(tenant, fact_id)
         if valid_to is not None and valid_to < existing.valid_from:
             raise InvalidArgumentError("valid_to", "is before the fact's valid_from")
+        now = self._clock()
         outcome = await self._facts.invalidate_fact(
-            tenant, fact_id, reason or "invalidated", valid_to, self._clock()
+            tenant, fact_id, reason or "invalidated", valid_to, now, audit_template(actor, now)
         )
         if outcome is None:
             raise NotFoundError(f"fact {fact_id!r} not found")
         return outcome
 
     async def declare_predicate(
-        self, tenant: str, name: str, single_valued: bool, description: str
+        self,
+        tenant: str,
+        name: str,
+        single_valued: bool,
+        description: str,
+        actor: Actor | None = None,
     ) -> Predicate:
         if not name.strip():
             raise InvalidArgumentError("name", "is required")
@@ -408,7 +429,9 @@ class SemanticMemory:
         check_text("description", description, self._memory_limits.max_description_bytes)
         now = self._clock()
         return await self._facts.declare_predicate(
-            tenant, Predicate(entity_key(name), single_valued, description, now, now)
+            tenant,
+            Predicate(entity_key(name), single_valued, description, now, now),
+            audit_template(actor, now),
         )
 
     async def list_predicates(

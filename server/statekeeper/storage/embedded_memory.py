@@ -12,6 +12,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -36,10 +37,12 @@ from statekeeper.core.memory_models import (
     VectorBatch,
     entity_key,
 )
-from statekeeper.core.semantic import resolve_fact
+from statekeeper.core.models import AuditRecord
+from statekeeper.core.semantic import FactResolution, resolve_fact
 from statekeeper.storage.codec import dumps
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.memory_store import MemoryStore
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 T = TypeVar("T")
 
@@ -180,20 +183,26 @@ class EmbeddedMemoryStore(MemoryStore):
 
     # ----- episodes ----------------------------------------------------------
 
-    async def insert_episode(self, tenant: str, episode: Episode) -> tuple[Episode, bool]:
+    async def insert_episode(
+        self, tenant: str, episode: Episode, audit: AuditRecord | None = None
+    ) -> tuple[Episode, bool]:
         def work(db: sqlite3.Connection) -> tuple[Episode, bool]:
             with db:
                 existing = _episode_by_hash(db, tenant, episode.user_id, episode.content_hash)
                 if existing is not None:
                     return existing, False
-                return _insert_episode(db, tenant, episode), True
+                stored = _insert_episode(db, tenant, episode)
+                _audit(db, tenant, audit, "episode", stored.episode_id, "recorded")
+                return stored, True
 
         return await self._run(work)
 
     async def find_by_hash(self, tenant: str, user_id: str, digest: str) -> Episode | None:
         return await self._run(lambda db: _episode_by_hash(db, tenant, user_id, digest))
 
-    async def insert_episodes(self, tenant: str, episodes: Sequence[Episode]) -> list[Episode]:
+    async def insert_episodes(
+        self, tenant: str, episodes: Sequence[Episode], audit: AuditRecord | None = None
+    ) -> list[Episode]:
         def work(db: sqlite3.Connection) -> list[Episode]:
             stored: list[Episode] = []
             with db:
@@ -201,6 +210,7 @@ class EmbeddedMemoryStore(MemoryStore):
                     if _episode_by_hash(db, tenant, episode.user_id, episode.content_hash):
                         continue
                     stored.append(_insert_episode(db, tenant, episode))
+                    _audit(db, tenant, audit, "episode", episode.episode_id, "imported")
             return stored
 
         return await self._run(work)
@@ -279,7 +289,9 @@ class EmbeddedMemoryStore(MemoryStore):
 
         return await self._run(work)
 
-    async def delete_episodes(self, tenant: str, episode_ids: Sequence[str]) -> list[Episode]:
+    async def delete_episodes(
+        self, tenant: str, episode_ids: Sequence[str], audit: AuditRecord | None = None
+    ) -> list[Episode]:
         ids = list(episode_ids)
 
         def work(db: sqlite3.Connection) -> list[Episode]:
@@ -297,6 +309,8 @@ class EmbeddedMemoryStore(MemoryStore):
                         f"DELETE FROM memory_episodes WHERE tenant=? AND episode_id IN ({marks})",
                         (tenant, *chunk),
                     )
+                for episode in deleted:
+                    _audit(db, tenant, audit, "episode", episode.episode_id, "deleted")
             return deleted
 
         return await self._run(work)
@@ -385,14 +399,18 @@ class EmbeddedMemoryStore(MemoryStore):
 
     # ----- facts -------------------------------------------------------------
 
-    async def apply_facts(self, tenant: str, batch: FactBatch) -> list[FactResult]:
+    async def apply_facts(
+        self, tenant: str, batch: FactBatch, audit: AuditRecord | None = None
+    ) -> list[FactResult]:
         def work(db: sqlite3.Connection) -> list[FactResult]:
             with db:
-                return _apply_batch(db, tenant, batch)
+                return _apply_batch(db, tenant, batch, audit)
 
         return await self._run(work)
 
-    async def consolidate(self, tenant: str, plan: ConsolidationPlan) -> list[FactResult]:
+    async def consolidate(
+        self, tenant: str, plan: ConsolidationPlan, audit: AuditRecord | None = None
+    ) -> list[FactResult]:
         ids = list(plan.episode_ids)
 
         def work(db: sqlite3.Connection) -> list[FactResult]:
@@ -405,13 +423,16 @@ class EmbeddedMemoryStore(MemoryStore):
                 ).fetchone()[0]
                 if done:
                     return []
-                results = _apply_batch(db, tenant, plan.facts)
+                results = _apply_batch(db, tenant, plan.facts, audit)
                 derived = dumps([r.fact.fact_id for r in results])
                 db.execute(
                     "UPDATE memory_episodes SET importance = importance * ?, consolidate_time = ?,"
                     f" derived_fact_ids = ? WHERE tenant=? AND episode_id IN ({marks})",
                     (plan.demotion_factor, plan.facts.now, derived, tenant, *ids),
                 )
+                summary = f"consolidated, importance x {plan.demotion_factor:g}"
+                for episode_id in ids:
+                    _audit(db, tenant, audit, "episode", episode_id, summary)
                 return results
 
         return await self._run(work)
@@ -482,7 +503,13 @@ class EmbeddedMemoryStore(MemoryStore):
         return await self._run(work)
 
     async def invalidate_fact(
-        self, tenant: str, fact_id: str, reason: str, valid_to: float | None, now: float
+        self,
+        tenant: str,
+        fact_id: str,
+        reason: str,
+        valid_to: float | None,
+        now: float,
+        audit: AuditRecord | None = None,
     ) -> tuple[Fact, bool] | None:
         def work(db: sqlite3.Connection) -> tuple[Fact, bool] | None:
             with db:
@@ -496,13 +523,19 @@ class EmbeddedMemoryStore(MemoryStore):
                     end = fact.valid_to
                 updated = fact.evolve(valid_to=end, invalidate_time=now, invalidation_reason=reason)
                 _update_fact(db, tenant, updated)
+                _audit(db, tenant, audit, "fact", fact_id, f"invalidated: {reason}")
                 return updated, False
 
         return await self._run(work)
 
-    async def declare_predicate(self, tenant: str, predicate: Predicate) -> Predicate:
+    async def declare_predicate(
+        self, tenant: str, predicate: Predicate, audit: AuditRecord | None = None
+    ) -> Predicate:
+        kind = "single-valued" if predicate.single_valued else "multi-valued"
+
         def work(db: sqlite3.Connection) -> Predicate:
             with db:
+                _audit(db, tenant, audit, "predicate", predicate.name, f"declared {kind}")
                 db.execute(
                     "INSERT INTO memory_predicates (tenant, name, single_valued, description,"
                     " create_time, update_time) VALUES (?,?,?,?,?,?)"
@@ -658,7 +691,9 @@ def _episode_from_row(row: sqlite3.Row) -> Episode:
 # ----- fact rows -----------------------------------------------------------------
 
 
-def _apply_batch(db: sqlite3.Connection, tenant: str, batch: FactBatch) -> list[FactResult]:
+def _apply_batch(
+    db: sqlite3.Connection, tenant: str, batch: FactBatch, audit: AuditRecord | None
+) -> list[FactResult]:
     results: list[FactResult] = []
     for draft, new_id in zip(batch.drafts, batch.new_ids, strict=True):
         predicate_key = entity_key(draft.predicate)
@@ -686,8 +721,45 @@ def _apply_batch(db: sqlite3.Connection, tenant: str, batch: FactBatch) -> list[
             _insert_fact(db, tenant, resolution.created)
         for fact in resolution.updated:
             _update_fact(db, tenant, fact)
+        _audit_resolution(db, tenant, audit, resolution)
         results.append(resolution.result)
     return results
+
+
+def _audit_resolution(
+    db: sqlite3.Connection, tenant: str, audit: AuditRecord | None, resolution: FactResolution
+) -> None:
+    created = resolution.created
+    if created is not None:
+        _audit(db, tenant, audit, "fact", created.fact_id, "created")
+    for fact in resolution.updated:
+        if fact.invalidated_by:
+            _audit(
+                db, tenant, audit, "fact", fact.fact_id, f"contradicted by {fact.invalidated_by}"
+            )
+        else:
+            _audit(db, tenant, audit, "fact", fact.fact_id, "confidence raised by a duplicate")
+
+
+def _audit(
+    db: sqlite3.Connection,
+    tenant: str,
+    audit: AuditRecord | None,
+    entity_type: str,
+    entity_id: str,
+    summary: str,
+) -> None:
+    """Writes one audit record in the caller's transaction (see the store
+    contract); memory records carry no revision, hence 0."""
+    if audit is None:
+        return
+    entry = replace(
+        audit, entity_type=entity_type, entity_id=entity_id, revision=0, summary=summary
+    )
+    db.execute(
+        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+        audit_values(entry, tenant),
+    )
 
 
 def _insert_fact(db: sqlite3.Connection, tenant: str, fact: Fact) -> None:

@@ -12,6 +12,12 @@ Vector keys: each stored episode gets a positive 64-bit integer
 embedding sits in the in-process vector indexes (FAISS wants integer ids).
 A PostgreSQL `bigserial` or SQLite `AUTOINCREMENT` column satisfies this.
 
+Audit: every mutating method takes `audit`, a template naming who made the
+change, through which RPC, and when. When it is not None the store MUST write
+one audit record per entity it changes (entity_type "episode", "fact" or
+"predicate", the entity's id, revision 0 because memory records carry no
+revision, and a summary of the change) in the same transaction as the change.
+
 Entity keys: subjects, objects and predicates are compared in the form
 `core.memory_models.entity_key` gives (whitespace collapsed, case folded);
 the domain passes keys in that form, and a backend stores them next to the
@@ -38,13 +44,16 @@ from statekeeper.core.memory_models import (
     Predicate,
     VectorBatch,
 )
+from statekeeper.core.models import AuditRecord
 
 
 class EpisodeStore(abc.ABC):
     """Durable store of episodes: the source of truth for vector indexes."""
 
     @abc.abstractmethod
-    async def insert_episode(self, tenant: str, episode: Episode) -> tuple[Episode, bool]:
+    async def insert_episode(
+        self, tenant: str, episode: Episode, audit: AuditRecord | None = None
+    ) -> tuple[Episode, bool]:
         """Stores `episode` unless the user already has one with the same
         `content_hash`; returns (stored or existing episode, inserted).
 
@@ -60,7 +69,9 @@ class EpisodeStore(abc.ABC):
         """The user's episode with this `content_hash`, or None."""
 
     @abc.abstractmethod
-    async def insert_episodes(self, tenant: str, episodes: Sequence[Episode]) -> list[Episode]:
+    async def insert_episodes(
+        self, tenant: str, episodes: Sequence[Episode], audit: AuditRecord | None = None
+    ) -> list[Episode]:
         """Bulk import: inserts every episode that is not an exact duplicate
         (same rule as `insert_episode`) in one transaction, and returns the
         inserted ones with their keys. Dimension rule as above."""
@@ -105,7 +116,9 @@ class EpisodeStore(abc.ABC):
         (same rules as `list_episodes`), at most `limit`, newest first."""
 
     @abc.abstractmethod
-    async def delete_episodes(self, tenant: str, episode_ids: Sequence[str]) -> list[Episode]:
+    async def delete_episodes(
+        self, tenant: str, episode_ids: Sequence[str], audit: AuditRecord | None = None
+    ) -> list[Episode]:
         """Deletes these episodes; returns those that existed (without
         embeddings). Facts derived from them stay."""
 
@@ -151,14 +164,18 @@ class FactStore(abc.ABC):
     """
 
     @abc.abstractmethod
-    async def apply_facts(self, tenant: str, batch: FactBatch) -> list[FactResult]:
+    async def apply_facts(
+        self, tenant: str, batch: FactBatch, audit: AuditRecord | None = None
+    ) -> list[FactResult]:
         """Applies the drafts in order, all in one transaction, with the
         rules of `core.semantic.resolve_fact` (dedup, contradiction of
         single-valued predicates), each draft seeing the effects of earlier
         ones. Returns one result per draft, in order."""
 
     @abc.abstractmethod
-    async def consolidate(self, tenant: str, plan: ConsolidationPlan) -> list[FactResult]:
+    async def consolidate(
+        self, tenant: str, plan: ConsolidationPlan, audit: AuditRecord | None = None
+    ) -> list[FactResult]:
         """In one transaction: applies `plan.facts` as `apply_facts` does,
         then, for each of `plan.episode_ids` that still exists and has no
         `consolidate_time`, multiplies its importance by
@@ -210,7 +227,13 @@ class FactStore(abc.ABC):
 
     @abc.abstractmethod
     async def invalidate_fact(
-        self, tenant: str, fact_id: str, reason: str, valid_to: float | None, now: float
+        self,
+        tenant: str,
+        fact_id: str,
+        reason: str,
+        valid_to: float | None,
+        now: float,
+        audit: AuditRecord | None = None,
     ) -> tuple[Fact, bool] | None:
         """Invalidates one fact: `invalidate_time` = now, `invalidation_reason`
         = reason, `valid_to` = the given value, or now if None, but never
@@ -219,7 +242,9 @@ class FactStore(abc.ABC):
         or None if there is no such fact."""
 
     @abc.abstractmethod
-    async def declare_predicate(self, tenant: str, predicate: Predicate) -> Predicate:
+    async def declare_predicate(
+        self, tenant: str, predicate: Predicate, audit: AuditRecord | None = None
+    ) -> Predicate:
         """Creates or replaces the predicate with this name (a predicate key).
         A replacement keeps the original `create_time`. Returns it as stored."""
 
