@@ -30,7 +30,11 @@ failures=0
 run_start=$(date +%s%N)
 
 cleanup() {
-  local rc=$?
+  local rc=$? entry
+  for entry in "${BG[@]}"; do
+    kill -TERM "${entry##*|}" 2>/dev/null || true
+    wait "${entry##*|}" 2>/dev/null || true
+  done
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
     kill -TERM "$SERVER_PID" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
@@ -63,6 +67,45 @@ stage() {
   TIMINGS+=("$(printf '%-34s %10s' "$name" "$(fmt_ms "$(ms_since "$start")")")")
 }
 
+# bg_stage NAME FUNC: runs FUNC in the background, its output kept in a log;
+# wait_stages prints each log and records its duration (or stops on failure).
+# The slow, network- and CPU-bound stages (tools, Java, Rust) overlap the rest.
+declare -a BG=()
+bg_stage() {
+  local name=$1 fn=$2 id=${#BG[@]}
+  echo "==> $name (in the background)"
+  (
+    start=$(date +%s%N)
+    rc=0
+    "$fn" >"$WORK/bg.$id.log" 2>&1 || rc=$?
+    echo "$rc $(ms_since "$start")" >"$WORK/bg.$id.done"
+  ) &
+  BG+=("$id|$name|$!")
+}
+
+wait_stages() {
+  local entry id name pid rc ms failed=0
+  for entry in "${BG[@]}"; do
+    IFS='|' read -r id name pid <<<"$entry"
+    wait "$pid" || true
+    read -r rc ms <"$WORK/bg.$id.done" || { rc=1; ms=0; }
+    echo "==> $name (background, took $(fmt_ms "$ms"))"
+    cat "$WORK/bg.$id.log"
+    if [ "$rc" -ne 0 ]; then
+      echo "FAILED: $name" >&2
+      TIMINGS+=("$(printf '%-34s %10s  FAILED' "$name" "$(fmt_ms "$ms")")")
+      failed=1
+    else
+      TIMINGS+=("$(printf '%-34s %10s' "$name" "$(fmt_ms "$ms")")")
+    fi
+  done
+  BG=()
+  if [ "$failed" -ne 0 ]; then
+    report
+    exit 1
+  fi
+}
+
 report() {
   echo "==> stage timings"
   printf '  %s\n' "${TIMINGS[@]}"
@@ -75,9 +118,9 @@ report() {
 
 # ---------------------------------------------------------------- tools
 install_tools() {
-  scripts/install-codegen-tools.sh ops
-  "$TOOLS/bin/grpcurl" -version 2>&1 | head -1
-  "$TOOLS/bin/grpc_health_probe" -version 2>&1 | head -1
+  scripts/install-codegen-tools.sh ops &&
+    "$TOOLS/bin/grpcurl" -version 2>&1 | head -1 &&
+    "$TOOLS/bin/grpc_health_probe" -version 2>&1 | head -1
 }
 
 server_env() {
@@ -200,14 +243,15 @@ scenario() { # scenario LANGUAGE CMD...
   fi
 }
 
-stage "install grpcurl, grpc_health_probe" install_tools
+bg_stage "install grpcurl, grpc_health_probe" install_tools
+wanted java && bg_stage "build java client" build_java
+wanted rust && bg_stage "build rust client" build_rust
 stage "server environment (.venv)" server_env
 wanted python && stage "build python client" build_python
 wanted python && stage "python client layer tests" test_python_layer
 wanted go && stage "build go client" build_go
 wanted typescript && stage "build typescript client" build_typescript
-wanted java && stage "build java client" build_java
-wanted rust && stage "build rust client" build_rust
+wait_stages
 stage "start server" start_server
 stage "grpc_health_probe" check_health_probe
 stage "grpcurl list/describe/call" check_grpcurl
