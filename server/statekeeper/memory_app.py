@@ -42,6 +42,7 @@ from statekeeper.core.vector_index import (
 )
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.memory_store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -88,10 +89,19 @@ def build_extractor(endpoints: ModelEndpoints, config: MemoryConfig) -> FactExtr
     return PatternFactExtractor(limits.max_extracted_facts)
 
 
+def embedded_store(storage: Storage) -> MemoryStore:
+    """The memory store sharing the embedded backend's SQLite file. Other
+    backends pass their own MemoryStore to MemoryApp (PostgreSQL: not built
+    yet)."""
+    if not isinstance(storage, EmbeddedStorage):
+        raise ValueError(f"no memory store for {storage.description}; pass one")
+    return EmbeddedMemoryStore(storage)
+
+
 class MemoryApp:
     def __init__(
         self,
-        storage: EmbeddedStorage,
+        storage: Storage,
         sessions: SessionManager,
         counter: TokenCounter,
         summarizer: Summarizer | None,
@@ -104,8 +114,7 @@ class MemoryApp:
     ) -> None:
         self.config = config
         self.storage = storage
-        # The embedded store unless another backend's is given.
-        self.store: MemoryStore = store if store is not None else EmbeddedMemoryStore(storage)
+        self.store: MemoryStore = store if store is not None else embedded_store(storage)
         self.feed = feed if feed is not None else InProcessChangeFeed()
         self.indexes = VectorIndexes(self.store, FaissIndexFactory(config.index), self.feed, clock)
         self.embedder = build_embedder(endpoints)
