@@ -216,3 +216,30 @@ async def test_events_of_one_transaction_stay_in_one_response(
     assert [e.revision for e in first.events] == [1, 1, 1]
     assert [e.revision for e in second.events] == [2]
     await board.stop()
+
+
+async def test_a_watcher_cancelled_while_the_hub_starts_does_not_break_others(
+    store: EmbeddedBlackboardStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    board = await running(store)
+    release = asyncio.Event()
+    original = store.header
+    calls = 0
+
+    async def slow_first_header(tenant: str) -> object:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await release.wait()
+        return await original(tenant)
+
+    monkeypatch.setattr(store, "header", slow_first_header)
+    first = asyncio.ensure_future(collect(board.watch(T, WatchRequest("b")), 1))
+    await asyncio.sleep(0.01)
+    second = asyncio.ensure_future(collect(board.watch(T, WatchRequest("b")), 1))
+    await asyncio.sleep(0.01)
+    first.cancel()  # the initializing watcher goes away
+    (started,) = await asyncio.wait_for(second, 2)
+    assert started.kind == WatchMessageKind.STARTED
+    release.set()
+    await board.stop()

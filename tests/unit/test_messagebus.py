@@ -17,6 +17,7 @@ from statekeeper.core.errors import (
     InvalidArgumentError,
     LimitExceededError,
     NotFoundError,
+    StorageUnavailableError,
 )
 from statekeeper.core.messagebus import MessageBus, ReceiveOptions, SendDraft
 from statekeeper.core.messagebus_models import (
@@ -332,3 +333,23 @@ async def test_oversized_inputs_are_over_the_limit(bus: MessageBus) -> None:
     assert handles.value.field == "receipt_handles"
     with pytest.raises(LimitExceededError):
         await bus.extend(T, ["x"], 13 * 3600.0)
+
+
+async def test_stop_ends_waiting_requests_and_streams(store: EmbeddedMessageStore) -> None:
+    bus = make_bus(store)
+    await bus.start()
+    asking = asyncio.create_task(bus.request_reply(T, draft(to="b", from_agent="a"), 30.0, None))
+    stream = bus.receive(T, ReceiveOptions("idle"))
+    receiving = asyncio.ensure_future(stream.__anext__())
+    await asyncio.sleep(0.05)
+    await bus.stop()
+    with pytest.raises(StorageUnavailableError):
+        await asyncio.wait_for(asking, 2)
+    with pytest.raises(StorageUnavailableError):
+        await asyncio.wait_for(receiving, 2)
+
+
+async def test_a_request_to_oneself_is_refused(bus: MessageBus) -> None:
+    with pytest.raises(InvalidArgumentError) as caught:
+        await bus.request_reply(T, draft(to="a", from_agent="a"), 1.0, None)
+    assert caught.value.field == "to_agent"

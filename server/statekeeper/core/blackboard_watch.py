@@ -197,22 +197,35 @@ class WatchHub:
     # ----- registration ------------------------------------------------------
 
     async def _register(self, tenant: str, watcher: _Watcher) -> _TenantHub:
-        if self._closed:
-            raise StorageUnavailableError("the server is shutting down")
-        hub = self._tenants.get(tenant)
-        if hub is None:
-            hub = _TenantHub(tenant, asyncio.get_running_loop().create_future())
-            self._tenants[tenant] = hub
-            self._store.feed.track(tenant)
-            await self._initialize(hub)
-        else:
-            await asyncio.shield(hub.ready)
+        hub = await self._ready_hub(tenant)
         if hub.watcher_count >= self._limits.max_watches_per_tenant:
             raise LimitExceededError(
                 "board", self._limits.max_watches_per_tenant, "the tenant has too many open watches"
             )
         hub.watchers.setdefault(watcher.board, set()).add(watcher)
         return hub
+
+    async def _ready_hub(self, tenant: str) -> _TenantHub:
+        """The tenant's hub, initialized; created on first use."""
+        for _ in range(10):  # bounded: only a cancelled initializer makes us retry
+            if self._closed:
+                raise StorageUnavailableError("the server is shutting down")
+            hub = self._tenants.get(tenant)
+            if hub is None:
+                hub = _TenantHub(tenant, asyncio.get_running_loop().create_future())
+                self._tenants[tenant] = hub
+                self._store.feed.track(tenant)
+                await self._initialize(hub)
+                return hub
+            try:
+                await asyncio.shield(hub.ready)
+                return hub
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not hub.ready.cancelled() or (current is not None and current.cancelling()):
+                    raise
+                # The watcher that was initializing this hub went away: retry.
+        raise StorageUnavailableError("the watch hub cannot start; retry the watch")
 
     async def _initialize(self, hub: _TenantHub) -> None:
         """Learns the store revision; batches that arrive meanwhile wait in
@@ -221,9 +234,11 @@ class WatchHub:
             header = await self._store.header(hub.tenant)
         except BaseException as exc:
             self._drop_tenant(hub)
-            hub.ready.set_exception(exc)
-            # Retrieve it so asyncio does not warn when nobody else waits.
-            hub.ready.exception()
+            if isinstance(exc, asyncio.CancelledError):
+                hub.ready.cancel()
+            else:
+                hub.ready.set_exception(exc)
+                hub.ready.exception()  # retrieved: no warning when nobody waits
             raise
         hub.last_revision = header.revision
         hub.oldest_revision = header.oldest_revision

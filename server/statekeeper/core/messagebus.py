@@ -134,6 +134,7 @@ class MessageBus:
         """Stops the sweeper and ends every open stream (UNAVAILABLE)."""
         self._closing = True
         self._notifier.close()
+        self._waiters.close(StorageUnavailableError("the server is shutting down; ask again"))
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -416,6 +417,9 @@ class MessageBus:
         """Sends a request and waits for the first reply to its correlation
         id; DEADLINE_EXCEEDED (REPLY_TIMEOUT) if none comes in time."""
         check_id("from_agent", draft.from_agent, self._ids)
+        if draft.to_agent == draft.from_agent:
+            # The request itself would be taken for its reply.
+            raise InvalidArgumentError("to_agent", "must differ from from_agent")
         wait = self._reply_wait(timeout_seconds, call_deadline_seconds)
         message_id = new_message_id()
         correlation = draft.correlation_id or message_id

@@ -587,6 +587,12 @@ class InProcessReplyWaiters(ReplyWaiters):
         future = self._waiting.get((tenant, agent, correlation_id))
         return future is not None and not future.done()
 
+    def close(self, error: Exception) -> None:
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(error)
+        self._waiting.clear()
+
     async def offer(self, tenant: str, message: AgentMessage) -> bool:
         future = self._waiting.get((tenant, message.to_agent, message.correlation_id))
         if future is None or future.done():

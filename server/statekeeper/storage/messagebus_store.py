@@ -206,6 +206,10 @@ class ReplyWaiters(abc.ABC):
         """Whether a waiter exists, on any replica."""
 
     @abc.abstractmethod
+    def close(self, error: Exception) -> None:
+        """Ends every wait on this replica with `error` (shutdown)."""
+
+    @abc.abstractmethod
     async def offer(self, tenant: str, message: AgentMessage) -> bool:
         """Hands `message` to the waiter of (message.to_agent,
         message.correlation_id); False if there is none any more."""
