@@ -3,13 +3,14 @@ that only make sense on the wire (field presence, oneofs)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from statekeeper.api.convert import timestamp
 from statekeeper.core.episodic import Score, WeightOverrides, Weights
 from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.core.memory_context import BuiltContext, ContextTokens
 from statekeeper.core.memory_models import (
     EntityNode,
     Episode,
@@ -184,4 +185,52 @@ def stats_to_proto(stats: IndexStats) -> pb.MemoryIndexStats:
         tombstone_count=stats.tombstone_count,
         last_rebuild_time=timestamp(stats.last_rebuild_time),
         embedding_model=stats.embedding_model,
+    )
+
+
+def built_context_to_proto(
+    built: BuiltContext, episode_to: Callable[[Episode], pb.Episode]
+) -> pb.BuildContextResponse:
+    return pb.BuildContextResponse(
+        working_messages=[
+            pb.MemoryContextMessage(
+                message_id=m.message_id,
+                role=int(m.role),  # type: ignore[arg-type]
+                text=m.text,
+                token_count=m.token_count,
+            )
+            for m in built.working
+        ],
+        episodes=[
+            pb.MemoryContextEpisode(
+                episode=episode_to(e.episode.evolve(embedding=None)),
+                score=score_to_proto(e.score),
+                text=e.text,
+                token_count=e.token_count,
+            )
+            for e in built.episodes
+        ],
+        facts=[
+            pb.MemoryContextFact(fact=fact_to_proto(f.fact), text=f.text, token_count=f.token_count)
+            for f in built.facts
+        ],
+        markdown=built.markdown,
+        tokens=tokens_to_proto(built.tokens),
+        omitted_messages=built.omitted_messages,
+        omitted_episodes=built.omitted_episodes,
+        omitted_facts=built.omitted_facts,
+        ranking=int(built.ranking),  # type: ignore[arg-type]
+    )
+
+
+def tokens_to_proto(tokens: ContextTokens) -> pb.MemoryContextTokens:
+    return pb.MemoryContextTokens(
+        budget=tokens.budget,
+        reserved_output=tokens.reserved_output,
+        overhead=tokens.overhead,
+        working=tokens.working,
+        episodes=tokens.episodes,
+        facts=tokens.facts,
+        total=tokens.total,
+        remaining=tokens.remaining,
     )

@@ -271,48 +271,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
                 min_score=request.min_score,
             ),
         )
-        tokens = built.tokens
-        return pb.BuildContextResponse(
-            working_messages=[
-                pb.MemoryContextMessage(
-                    message_id=m.message_id,
-                    role=int(m.role),  # type: ignore[arg-type]
-                    text=m.text,
-                    token_count=m.token_count,
-                )
-                for m in built.working
-            ],
-            episodes=[
-                pb.MemoryContextEpisode(
-                    episode=self._episode(e.episode.evolve(embedding=None)),
-                    score=convert.score_to_proto(e.score),
-                    text=e.text,
-                    token_count=e.token_count,
-                )
-                for e in built.episodes
-            ],
-            facts=[
-                pb.MemoryContextFact(
-                    fact=convert.fact_to_proto(f.fact), text=f.text, token_count=f.token_count
-                )
-                for f in built.facts
-            ],
-            markdown=built.markdown,
-            tokens=pb.MemoryContextTokens(
-                budget=tokens.budget,
-                reserved_output=tokens.reserved_output,
-                overhead=tokens.overhead,
-                working=tokens.working,
-                episodes=tokens.episodes,
-                facts=tokens.facts,
-                total=tokens.total,
-                remaining=tokens.remaining,
-            ),
-            omitted_messages=built.omitted_messages,
-            omitted_episodes=built.omitted_episodes,
-            omitted_facts=built.omitted_facts,
-            ranking=int(built.ranking),  # type: ignore[arg-type]
-        )
+        return convert.built_context_to_proto(built, self._episode)
 
     async def RunForgetting(
         self, request: pb.RunForgettingRequest, context: Context
