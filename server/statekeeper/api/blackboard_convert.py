@@ -3,6 +3,7 @@ checks that exist on the wire alone (oneof presence, enum numbers)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from google.protobuf import duration_pb2, struct_pb2
@@ -225,6 +226,13 @@ def watch_request(request: pb.WatchRequest) -> WatchRequest:
     )
 
 
+# Watchers of one dispatch share the same events tuple: serialize it once.
+# Small, because an entry may hold up to max_response_bytes.
+@functools.lru_cache(maxsize=16)
+def _serialized_events(events: tuple[Event, ...]) -> bytes:
+    return pb.WatchEvents(events=[event_to_proto(e) for e in events]).SerializeToString()
+
+
 def watch_message_to_proto(message: WatchMessage) -> pb.WatchResponse:
     response = pb.WatchResponse(
         header=header_to_proto(message.header), resume_revision=message.resume_revision
@@ -233,7 +241,7 @@ def watch_message_to_proto(message: WatchMessage) -> pb.WatchResponse:
     if kind == WatchMessageKind.STARTED:
         response.started.start_revision = message.revision
     elif kind == WatchMessageKind.EVENTS:
-        response.events.events.extend(event_to_proto(e) for e in message.events)
+        response.events.MergeFromString(_serialized_events(message.events))
     elif kind == WatchMessageKind.PROGRESS:
         response.progress.revision = message.revision
     elif kind == WatchMessageKind.SNAPSHOT_BEGIN:

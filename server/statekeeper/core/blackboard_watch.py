@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import functools
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -104,17 +105,19 @@ class _Watcher:
     overflowed: bool = False
 
     def select(self, batch: RevisionBatch) -> RevisionBatch | None:
-        """The part of `batch` this watcher wants, or None."""
+        """The part of `batch` this watcher wants, or None. When it wants
+        all of it, the very batch object is returned, so that watchers with
+        the same view share it (and its serialization)."""
         if batch.board != self.board:
             return None
+        if not self.prev_value:
+            batch = without_previous(batch)
         events = tuple(
-            e if self.prev_value or e.previous is None else replace(e, previous=None)
-            for e in batch.events
-            if e.type in self.event_types and self.matcher.matches(e.key)
+            e for e in batch.events if e.type in self.event_types and self.matcher.matches(e.key)
         )
         if not events:
             return None
-        return replace(batch, events=events)
+        return batch if len(events) == len(batch.events) else replace(batch, events=events)
 
     def offer(self, batch: RevisionBatch) -> bool:
         """Queues the wanted part of `batch`; False if the queue is full."""
@@ -375,6 +378,15 @@ class WatchHub:
                 yield message
         finally:
             self._unregister(tenant, watcher)
+
+
+@functools.lru_cache(maxsize=16)
+def without_previous(batch: RevisionBatch) -> RevisionBatch:
+    """`batch` with no previous entries; one object per batch (cached), so
+    that every watcher of a dispatch shares it."""
+    if all(event.previous is None for event in batch.events):
+        return batch
+    return replace(batch, events=tuple(replace(e, previous=None) for e in batch.events))
 
 
 def _chunks(entries: list[Entry], max_bytes: int) -> Iterable[list[Entry]]:
