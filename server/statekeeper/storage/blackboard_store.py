@@ -22,6 +22,23 @@ General rules:
 * Keys are compared in code point order (= UTF-8 byte order).
 * Methods raise `StorageUnavailableError` when the backing store cannot be
   reached, and never leave a partial change behind.
+
+Notes for the production backend (PostgreSQL + Redis Streams):
+
+* `mutate` is one PostgreSQL transaction that starts by locking the tenant's
+  counter row (`SELECT ... FROM bb_tenants WHERE tenant = $1 FOR UPDATE`),
+  which serializes the tenant's mutations across replicas; it then reads the
+  named keys, calls `decide`, writes the history rows and the entries, and
+  sets the counter. Only after COMMIT is the batch published: XADD to the
+  tenant's stream (hash-tagged by tenant for Redis Cluster, trimmed with
+  MAXLEN), payload = the batch with previous entries.
+* A crash between COMMIT and XADD loses the publish, not the data: the
+  watch hub sees the next revision's gap (or the store revision running
+  ahead of the feed) and reads the missing batches with `history`.
+* `history` serves both watch replay and hub repair, so it must be indexed
+  by (tenant, revision) and by (tenant, board, revision).
+* Globs: narrow by the matcher's literal prefix range in SQL, then apply
+  `KeyMatcher.matches` in Python (never translate a glob to LIKE).
 """
 
 from __future__ import annotations

@@ -12,6 +12,13 @@ checks these rules on every backend.
 General rules: every method touches only the tenant it is given; a method
 that returns normally has made its change durable; `now` is the caller's
 clock and the only time a method compares with.
+
+Notes for the production backend: `claim` is one PostgreSQL statement
+(`UPDATE ... WHERE message_id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT
+n) RETURNING ...`) so that receivers on several replicas compete without
+blocking each other; deduplication is a unique index on (tenant, to_agent,
+idempotency_key) with an expiry column; every message is committed in
+PostgreSQL before SendMessage returns, so a restart loses nothing.
 """
 
 from __future__ import annotations

@@ -1,0 +1,61 @@
+"""kill -9 of the server process: acknowledged blackboard writes and
+unacknowledged messages survive the restart, and a watch resumes across it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from statekeeper.v1 import blackboard_pb2 as bb
+from statekeeper.v1 import common_pb2
+from statekeeper.v1 import message_pb2 as mb
+from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
+from statekeeper.v1.message_pb2_grpc import MessageServiceStub
+from tests.e2e_inproc.conftest import ALPHA, aio_channel, start_server
+
+
+async def test_state_survives_kill_9_and_watches_resume(tmp_path: Path) -> None:
+    server = start_server(tmp_path)
+    value = bb.BlackboardValue(payload=common_pb2.Payload(data=b"v"))
+    async with aio_channel(server.addresses[0]) as channel:
+        board, bus = BlackboardServiceStub(channel), MessageServiceStub(channel)
+        revisions = [
+            (
+                await board.PutEntry(
+                    bb.PutEntryRequest(board="b", key=f"k{i}", value=value), metadata=ALPHA
+                )
+            ).header.revision
+            for i in range(5)
+        ]
+        for index in range(10):
+            await bus.SendMessage(
+                mb.SendMessageRequest(to_agent="worker", type=str(index)), metadata=ALPHA
+            )
+        pull = mb.PullMessagesRequest(agent_id="worker", max_messages=4)
+        pull.visibility_timeout.FromMilliseconds(300)
+        taken = await bus.PullMessages(pull, metadata=ALPHA)
+        assert len(taken.deliveries) == 4  # in flight, never acked
+    assert server.process is not None
+    server.process.kill()
+    server.process.wait(timeout=10)
+    server.start()
+    try:
+        async with aio_channel(server.addresses[0]) as channel:
+            board, bus = BlackboardServiceStub(channel), MessageServiceStub(channel)
+            call = board.Watch(bb.WatchRequest(board="b", start_revision=3), metadata=ALPHA)
+            started, replay = [await asyncio.wait_for(call.read(), 5) for _ in range(2)]
+            call.cancel()
+            assert started.header.revision == revisions[-1]
+            assert [e.revision for e in replay.events.events] == revisions[2:]
+            after = await board.PutEntry(
+                bb.PutEntryRequest(board="b", key="after", value=value), metadata=ALPHA
+            )
+            assert after.header.revision == revisions[-1] + 1, "the revision counter went back"
+            await asyncio.sleep(0.35)  # the four in-flight deliveries time out
+            pull = mb.PullMessagesRequest(agent_id="worker", max_messages=20)
+            everything = await bus.PullMessages(pull, metadata=ALPHA)
+            assert sorted(int(d.message.type) for d in everything.deliveries) == list(range(10))
+            counts = sorted(d.delivery_count for d in everything.deliveries)
+            assert counts == [1] * 6 + [2] * 4
+    finally:
+        server.stop()
