@@ -395,7 +395,8 @@ class Blackboard:
     # ----- watch and compaction ----------------------------------------------------
 
     def watch(self, tenant: str, request: WatchRequest) -> AsyncIterator[WatchMessage]:
-        """The stream of a Watch; validation errors surface on first iteration."""
+        """The stream of a Watch. The request is validated at once; the watch
+        registers when the stream is first iterated."""
         return self.hub.watch(tenant, self._watch_spec(request))
 
     def _watch_spec(self, request: WatchRequest) -> WatchSpec:
