@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
 // A thin layer over the generated @grpc/grpc-js clients: one object holding a
 // client per statekeeper.v1 service, the API key on every call, a default
 // deadline, gRPC's own retry of UNAVAILABLE (service config), a promise
@@ -23,7 +24,6 @@ import { CheckpointServiceClient } from "./gen/statekeeper/v1/checkpoint";
 import { MemoryServiceClient } from "./gen/statekeeper/v1/memory";
 import { MessageServiceClient } from "./gen/statekeeper/v1/message";
 import { SessionServiceClient } from "./gen/statekeeper/v1/session";
-
 
 /** Options of {@link StatekeeperClient}. */
 export interface ConnectOptions {
@@ -115,8 +115,73 @@ type UnaryMethod<Req, Res> = (
   callback: (error: ServiceError | null, response: Res) => void,
 ) => ClientUnaryCall;
 
+/** Per-call options of the promise API. */
+export interface UnaryOptions {
+  /** Deadline in milliseconds; default: the client's `timeoutMs`. */
+  timeoutMs?: number;
+  /** Extra metadata for this call (the credentials are added anyway). */
+  metadata?: Metadata;
+}
+
+type FullUnary = (
+  request: any,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: any) => void,
+) => ClientUnaryCall;
+
+type UnaryKeys<C> = {
+  [K in keyof C]: C[K] extends FullUnary ? K : never;
+}[keyof C];
+
+/**
+ * The unary methods of a generated grpc-js client as promise-returning
+ * functions: `await sk.api.sessions.createSession(request, { timeoutMs: 5000 })`.
+ */
+export type Promised<C> = {
+  [K in UnaryKeys<C>]: C[K] extends (
+    request: infer Req,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: infer Res) => void,
+  ) => ClientUnaryCall
+    ? (request: Req, options?: UnaryOptions) => Promise<Res>
+    : never;
+};
+
+function promised<C extends Client>(client: C, defaultTimeoutMs: () => number): Promised<C> {
+  return new Proxy({} as Promised<C>, {
+    get(_target, name) {
+      const method = (client as unknown as Record<string | symbol, unknown>)[name];
+      if (typeof method !== "function") return undefined;
+      return (request: unknown, options: UnaryOptions = {}) =>
+        new Promise((resolve, reject) => {
+          const deadline = new Date(Date.now() + (options.timeoutMs ?? defaultTimeoutMs()));
+          (method as FullUnary).call(
+            client,
+            request,
+            options.metadata ?? new Metadata(),
+            { deadline },
+            (error: ServiceError | null, response: unknown) => (error ? reject(error) : resolve(response)),
+          );
+        });
+    },
+  });
+}
+
 /** One client per statekeeper.v1 service, sharing address and credentials. */
 export class StatekeeperClient {
+  /**
+   * Promise API over the same clients: every unary method returns a promise and
+   * gets the client's default deadline (or `{ timeoutMs }`).
+   */
+  readonly api: {
+    sessions: Promised<SessionServiceClient>;
+    memory: Promised<MemoryServiceClient>;
+    checkpoints: Promised<CheckpointServiceClient>;
+    blackboard: Promised<BlackboardServiceClient>;
+    messages: Promised<MessageServiceClient>;
+  };
   readonly sessions: SessionServiceClient;
   readonly memory: MemoryServiceClient;
   readonly checkpoints: CheckpointServiceClient;
@@ -144,6 +209,14 @@ export class StatekeeperClient {
     this.blackboard = new BlackboardServiceClient(address, creds, clientOptions);
     this.messages = new MessageServiceClient(address, creds, clientOptions);
     this.health = new HealthClient(address, creds, clientOptions);
+    const timeout = () => this.timeoutMs;
+    this.api = {
+      sessions: promised(this.sessions, timeout),
+      memory: promised(this.memory, timeout),
+      checkpoints: promised(this.checkpoints, timeout),
+      blackboard: promised(this.blackboard, timeout),
+      messages: promised(this.messages, timeout),
+    };
   }
 
   /**
@@ -152,12 +225,7 @@ export class StatekeeperClient {
    *
    *     const { session } = await sk.call(sk.sessions, sk.sessions.createSession, { session: ... });
    */
-  call<Req, Res>(
-    client: Client,
-    method: UnaryMethod<Req, Res>,
-    request: Req,
-    timeoutMs?: number,
-  ): Promise<Res> {
+  call<Req, Res>(client: Client, method: UnaryMethod<Req, Res>, request: Req, timeoutMs?: number): Promise<Res> {
     const deadline = new Date(Date.now() + (timeoutMs ?? this.timeoutMs));
     return new Promise((resolve, reject) => {
       method.call(client, request, new Metadata(), { deadline }, (error, response) =>

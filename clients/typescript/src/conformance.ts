@@ -7,12 +7,7 @@
 import { randomBytes } from "node:crypto";
 
 import { errorInfo, isUnimplemented, StatekeeperClient } from "./client";
-import {
-  BlackboardEventType,
-  PutEntryRequest,
-  WatchRequest,
-  WatchResponse,
-} from "./gen/statekeeper/v1/blackboard";
+import { BlackboardEventType, PutEntryRequest, WatchRequest, WatchResponse } from "./gen/statekeeper/v1/blackboard";
 import { GetCheckpointRequest, SaveCheckpointRequest } from "./gen/statekeeper/v1/checkpoint";
 import { RecallRequest, RecordEpisodeRequest } from "./gen/statekeeper/v1/memory";
 import {
@@ -121,9 +116,7 @@ async function main(): Promise<number> {
     });
 
     await report.run("create_session", "session", async () => {
-      const { session } = await sk.call(
-        sk.sessions,
-        sk.sessions.createSession,
+      const { session } = await sk.api.sessions.createSession(
         CreateSessionRequest.fromPartial({ session: { userId: user, agentId: agent } }),
       );
       check(!!session?.sessionId, "no session_id");
@@ -134,9 +127,7 @@ async function main(): Promise<number> {
 
     await report.run("append_messages", "session", async () => {
       check(sessionId !== "", "no session (create_session failed)");
-      const res = await sk.call(
-        sk.sessions,
-        sk.sessions.appendMessages,
+      const res = await sk.api.sessions.appendMessages(
         AppendMessagesRequest.fromPartial({ sessionId, messages: conversation(), requestId: `append-${run}` }),
       );
       check(res.messages.length === 4, `${res.messages.length} messages appended`);
@@ -146,9 +137,7 @@ async function main(): Promise<number> {
 
     await report.run("context_window", "session", async () => {
       check(sessionId !== "", "no session (create_session failed)");
-      const res = await sk.call(
-        sk.sessions,
-        sk.sessions.getContextWindow,
+      const res = await sk.api.sessions.getContextWindow(
         GetContextWindowRequest.fromPartial({
           sessionId,
           tokenBudget: BUDGET,
@@ -163,9 +152,7 @@ async function main(): Promise<number> {
     });
 
     await report.run("episode_record_recall", "memory", async () => {
-      const rec = await sk.call(
-        sk.memory,
-        sk.memory.recordEpisode,
+      const rec = await sk.api.memory.recordEpisode(
         RecordEpisodeRequest.fromPartial({
           userId: user,
           sessionId,
@@ -176,10 +163,12 @@ async function main(): Promise<number> {
       );
       const id = rec.episode?.id ?? "";
       check(id !== "", "no episode id");
-      const got = await sk.call(
-        sk.memory,
-        sk.memory.recall,
-        RecallRequest.fromPartial({ userId: user, query: { $case: "queryText", queryText: "favourite colour" }, topK: 5 }),
+      const got = await sk.api.memory.recall(
+        RecallRequest.fromPartial({
+          userId: user,
+          query: { $case: "queryText", queryText: "favourite colour" },
+          topK: 5,
+        }),
       );
       check(
         got.results.some((r) => r.episode?.id === id),
@@ -189,9 +178,7 @@ async function main(): Promise<number> {
     });
 
     await report.run("checkpoint_save_get", "checkpoint", async () => {
-      const saved = await sk.call(
-        sk.checkpoints,
-        sk.checkpoints.saveCheckpoint,
+      const saved = await sk.api.checkpoints.saveCheckpoint(
         SaveCheckpointRequest.fromPartial({
           checkpoint: {
             executionId: execution,
@@ -202,11 +189,7 @@ async function main(): Promise<number> {
         }),
       );
       check(saved.checkpointId !== "", "no checkpoint_id");
-      const got = await sk.call(
-        sk.checkpoints,
-        sk.checkpoints.getCheckpoint,
-        GetCheckpointRequest.fromPartial({ executionId: execution }),
-      );
+      const got = await sk.api.checkpoints.getCheckpoint(GetCheckpointRequest.fromPartial({ executionId: execution }));
       check(got.checkpoint?.checkpointId === saved.checkpointId, `latest is ${got.checkpoint?.checkpointId}`);
       check(Buffer.from(got.checkpoint?.state?.data ?? []).equals(STATE), "state differs");
       return `checkpoint_id=${saved.checkpointId}`;
@@ -221,9 +204,7 @@ async function main(): Promise<number> {
         const responses = stream[Symbol.asyncIterator]() as AsyncIterator<WatchResponse>;
         const first = await responses.next();
         check(!first.done && first.value.kind?.$case === "started", "first response is not `started`");
-        const put = await sk.call(
-          sk.blackboard,
-          sk.blackboard.putEntry,
+        const put = await sk.api.blackboard.putEntry(
           PutEntryRequest.fromPartial({
             board,
             key: "plan/step-3",
@@ -250,9 +231,7 @@ async function main(): Promise<number> {
     });
 
     await report.run("message_send_receive", "message", async () => {
-      const sent = await sk.call(
-        sk.messages,
-        sk.messages.sendMessage,
+      const sent = await sk.api.messages.sendMessage(
         SendMessageRequest.fromPartial({
           fromAgent: sender,
           toAgent: receiver,
@@ -261,18 +240,14 @@ async function main(): Promise<number> {
         }),
       );
       check(sent.messageId !== "", "no message_id");
-      const pulled = await sk.call(
-        sk.messages,
-        sk.messages.pullMessages,
+      const pulled = await sk.api.messages.pullMessages(
         PullMessagesRequest.fromPartial({ agentId: receiver, maxMessages: 1, waitTimeout: { seconds: 5, nanos: 0 } }),
       );
       check(pulled.deliveries.length === 1, `${pulled.deliveries.length} deliveries`);
       const delivery = pulled.deliveries[0];
       check(delivery.message?.messageId === sent.messageId, "another message delivered");
       check(Buffer.from(delivery.message?.payload?.data ?? []).toString() === "ping", "payload differs");
-      const acked = await sk.call(
-        sk.messages,
-        sk.messages.ackMessages,
+      const acked = await sk.api.messages.ackMessages(
         AckMessagesRequest.fromPartial({ receiptHandles: [delivery.receiptHandle] }),
       );
       check(acked.results[0]?.status === ReceiptStatus.RECEIPT_STATUS_OK, `ack status ${acked.results[0]?.status}`);

@@ -18,21 +18,15 @@ async function main(): Promise<void> {
     timeoutMs: 10_000,
   });
   try {
-    const { session } = await sk.call(
-      sk.sessions,
-      sk.sessions.createSession,
+    const { session } = await sk.api.sessions.createSession(
       CreateSessionRequest.fromPartial({ session: { userId: "alice", agentId: "example-agent-ts" } }),
     );
     const sessionId = session!.sessionId;
     for (const question of ["Hello!", "What can you remember?"]) {
-      await sk.call(
-        sk.sessions,
-        sk.sessions.appendMessages,
+      await sk.api.sessions.appendMessages(
         AppendMessagesRequest.fromPartial({ sessionId, messages: [{ role: Role.ROLE_USER, content: question }] }),
       );
-      const window = await sk.call(
-        sk.sessions,
-        sk.sessions.getContextWindow,
+      const window = await sk.api.sessions.getContextWindow(
         GetContextWindowRequest.fromPartial({
           sessionId,
           tokenBudget: 8192,
@@ -42,17 +36,13 @@ async function main(): Promise<void> {
       );
       // A real agent sends window.messages to its model here.
       const answer = `(echo) ${question} [${window.messages.length} messages, ${window.accounting?.totalTokens} tokens in context]`;
-      await sk.call(
-        sk.sessions,
-        sk.sessions.appendMessages,
+      await sk.api.sessions.appendMessages(
         AppendMessagesRequest.fromPartial({ sessionId, messages: [{ role: Role.ROLE_ASSISTANT, content: answer }] }),
       );
       console.log(`agent: ${answer}`);
     }
     try {
-      await sk.call(
-        sk.blackboard,
-        sk.blackboard.putEntry,
+      await sk.api.blackboard.putEntry(
         PutEntryRequest.fromPartial({
           board: "team",
           key: "agents/example-agent-ts",
