@@ -41,13 +41,17 @@ Failure handling:
 * When a retried append finds its receipt (the first attempt committed but
   its answer was lost, e.g. the replica was killed between commit and
   FINISH_WRITE), the entry is invalidated before the replay is answered.
-* If Redis cannot be reached, reads and writes use PostgreSQL alone and the
-  keys written meanwhile are remembered; the cache is used again only after
-  those keys have been invalidated. The one case this cannot cover is a
-  replica that cannot reach Redis while other replicas can (a network
-  partition between one replica and Redis): those replicas may read the
-  previous version of a key that replica wrote until it reconnects (within
-  a second of Redis answering it again).
+* If Redis cannot be reached, reads use PostgreSQL alone; writes still try
+  Redis on every call (a replica must never skip invalidating while Redis is
+  back for the others), and the keys whose cache step failed are remembered.
+  Reads use the cache again only after those keys have been invalidated.
+  A Redis that restarts comes back empty, or with entries from its previous
+  run_id that are ignored, so nothing stale survives a restart.
+* The one case this cannot cover is a replica that cannot reach Redis while
+  other replicas can (a network partition between one replica and Redis):
+  the others may read the previous version of a session that replica wrote
+  meanwhile, until it reaches Redis again and settles what it owes (within
+  a second).
 """
 
 from __future__ import annotations

@@ -283,8 +283,9 @@ class SessionCache:
     def _fail(self, exc: BaseException) -> None:
         if not self._down:
             log.warning(
-                "Redis cache unavailable; serving from PostgreSQL until it answers again",
-                extra={"error": f"{type(exc).__name__}: {exc}"},
+                "Redis cache unavailable (%s: %s); serving from PostgreSQL until it answers again",
+                type(exc).__name__,
+                exc,
             )
         self._down = True
         self._down_until = time.monotonic() + 1.0
