@@ -145,7 +145,9 @@ build_python() {
 # The client layer's own tests (retries, auth, resuming Watch) against a
 # scripted loopback server; the project venv has pytest.
 test_python_layer() {
-  (cd clients/python && PYTHONPATH=. "$PY" -m pytest -q -p no:cacheprovider tests)
+  local bin; bin=$(dirname "$PY")
+  (cd clients/python && "$bin/ruff" check --quiet . && "$bin/ruff" format --check --quiet . \
+    && "$bin/mypy" && PYTHONPATH=. "$PY" -m pytest -q -p no:cacheprovider tests)
 }
 
 build_go() {
@@ -248,7 +250,7 @@ wanted java && bg_stage "build java client" build_java
 wanted rust && bg_stage "build rust client" build_rust
 stage "server environment (.venv)" server_env
 wanted python && stage "build python client" build_python
-wanted python && stage "python client layer tests" test_python_layer
+wanted python && stage "python client: ruff, mypy, tests" test_python_layer
 wanted go && stage "build go client" build_go
 wanted typescript && stage "build typescript client" build_typescript
 wait_stages

@@ -22,7 +22,7 @@ def main() -> None:
             )
         ).session
 
-        def say(role: int, content: str) -> None:
+        def say(role: session_pb2.Role, content: str) -> None:
             sk.sessions.AppendMessages(
                 session_pb2.AppendMessagesRequest(
                     session_id=session.session_id,
@@ -53,8 +53,10 @@ def main() -> None:
         try:
             sk.blackboard.PutEntry(
                 blackboard_pb2.PutEntryRequest(
-                    board="team", key="agents/example-agent-py",
-                    writer_agent_id="example-agent-py", value=value,
+                    board="team",
+                    key="agents/example-agent-py",
+                    writer_agent_id="example-agent-py",
+                    value=value,
                 )
             )
             print("announced on the blackboard")

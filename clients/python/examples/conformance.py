@@ -31,17 +31,13 @@ from statekeeper_client.v1 import (
 LANGUAGE = "python"
 
 
-class StepFailed(Exception):
-    pass
-
-
-class Skipped(Exception):
+class StepFailedError(Exception):
     pass
 
 
 def check(condition: bool, message: str) -> None:
     if not condition:
-        raise StepFailed(message)
+        raise StepFailedError(message)
 
 
 class Report:
@@ -51,13 +47,22 @@ class Report:
         self.passed = self.failed = self.skipped = 0
         self.start = time.monotonic()
 
-    def _outcome(self, step: str, service: str, error: BaseException | None, ms: float, note: str) -> None:
+    def _outcome(
+        self, step: str, service: str, error: BaseException | None, ms: float, note: str
+    ) -> None:
         if error is None:
             self.passed += 1
             print(f"  [PASS] {step} ({ms:.0f} ms){' ' + note if note else ''}", flush=True)
-        elif isinstance(error, ServiceNotImplementedError) and service not in self.required and "all" not in self.required:
+        elif (
+            isinstance(error, ServiceNotImplementedError)
+            and service not in self.required
+            and "all" not in self.required
+        ):
             self.skipped += 1
-            print(f"  [SKIP] {step}: {service} service answers UNIMPLEMENTED ({error.capability})", flush=True)
+            print(
+                f"  [SKIP] {step}: {service} service answers UNIMPLEMENTED ({error.capability})",
+                flush=True,
+            )
         else:
             self.failed += 1
             print(f"  [FAIL] {step} ({ms:.0f} ms): {type(error).__name__}: {error}", flush=True)
@@ -70,7 +75,9 @@ class Report:
         except Exception as error:
             self._outcome(step, service, error, (time.monotonic() - start) * 1000, "")
 
-    async def arun(self, step: str, service: str, body: Callable[[], Awaitable[str | None]]) -> None:
+    async def arun(
+        self, step: str, service: str, body: Callable[[], Awaitable[str | None]]
+    ) -> None:
         start = time.monotonic()
         try:
             note = await body() or ""
@@ -80,21 +87,29 @@ class Report:
 
     def finish(self) -> bool:
         total = (time.monotonic() - self.start) * 1000
-        print(f"conformance {self.name}: {self.passed} passed, {self.failed} failed, "
-              f"{self.skipped} skipped ({total:.0f} ms)", flush=True)
+        print(
+            f"conformance {self.name}: {self.passed} passed, {self.failed} failed, "
+            f"{self.skipped} skipped ({total:.0f} ms)",
+            flush=True,
+        )
         return self.failed == 0
 
 
 # ---- requests shared by both passes: the same scenario as every language ----
+
 
 def conversation() -> list[session_pb2.Message]:
     return [
         session_pb2.Message(role=session_pb2.ROLE_USER, content="What is the weather in Paris?"),
         session_pb2.Message(
             role=session_pb2.ROLE_ASSISTANT,
-            tool_calls=[session_pb2.ToolCall(id="call-1", name="get_weather", arguments='{"city":"Paris"}')],
+            tool_calls=[
+                session_pb2.ToolCall(id="call-1", name="get_weather", arguments='{"city":"Paris"}')
+            ],
         ),
-        session_pb2.Message(role=session_pb2.ROLE_TOOL, tool_call_id="call-1", content='{"temp_c":21}'),
+        session_pb2.Message(
+            role=session_pb2.ROLE_TOOL, tool_call_id="call-1", content='{"temp_c":21}'
+        ),
         session_pb2.Message(role=session_pb2.ROLE_ASSISTANT, content="It is 21 degrees in Paris."),
     ]
 
@@ -130,8 +145,11 @@ def sync_pass(addr: str, api_key: str, required: set[str]) -> bool:
         return status
 
     def create_session() -> str:
-        created = client.sessions.CreateSession(session_pb2.CreateSessionRequest(
-            session=session_pb2.Session(user_id=ids.user, agent_id=ids.agent)))
+        created = client.sessions.CreateSession(
+            session_pb2.CreateSessionRequest(
+                session=session_pb2.Session(user_id=ids.user, agent_id=ids.agent)
+            )
+        )
         check(created.session.session_id != "", "no session_id")
         check(created.session.version == 1, f"version {created.session.version}")
         ids.session = created.session.session_id
@@ -139,45 +157,72 @@ def sync_pass(addr: str, api_key: str, required: set[str]) -> bool:
 
     def append_messages() -> str:
         check(ids.session != "", "no session (create_session failed)")
-        appended = client.sessions.AppendMessages(session_pb2.AppendMessagesRequest(
-            session_id=ids.session, messages=conversation()))
+        appended = client.sessions.AppendMessages(
+            session_pb2.AppendMessagesRequest(session_id=ids.session, messages=conversation())
+        )
         check(len(appended.messages) == 4, f"{len(appended.messages)} messages appended")
-        check(appended.session.message_count == 4, f"message_count {appended.session.message_count}")
+        check(
+            appended.session.message_count == 4, f"message_count {appended.session.message_count}"
+        )
         return f"version={appended.session.version}"
 
     def context_window() -> str:
         check(ids.session != "", "no session (create_session failed)")
-        window = client.sessions.GetContextWindow(session_pb2.GetContextWindowRequest(
-            session_id=ids.session, token_budget=BUDGET, reserved_output_tokens=RESERVE,
-            system_prompt="You are a conformance test agent."))
+        window = client.sessions.GetContextWindow(
+            session_pb2.GetContextWindowRequest(
+                session_id=ids.session,
+                token_budget=BUDGET,
+                reserved_output_tokens=RESERVE,
+                system_prompt="You are a conformance test agent.",
+            )
+        )
         total = window.accounting.total_tokens
-        check(total <= BUDGET - RESERVE, f"total_tokens {total} > budget {BUDGET} - reserve {RESERVE}")
+        check(
+            total <= BUDGET - RESERVE, f"total_tokens {total} > budget {BUDGET} - reserve {RESERVE}"
+        )
         check(len(window.messages) == 4, f"{len(window.messages)} messages in window")
         return f"total_tokens={total} messages={len(window.messages)}"
 
     def episode() -> str:
-        recorded = client.memory.RecordEpisode(memory_pb2.RecordEpisodeRequest(
-            user_id=ids.user, session_id=ids.session,
-            user_message="My favourite colour is teal.",
-            assistant_response="Noted: your favourite colour is teal.", importance=0.9))
+        recorded = client.memory.RecordEpisode(
+            memory_pb2.RecordEpisodeRequest(
+                user_id=ids.user,
+                session_id=ids.session,
+                user_message="My favourite colour is teal.",
+                assistant_response="Noted: your favourite colour is teal.",
+                importance=0.9,
+            )
+        )
         episode_id = recorded.episode.id
         check(episode_id != "", "no episode id")
-        recalled = client.memory.Recall(memory_pb2.RecallRequest(
-            user_id=ids.user, query_text="favourite colour", top_k=5))
+        recalled = client.memory.Recall(
+            memory_pb2.RecallRequest(user_id=ids.user, query_text="favourite colour", top_k=5)
+        )
         found = [r.episode.id for r in recalled.results]
         check(episode_id in found, f"episode {episode_id} not recalled (got {found})")
         return f"episode_id={episode_id}"
 
     def checkpoint() -> str:
-        saved = client.checkpoints.SaveCheckpoint(checkpoint_pb2.SaveCheckpointRequest(
-            checkpoint=checkpoint_pb2.Checkpoint(
-                execution_id=ids.execution, step=1, step_name="plan",
-                state=common_pb2.Payload(content_type="application/json", schema_version=1, data=STATE))))
+        saved = client.checkpoints.SaveCheckpoint(
+            checkpoint_pb2.SaveCheckpointRequest(
+                checkpoint=checkpoint_pb2.Checkpoint(
+                    execution_id=ids.execution,
+                    step=1,
+                    step_name="plan",
+                    state=common_pb2.Payload(
+                        content_type="application/json", schema_version=1, data=STATE
+                    ),
+                )
+            )
+        )
         check(saved.checkpoint_id != "", "no checkpoint_id")
-        got = client.checkpoints.GetCheckpoint(checkpoint_pb2.GetCheckpointRequest(
-            execution_id=ids.execution))
-        check(got.checkpoint.checkpoint_id == saved.checkpoint_id,
-              f"latest is {got.checkpoint.checkpoint_id}, saved {saved.checkpoint_id}")
+        got = client.checkpoints.GetCheckpoint(
+            checkpoint_pb2.GetCheckpointRequest(execution_id=ids.execution)
+        )
+        check(
+            got.checkpoint.checkpoint_id == saved.checkpoint_id,
+            f"latest is {got.checkpoint.checkpoint_id}, saved {saved.checkpoint_id}",
+        )
         check(got.checkpoint.state.data == STATE, "state differs")
         return f"checkpoint_id={saved.checkpoint_id}"
 
@@ -185,34 +230,58 @@ def sync_pass(addr: str, api_key: str, required: set[str]) -> bool:
         with client.watch(ids.board, prefix="plan/", timeout=10) as watch:
             responses = watch.responses()
             first = next(responses)
-            check(first.WhichOneof("kind") == "started", f"first response is {first.WhichOneof('kind')}")
+            check(
+                first.WhichOneof("kind") == "started",
+                f"first response is {first.WhichOneof('kind')}",
+            )
             value = blackboard_pb2.BlackboardValue()
             value.json.update({"status": "done"})
-            put = client.blackboard.PutEntry(blackboard_pb2.PutEntryRequest(
-                board=ids.board, key="plan/step-3", value=value, writer_agent_id=ids.agent))
+            put = client.blackboard.PutEntry(
+                blackboard_pb2.PutEntryRequest(
+                    board=ids.board, key="plan/step-3", value=value, writer_agent_id=ids.agent
+                )
+            )
             revision = put.header.revision
             for response in responses:
                 for event in response.events.events:
                     if event.entry.key == "plan/step-3":
-                        check(event.type == blackboard_pb2.BLACKBOARD_EVENT_TYPE_PUT, f"event type {event.type}")
-                        check(event.revision == revision, f"event revision {event.revision} != put {revision}")
+                        check(
+                            event.type == blackboard_pb2.BLACKBOARD_EVENT_TYPE_PUT,
+                            f"event type {event.type}",
+                        )
+                        check(
+                            event.revision == revision,
+                            f"event revision {event.revision} != put {revision}",
+                        )
                         return f"revision={revision} resume_revision={watch.resume_revision}"
-        raise StepFailed("watch ended without the event")
+        raise StepFailedError("watch ended without the event")
 
     def messages() -> str:
-        sent = client.messages.SendMessage(message_pb2.SendMessageRequest(
-            from_agent=ids.sender, to_agent=ids.receiver, type="conformance.ping",
-            payload=common_pb2.Payload(content_type="text/plain", data=b"ping")))
+        sent = client.messages.SendMessage(
+            message_pb2.SendMessageRequest(
+                from_agent=ids.sender,
+                to_agent=ids.receiver,
+                type="conformance.ping",
+                payload=common_pb2.Payload(content_type="text/plain", data=b"ping"),
+            )
+        )
         check(sent.message_id != "", "no message_id")
-        pulled = client.messages.PullMessages(message_pb2.PullMessagesRequest(
-            agent_id=ids.receiver, max_messages=1, wait_timeout=_duration(5)))
+        pulled = client.messages.PullMessages(
+            message_pb2.PullMessagesRequest(
+                agent_id=ids.receiver, max_messages=1, wait_timeout=_duration(5)
+            )
+        )
         check(len(pulled.deliveries) == 1, f"{len(pulled.deliveries)} deliveries")
         delivery = pulled.deliveries[0]
         check(delivery.message.message_id == sent.message_id, "another message delivered")
         check(delivery.message.payload.data == b"ping", "payload differs")
-        acked = client.messages.AckMessages(message_pb2.AckMessagesRequest(
-            receipt_handles=[delivery.receipt_handle]))
-        check(acked.results[0].status == message_pb2.RECEIPT_STATUS_OK, f"ack status {acked.results[0].status}")
+        acked = client.messages.AckMessages(
+            message_pb2.AckMessagesRequest(receipt_handles=[delivery.receipt_handle])
+        )
+        check(
+            acked.results[0].status == message_pb2.RECEIPT_STATUS_OK,
+            f"ack status {acked.results[0].status}",
+        )
         return f"message_id={sent.message_id}"
 
     print(f"conformance {LANGUAGE} (sync client) against {addr}", flush=True)
@@ -257,46 +326,74 @@ async def async_pass(addr: str, api_key: str, required: set[str]) -> bool:
         return status
 
     async def create_session() -> str:
-        created = await client.sessions.CreateSession(session_pb2.CreateSessionRequest(
-            session=session_pb2.Session(user_id=ids.user, agent_id=ids.agent)))
+        created = await client.sessions.CreateSession(
+            session_pb2.CreateSessionRequest(
+                session=session_pb2.Session(user_id=ids.user, agent_id=ids.agent)
+            )
+        )
         ids.session = created.session.session_id
         check(ids.session != "", "no session_id")
         return f"session_id={ids.session}"
 
     async def append_messages() -> str:
         check(ids.session != "", "no session (create_session failed)")
-        appended = await client.sessions.AppendMessages(session_pb2.AppendMessagesRequest(
-            session_id=ids.session, messages=conversation()))
-        check(appended.session.message_count == 4, f"message_count {appended.session.message_count}")
+        appended = await client.sessions.AppendMessages(
+            session_pb2.AppendMessagesRequest(session_id=ids.session, messages=conversation())
+        )
+        check(
+            appended.session.message_count == 4, f"message_count {appended.session.message_count}"
+        )
         return f"version={appended.session.version}"
 
     async def context_window() -> str:
         check(ids.session != "", "no session (create_session failed)")
-        window = await client.sessions.GetContextWindow(session_pb2.GetContextWindowRequest(
-            session_id=ids.session, token_budget=BUDGET, reserved_output_tokens=RESERVE,
-            system_prompt="You are a conformance test agent."))
+        window = await client.sessions.GetContextWindow(
+            session_pb2.GetContextWindowRequest(
+                session_id=ids.session,
+                token_budget=BUDGET,
+                reserved_output_tokens=RESERVE,
+                system_prompt="You are a conformance test agent.",
+            )
+        )
         total = window.accounting.total_tokens
         check(total <= BUDGET - RESERVE, f"total_tokens {total} > budget")
         check(len(window.messages) == 4, f"{len(window.messages)} messages in window")
         return f"total_tokens={total}"
 
     async def episode() -> str:
-        recorded = await client.memory.RecordEpisode(memory_pb2.RecordEpisodeRequest(
-            user_id=ids.user, session_id=ids.session,
-            user_message="My favourite colour is teal.",
-            assistant_response="Noted: your favourite colour is teal.", importance=0.9))
-        recalled = await client.memory.Recall(memory_pb2.RecallRequest(
-            user_id=ids.user, query_text="favourite colour", top_k=5))
-        check(recorded.episode.id in [r.episode.id for r in recalled.results], "episode not recalled")
+        recorded = await client.memory.RecordEpisode(
+            memory_pb2.RecordEpisodeRequest(
+                user_id=ids.user,
+                session_id=ids.session,
+                user_message="My favourite colour is teal.",
+                assistant_response="Noted: your favourite colour is teal.",
+                importance=0.9,
+            )
+        )
+        recalled = await client.memory.Recall(
+            memory_pb2.RecallRequest(user_id=ids.user, query_text="favourite colour", top_k=5)
+        )
+        check(
+            recorded.episode.id in [r.episode.id for r in recalled.results], "episode not recalled"
+        )
         return f"episode_id={recorded.episode.id}"
 
     async def checkpoint() -> str:
-        saved = await client.checkpoints.SaveCheckpoint(checkpoint_pb2.SaveCheckpointRequest(
-            checkpoint=checkpoint_pb2.Checkpoint(
-                execution_id=ids.execution, step=1, step_name="plan",
-                state=common_pb2.Payload(content_type="application/json", schema_version=1, data=STATE))))
-        got = await client.checkpoints.GetCheckpoint(checkpoint_pb2.GetCheckpointRequest(
-            execution_id=ids.execution))
+        saved = await client.checkpoints.SaveCheckpoint(
+            checkpoint_pb2.SaveCheckpointRequest(
+                checkpoint=checkpoint_pb2.Checkpoint(
+                    execution_id=ids.execution,
+                    step=1,
+                    step_name="plan",
+                    state=common_pb2.Payload(
+                        content_type="application/json", schema_version=1, data=STATE
+                    ),
+                )
+            )
+        )
+        got = await client.checkpoints.GetCheckpoint(
+            checkpoint_pb2.GetCheckpointRequest(execution_id=ids.execution)
+        )
         check(got.checkpoint.checkpoint_id == saved.checkpoint_id, "latest checkpoint differs")
         check(got.checkpoint.state.data == STATE, "state differs")
         return f"checkpoint_id={saved.checkpoint_id}"
@@ -305,28 +402,43 @@ async def async_pass(addr: str, api_key: str, required: set[str]) -> bool:
         async with client.watch(ids.board, prefix="plan/", timeout=10) as watch:
             responses = watch.responses()
             first = await anext(responses)
-            check(first.WhichOneof("kind") == "started", f"first response is {first.WhichOneof('kind')}")
+            check(
+                first.WhichOneof("kind") == "started",
+                f"first response is {first.WhichOneof('kind')}",
+            )
             value = blackboard_pb2.BlackboardValue()
             value.json.update({"status": "done"})
-            put = await client.blackboard.PutEntry(blackboard_pb2.PutEntryRequest(
-                board=ids.board, key="plan/step-3", value=value))
+            put = await client.blackboard.PutEntry(
+                blackboard_pb2.PutEntryRequest(board=ids.board, key="plan/step-3", value=value)
+            )
             async for response in responses:
                 for event in response.events.events:
                     if event.entry.key == "plan/step-3":
                         check(event.revision == put.header.revision, "event revision differs")
                         return f"revision={event.revision}"
-        raise StepFailed("watch ended without the event")
+        raise StepFailedError("watch ended without the event")
 
     async def messages() -> str:
-        sent = await client.messages.SendMessage(message_pb2.SendMessageRequest(
-            from_agent=ids.sender, to_agent=ids.receiver, type="conformance.ping",
-            payload=common_pb2.Payload(content_type="text/plain", data=b"ping")))
-        pulled = await client.messages.PullMessages(message_pb2.PullMessagesRequest(
-            agent_id=ids.receiver, max_messages=1, wait_timeout=_duration(5)))
+        sent = await client.messages.SendMessage(
+            message_pb2.SendMessageRequest(
+                from_agent=ids.sender,
+                to_agent=ids.receiver,
+                type="conformance.ping",
+                payload=common_pb2.Payload(content_type="text/plain", data=b"ping"),
+            )
+        )
+        pulled = await client.messages.PullMessages(
+            message_pb2.PullMessagesRequest(
+                agent_id=ids.receiver, max_messages=1, wait_timeout=_duration(5)
+            )
+        )
         check(len(pulled.deliveries) == 1, f"{len(pulled.deliveries)} deliveries")
-        check(pulled.deliveries[0].message.message_id == sent.message_id, "another message delivered")
-        acked = await client.messages.AckMessages(message_pb2.AckMessagesRequest(
-            receipt_handles=[pulled.deliveries[0].receipt_handle]))
+        check(
+            pulled.deliveries[0].message.message_id == sent.message_id, "another message delivered"
+        )
+        acked = await client.messages.AckMessages(
+            message_pb2.AckMessagesRequest(receipt_handles=[pulled.deliveries[0].receipt_handle])
+        )
         check(acked.results[0].status == message_pb2.RECEIPT_STATUS_OK, "ack failed")
         return f"message_id={sent.message_id}"
 
@@ -354,7 +466,9 @@ def main() -> int:
     parser.add_argument("--api-key", default=os.environ.get("STATEKEEPER_API_KEY", ""))
     parser.add_argument("--mode", choices=["sync", "async", "both"], default="both")
     args = parser.parse_args()
-    required = {s.strip() for s in os.environ.get("STATEKEEPER_REQUIRE", "").split(",") if s.strip()}
+    required = {
+        s.strip() for s in os.environ.get("STATEKEEPER_REQUIRE", "").split(",") if s.strip()
+    }
     ok = True
     if args.mode in ("sync", "both"):
         ok = sync_pass(args.addr, args.api_key, required) and ok

@@ -102,7 +102,7 @@ def merge_metadata(auth: Metadata, extra: Metadata | None) -> list[tuple[str, An
 def with_idempotency_key(method: str, request: Message) -> Message:
     """A copy of `request` with its idempotency field filled, or `request`."""
     field = IDEMPOTENCY_FIELDS.get(method)
-    if field is None or getattr(request, field, "x"):
+    if field is None or getattr(request, field):
         return request
     copy = type(request)()
     copy.CopyFrom(request)

@@ -141,9 +141,7 @@ class AsyncClient:
             else:
                 channel = grpc.aio.insecure_channel(target, options=options)
         self.channel = channel
-        self._services = {
-            spec.attribute: _AsyncService(self, spec, channel) for spec in SERVICES
-        }
+        self._services = {spec.attribute: _AsyncService(self, spec, channel) for spec in SERVICES}
         self._health = health_pb2_grpc.HealthStub(channel)
 
     @property
@@ -169,9 +167,7 @@ class AsyncClient:
     async def health(self, service: str = "", timeout: float | None = None) -> str:
         """The serving status of `service` ("" = the whole server), e.g.
         "SERVING"."""
-        method = _AsyncUnaryMethod(
-            self, "Check", "grpc.health.v1.Health/Check", self._health.Check
-        )
+        method = _AsyncUnaryMethod(self, "Check", "grpc.health.v1.Health/Check", self._health.Check)
         response = await method(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
 

@@ -42,7 +42,7 @@ def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     return None
 
 
-class StatekeeperRpcError(grpc.RpcError):
+class StatekeeperRpcError(grpc.RpcError):  # type: ignore[misc]
     """A failed RPC, with the server's ErrorInfo reason and metadata."""
 
     def __init__(self, cause: grpc.RpcError, *, method: str = "") -> None:

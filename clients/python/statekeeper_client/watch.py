@@ -22,7 +22,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
@@ -71,7 +71,7 @@ class _WatchState:
             start_revision=self.resume_revision,
             initial_snapshot=self.snapshot_pending,
             prev_value=self.prev_value,
-            event_types=self.event_types,
+            event_types=cast(Any, self.event_types),
         )
         if self.prefix is not None:
             request.prefix = self.prefix

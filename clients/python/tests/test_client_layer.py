@@ -36,8 +36,9 @@ from statekeeper_client.v1 import (
 FAST = RetryPolicy(max_attempts=4, initial_backoff=0.01, max_backoff=0.05, jitter=0)
 
 
-def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, message: str, reason: str,
-           **metadata: str) -> None:
+def _abort(
+    context: grpc.ServicerContext, code: grpc.StatusCode, message: str, reason: str, **metadata: str
+) -> None:
     info = error_details_pb2.ErrorInfo(reason=reason, domain="statekeeper.dev", metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
@@ -92,8 +93,13 @@ class Blackboard(blackboard_pb2_grpc.BlackboardServiceServicer):
     def Watch(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         self.requests.append(request)
         if self.unimplemented:
-            _abort(context, grpc.StatusCode.UNIMPLEMENTED, "no blackboard", "NOT_IMPLEMENTED",
-                   capability="the shared blackboard")
+            _abort(
+                context,
+                grpc.StatusCode.UNIMPLEMENTED,
+                "no blackboard",
+                "NOT_IMPLEMENTED",
+                capability="the shared blackboard",
+            )
         script = self.scripts.pop(0) if self.scripts else []
         for item in script:
             if isinstance(item, grpc.StatusCode):
@@ -110,10 +116,15 @@ def started(revision: int) -> blackboard_pb2.WatchResponse:
 
 def event(revision: int, key: str) -> blackboard_pb2.WatchResponse:
     return blackboard_pb2.WatchResponse(
-        events=blackboard_pb2.WatchEvents(events=[blackboard_pb2.BlackboardEvent(
-            type=blackboard_pb2.BLACKBOARD_EVENT_TYPE_PUT, revision=revision,
-            entry=blackboard_pb2.BlackboardEntry(key=key, mod_revision=revision),
-        )]),
+        events=blackboard_pb2.WatchEvents(
+            events=[
+                blackboard_pb2.BlackboardEvent(
+                    type=blackboard_pb2.BLACKBOARD_EVENT_TYPE_PUT,
+                    revision=revision,
+                    entry=blackboard_pb2.BlackboardEntry(key=key, mod_revision=revision),
+                )
+            ]
+        ),
         resume_revision=revision + 1,
     )
 
@@ -135,8 +146,9 @@ def test_api_key_and_bearer_are_sent(server: tuple[str, Sessions, Blackboard]) -
     with Client(addr, api_key="k1") as sk:
         sk.sessions.GetSession(session_pb2.GetSessionRequest(session_id="s"))
     with Client(addr, bearer_token="t1") as sk:
-        sk.sessions.GetSession(session_pb2.GetSessionRequest(session_id="s"),
-                               metadata=[("x-trace", "1")])
+        sk.sessions.GetSession(
+            session_pb2.GetSessionRequest(session_id="s"), metadata=[("x-trace", "1")]
+        )
     assert sessions.calls[0][2]["x-api-key"] == "k1"
     assert sessions.calls[1][2]["authorization"] == "Bearer t1"
     assert sessions.calls[1][2]["x-trace"] == "1"
@@ -193,8 +205,9 @@ def test_retried_append_keeps_one_request_id(server: tuple[str, Sessions, Blackb
     assert request.request_id == ""  # the caller's message is not modified
     sessions.calls.clear()
     with Client(addr, retry=FAST) as sk:
-        sk.sessions.AppendMessages(session_pb2.AppendMessagesRequest(session_id="s1",
-                                                                     request_id="mine"))
+        sk.sessions.AppendMessages(
+            session_pb2.AppendMessagesRequest(session_id="s1", request_id="mine")
+        )
     assert sessions.calls[0][1].request_id == "mine"
 
 
@@ -231,17 +244,30 @@ def test_watch_restarts_an_interrupted_snapshot(server: tuple[str, Sessions, Bla
     addr, _, board = server
     chunk = blackboard_pb2.WatchResponse(
         snapshot_chunk=blackboard_pb2.WatchSnapshotChunk(
-            entries=[blackboard_pb2.BlackboardEntry(key="k")]))
+            entries=[blackboard_pb2.BlackboardEntry(key="k")]
+        )
+    )
     board.scripts = [
-        [started(0), blackboard_pb2.WatchResponse(
-            snapshot_begin=blackboard_pb2.WatchSnapshotBegin(revision=9)), chunk,
-         grpc.StatusCode.UNAVAILABLE],
-        [started(0), blackboard_pb2.WatchResponse(
-            snapshot_begin=blackboard_pb2.WatchSnapshotBegin(revision=9)), chunk,
-         blackboard_pb2.WatchResponse(
-             snapshot_end=blackboard_pb2.WatchSnapshotEnd(revision=9, entry_count=1),
-             resume_revision=10),
-         event(10, "k")],
+        [
+            started(0),
+            blackboard_pb2.WatchResponse(
+                snapshot_begin=blackboard_pb2.WatchSnapshotBegin(revision=9)
+            ),
+            chunk,
+            grpc.StatusCode.UNAVAILABLE,
+        ],
+        [
+            started(0),
+            blackboard_pb2.WatchResponse(
+                snapshot_begin=blackboard_pb2.WatchSnapshotBegin(revision=9)
+            ),
+            chunk,
+            blackboard_pb2.WatchResponse(
+                snapshot_end=blackboard_pb2.WatchSnapshotEnd(revision=9, entry_count=1),
+                resume_revision=10,
+            ),
+            event(10, "k"),
+        ],
     ]
     with Client(addr, retry=FAST) as sk:
         watch = sk.watch("b1", initial_snapshot=True, timeout=5)
