@@ -146,7 +146,7 @@ build_python() {
 # scripted loopback server; the project venv has pytest.
 test_python_layer() {
   local bin; bin=$(dirname "$PY")
-  (cd clients/python && "$bin/ruff" check --quiet . && "$bin/ruff" format --check --quiet . \
+  (cd clients/python && "$bin/ruff" check --quiet . && "$bin/ruff" format --check --quiet statekeeper_client examples tests \
     && "$bin/mypy" && PYTHONPATH=. "$PY" -m pytest -q -p no:cacheprovider tests)
 }
 

@@ -40,6 +40,7 @@ const retryServiceConfig = `{
       {"service": "statekeeper.v1.CheckpointService"},
       {"service": "statekeeper.v1.BlackboardService"},
       {"service": "statekeeper.v1.MessageService"},
+      {"service": "statekeeper.v1.AdminService"},
       {"service": "grpc.health.v1.Health"}
     ],
     "retryPolicy": {
@@ -60,6 +61,7 @@ type Client struct {
 	Checkpoints sk.CheckpointServiceClient
 	Blackboard  sk.BlackboardServiceClient
 	Messages    sk.MessageServiceClient
+	Admin       sk.AdminServiceClient
 	Health      healthpb.HealthClient
 }
 
@@ -131,6 +133,7 @@ func Dial(target string, opts ...Option) (*Client, error) {
 		Checkpoints: sk.NewCheckpointServiceClient(conn),
 		Blackboard:  sk.NewBlackboardServiceClient(conn),
 		Messages:    sk.NewMessageServiceClient(conn),
+		Admin:       sk.NewAdminServiceClient(conn),
 		Health:      healthpb.NewHealthClient(conn),
 	}, nil
 }

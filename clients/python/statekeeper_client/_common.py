@@ -14,6 +14,8 @@ from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
 
 from statekeeper_client.v1 import (
+    admin_pb2,
+    admin_pb2_grpc,
     blackboard_pb2,
     blackboard_pb2_grpc,
     checkpoint_pb2,
@@ -128,7 +130,7 @@ class ServiceSpec:
         return bool(found is not None and found.server_streaming)
 
 
-#: The five statekeeper.v1 services, by client attribute.
+#: The statekeeper.v1 services, by client attribute.
 SERVICES: tuple[ServiceSpec, ...] = (
     ServiceSpec(
         "sessions",
@@ -154,5 +156,10 @@ SERVICES: tuple[ServiceSpec, ...] = (
         "messages",
         message_pb2.DESCRIPTOR.services_by_name["MessageService"],
         message_pb2_grpc.MessageServiceStub,
+    ),
+    ServiceSpec(
+        "admin",
+        admin_pb2.DESCRIPTOR.services_by_name["AdminService"],
+        admin_pb2_grpc.AdminServiceStub,
     ),
 )

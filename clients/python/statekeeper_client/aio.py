@@ -27,6 +27,7 @@ from statekeeper_client.errors import wrap
 from statekeeper_client.watch import AsyncWatch, _WatchState
 
 if TYPE_CHECKING:
+    from statekeeper_client.v1.admin_pb2_grpc import AdminServiceStub
     from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
     from statekeeper_client.v1.checkpoint_pb2_grpc import CheckpointServiceStub
     from statekeeper_client.v1.memory_pb2_grpc import MemoryServiceStub
@@ -163,6 +164,10 @@ class AsyncClient:
     @property
     def messages(self) -> MessageServiceStub:
         return cast("MessageServiceStub", self._services["messages"])
+
+    @property
+    def admin(self) -> AdminServiceStub:
+        return cast("AdminServiceStub", self._services["admin"])
 
     async def health(self, service: str = "", timeout: float | None = None) -> str:
         """The serving status of `service` ("" = the whole server), e.g.

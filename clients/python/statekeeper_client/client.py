@@ -24,6 +24,7 @@ from statekeeper_client.errors import wrap
 from statekeeper_client.watch import Watch, _WatchState
 
 if TYPE_CHECKING:
+    from statekeeper_client.v1.admin_pb2_grpc import AdminServiceStub
     from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
     from statekeeper_client.v1.checkpoint_pb2_grpc import CheckpointServiceStub
     from statekeeper_client.v1.memory_pb2_grpc import MemoryServiceStub
@@ -176,6 +177,10 @@ class Client:
     @property
     def messages(self) -> MessageServiceStub:
         return cast("MessageServiceStub", self._services["messages"])
+
+    @property
+    def admin(self) -> AdminServiceStub:
+        return cast("AdminServiceStub", self._services["admin"])
 
     def health(self, service: str = "", timeout: float | None = None) -> str:
         """The serving status of `service` ("" = the whole server) from the

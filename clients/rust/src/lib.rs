@@ -35,6 +35,7 @@ use tonic::{Code, Request, Status};
 pub use tonic_health::pb::health_client::HealthClient;
 pub use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
 
+use v1::admin_service_client::AdminServiceClient;
 use v1::blackboard_service_client::BlackboardServiceClient;
 use v1::checkpoint_service_client::CheckpointServiceClient;
 use v1::memory_service_client::MemoryServiceClient;
@@ -84,6 +85,7 @@ pub struct Client {
     pub checkpoints: CheckpointServiceClient<AuthedChannel>,
     pub blackboard: BlackboardServiceClient<AuthedChannel>,
     pub messages: MessageServiceClient<AuthedChannel>,
+    pub admin: AdminServiceClient<AuthedChannel>,
     pub health: HealthClient<AuthedChannel>,
 }
 
@@ -122,6 +124,7 @@ impl Client {
             checkpoints: CheckpointServiceClient::with_interceptor(channel.clone(), auth.clone()),
             blackboard: BlackboardServiceClient::with_interceptor(channel.clone(), auth.clone()),
             messages: MessageServiceClient::with_interceptor(channel.clone(), auth.clone()),
+            admin: AdminServiceClient::with_interceptor(channel.clone(), auth.clone()),
             health: HealthClient::with_interceptor(channel, auth),
         }
     }

@@ -19,6 +19,7 @@ import {
   status,
 } from "@grpc/grpc-js";
 
+import { AdminServiceClient } from "./gen/statekeeper/v1/admin";
 import { BlackboardServiceClient } from "./gen/statekeeper/v1/blackboard";
 import { CheckpointServiceClient } from "./gen/statekeeper/v1/checkpoint";
 import { MemoryServiceClient } from "./gen/statekeeper/v1/memory";
@@ -45,6 +46,7 @@ const SERVICES = [
   "statekeeper.v1.CheckpointService",
   "statekeeper.v1.BlackboardService",
   "statekeeper.v1.MessageService",
+  "statekeeper.v1.AdminService",
   "grpc.health.v1.Health",
 ];
 
@@ -181,12 +183,14 @@ export class StatekeeperClient {
     checkpoints: Promised<CheckpointServiceClient>;
     blackboard: Promised<BlackboardServiceClient>;
     messages: Promised<MessageServiceClient>;
+    admin: Promised<AdminServiceClient>;
   };
   readonly sessions: SessionServiceClient;
   readonly memory: MemoryServiceClient;
   readonly checkpoints: CheckpointServiceClient;
   readonly blackboard: BlackboardServiceClient;
   readonly messages: MessageServiceClient;
+  readonly admin: AdminServiceClient;
   readonly timeoutMs: number;
   private readonly health: Client;
 
@@ -208,6 +212,7 @@ export class StatekeeperClient {
     this.checkpoints = new CheckpointServiceClient(address, creds, clientOptions);
     this.blackboard = new BlackboardServiceClient(address, creds, clientOptions);
     this.messages = new MessageServiceClient(address, creds, clientOptions);
+    this.admin = new AdminServiceClient(address, creds, clientOptions);
     this.health = new HealthClient(address, creds, clientOptions);
     const timeout = () => this.timeoutMs;
     this.api = {
@@ -216,6 +221,7 @@ export class StatekeeperClient {
       checkpoints: promised(this.checkpoints, timeout),
       blackboard: promised(this.blackboard, timeout),
       messages: promised(this.messages, timeout),
+      admin: promised(this.admin, timeout),
     };
   }
 
@@ -252,7 +258,15 @@ export class StatekeeperClient {
   }
 
   close(): void {
-    for (const c of [this.sessions, this.memory, this.checkpoints, this.blackboard, this.messages, this.health]) {
+    for (const c of [
+      this.sessions,
+      this.memory,
+      this.checkpoints,
+      this.blackboard,
+      this.messages,
+      this.admin,
+      this.health,
+    ]) {
       c.close();
     }
   }

@@ -2,6 +2,7 @@ package dev.statekeeper.client;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.rpc.ErrorInfo;
+import dev.statekeeper.v1.AdminServiceGrpc;
 import dev.statekeeper.v1.BlackboardServiceGrpc;
 import dev.statekeeper.v1.CheckpointServiceGrpc;
 import dev.statekeeper.v1.MemoryServiceGrpc;
@@ -96,6 +97,7 @@ public final class StatekeeperClient implements AutoCloseable {
             Map.of("service", "statekeeper.v1.CheckpointService"),
             Map.of("service", "statekeeper.v1.BlackboardService"),
             Map.of("service", "statekeeper.v1.MessageService"),
+            Map.of("service", "statekeeper.v1.AdminService"),
             Map.of("service", "grpc.health.v1.Health"));
     Map<String, Object> serviceConfig =
         Map.of("methodConfig", List.of(Map.of("name", names, "retryPolicy", retryPolicy)));
@@ -135,6 +137,10 @@ public final class StatekeeperClient implements AutoCloseable {
 
   public MessageServiceGrpc.MessageServiceBlockingStub messages() {
     return MessageServiceGrpc.newBlockingStub(authed).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+  }
+
+  public AdminServiceGrpc.AdminServiceBlockingStub admin() {
+    return AdminServiceGrpc.newBlockingStub(authed).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
   }
 
   public HealthGrpc.HealthBlockingStub health() {
