@@ -1,8 +1,9 @@
 """The CheckpointStore contract (storage/checkpoint_store.py), on every backend.
 
-Backends register a factory in CHECKPOINT_BACKENDS; the production backend
-adds its own when it exists. Each test uses a fresh tenant, so backends that
-share a server stay clean.
+Backends register a factory in CHECKPOINT_BACKENDS: the embedded store, and
+the PostgreSQL one (the production backend: checkpoints have no Redis tier)
+on a fresh database per test, skipped with the reason printed when the test
+services are not configured. Each test also uses a fresh tenant.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from statekeeper.core.schema_upgrades import Payload
 from statekeeper.storage.checkpoint_store import CheckpointStore
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.postgres_checkpoints import PostgresCheckpointStore
+from tests.contract.fresh_postgres import fresh_postgres
 
 AuditReader = Callable[[str], Awaitable[list[AuditRecord]]]
 
@@ -58,10 +61,21 @@ async def _embedded(tmp_path: Path) -> Backend:
     return Backend(store, trail, storage.close)
 
 
+async def _postgres(tmp_path: Path) -> Backend:
+    database = await fresh_postgres()
+    store = PostgresCheckpointStore(database.storage)
+    try:
+        await store.start()
+    except BaseException:
+        await database.close()
+        raise
+    return Backend(store, database.audit_trail, database.close)
+
+
 StoreFactory = Callable[[Path], Awaitable[Backend]]
 
 
-CHECKPOINT_BACKENDS: dict[str, StoreFactory] = {"embedded": _embedded}
+CHECKPOINT_BACKENDS: dict[str, StoreFactory] = {"embedded": _embedded, "postgres": _postgres}
 
 ALL = ReadOptions()
 BASE_NS = 1_700_000_000_000_000_000

@@ -1,0 +1,1220 @@
+"""PostgreSQL checkpoint store: the production backend of CheckpointStore.
+
+Tables live next to the session tables of `PostgresStorage` and are
+versioned by their own migration list and table,
+`checkpoint_schema_migrations`, applied by `start()` in one transaction under
+an advisory lock, so replicas starting together apply each migration once.
+Every method that changes data is one transaction on a pooled connection; a
+method that returns has committed, together with its audit record.
+
+Several replicas write the same tables at once. Two locks, always taken in
+this order, keep every MUST rule of storage/checkpoint_store.py true between
+them (no deadlock can form, since nobody takes them the other way round):
+
+1. The tenant's value lock, a transaction-scoped advisory lock on
+   (VALUE_LOCK_CLASS, hashtext(tenant)). Saves and copies hold it shared while
+   they add references to channel values; removals that delete unreferenced
+   values hold it exclusive. So a value is only collected when no transaction
+   is about to reference it, and a save that starts after a collection sees
+   the value gone (and refuses a reference to it) instead of pointing at
+   nothing. Saves of one tenant never wait for each other on it.
+2. The execution's row in `cp_executions` (sequence counter and ownership
+   epoch): saves, claims, copies and removals lock it FOR UPDATE, writes FOR
+   SHARE. A write or save that took it checks fences and tombstones in a
+   later statement, with a snapshot that already sees whatever the previous
+   holder committed; a claim or a deletion waits for in-flight writes.
+
+Rows of several executions are locked in `execution_id` order.
+
+Text keys are `COLLATE "C"`: byte order, as in SQLite and Python, so that
+listings sort exactly like `Position`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from statekeeper.core.checkpoints import (
+    ChannelEntry,
+    ChannelValueMissingError,
+    CheckpointDeletedError,
+    CheckpointDraft,
+    CheckpointQuery,
+    OwnershipSupersededError,
+    PendingWrite,
+    Position,
+    ReadOptions,
+    RemovalCounts,
+    SaveOutcome,
+    StoredCheckpoint,
+    WritesDraft,
+    WritesOutcome,
+    server_checkpoint_id,
+)
+from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
+from statekeeper.core.models import AuditRecord
+from statekeeper.core.schema_upgrades import Payload
+from statekeeper.storage.checkpoint_store import CheckpointStore
+from statekeeper.storage.postgres import Migration, PostgresStorage
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+
+if TYPE_CHECKING:
+    from statekeeper.storage.postgres import Connection
+
+log = logging.getLogger(__name__)
+
+SCHEMA_TABLE = "checkpoint_schema_migrations"
+# pg_advisory_xact_lock key serializing this store's migrations ("skchkpnt").
+MIGRATION_LOCK_KEY = int.from_bytes(b"skchkpnt", "big")
+# Class id of the tenants' value locks (two-key advisory locks, "ckvl").
+VALUE_LOCK_CLASS = int.from_bytes(b"ckvl", "big")
+
+_TEXT = 'text COLLATE "C" NOT NULL'
+
+# Append only; never edit a released entry.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "executions, checkpoints, channel values, pending writes, tombstones",
+        (
+            # One row per execution ever written or claimed: the sequence
+            # counter and the ownership epoch outlive the checkpoints.
+            f"""CREATE TABLE cp_executions (
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                last_sequence bigint NOT NULL DEFAULT 0,
+                ownership_epoch bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (tenant, execution_id)
+            )""",
+            f"""CREATE TABLE cp_checkpoints (
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                namespace {_TEXT},
+                checkpoint_id {_TEXT},
+                sequence bigint NOT NULL,
+                create_time_ns bigint NOT NULL,
+                parent_checkpoint_id {_TEXT},
+                step bigint NOT NULL,
+                step_name text NOT NULL,
+                run_id {_TEXT},
+                state_type text NOT NULL,
+                state_version integer NOT NULL,
+                state_data bytea NOT NULL,
+                metadata jsonb NOT NULL,
+                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id)
+            )""",
+            "CREATE INDEX cp_checkpoints_order ON cp_checkpoints"
+            " (tenant, execution_id, namespace, create_time_ns, sequence)",
+            "CREATE INDEX cp_checkpoints_tenant_order ON cp_checkpoints"
+            " (tenant, create_time_ns, sequence)",
+            "CREATE INDEX cp_checkpoints_run ON cp_checkpoints (tenant, run_id) WHERE run_id <> ''",
+            # Which value each checkpoint's channel has: the references that
+            # keep values alive. `saved` orders them by save, so a channel
+            # named by version alone finds the value saved last for it.
+            f"""CREATE TABLE cp_channels (
+                saved bigint GENERATED ALWAYS AS IDENTITY,
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                namespace {_TEXT},
+                checkpoint_id {_TEXT},
+                channel {_TEXT},
+                version {_TEXT},
+                content_hash {_TEXT},
+                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id, channel)
+            )""",
+            "CREATE INDEX cp_channels_version ON cp_channels"
+            " (tenant, execution_id, namespace, channel, version, saved)",
+            "CREATE INDEX cp_channels_hash ON cp_channels (tenant, content_hash)",
+            f"""CREATE TABLE cp_blobs (
+                tenant {_TEXT},
+                content_hash {_TEXT},
+                content_type text NOT NULL,
+                schema_version integer NOT NULL,
+                data bytea NOT NULL,
+                PRIMARY KEY (tenant, content_hash)
+            )""",
+            f"""CREATE TABLE cp_writes (
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                namespace {_TEXT},
+                checkpoint_id {_TEXT},
+                task_id {_TEXT},
+                write_index bigint NOT NULL,
+                task_path {_TEXT},
+                channel text NOT NULL,
+                value_type text NOT NULL,
+                value_version integer NOT NULL,
+                value_data bytea NOT NULL,
+                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id, task_id, write_index)
+            )""",
+            f"""CREATE TABLE cp_tombstones (
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                namespace {_TEXT},
+                checkpoint_id {_TEXT},
+                delete_time_ns bigint NOT NULL,
+                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id)
+            )""",
+            "CREATE INDEX cp_tombstones_age ON cp_tombstones (delete_time_ns)",
+        ),
+    ),
+)
+
+_KEY = "tenant = $1 AND execution_id = $2 AND namespace = $3 AND checkpoint_id = $4"
+_NEWEST_FIRST = "c.create_time_ns DESC, c.sequence DESC, c.execution_id DESC, c.namespace DESC"
+# Executions pruned per transaction, so that other work interleaves.
+_PRUNE_BATCH = 50
+# Server ids tried per save when clients took the next ones (see _identity).
+_SERVER_ID_CANDIDATES = 16
+
+
+async def apply_migrations(
+    db: PostgresStorage, table: str, lock_key: int, migrations: Sequence[Migration]
+) -> list[int]:
+    """Applies the missing entries of `migrations`, recorded in `table`, in
+    one transaction under the advisory lock `lock_key`; returns the versions
+    this call applied. Concurrent callers wait and then find them applied."""
+    applied_now: list[int] = []
+    async with db.transaction(f"migrate {table}") as conn:
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
+        await conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY,"
+            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        applied = {row["version"] for row in await conn.fetch(f"SELECT version FROM {table}")}
+        for migration in migrations:
+            if migration.version in applied:
+                continue
+            for statement in migration.statements:
+                await conn.execute(statement)
+            await conn.execute(
+                f"INSERT INTO {table} (version, description) VALUES ($1, $2)",
+                migration.version,
+                migration.description,
+            )
+            applied_now.append(migration.version)
+    if applied_now:
+        log.info("applied schema migrations", extra={"table": table, "versions": applied_now})
+    return applied_now
+
+
+async def insert_audit(
+    conn: Connection, tenant: str, audit: AuditRecord | None, revision: int
+) -> None:
+    """Writes `audit` (if any) with `revision` into audit_log, in the
+    caller's transaction."""
+    if audit is not None:
+        await conn.execute(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+            *audit_values(replace(audit, revision=revision), tenant),
+        )
+
+
+def audit_arguments(audit: AuditRecord | None) -> list[object]:
+    """principal, service, method, entity_type, entity_id, time, summary of
+    `audit` (all None without one), for statements that insert the record
+    themselves and compute its revision in SQL."""
+    if audit is None:
+        return [None] * 7
+    return [
+        audit.principal,
+        audit.service,
+        audit.method,
+        audit.entity_type,
+        audit.entity_id,
+        audit.time,
+        audit.summary,
+    ]
+
+
+def audit_cte(first: int, source: str, revision: str) -> str:
+    """A data-modifying CTE body inserting the audit record whose
+    `audit_arguments` start at placeholder `first` (tenant is $1), once per
+    row of `source`, only when a record was given."""
+    p = [f"${first + offset}" for offset in range(7)]
+    return (
+        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) SELECT $1, {p[0]}::text, {p[1]}::text,"
+        f" {p[2]}::text, {p[3]}::text, {p[4]}::text, {revision}, {p[5]}::float8, {p[6]}::text"
+        f" FROM {source} WHERE {p[0]}::text IS NOT NULL"
+    )
+
+
+class PostgresCheckpointStore(CheckpointStore):
+    """CheckpointStore on the PostgreSQL durable tier (see the module doc
+    for the locking protocol that makes it safe across replicas)."""
+
+    def __init__(self, db: PostgresStorage) -> None:
+        self._db = db
+
+    async def start(self) -> None:
+        await apply_migrations(self._db, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS)
+
+    async def close(self) -> None:
+        """Nothing to release: the pool belongs to PostgresStorage."""
+
+    # ----- saves and writes -------------------------------------------------------
+
+    async def save_checkpoint(
+        self,
+        tenant: str,
+        record: CheckpointDraft,
+        fence_epoch: int,
+        audit: AuditRecord | None = None,
+    ) -> SaveOutcome:
+        metadata = _metadata_json(record.metadata)
+        try:
+            async with self._db.transaction("save checkpoint") as conn:
+                return await _save(conn, tenant, record, metadata, fence_epoch, audit, False)
+        except _ReplacementNeedsExclusiveLockError:
+            # Replacing drops references, so it may collect values: start
+            # over holding the tenant's value lock exclusively.
+            async with self._db.transaction("replace checkpoint") as conn:
+                return await _save(conn, tenant, record, metadata, fence_epoch, audit, True)
+
+    async def put_writes(
+        self,
+        tenant: str,
+        draft: WritesDraft,
+        fence_epoch: int,
+        audit: AuditRecord | None = None,
+    ) -> WritesOutcome:
+        async with self._db.transaction("put writes") as conn:
+            epoch = await conn.fetchval(
+                "SELECT ownership_epoch FROM cp_executions WHERE tenant = $1"
+                " AND execution_id = $2 FOR SHARE",
+                tenant,
+                draft.execution_id,
+            )
+            _check_fence(draft.execution_id, fence_epoch, int(epoch or 0))
+            row = await conn.fetchrow(_PUT_WRITES, *_put_writes_arguments(tenant, draft, audit))
+            assert row is not None
+            if row["deleted"]:
+                raise CheckpointDeletedError(draft.execution_id, draft.checkpoint_id)
+            if row["sequence"] is None:
+                raise NotFoundError(
+                    f"execution {draft.execution_id!r} has no checkpoint"
+                    f" {draft.checkpoint_id!r} in namespace {draft.namespace!r}"
+                )
+            stored = int(row["stored"])
+            return WritesOutcome(stored, len(draft.writes) - stored)
+
+    async def claim_execution(
+        self, tenant: str, execution_id: str, audit: AuditRecord | None = None
+    ) -> int:
+        async with self._db.connection("claim execution") as conn:
+            epoch = await conn.fetchval(_CLAIM, tenant, execution_id, *audit_arguments(audit))
+        return int(epoch)
+
+    # ----- reads ------------------------------------------------------------------
+
+    async def get_checkpoint(
+        self,
+        tenant: str,
+        execution_id: str,
+        namespace: str,
+        checkpoint_id: str | None,
+        options: ReadOptions,
+    ) -> StoredCheckpoint | None:
+        params: list[Any] = [tenant, execution_id, namespace]
+        where = "c.tenant = $1 AND c.execution_id = $2 AND c.namespace = $3"
+        if checkpoint_id is not None:
+            params.append(checkpoint_id)
+            where += " AND c.checkpoint_id = $4"
+        sql = (
+            f"{_select_checkpoints(options)} WHERE {where}"
+            " ORDER BY c.create_time_ns DESC, c.sequence DESC LIMIT 1"
+        )
+        async with self._db.connection("get checkpoint") as conn:
+            row = await conn.fetchrow(sql, *params)
+        return None if row is None else _checkpoint_from_row(row, options)
+
+    async def list_checkpoints(
+        self,
+        tenant: str,
+        query: CheckpointQuery,
+        after: Position | None,
+        limit: int,
+        options: ReadOptions,
+    ) -> list[StoredCheckpoint]:
+        if any("\\u0000" in _dumps(v) for v in query.metadata_filter.values()):
+            return []  # no stored metadata can hold NUL (see _metadata_json)
+        where, params = _list_filter(tenant, query, after)
+        params.append(limit)
+        sql = (
+            f"{_select_checkpoints(options)} WHERE {where}"
+            f" ORDER BY {_NEWEST_FIRST} LIMIT ${len(params)}"
+        )
+        async with self._db.connection("list checkpoints") as conn:
+            rows = await conn.fetch(sql, *params)
+        return [_checkpoint_from_row(row, options) for row in rows]
+
+    async def find_positions(
+        self, tenant: str, execution_id: str, namespace: str | None, checkpoint_id: str
+    ) -> list[Position]:
+        sql = (
+            "SELECT create_time_ns, sequence, execution_id, namespace FROM cp_checkpoints"
+            " WHERE tenant = $1 AND execution_id = $2 AND checkpoint_id = $3"
+        )
+        params = [tenant, execution_id, checkpoint_id]
+        if namespace is not None:
+            sql += " AND namespace = $4"
+            params.append(namespace)
+        async with self._db.connection("find checkpoint") as conn:
+            rows = await conn.fetch(sql, *params)
+        return [Position(row[0], row[1], row[2], row[3]) for row in rows]
+
+    async def get_channel_values(
+        self, tenant: str, content_hashes: Sequence[str]
+    ) -> dict[str, Payload]:
+        async with self._db.connection("get channel values") as conn:
+            rows = await conn.fetch(
+                "SELECT content_hash, content_type, schema_version, data FROM cp_blobs"
+                " WHERE tenant = $1 AND content_hash = ANY($2::text[])",
+                tenant,
+                list(content_hashes),
+            )
+        return {row[0]: Payload(row[1], row[2], bytes(row[3])) for row in rows}
+
+    # ----- removals and copies ------------------------------------------------------
+
+    async def delete_execution(
+        self, tenant: str, execution_id: str, now_ns: int, audit: AuditRecord | None = None
+    ) -> RemovalCounts:
+        async with self._db.transaction("delete execution") as conn:
+            await _lock_values(conn, tenant, exclusive=True)
+            last = await _lock_executions(conn, tenant, [execution_id])
+            counts = await _remove_execution(conn, tenant, execution_id, now_ns)
+            await insert_audit(conn, tenant, audit, last.get(execution_id, 0))
+            return counts
+
+    async def delete_runs(
+        self,
+        tenant: str,
+        run_ids: Sequence[str],
+        now_ns: int,
+        audit: AuditRecord | None = None,
+    ) -> RemovalCounts:
+        async with self._db.transaction("delete runs") as conn:
+            # Held exclusively, the value lock also keeps saves out, so the
+            # checkpoints found here are all there are until commit.
+            await _lock_values(conn, tenant, exclusive=True)
+            rows = await conn.fetch(
+                "SELECT execution_id, namespace, checkpoint_id FROM cp_checkpoints"
+                " WHERE tenant = $1 AND run_id = ANY($2::text[])",
+                tenant,
+                list(run_ids),
+            )
+            keys = [(row[0], row[1], row[2]) for row in rows]
+            last = await _lock_executions(conn, tenant, {key[0] for key in keys})
+            await _audit_each_execution(conn, tenant, audit, last)
+            return await _remove(conn, tenant, keys, tombstone_time_ns=now_ns)
+
+    async def copy_execution(
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        until_checkpoint_id: str | None,
+        audit: AuditRecord | None = None,
+    ) -> RemovalCounts:
+        async with self._db.transaction("copy execution") as conn:
+            await _lock_values(conn, tenant, exclusive=False)
+            await conn.execute(
+                "INSERT INTO cp_executions (tenant, execution_id) VALUES ($1, $2)"
+                " ON CONFLICT (tenant, execution_id) DO NOTHING",
+                tenant,
+                target_id,
+            )
+            last = await _lock_executions(conn, tenant, [source_id, target_id])
+            counts = await _copy(conn, tenant, source_id, target_id, until_checkpoint_id)
+            revision = await conn.fetchval(
+                "UPDATE cp_executions SET last_sequence = greatest(last_sequence, $3)"
+                " WHERE tenant = $1 AND execution_id = $2 RETURNING last_sequence",
+                tenant,
+                target_id,
+                last.get(source_id, 0),
+            )
+            await insert_audit(conn, tenant, audit, int(revision))
+            return counts
+
+    async def prune(
+        self,
+        tenant: str,
+        execution_ids: Sequence[str] | None,
+        keep_last: int,
+        dry_run: bool,
+        audit: AuditRecord | None = None,
+    ) -> RemovalCounts:
+        targets = (
+            sorted(set(execution_ids))
+            if execution_ids is not None
+            else await self._executions_with_checkpoints(tenant)
+        )
+        if dry_run:
+            # One transaction, rolled back: counts see every batch at once,
+            # so values shared between executions are counted right.
+            async with self._db.connection("prune (dry run)") as conn:
+                transaction = conn.transaction()
+                await transaction.start()
+                try:
+                    return await _prune(conn, tenant, targets, keep_last, None)
+                finally:
+                    await transaction.rollback()
+        total = RemovalCounts()
+        for start in range(0, len(targets), _PRUNE_BATCH):
+            batch = targets[start : start + _PRUNE_BATCH]
+            async with self._db.transaction("prune") as conn:
+                total = _add(total, await _prune(conn, tenant, batch, keep_last, audit))
+        return total
+
+    async def forget_tombstones(self, older_than_ns: int, limit: int) -> int:
+        async with self._db.transaction("forget tombstones") as conn:
+            candidates = await conn.fetch(
+                "SELECT tenant, execution_id, namespace, checkpoint_id FROM cp_tombstones"
+                " WHERE delete_time_ns < $1 ORDER BY delete_time_ns LIMIT $2",
+                older_than_ns,
+                limit,
+            )
+            if not candidates:
+                return 0
+            # Executions another transaction (or replica's sweeper) holds are
+            # left for the next sweep rather than waited for.
+            pairs = sorted({(row[0], row[1]) for row in candidates})
+            locked = await conn.fetch(
+                "SELECT tenant, execution_id FROM cp_executions WHERE (tenant, execution_id)"
+                " IN (SELECT * FROM unnest($1::text[], $2::text[]))"
+                " ORDER BY tenant, execution_id FOR UPDATE SKIP LOCKED",
+                [pair[0] for pair in pairs],
+                [pair[1] for pair in pairs],
+            )
+            held = {(row[0], row[1]) for row in locked}
+            chosen = [row for row in candidates if (row[0], row[1]) in held]
+            forgotten = await conn.fetchval(_FORGET_TOMBSTONES, *_columns(chosen, 4), older_than_ns)
+            return int(forgotten)
+
+    async def _executions_with_checkpoints(self, tenant: str) -> list[str]:
+        async with self._db.connection("list executions") as conn:
+            rows = await conn.fetch(
+                "SELECT DISTINCT execution_id FROM cp_checkpoints WHERE tenant = $1"
+                " ORDER BY execution_id",
+                tenant,
+            )
+        return [row[0] for row in rows]
+
+
+class _ReplacementNeedsExclusiveLockError(Exception):
+    """A save found its id taken while holding the value lock shared."""
+
+
+# ----- saving -------------------------------------------------------------------------
+
+
+# Takes the tenant's value lock (shared or exclusive), then the execution row
+# (created if new), returning the counter and epoch. The lock is a one-time
+# filter of the INSERT ... SELECT, so it is taken before the row.
+_LOCK_FOR_SAVE = """
+INSERT INTO cp_executions AS e (tenant, execution_id)
+SELECT $1, $2 WHERE {lock}($3, hashtext($1))::text = ''
+ON CONFLICT (tenant, execution_id) DO UPDATE SET last_sequence = e.last_sequence
+RETURNING e.last_sequence, e.ownership_epoch
+"""
+
+# What a save must know, read once the locks are held: the sequence of the
+# id if it exists, which server id candidates are taken, which of the parent
+# and own id are tombstones, which hashes named without a value are stored,
+# and the hash stored last for each channel named by version alone.
+_INSPECT = """
+SELECT
+    (SELECT sequence FROM cp_checkpoints WHERE {key} AND checkpoint_id = $4) AS existing,
+    ARRAY(SELECT checkpoint_id FROM cp_checkpoints
+          WHERE {key} AND checkpoint_id = ANY($5::text[])) AS taken,
+    ARRAY(SELECT checkpoint_id FROM cp_tombstones
+          WHERE {key} AND checkpoint_id = ANY($6::text[])) AS deleted,
+    ARRAY(SELECT content_hash FROM cp_blobs
+          WHERE tenant = $1 AND content_hash = ANY($7::text[])) AS known,
+    ARRAY(SELECT coalesce((SELECT ch.content_hash FROM cp_channels ch
+                           WHERE ch.tenant = $1 AND ch.execution_id = $2 AND ch.namespace = $3
+                           AND ch.channel = v.channel AND ch.version = v.version
+                           ORDER BY ch.saved DESC LIMIT 1), '')
+          FROM unnest($8::text[], $9::text[]) WITH ORDINALITY AS v(channel, version, position)
+          ORDER BY v.position) AS by_version
+""".format(key="tenant = $1 AND execution_id = $2 AND namespace = $3")
+
+_WRITE_CHECKPOINT = f"""
+WITH new_values AS (
+    INSERT INTO cp_blobs (tenant, content_hash, content_type, schema_version, data)
+    SELECT $1, v.* FROM unnest($15::text[], $16::text[], $17::integer[], $18::bytea[]) AS v
+    ON CONFLICT (tenant, content_hash) DO NOTHING
+), counter AS (
+    UPDATE cp_executions SET last_sequence = greatest(last_sequence, $5)
+    WHERE tenant = $1 AND execution_id = $2
+), saved AS (
+    INSERT INTO cp_checkpoints (tenant, execution_id, namespace, checkpoint_id, sequence,
+        create_time_ns, parent_checkpoint_id, step, step_name, run_id, state_type,
+        state_version, state_data, metadata)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb)
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id) DO UPDATE SET
+        create_time_ns = excluded.create_time_ns,
+        parent_checkpoint_id = excluded.parent_checkpoint_id, step = excluded.step,
+        step_name = excluded.step_name, run_id = excluded.run_id,
+        state_type = excluded.state_type, state_version = excluded.state_version,
+        state_data = excluded.state_data, metadata = excluded.metadata
+), channels AS (
+    INSERT INTO cp_channels (tenant, execution_id, namespace, checkpoint_id, channel, version,
+        content_hash)
+    SELECT $1, $2, $3, $4, c.* FROM unnest($19::text[], $20::text[], $21::text[]) AS c
+), audit AS ({audit_cte(22, "(VALUES (1)) AS one", "$5::bigint")})
+SELECT 1
+"""
+
+
+async def _save(
+    conn: Connection,
+    tenant: str,
+    record: CheckpointDraft,
+    metadata: str,
+    fence_epoch: int,
+    audit: AuditRecord | None,
+    exclusive: bool,
+) -> SaveOutcome:
+    lock = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    row = await conn.fetchrow(
+        _LOCK_FOR_SAVE.format(lock=lock), tenant, record.execution_id, VALUE_LOCK_CLASS
+    )
+    assert row is not None
+    last_sequence = int(row["last_sequence"])
+    _check_fence(record.execution_id, fence_epoch, int(row["ownership_epoch"]))
+    inspected = await _inspect(conn, tenant, record, last_sequence)
+    checkpoint_id, sequence, replaced = _identity(record, inspected, last_sequence)
+    hashes = _resolve_channels(record, inspected)
+    if replaced and not exclusive:
+        raise _ReplacementNeedsExclusiveLockError
+    released: list[str] = []
+    if replaced:
+        released = [
+            row[0]
+            for row in await conn.fetch(
+                f"DELETE FROM cp_channels WHERE {_KEY} RETURNING content_hash",
+                tenant,
+                record.execution_id,
+                record.namespace,
+                checkpoint_id,
+            )
+        ]
+    await conn.execute(
+        _WRITE_CHECKPOINT,
+        *_write_arguments(tenant, record, checkpoint_id, sequence, metadata, hashes, audit),
+    )
+    await _collect_garbage(conn, tenant, released)
+    return SaveOutcome(checkpoint_id, sequence, record.create_time_ns, replaced)
+
+
+async def _inspect(
+    conn: Connection, tenant: str, record: CheckpointDraft, last_sequence: int
+) -> Mapping[str, Any]:
+    by_version = [
+        (name, entry.version)
+        for name, entry in record.channels.items()
+        if entry.value is None and not entry.content_hash
+    ]
+    candidates = (
+        []
+        if record.checkpoint_id
+        else [
+            server_checkpoint_id(last_sequence + offset)
+            for offset in range(1, _SERVER_ID_CANDIDATES + 1)
+        ]
+    )
+    row = await conn.fetchrow(
+        _INSPECT,
+        tenant,
+        record.execution_id,
+        record.namespace,
+        record.checkpoint_id,
+        candidates,
+        [i for i in (record.parent_checkpoint_id, record.checkpoint_id) if i],
+        [e.content_hash for e in record.channels.values() if e.value is None and e.content_hash],
+        [name for name, _ in by_version],
+        [version for _, version in by_version],
+    )
+    assert row is not None
+    deleted = set(row["deleted"])
+    for checkpoint_id in (record.parent_checkpoint_id, record.checkpoint_id):
+        if checkpoint_id and checkpoint_id in deleted:
+            raise CheckpointDeletedError(record.execution_id, checkpoint_id)
+    return {
+        "existing": row["existing"],
+        "taken": set(row["taken"]),
+        "known": set(row["known"]),
+        "by_version": dict(zip((name for name, _ in by_version), row["by_version"], strict=True)),
+    }
+
+
+def _identity(
+    record: CheckpointDraft, inspected: Mapping[str, Any], last_sequence: int
+) -> tuple[str, int, bool]:
+    """(checkpoint id, sequence, whether an existing checkpoint is replaced)."""
+    if record.checkpoint_id:
+        existing = inspected["existing"]
+        if existing is not None:
+            return record.checkpoint_id, int(existing), True
+        return record.checkpoint_id, last_sequence + 1, False
+    # A client may have picked ids that look like server ids; skip them.
+    for offset in range(1, _SERVER_ID_CANDIDATES + 1):
+        candidate = server_checkpoint_id(last_sequence + offset)
+        if candidate not in inspected["taken"]:
+            return candidate, last_sequence + offset, False
+    raise AlreadyExistsError("could not assign a free checkpoint id; send one")
+
+
+def _resolve_channels(record: CheckpointDraft, inspected: Mapping[str, Any]) -> dict[str, str]:
+    """The content hash of every channel; raises if a value is not stored."""
+    hashes: dict[str, str] = {}
+    for channel, entry in record.channels.items():
+        if entry.value is not None:
+            hashes[channel] = entry.content_hash
+        elif entry.content_hash:
+            if entry.content_hash not in inspected["known"]:
+                raise ChannelValueMissingError(channel, f"no value has hash {entry.content_hash}")
+            hashes[channel] = entry.content_hash
+        else:
+            found = inspected["by_version"][channel]
+            if not found:
+                raise ChannelValueMissingError(
+                    channel, f"no value is stored for version {entry.version!r}"
+                )
+            hashes[channel] = found
+    return hashes
+
+
+def _write_arguments(
+    tenant: str,
+    record: CheckpointDraft,
+    checkpoint_id: str,
+    sequence: int,
+    metadata: str,
+    hashes: Mapping[str, str],
+    audit: AuditRecord | None,
+) -> list[object]:
+    inline: dict[str, Payload] = {
+        entry.content_hash: entry.value
+        for entry in record.channels.values()
+        if entry.value is not None
+    }
+    channels = list(record.channels.items())
+    return [
+        tenant,
+        record.execution_id,
+        record.namespace,
+        checkpoint_id,
+        sequence,
+        record.create_time_ns,
+        record.parent_checkpoint_id,
+        record.step,
+        record.step_name,
+        record.run_id,
+        record.state.content_type,
+        record.state.schema_version,
+        record.state.data,
+        metadata,
+        list(inline),
+        [value.content_type for value in inline.values()],
+        [value.schema_version for value in inline.values()],
+        [value.data for value in inline.values()],
+        [name for name, _ in channels],
+        [entry.version for _, entry in channels],
+        [hashes[name] for name, _ in channels],
+        *audit_arguments(audit),
+    ]
+
+
+def _check_fence(execution_id: str, sent: int, current: int) -> None:
+    if sent == 0:
+        return
+    if sent < current:
+        raise OwnershipSupersededError(execution_id, sent, current)
+    if sent > current:
+        raise InvalidArgumentError("ownership_epoch", "was never issued for this execution")
+
+
+def _metadata_json(metadata: Mapping[str, Any]) -> str:
+    """The metadata as JSON for a jsonb column, which cannot hold NUL."""
+    text = _dumps(dict(metadata))
+    if "\\u0000" in text:
+        raise InvalidArgumentError(
+            "checkpoint.metadata", "must not contain NUL characters (U+0000)"
+        )
+    return text
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+# ----- pending writes -------------------------------------------------------------------
+
+
+# Stores the writes only if the checkpoint exists and is no tombstone: index
+# >= 0 keeps the first write (a repeat is skipped, so not RETURNed), index < 0
+# replaces. The audit record takes the checkpoint's sequence as revision.
+_PUT_WRITES = f"""
+WITH target AS (
+    SELECT sequence FROM cp_checkpoints WHERE {_KEY}
+    AND NOT EXISTS (SELECT 1 FROM cp_tombstones WHERE {_KEY})
+), stored AS (
+    INSERT INTO cp_writes (tenant, execution_id, namespace, checkpoint_id, task_id, write_index,
+        task_path, channel, value_type, value_version, value_data)
+    SELECT $1, $2, $3, $4, $5, w.write_index, $6, w.channel, w.value_type, w.value_version,
+        w.value_data
+    FROM target, unnest($7::bigint[], $8::text[], $9::text[], $10::integer[], $11::bytea[])
+        AS w(write_index, channel, value_type, value_version, value_data)
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id, task_id, write_index)
+    DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel,
+        value_type = excluded.value_type, value_version = excluded.value_version,
+        value_data = excluded.value_data
+    WHERE excluded.write_index < 0
+    RETURNING 1
+), audit AS ({audit_cte(12, "target", "target.sequence")})
+SELECT (SELECT sequence FROM target) AS sequence,
+    EXISTS (SELECT 1 FROM cp_tombstones WHERE {_KEY}) AS deleted,
+    (SELECT count(*) FROM stored) AS stored
+"""
+
+
+def _put_writes_arguments(
+    tenant: str, draft: WritesDraft, audit: AuditRecord | None
+) -> list[object]:
+    return [
+        tenant,
+        draft.execution_id,
+        draft.namespace,
+        draft.checkpoint_id,
+        draft.task_id,
+        draft.task_path,
+        [write.index for write in draft.writes],
+        [write.channel for write in draft.writes],
+        [write.value.content_type for write in draft.writes],
+        [write.value.schema_version for write in draft.writes],
+        [write.value.data for write in draft.writes],
+        *audit_arguments(audit),
+    ]
+
+
+_CLAIM = f"""
+WITH claimed AS (
+    INSERT INTO cp_executions AS e (tenant, execution_id, ownership_epoch) VALUES ($1, $2, 1)
+    ON CONFLICT (tenant, execution_id) DO UPDATE SET ownership_epoch = e.ownership_epoch + 1
+    RETURNING ownership_epoch
+), audit AS ({audit_cte(3, "claimed", "claimed.ownership_epoch")})
+SELECT ownership_epoch FROM claimed
+"""
+
+
+# ----- reads --------------------------------------------------------------------------
+
+
+def _select_checkpoints(options: ReadOptions) -> str:
+    """SELECT of checkpoints `c` with their channels (and values) and writes
+    aggregated into parallel arrays, one row per checkpoint."""
+    channel_values = (
+        ", array_agg(b.content_type) AS value_types, array_agg(b.schema_version)"
+        " AS value_versions, array_agg(b.data) AS value_data"
+        if options.include_values
+        else ""
+    )
+    blobs = (
+        " JOIN cp_blobs b ON b.tenant = x.tenant AND b.content_hash = x.content_hash"
+        if options.include_values
+        else ""
+    )
+    same_checkpoint = (
+        "WHERE {t}.tenant = c.tenant AND {t}.execution_id = c.execution_id"
+        " AND {t}.namespace = c.namespace AND {t}.checkpoint_id = c.checkpoint_id"
+    )
+    sql = (
+        "SELECT c.execution_id, c.namespace, c.checkpoint_id, c.sequence, c.create_time_ns,"
+        " c.parent_checkpoint_id, c.step, c.step_name, c.run_id, c.state_type,"
+        " c.state_version, c.state_data, c.metadata::text AS metadata, ch.*"
+        f"{', w.*' if options.include_writes else ''} FROM cp_checkpoints c"
+        " CROSS JOIN LATERAL (SELECT array_agg(x.channel) AS channel_names,"
+        " array_agg(x.version) AS channel_versions, array_agg(x.content_hash) AS channel_hashes"
+        f"{channel_values} FROM cp_channels x{blobs} {same_checkpoint.format(t='x')}) ch"
+    )
+    if options.include_writes:
+        order = " ORDER BY y.task_path, y.task_id, y.write_index"
+        columns = ", ".join(
+            f"array_agg(y.{name}{order}) AS write_{name}"
+            for name in (
+                "task_id",
+                "task_path",
+                "write_index",
+                "channel",
+                "value_type",
+                "value_version",
+                "value_data",
+            )
+        )
+        sql += (
+            f" CROSS JOIN LATERAL (SELECT {columns} FROM cp_writes y"
+            f" {same_checkpoint.format(t='y')}) w"
+        )
+    return sql
+
+
+def _checkpoint_from_row(row: asyncpg.Record, options: ReadOptions) -> StoredCheckpoint:
+    return StoredCheckpoint(
+        execution_id=row["execution_id"],
+        namespace=row["namespace"],
+        checkpoint_id=row["checkpoint_id"],
+        parent_checkpoint_id=row["parent_checkpoint_id"],
+        step=row["step"],
+        step_name=row["step_name"],
+        state=Payload(row["state_type"], row["state_version"], bytes(row["state_data"])),
+        channels=_channels_from_row(row, options.include_values),
+        metadata=json.loads(row["metadata"]),
+        run_id=row["run_id"],
+        create_time_ns=row["create_time_ns"],
+        sequence=row["sequence"],
+        pending_writes=_writes_from_row(row) if options.include_writes else (),
+    )
+
+
+def _channels_from_row(row: asyncpg.Record, include_values: bool) -> dict[str, ChannelEntry]:
+    names = row["channel_names"] or []
+    versions, hashes = row["channel_versions"], row["channel_hashes"]
+    if not include_values:
+        return {name: ChannelEntry(versions[i], None, hashes[i]) for i, name in enumerate(names)}
+    types, schema_versions, data = row["value_types"], row["value_versions"], row["value_data"]
+    return {
+        name: ChannelEntry(
+            versions[i], Payload(types[i], schema_versions[i], bytes(data[i])), hashes[i]
+        )
+        for i, name in enumerate(names)
+    }
+
+
+def _writes_from_row(row: asyncpg.Record) -> tuple[PendingWrite, ...]:
+    task_ids = row["write_task_id"] or []
+    return tuple(
+        PendingWrite(
+            task_id,
+            row["write_task_path"][i],
+            int(row["write_write_index"][i]),
+            row["write_channel"][i],
+            Payload(
+                row["write_value_type"][i],
+                row["write_value_version"][i],
+                bytes(row["write_value_data"][i]),
+            ),
+        )
+        for i, task_id in enumerate(task_ids)
+    )
+
+
+def _list_filter(
+    tenant: str, query: CheckpointQuery, after: Position | None
+) -> tuple[str, list[Any]]:
+    params: list[Any] = []
+
+    def mark(value: Any) -> str:
+        params.append(value)
+        return f"${len(params)}"
+
+    clauses = [f"c.tenant = {mark(tenant)}"]
+    if query.execution_id:
+        clauses.append(f"c.execution_id = {mark(query.execution_id)}")
+    if query.namespace is not None:
+        clauses.append(f"c.namespace = {mark(query.namespace)}")
+    if query.run_id:
+        clauses.append(f"c.run_id = {mark(query.run_id)}")
+    if query.before is not None:
+        clauses.append(
+            f"(c.create_time_ns, c.sequence) < ({mark(query.before.create_time_ns)}::bigint,"
+            f" {mark(query.before.sequence)}::bigint)"
+        )
+    if after is not None:
+        time_ns, sequence, execution_id, namespace = after.to_token()
+        clauses.append(
+            "(c.create_time_ns, c.sequence, c.execution_id, c.namespace) <"
+            f" ({mark(time_ns)}::bigint, {mark(sequence)}::bigint, {mark(execution_id)}::text,"
+            f" {mark(namespace)}::text)"
+        )
+    for key, value in query.metadata_filter.items():
+        # jsonb equality: numbers by value (1 = 1.0), objects and arrays by
+        # content, true never equal to 1; an absent key is NULL, never equal.
+        clauses.append(f"c.metadata -> {mark(key)}::text = {mark(_dumps(value))}::jsonb")
+    return " AND ".join(clauses), params
+
+
+# ----- removals and copies ---------------------------------------------------------------
+
+
+async def _lock_values(conn: Connection, tenant: str, exclusive: bool) -> None:
+    lock = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    await conn.execute(f"SELECT {lock}($1, hashtext($2))", VALUE_LOCK_CLASS, tenant)
+
+
+async def _lock_executions(
+    conn: Connection, tenant: str, execution_ids: Iterable[str]
+) -> dict[str, int]:
+    """Locks the executions' rows FOR UPDATE in id order; returns their
+    sequence counters (executions without a row are absent)."""
+    rows = await conn.fetch(
+        "SELECT execution_id, last_sequence FROM cp_executions WHERE tenant = $1"
+        " AND execution_id = ANY($2::text[]) ORDER BY execution_id FOR UPDATE",
+        tenant,
+        sorted(set(execution_ids)),
+    )
+    return {row[0]: int(row[1]) for row in rows}
+
+
+_REMOVE_EXECUTION = """
+WITH removed AS (
+    DELETE FROM cp_checkpoints WHERE tenant = $1 AND execution_id = $2
+    RETURNING namespace, checkpoint_id
+), tombstones AS (
+    INSERT INTO cp_tombstones (tenant, execution_id, namespace, checkpoint_id, delete_time_ns)
+    SELECT $1, $2, namespace, checkpoint_id, $3 FROM removed
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id)
+    DO UPDATE SET delete_time_ns = excluded.delete_time_ns
+), writes AS (
+    DELETE FROM cp_writes WHERE tenant = $1 AND execution_id = $2 RETURNING 1
+), released AS (
+    DELETE FROM cp_channels WHERE tenant = $1 AND execution_id = $2 RETURNING content_hash
+)
+SELECT (SELECT count(*) FROM removed) AS checkpoints, (SELECT count(*) FROM writes) AS writes,
+    ARRAY(SELECT DISTINCT content_hash FROM released) AS hashes
+"""
+
+# As _REMOVE_EXECUTION for the checkpoints keyed by the arrays $2..$4;
+# tombstones only when $5 (their time) is not NULL.
+_REMOVE = """
+WITH doomed AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[])
+        AS k(execution_id, namespace, checkpoint_id)
+), removed AS (
+    DELETE FROM cp_checkpoints c USING doomed k WHERE c.tenant = $1
+    AND c.execution_id = k.execution_id AND c.namespace = k.namespace
+    AND c.checkpoint_id = k.checkpoint_id
+    RETURNING c.execution_id, c.namespace, c.checkpoint_id
+), tombstones AS (
+    INSERT INTO cp_tombstones (tenant, execution_id, namespace, checkpoint_id, delete_time_ns)
+    SELECT $1, execution_id, namespace, checkpoint_id, $5 FROM removed
+    WHERE $5::bigint IS NOT NULL
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id)
+    DO UPDATE SET delete_time_ns = excluded.delete_time_ns
+), writes AS (
+    DELETE FROM cp_writes w USING doomed k WHERE w.tenant = $1
+    AND w.execution_id = k.execution_id AND w.namespace = k.namespace
+    AND w.checkpoint_id = k.checkpoint_id RETURNING 1
+), released AS (
+    DELETE FROM cp_channels x USING doomed k WHERE x.tenant = $1
+    AND x.execution_id = k.execution_id AND x.namespace = k.namespace
+    AND x.checkpoint_id = k.checkpoint_id RETURNING x.content_hash
+)
+SELECT (SELECT count(*) FROM removed) AS checkpoints, (SELECT count(*) FROM writes) AS writes,
+    ARRAY(SELECT DISTINCT content_hash FROM released) AS hashes
+"""
+
+
+async def _remove_execution(
+    conn: Connection, tenant: str, execution_id: str, now_ns: int
+) -> RemovalCounts:
+    row = await conn.fetchrow(_REMOVE_EXECUTION, tenant, execution_id, now_ns)
+    assert row is not None
+    collected = await _collect_garbage(conn, tenant, row["hashes"])
+    return RemovalCounts(int(row["checkpoints"]), int(row["writes"]), collected)
+
+
+async def _remove(
+    conn: Connection,
+    tenant: str,
+    keys: Sequence[tuple[str, str, str]],
+    tombstone_time_ns: int | None,
+) -> RemovalCounts:
+    """Removes the checkpoints `(execution, namespace, id)` with their
+    writes, channel rows and newly unreferenced values. The caller holds the
+    value lock exclusively and the executions' rows."""
+    if not keys:
+        return RemovalCounts()
+    row = await conn.fetchrow(_REMOVE, tenant, *_columns(keys, 3), tombstone_time_ns)
+    assert row is not None
+    collected = await _collect_garbage(conn, tenant, row["hashes"])
+    return RemovalCounts(int(row["checkpoints"]), int(row["writes"]), collected)
+
+
+async def _collect_garbage(conn: Connection, tenant: str, hashes: Sequence[str]) -> int:
+    """Deletes the values among `hashes` that no channel row references."""
+    if not hashes:
+        return 0
+    status = await conn.execute(
+        "DELETE FROM cp_blobs b WHERE b.tenant = $1 AND b.content_hash = ANY($2::text[])"
+        " AND NOT EXISTS (SELECT 1 FROM cp_channels x WHERE x.tenant = $1"
+        " AND x.content_hash = b.content_hash)",
+        tenant,
+        list(hashes),
+    )
+    return int(status.split()[-1])
+
+
+async def _prune(
+    conn: Connection,
+    tenant: str,
+    execution_ids: Sequence[str],
+    keep_last: int,
+    audit: AuditRecord | None,
+) -> RemovalCounts:
+    await _lock_values(conn, tenant, exclusive=True)
+    last = await _lock_executions(conn, tenant, execution_ids)
+    rows = await conn.fetch(
+        "SELECT execution_id, namespace, checkpoint_id FROM (SELECT execution_id, namespace,"
+        " checkpoint_id, row_number() OVER (PARTITION BY execution_id, namespace"
+        " ORDER BY create_time_ns DESC, sequence DESC) AS newest_rank FROM cp_checkpoints"
+        " WHERE tenant = $1 AND execution_id = ANY($2::text[])) AS ranked"
+        " WHERE newest_rank > $3",
+        tenant,
+        list(execution_ids),
+        keep_last,
+    )
+    doomed = [(row[0], row[1], row[2]) for row in rows]
+    changed = {key[0] for key in doomed}
+    await _audit_each_execution(
+        conn, tenant, audit, {e: s for e, s in last.items() if e in changed}
+    )
+    return await _remove(conn, tenant, doomed, tombstone_time_ns=None)
+
+
+async def _audit_each_execution(
+    conn: Connection, tenant: str, audit: AuditRecord | None, last: Mapping[str, int]
+) -> None:
+    """One record per execution, in id order, revision its last sequence."""
+    if audit is None or not last:
+        return
+    ordered = sorted(last.items())
+    await conn.executemany(
+        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+        [
+            audit_values(audit.for_entity(tenant, execution_id, sequence), tenant)
+            for execution_id, sequence in ordered
+        ],
+    )
+
+
+# Copies the checkpoints, their channel rows and writes of $2 to $3, those at
+# or before ($4, $5) when $4 is not NULL; then forgets the target's
+# tombstones of the ids it re-creates (writes against them are new).
+_COPY = """
+WITH copied AS (
+    INSERT INTO cp_checkpoints (tenant, execution_id, namespace, checkpoint_id, sequence,
+        create_time_ns, parent_checkpoint_id, step, step_name, run_id, state_type,
+        state_version, state_data, metadata)
+    SELECT tenant, $3, namespace, checkpoint_id, sequence, create_time_ns,
+        parent_checkpoint_id, step, step_name, run_id, state_type, state_version, state_data,
+        metadata
+    FROM cp_checkpoints WHERE tenant = $1 AND execution_id = $2
+    AND ($4::bigint IS NULL OR (create_time_ns, sequence) <= ($4::bigint, $5::bigint))
+    RETURNING namespace, checkpoint_id
+), channels AS (
+    INSERT INTO cp_channels (tenant, execution_id, namespace, checkpoint_id, channel, version,
+        content_hash)
+    SELECT s.tenant, $3, s.namespace, s.checkpoint_id, s.channel, s.version, s.content_hash
+    FROM cp_channels s JOIN copied k ON s.namespace = k.namespace
+        AND s.checkpoint_id = k.checkpoint_id
+    WHERE s.tenant = $1 AND s.execution_id = $2
+    ORDER BY s.saved
+), writes AS (
+    INSERT INTO cp_writes (tenant, execution_id, namespace, checkpoint_id, task_id,
+        write_index, task_path, channel, value_type, value_version, value_data)
+    SELECT s.tenant, $3, s.namespace, s.checkpoint_id, s.task_id, s.write_index, s.task_path,
+        s.channel, s.value_type, s.value_version, s.value_data
+    FROM cp_writes s JOIN copied k ON s.namespace = k.namespace
+        AND s.checkpoint_id = k.checkpoint_id
+    WHERE s.tenant = $1 AND s.execution_id = $2
+    RETURNING 1
+), revived AS (
+    DELETE FROM cp_tombstones t USING copied k WHERE t.tenant = $1 AND t.execution_id = $3
+    AND t.namespace = k.namespace AND t.checkpoint_id = k.checkpoint_id
+)
+SELECT (SELECT count(*) FROM copied) AS checkpoints, (SELECT count(*) FROM writes) AS writes
+"""
+
+
+async def _copy(
+    conn: Connection,
+    tenant: str,
+    source_id: str,
+    target_id: str,
+    until_checkpoint_id: str | None,
+) -> RemovalCounts:
+    busy = await conn.fetchval(
+        "SELECT 1 FROM cp_checkpoints WHERE tenant = $1 AND execution_id = $2 LIMIT 1",
+        tenant,
+        target_id,
+    )
+    if busy:
+        raise AlreadyExistsError(f"execution {target_id!r} already has checkpoints")
+    bound: tuple[int | None, int | None] = (None, None)
+    if until_checkpoint_id is not None:
+        row = await conn.fetchrow(
+            "SELECT create_time_ns, sequence FROM cp_checkpoints WHERE tenant = $1"
+            " AND execution_id = $2 AND namespace = '' AND checkpoint_id = $3",
+            tenant,
+            source_id,
+            until_checkpoint_id,
+        )
+        if row is None:
+            raise NotFoundError(
+                f"until_checkpoint_id {until_checkpoint_id!r} names no root-namespace"
+                f" checkpoint of execution {source_id!r}"
+            )
+        bound = (int(row[0]), int(row[1]))
+    row = await conn.fetchrow(_COPY, tenant, source_id, target_id, *bound)
+    assert row is not None
+    if row["checkpoints"] == 0:
+        raise NotFoundError(f"execution {source_id!r} has no checkpoints to copy")
+    return RemovalCounts(int(row["checkpoints"]), int(row["writes"]), 0)
+
+
+# Deletes the chosen tombstones (still old enough), then the rows of their
+# executions that nothing needs any more: no checkpoint, no tombstone a new
+# id could collide with, no ownership epoch to fence with.
+_FORGET_TOMBSTONES = """
+WITH chosen AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+        AS k(tenant, execution_id, namespace, checkpoint_id)
+), forgotten AS (
+    DELETE FROM cp_tombstones t USING chosen k WHERE t.tenant = k.tenant
+    AND t.execution_id = k.execution_id AND t.namespace = k.namespace
+    AND t.checkpoint_id = k.checkpoint_id AND t.delete_time_ns < $5
+    RETURNING t.tenant, t.execution_id, t.namespace, t.checkpoint_id
+), idle AS (
+    DELETE FROM cp_executions e USING (SELECT DISTINCT tenant, execution_id FROM forgotten) f
+    WHERE e.tenant = f.tenant AND e.execution_id = f.execution_id AND e.ownership_epoch = 0
+    AND NOT EXISTS (SELECT 1 FROM cp_checkpoints c WHERE c.tenant = e.tenant
+        AND c.execution_id = e.execution_id)
+    AND NOT EXISTS (SELECT 1 FROM cp_tombstones t WHERE t.tenant = e.tenant
+        AND t.execution_id = e.execution_id AND NOT EXISTS (SELECT 1 FROM forgotten g
+            WHERE g.tenant = t.tenant AND g.execution_id = t.execution_id
+            AND g.namespace = t.namespace AND g.checkpoint_id = t.checkpoint_id))
+)
+SELECT count(*) FROM forgotten
+"""
+
+
+def _columns(rows: Sequence[Any], width: int) -> list[list[Any]]:
+    """Rows as `width` parallel lists (arrays for unnest)."""
+    return [[row[index] for row in rows] for index in range(width)]
+
+
+def _add(left: RemovalCounts, right: RemovalCounts) -> RemovalCounts:
+    return RemovalCounts(
+        left.checkpoints + right.checkpoints,
+        left.writes + right.writes,
+        left.channel_values + right.channel_values,
+    )
