@@ -2,8 +2,14 @@
 (storage/blackboard_store.py), checked on every backend.
 
 Backends register in BLACKBOARD_BACKENDS: an async context manager that
-yields a started store. The production (PostgreSQL + Redis Streams) backend
-adds itself here.
+yields a started store:
+
+* embedded:   SQLite plus the in-process feed;
+* production: PostgreSQL plus the Redis Streams feed;
+* postgres:   PostgreSQL with no Redis (the feed falls back to polling).
+
+The PostgreSQL backends are skipped with the reason printed when the test
+services are not running (tests/services.py).
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.storage.blackboard_store import BlackboardStore
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
+from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
+from tests.services import configured, reachable
 
 NOW = 1_700_000_000.0
 ALL = KeyMatcher()
@@ -51,8 +60,34 @@ async def _embedded(tmp_path: Path) -> AsyncIterator[BlackboardStore]:
         await storage.close()
 
 
+@asynccontextmanager
+async def _on_postgres(tmp_path: Path, with_redis: bool) -> AsyncIterator[BlackboardStore]:
+    services = configured()
+    await reachable(services)
+    db = PostgresStorage(services.postgres_dsn, pool_size=4, migrate_on_start=True)
+    await db.start()
+    redis_url = services.redis_url if with_redis else None
+    store = PostgresBlackboardStore(db, redis_url, prefix=f"contract-{tmp_path.name}")
+    await store.start()
+    try:
+        yield store
+    finally:
+        await store.close()
+        await db.close()
+
+
+def _production(tmp_path: Path) -> AbstractAsyncContextManager[BlackboardStore]:
+    return _on_postgres(tmp_path, with_redis=True)
+
+
+def _postgres(tmp_path: Path) -> AbstractAsyncContextManager[BlackboardStore]:
+    return _on_postgres(tmp_path, with_redis=False)
+
+
 BLACKBOARD_BACKENDS: dict[str, Callable[[Path], AbstractAsyncContextManager[BlackboardStore]]] = {
-    "embedded": _embedded
+    "embedded": _embedded,
+    "production": _production,
+    "postgres": _postgres,
 }
 
 

@@ -1,0 +1,833 @@
+"""Production blackboard store: PostgreSQL is the source of truth, Redis
+Streams carry commits to the other replicas (storage/redis_feeds.py).
+
+Serialization. Every mutation is one transaction that first locks the
+tenant's counter row (`SELECT ... FROM bb_tenants ... FOR UPDATE`), so the
+mutations of a tenant are serialized across every replica: the decision
+sees exactly the state it commits on, and the revision is the counter plus
+one. That makes compare-and-swap correct on any number of replicas without
+retries. Reads need no lock: each is one statement (one snapshot) or a
+REPEATABLE READ transaction when it takes several.
+
+Tables (key columns use the "C" collation, so keys sort and compare by
+UTF-8 bytes, i.e. code points):
+
+* bb_tenants: revision, oldest readable revision, number of live keys;
+* bb_entries: the current entry of every live key;
+* bb_versions: every event ever committed, until compaction (reads at a
+  past revision, watch replay with previous values);
+* bb_log: one row per revision (board, commit time): history paging and
+  retention by time.
+
+The schema is this module's own versioned migration list (MIGRATIONS),
+recorded in bb_schema_migrations and applied under a transaction-scoped
+advisory lock, so replicas starting together apply each migration once.
+
+Publishing. After COMMIT (never before) the batch goes to the feed, which
+delivers it on this replica and XADDs it for the others. A crash between
+the two loses the publish, not the data: watch hubs repair gaps from
+`history`. A mutation runs shielded from cancellation, so a caller that
+hangs up cannot cut a commit from its publish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from statekeeper.core.blackboard_keys import KeyMatcher
+from statekeeper.core.blackboard_models import (
+    Decide,
+    Decision,
+    Entry,
+    Event,
+    EventType,
+    Header,
+    MutationOutcome,
+    MutationView,
+    ReadResult,
+    RevisionBatch,
+    RevisionCompactedError,
+    T,
+    Value,
+    ValueKind,
+    tombstone,
+)
+from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.storage.blackboard_store import BlackboardStore
+from statekeeper.storage.postgres import Migration, PostgresStorage, SchemaOutOfDateError
+from statekeeper.storage.redis_feeds import RedisStreamFeed
+
+if TYPE_CHECKING:
+    from statekeeper.storage.postgres import Connection
+
+log = logging.getLogger(__name__)
+
+# Append only; never edit a released entry.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "blackboard: tenants, entries, versions, revision log",
+        (
+            """CREATE TABLE bb_tenants (
+                tenant text PRIMARY KEY,
+                revision bigint NOT NULL,
+                oldest_revision bigint NOT NULL,
+                key_count bigint NOT NULL
+            )""",
+            """CREATE TABLE bb_entries (
+                tenant text NOT NULL,
+                board text COLLATE "C" NOT NULL,
+                key text COLLATE "C" NOT NULL,
+                kind smallint NOT NULL,
+                content_type text NOT NULL,
+                schema_version integer NOT NULL,
+                data bytea NOT NULL,
+                create_revision bigint NOT NULL,
+                revision bigint NOT NULL,
+                version bigint NOT NULL,
+                writer text NOT NULL,
+                expire_time double precision,
+                update_time double precision NOT NULL,
+                PRIMARY KEY (tenant, board, key)
+            )""",
+            "CREATE INDEX bb_entries_by_expiry ON bb_entries (expire_time)"
+            " WHERE expire_time IS NOT NULL",
+            """CREATE TABLE bb_versions (
+                tenant text NOT NULL,
+                board text COLLATE "C" NOT NULL,
+                key text COLLATE "C" NOT NULL,
+                revision bigint NOT NULL,
+                seq integer NOT NULL,
+                event_type smallint NOT NULL,
+                kind smallint,
+                content_type text,
+                schema_version integer,
+                data bytea,
+                create_revision bigint NOT NULL,
+                version bigint NOT NULL,
+                writer text NOT NULL,
+                expire_time double precision,
+                update_time double precision NOT NULL,
+                PRIMARY KEY (tenant, board, key, revision)
+            )""",
+            "CREATE INDEX bb_versions_by_board ON bb_versions (tenant, board, revision, seq)",
+            "CREATE INDEX bb_versions_by_revision ON bb_versions (tenant, revision, seq)",
+            """CREATE TABLE bb_log (
+                tenant text NOT NULL,
+                revision bigint NOT NULL,
+                board text COLLATE "C" NOT NULL,
+                commit_time double precision NOT NULL,
+                PRIMARY KEY (tenant, revision)
+            )""",
+            "CREATE INDEX bb_log_by_board ON bb_log (tenant, board, revision)",
+        ),
+    ),
+)
+LATEST_SCHEMA = MIGRATIONS[-1].version
+# pg_advisory_xact_lock key of these migrations ("blackbrd" in ASCII).
+MIGRATION_LOCK_KEY = 0x626C61636B627264
+SCHEMA_TABLE = "bb_schema_migrations"
+
+# Rows fetched per statement while scanning a key range for a glob.
+SCAN_CHUNK = 500
+
+_ENTRY_COLUMNS = (
+    "board, key, kind, content_type, schema_version, data, create_revision, revision,"
+    " version, writer, expire_time, update_time"
+)
+_VERSION_COLUMNS = (
+    "board, key, revision, seq, event_type, kind, content_type, schema_version, data,"
+    " create_revision, version, writer, expire_time, update_time"
+)
+
+# One statement writes a whole revision: history rows, entry upserts and
+# deletes, the log row and the counters. The events come as parallel
+# arrays; PUT rows carry a value, DELETE/EXPIRE rows do not.
+_WRITE_BATCH = f"""
+WITH ev AS (
+    SELECT * FROM unnest($5::text[], $6::smallint[], $7::smallint[], $8::text[],
+        $9::integer[], $10::bytea[], $11::bigint[], $12::bigint[], $13::text[],
+        $14::float8[], $15::float8[])
+        WITH ORDINALITY AS u(key, event_type, kind, content_type, schema_version, data,
+            create_revision, version, writer, expire_time, update_time, seq)
+), history AS (
+    INSERT INTO bb_versions (tenant, {_VERSION_COLUMNS})
+    SELECT $1, $2, key, $3, seq - 1, event_type, kind, content_type, schema_version, data,
+        create_revision, version, writer, expire_time, $4
+    FROM ev
+), upserted AS (
+    INSERT INTO bb_entries (tenant, {_ENTRY_COLUMNS})
+    SELECT $1, $2, key, kind, content_type, schema_version, data, create_revision, $3,
+        version, writer, expire_time, update_time
+    FROM ev WHERE event_type = 1
+    ON CONFLICT (tenant, board, key) DO UPDATE SET kind = excluded.kind,
+        content_type = excluded.content_type, schema_version = excluded.schema_version,
+        data = excluded.data, create_revision = excluded.create_revision,
+        revision = excluded.revision, version = excluded.version, writer = excluded.writer,
+        expire_time = excluded.expire_time, update_time = excluded.update_time
+), removed AS (
+    DELETE FROM bb_entries e USING ev
+    WHERE e.tenant = $1 AND e.board = $2 AND e.key = ev.key AND ev.event_type <> 1
+), logged AS (
+    INSERT INTO bb_log (tenant, revision, board, commit_time) VALUES ($1, $3, $2, $4)
+)
+UPDATE bb_tenants SET revision = $3, key_count = $16 WHERE tenant = $1
+"""
+
+# Current entries of some keys with the tenant header, in one snapshot.
+_READ_CURRENT = f"""
+SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, e.*
+FROM (SELECT 1) AS one
+LEFT JOIN bb_tenants h ON h.tenant = $1
+LEFT JOIN LATERAL (
+    SELECT {_ENTRY_COLUMNS} FROM bb_entries
+    WHERE tenant = $1 AND board = $2 AND key = ANY($3::text[])
+) e ON true
+"""
+
+# The latest version at or below a revision of some keys, with the header.
+_READ_AT = f"""
+SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, v.*
+FROM (SELECT 1) AS one
+LEFT JOIN bb_tenants h ON h.tenant = $1
+LEFT JOIN LATERAL (
+    SELECT DISTINCT ON (key) {_VERSION_COLUMNS} FROM bb_versions
+    WHERE tenant = $1 AND board = $2 AND key = ANY($3::text[]) AND revision <= $4
+    ORDER BY key, revision DESC
+) v ON true
+"""
+
+
+@dataclass
+class _Tenant:
+    """The tenant's counters, as locked inside the current transaction."""
+
+    tenant: str
+    revision: int = 0
+    oldest_revision: int = 1
+    key_count: int = 0
+
+    @property
+    def header(self) -> Header:
+        return Header(self.revision, self.oldest_revision)
+
+
+class PostgresBlackboardStore(BlackboardStore):
+    """The blackboard on PostgreSQL, published through Redis Streams (or,
+    without a Redis URL, through this replica and PostgreSQL polling)."""
+
+    def __init__(
+        self,
+        db: PostgresStorage,
+        redis_url: str | None,
+        prefix: str = "sk",
+        migrate: bool = True,
+        feed_options: dict[str, Any] | None = None,
+    ) -> None:
+        self._db = db
+        self._migrate = migrate
+        self._feed = RedisStreamFeed(self, redis_url, prefix, **(feed_options or {}))
+
+    @property
+    def feed(self) -> RedisStreamFeed:
+        return self._feed
+
+    @property
+    def description(self) -> str:
+        return f"blackboard on PostgreSQL; {self._feed.description}"
+
+    async def start(self) -> None:
+        """Applies (or, with migrate=False, checks) the schema, then starts
+        the feed. The PostgresStorage must be started first."""
+        async with self._db.connection("blackboard schema") as conn:
+            version = await apply_migrations(
+                conn, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS, self._migrate
+            )
+        if version < LATEST_SCHEMA:
+            raise SchemaOutOfDateError(
+                f"the blackboard schema is at version {version}, this server needs"
+                f" {LATEST_SCHEMA}: start with --migrate-on-start"
+            )
+        await self._feed.start()
+
+    async def close(self) -> None:
+        await self._feed.close()
+
+    # ----- mutations ----------------------------------------------------------------
+
+    async def mutate(
+        self,
+        tenant: str,
+        board: str,
+        keys: Sequence[str],
+        now: float,
+        decide: Decide[T],
+    ) -> MutationOutcome[T]:
+        work = asyncio.ensure_future(self._mutate(tenant, board, sorted(set(keys)), now, decide))
+        # A caller cancelled mid-commit never reads the outcome; mark it read.
+        work.add_done_callback(_consume)
+        return await asyncio.shield(work)
+
+    async def _mutate(
+        self, tenant: str, board: str, keys: list[str], now: float, decide: Decide[T]
+    ) -> MutationOutcome[T]:
+        batches: list[RevisionBatch] = []
+        refused: Exception | None = None
+        outcome: MutationOutcome[T] | None = None
+        async with self._db.transaction("blackboard mutation") as conn:
+            state = await _lock_tenant(conn, tenant)
+            entries = await _current_entries(conn, tenant, board, keys)
+            expired = sorted((e for e in entries.values() if e.is_expired(now)), key=_by_key)
+            if expired:
+                batches.append(await _write_expiry(conn, state, board, expired, now))
+                for entry in expired:
+                    del entries[entry.key]
+            view = MutationView(state.header, now, entries, state.key_count)
+            try:
+                decision = decide(view)
+                batch = None
+                if decision.events:
+                    batch = _checked_batch(tenant, board, keys, view, decision)
+            except Exception as exc:
+                refused = exc  # the expiry above still commits
+            else:
+                if batch is not None:
+                    await _write_batch(conn, state, batch, set(entries))
+                    batches.append(batch)
+                outcome = MutationOutcome(state.header, decision.result, batch)
+        await self._feed.publish(batches)
+        if refused is not None:
+            raise refused
+        assert outcome is not None
+        return outcome
+
+    # ----- reads ----------------------------------------------------------------------
+
+    async def header(self, tenant: str) -> Header:
+        async with self._db.connection("blackboard header") as conn:
+            row = await conn.fetchrow(
+                "SELECT revision, oldest_revision FROM bb_tenants WHERE tenant = $1", tenant
+            )
+        return Header(0, 1) if row is None else Header(row[0], row[1])
+
+    async def read(
+        self,
+        tenant: str,
+        board: str,
+        keys: Sequence[str],
+        revision: int,
+        visible_at: float | None,
+    ) -> ReadResult:
+        wanted = sorted(set(keys))
+        async with self._db.connection("blackboard read") as conn:
+            if revision == 0:
+                rows = await conn.fetch(_READ_CURRENT, tenant, board, wanted)
+            else:
+                rows = await conn.fetch(_READ_AT, tenant, board, wanted, revision)
+        header = _header_of(rows[0])
+        at = _resolve_revision(header, revision, slack=0)
+        entries = [
+            entry
+            for row in rows
+            if row["key"] is not None
+            for entry in _live(row, revision != 0)
+            if _visible(entry, visible_at)
+        ]
+        return ReadResult(header, at, sorted(entries, key=_by_key))
+
+    async def list_entries(
+        self,
+        tenant: str,
+        board: str,
+        matcher: KeyMatcher,
+        revision: int,
+        visible_at: float | None,
+        after_key: str | None,
+        limit: int,
+    ) -> ReadResult:
+        async with _snapshot(self._db, "blackboard list") as conn:
+            header = await _read_header(conn, tenant)
+            at = _resolve_revision(header, revision, slack=1)
+            entries: list[Entry] = []
+            async for entry in _scan(conn, tenant, board, matcher, after_key, at, header):
+                if matcher.matches(entry.key) and _visible(entry, visible_at):
+                    entries.append(entry)
+                    if len(entries) >= limit:
+                        break
+        return ReadResult(header, at, entries)
+
+    async def history(
+        self,
+        tenant: str,
+        board: str | None,
+        from_revision: int,
+        to_revision: int,
+        limit: int,
+        with_previous: bool,
+    ) -> list[RevisionBatch]:
+        async with _snapshot(self._db, "blackboard history") as conn:
+            header = await _read_header(conn, tenant)
+            if from_revision < header.oldest_revision:
+                raise RevisionCompactedError(from_revision, header.oldest_revision)
+            rows = await conn.fetch(
+                _history_sql(board is not None, with_previous),
+                tenant,
+                from_revision,
+                to_revision,
+                limit,
+                board,
+            )
+        return _batches(tenant, rows, with_previous)
+
+    # ----- compaction and expiry ---------------------------------------------------------
+
+    async def compact(self, tenant: str, revision: int) -> Header:
+        async with self._db.transaction("blackboard compaction") as conn:
+            state = await _lock_tenant(conn, tenant, create=False)
+            if revision > state.revision:
+                raise _above_current(revision, state.revision)
+            if revision <= state.oldest_revision:
+                raise RevisionCompactedError(revision, state.oldest_revision)
+            await _compact(conn, state, revision)
+            return state.header
+
+    async def compact_expired_history(
+        self, now: float, retention_seconds: float, max_revisions: int
+    ) -> list[tuple[str, int]]:
+        cutoff = now - retention_seconds
+        async with self._db.connection("blackboard retention") as conn:
+            candidates = await conn.fetch(_RETENTION_CANDIDATES, cutoff, max_revisions)
+        compacted: list[tuple[str, int]] = []
+        for row in candidates:
+            async with self._db.transaction("blackboard retention") as conn:
+                state = await _lock_tenant(conn, row["tenant"], create=False)
+                target = await _retention_target(conn, state, cutoff, max_revisions)
+                if target > state.oldest_revision:
+                    await _compact(conn, state, target)
+                    compacted.append((state.tenant, target))
+        return compacted
+
+    async def expire_due(self, now: float, limit: int) -> list[RevisionBatch]:
+        async with self._db.connection("blackboard expiry scan") as conn:
+            rows = await conn.fetch(
+                "SELECT tenant, board, key, revision FROM bb_entries"
+                " WHERE expire_time IS NOT NULL AND expire_time <= $1"
+                " ORDER BY expire_time LIMIT $2",
+                now,
+                limit,
+            )
+        found: dict[tuple[str, str], dict[str, int]] = {}
+        for row in rows:
+            found.setdefault((row["tenant"], row["board"]), {})[row["key"]] = row["revision"]
+        batches: list[RevisionBatch] = []
+        for (tenant, board), seen in sorted(found.items()):
+            batch = await asyncio.shield(self._expire(tenant, board, seen, now))
+            if batch is not None:
+                batches.append(batch)
+        return batches
+
+    async def _expire(
+        self, tenant: str, board: str, seen: dict[str, int], now: float
+    ) -> RevisionBatch | None:
+        """One (tenant, board) of a sweep: the keys still expired and
+        unchanged since the scan (another replica may have got there first)."""
+        async with self._db.transaction("blackboard expiry") as conn:
+            state = await _lock_tenant(conn, tenant)
+            entries = await _current_entries(conn, tenant, board, sorted(seen))
+            expired = sorted(
+                (
+                    e
+                    for e in entries.values()
+                    if e.is_expired(now) and e.mod_revision == seen[e.key]
+                ),
+                key=_by_key,
+            )
+            batch = await _write_expiry(conn, state, board, expired, now) if expired else None
+        if batch is not None:
+            await self._feed.publish([batch])
+        return batch
+
+
+# ----- migrations ------------------------------------------------------------------------
+
+
+async def apply_migrations(
+    conn: Connection,
+    table: str,
+    lock_key: int,
+    migrations: Sequence[Migration],
+    migrate: bool,
+) -> int:
+    """Applies the missing `migrations` (when `migrate`) in one transaction
+    under the advisory lock `lock_key`, recording them in `table`; returns
+    the schema version found or reached."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
+        await conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY,"
+            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        applied = {row["version"] for row in await conn.fetch(f"SELECT version FROM {table}")}
+        for migration in migrations:
+            if migration.version in applied or not migrate:
+                continue
+            for statement in migration.statements:
+                await conn.execute(statement)
+            await conn.execute(
+                f"INSERT INTO {table} (version, description) VALUES ($1, $2)",
+                migration.version,
+                migration.description,
+            )
+            applied.add(migration.version)
+            log.info("applied schema migration %s %d", table, migration.version)
+    return max(applied, default=0)
+
+
+# ----- helpers -------------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _snapshot(db: PostgresStorage, what: str) -> AsyncIterator[Connection]:
+    """A read-only REPEATABLE READ transaction: several statements, one
+    snapshot."""
+    async with (
+        db.connection(what) as conn,
+        conn.transaction(isolation="repeatable_read", readonly=True),
+    ):
+        yield conn
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+def _by_key(entry: Entry) -> str:
+    return entry.key
+
+
+async def _lock_tenant(conn: Connection, tenant: str, create: bool = True) -> _Tenant:
+    """Locks the tenant's counter row (creating it on first use), which
+    serializes this transaction with every other mutation of the tenant."""
+    sql = "SELECT revision, oldest_revision, key_count FROM bb_tenants WHERE tenant=$1 FOR UPDATE"
+    row = await conn.fetchrow(sql, tenant)
+    if row is None and create:
+        await conn.execute(
+            "INSERT INTO bb_tenants (tenant, revision, oldest_revision, key_count)"
+            " VALUES ($1, 0, 1, 0) ON CONFLICT (tenant) DO NOTHING",
+            tenant,
+        )
+        row = await conn.fetchrow(sql, tenant)
+    if row is None:
+        return _Tenant(tenant)
+    return _Tenant(tenant, row[0], row[1], row[2])
+
+
+async def _read_header(conn: Connection, tenant: str) -> Header:
+    row = await conn.fetchrow(
+        "SELECT revision, oldest_revision FROM bb_tenants WHERE tenant = $1", tenant
+    )
+    return Header(0, 1) if row is None else Header(row[0], row[1])
+
+
+def _header_of(row: asyncpg.Record) -> Header:
+    if row["h_revision"] is None:
+        return Header(0, 1)
+    return Header(row["h_revision"], row["h_oldest"])
+
+
+def _resolve_revision(header: Header, revision: int, slack: int) -> int:
+    """The revision to read at; `slack` 1 admits oldest - 1 (snapshots)."""
+    if revision == 0:
+        return header.revision
+    if revision > header.revision:
+        raise _above_current(revision, header.revision)
+    if revision < header.oldest_revision - slack:
+        raise RevisionCompactedError(revision, header.oldest_revision)
+    return revision
+
+
+def _above_current(revision: int, current: int) -> InvalidArgumentError:
+    error = InvalidArgumentError("revision", f"{revision} is above the current revision {current}")
+    error.metadata["current_revision"] = str(current)
+    return error
+
+
+def _visible(entry: Entry, visible_at: float | None) -> bool:
+    return visible_at is None or not entry.is_expired(visible_at)
+
+
+def _value_from_row(row: asyncpg.Record) -> Value | None:
+    if row["kind"] is None:
+        return None
+    return Value(
+        ValueKind(row["kind"]), bytes(row["data"]), row["content_type"], row["schema_version"]
+    )
+
+
+def _entry_from_row(row: asyncpg.Record) -> Entry:
+    return Entry(
+        board=row["board"],
+        key=row["key"],
+        value=_value_from_row(row),
+        create_revision=row["create_revision"],
+        mod_revision=row["revision"],
+        version=row["version"],
+        writer_agent_id=row["writer"],
+        expire_time=row["expire_time"],
+        update_time=row["update_time"],
+    )
+
+
+def _live(row: asyncpg.Record, from_versions: bool) -> Iterable[Entry]:
+    """The entry of an entries row, or of a versions row if it is a PUT."""
+    if from_versions and row["event_type"] != EventType.PUT:
+        return ()
+    return (_entry_from_row(row),)
+
+
+async def _current_entries(
+    conn: Connection, tenant: str, board: str, keys: Sequence[str]
+) -> dict[str, Entry]:
+    rows = await conn.fetch(
+        f"SELECT {_ENTRY_COLUMNS} FROM bb_entries"
+        " WHERE tenant = $1 AND board = $2 AND key = ANY($3::text[])",
+        tenant,
+        board,
+        list(keys),
+    )
+    return {row["key"]: _entry_from_row(row) for row in rows}
+
+
+async def _scan(
+    conn: Connection,
+    tenant: str,
+    board: str,
+    matcher: KeyMatcher,
+    after_key: str | None,
+    revision: int,
+    header: Header,
+) -> AsyncIterator[Entry]:
+    """Entries of the matcher's key range at `revision`, by key (not yet
+    filtered by glob or expiry), fetched in chunks of SCAN_CHUNK keys."""
+    current = revision == header.revision
+    if current:
+        source = f"SELECT {_ENTRY_COLUMNS} FROM bb_entries WHERE"
+        order = " ORDER BY key LIMIT $6"
+    else:
+        source = f"SELECT DISTINCT ON (key) {_VERSION_COLUMNS} FROM bb_versions WHERE"
+        order = " AND revision <= $7 ORDER BY key, revision DESC LIMIT $6"
+    sql = (
+        f"{source} tenant = $1 AND board = $2 AND key >= $3"
+        " AND ($4::text IS NULL OR key < $4) AND ($5::text IS NULL OR key > $5)"
+        f"{order}"
+    )
+    extra: list[object] = [] if current else [revision]
+    position = after_key
+    for _ in range(1_000_000):  # bounded: each round moves past SCAN_CHUNK keys
+        rows = await conn.fetch(
+            sql, tenant, board, matcher.prefix, matcher.end, position, SCAN_CHUNK, *extra
+        )
+        for row in rows:
+            for entry in _live(row, not current):
+                yield entry
+        if len(rows) < SCAN_CHUNK:
+            return
+        position = rows[-1]["key"]
+
+
+def _history_sql(by_board: bool, with_previous: bool) -> str:
+    """Batches of revisions [$2, $3] (at most $4 of them) of board $5 (NULL:
+    every board), with each event's previous version when asked."""
+    board_filter = "l.board = $5" if by_board else "$5::text IS NULL"
+    previous_columns = previous_join = ""
+    if with_previous:
+        names = [name.strip() for name in _VERSION_COLUMNS.split(",")]
+        previous_columns = "".join(f", p.{name} AS p_{name}" for name in names)
+        previous_join = (
+            " LEFT JOIN LATERAL (SELECT * FROM bb_versions p WHERE p.tenant = v.tenant"
+            " AND p.board = v.board AND p.key = v.key AND p.revision < v.revision"
+            " ORDER BY p.revision DESC LIMIT 1) p ON true"
+        )
+    return (
+        "WITH revs AS (SELECT l.revision FROM bb_log l WHERE l.tenant = $1"
+        f" AND l.revision BETWEEN $2 AND $3 AND {board_filter} ORDER BY l.revision LIMIT $4)"
+        f" SELECT v.*{previous_columns} FROM bb_versions v{previous_join}"
+        " WHERE v.tenant = $1 AND v.revision IN (SELECT revision FROM revs)"
+        " ORDER BY v.revision, v.seq"
+    )
+
+
+def _batches(tenant: str, rows: list[asyncpg.Record], with_previous: bool) -> list[RevisionBatch]:
+    batches: list[RevisionBatch] = []
+    events: list[Event] = []
+    current: asyncpg.Record | None = None
+    for row in rows:
+        if current is not None and row["revision"] != current["revision"]:
+            batches.append(_batch_from(tenant, current, events))
+            events = []
+        current = row
+        events.append(_event_from_row(row, with_previous))
+    if current is not None:
+        batches.append(_batch_from(tenant, current, events))
+    return batches
+
+
+def _batch_from(tenant: str, row: asyncpg.Record, events: list[Event]) -> RevisionBatch:
+    return RevisionBatch(tenant, row["board"], row["revision"], row["update_time"], tuple(events))
+
+
+def _event_from_row(row: asyncpg.Record, with_previous: bool) -> Event:
+    event_type = EventType(row["event_type"])
+    if event_type == EventType.PUT:
+        entry = _entry_from_row(row)
+    else:
+        entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
+    previous = None
+    if with_previous and row["p_event_type"] == EventType.PUT:
+        previous = Entry(
+            board=row["p_board"],
+            key=row["p_key"],
+            value=Value(
+                ValueKind(row["p_kind"]),
+                bytes(row["p_data"]),
+                row["p_content_type"],
+                row["p_schema_version"],
+            ),
+            create_revision=row["p_create_revision"],
+            mod_revision=row["p_revision"],
+            version=row["p_version"],
+            writer_agent_id=row["p_writer"],
+            expire_time=row["p_expire_time"],
+            update_time=row["p_update_time"],
+        )
+    return Event(event_type, entry, previous)
+
+
+def _checked_batch(
+    tenant: str, board: str, keys: list[str], view: MutationView, decision: Decision[Any]
+) -> RevisionBatch:
+    """Checks that a decision only touches its keys, once each, stamped with
+    the view's revision."""
+    seen: set[str] = set()
+    for event in decision.events:
+        if event.key not in keys or event.key in seen:
+            raise ValueError(f"decision changes key {event.key!r} it did not name, or twice")
+        if event.revision != view.revision or event.entry.board != board:
+            raise ValueError("decision event is not stamped with the mutation's revision")
+        if event.type == EventType.EXPIRE:
+            raise ValueError("only the store expires keys")
+        value = event.entry.value
+        if value is not None and "\x00" in value.content_type:
+            # PostgreSQL text cannot hold NUL; refuse rather than fail inside.
+            raise InvalidArgumentError("value.content_type", "must not contain NUL")
+        seen.add(event.key)
+    return RevisionBatch(tenant, board, view.revision, view.now, decision.events)
+
+
+async def _write_expiry(
+    conn: Connection, state: _Tenant, board: str, expired: list[Entry], now: float
+) -> RevisionBatch:
+    revision = state.revision + 1
+    events = tuple(
+        Event(EventType.EXPIRE, tombstone(board, e.key, revision, now), e) for e in expired
+    )
+    batch = RevisionBatch(state.tenant, board, revision, now, events)
+    await _write_batch(conn, state, batch, {e.key for e in expired})
+    return batch
+
+
+async def _write_batch(
+    conn: Connection, state: _Tenant, batch: RevisionBatch, live: set[str]
+) -> None:
+    """Stores one revision in one statement and advances `state`."""
+    columns: list[list[Any]] = [[] for _ in range(11)]
+    for event in batch.events:
+        entry, value = event.entry, event.entry.value
+        row = (
+            entry.key,
+            int(event.type),
+            None if value is None else int(value.kind),
+            None if value is None else value.content_type,
+            None if value is None else value.schema_version,
+            None if value is None else value.data,
+            entry.create_revision,
+            entry.version,
+            entry.writer_agent_id,
+            entry.expire_time,
+            entry.update_time,
+        )
+        for column, item in zip(columns, row, strict=True):
+            column.append(item)
+        if event.type == EventType.PUT:
+            if entry.key not in live:
+                live.add(entry.key)
+                state.key_count += 1
+        elif entry.key in live:
+            live.discard(entry.key)
+            state.key_count -= 1
+    await conn.execute(
+        _WRITE_BATCH,
+        state.tenant,
+        batch.board,
+        batch.revision,
+        batch.commit_time,
+        *columns,
+        state.key_count,
+    )
+    state.revision = batch.revision
+
+
+async def _compact(conn: Connection, state: _Tenant, revision: int) -> None:
+    """Drops history below `revision` except each key's latest PUT below it."""
+    await conn.execute(
+        "DELETE FROM bb_versions v WHERE v.tenant = $1 AND v.revision < $2 AND ("
+        " v.event_type <> 1 OR EXISTS (SELECT 1 FROM bb_versions newer"
+        " WHERE newer.tenant = v.tenant AND newer.board = v.board AND newer.key = v.key"
+        " AND newer.revision > v.revision AND newer.revision < $2))",
+        state.tenant,
+        revision,
+    )
+    await conn.execute(
+        "DELETE FROM bb_log WHERE tenant = $1 AND revision < $2", state.tenant, revision
+    )
+    await conn.execute(
+        "UPDATE bb_tenants SET oldest_revision = $2 WHERE tenant = $1", state.tenant, revision
+    )
+    state.oldest_revision = revision
+
+
+# Tenants whose oldest kept revision is past the retention window or the
+# revision cap (cheap: one index probe per tenant).
+_RETENTION_CANDIDATES = """
+SELECT t.tenant FROM bb_tenants t
+WHERE t.oldest_revision < t.revision AND (
+    t.revision - t.oldest_revision + 1 > $2
+    OR EXISTS (SELECT 1 FROM bb_log l WHERE l.tenant = t.tenant
+               AND l.revision = t.oldest_revision AND l.commit_time <= $1))
+ORDER BY t.tenant
+"""
+
+
+async def _retention_target(
+    conn: Connection, state: _Tenant, cutoff: float, max_revisions: int
+) -> int:
+    """The oldest revision to keep: the first one committed after `cutoff`,
+    and within the newest `max_revisions`; never past the current one."""
+    first_kept = await conn.fetchval(
+        "SELECT revision FROM bb_log WHERE tenant = $1 AND revision >= $2"
+        " AND commit_time > $3 ORDER BY revision LIMIT 1",
+        state.tenant,
+        state.oldest_revision,
+        cutoff,
+    )
+    target = first_kept if first_kept is not None else state.revision
+    target = max(target, state.revision - max_revisions + 1)
+    return int(min(target, state.revision))
