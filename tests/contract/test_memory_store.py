@@ -1,8 +1,9 @@
 """The memory storage contract (storage/memory_store.py), once per backend.
 
-MEMORY_BACKENDS maps a name to a factory of (store, close); the PostgreSQL
-store joins by adding its factory here (skipping when its server is not
-running, as tests/contract/conftest.py does for the session store)."""
+MEMORY_BACKENDS maps a name to a factory of (store, close): the embedded
+SQLite store, and the PostgreSQL store on a fresh database per test (the
+tests read store-wide lists such as `tenants()`), skipped with the reason
+printed when its server is not running (tests/services.py)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ from statekeeper.core.memory_models import (
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
 from statekeeper.storage.memory_store import MemoryStore
+from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.postgres_memory import PostgresMemoryStore
+from tests.services import configured, create_database, drop_database, reachable
 
 NOW = 1_700_000_000.0
 
@@ -45,8 +49,26 @@ async def _embedded(tmp_path: Path) -> tuple[MemoryStore, Closer]:
     return EmbeddedMemoryStore(storage), storage.close
 
 
+async def _postgres(tmp_path: Path) -> tuple[MemoryStore, Closer]:
+    services = configured()
+    await reachable(services)
+    dsn = await create_database(services)
+    storage = PostgresStorage(dsn, pool_size=4, migrate_on_start=True)
+    await storage.start()
+    store = PostgresMemoryStore(storage)
+    await store.start()
+
+    async def close() -> None:
+        await store.close()
+        await storage.close()
+        await drop_database(services, dsn)
+
+    return store, close
+
+
 MEMORY_BACKENDS: dict[str, Callable[[Path], Awaitable[tuple[MemoryStore, Closer]]]] = {
     "embedded": _embedded,
+    "postgres": _postgres,
 }
 
 
