@@ -8,10 +8,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test setup generate check-generated lint typecheck unit bench bench-production services clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml adapters/langgraph/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev]' -e adapters/langgraph
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -29,8 +29,8 @@ check-generated: $(STAMP)
 	scripts/check-generated.sh
 
 lint: $(STAMP)
-	$(BIN)/ruff check server tests bench scripts
-	$(BIN)/ruff format --check server tests bench scripts
+	$(BIN)/ruff check server tests bench scripts adapters
+	$(BIN)/ruff format --check server tests bench scripts adapters
 	$(BIN)/buf lint
 
 typecheck: $(STAMP)
@@ -41,6 +41,9 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.sessions
+	$(BIN)/python -m bench.blackboard
+	$(BIN)/python -m bench.checkpoints
+	$(BIN)/python -m bench.memory
 
 # Production tier (PostgreSQL + Redis) vs raw asyncpg INSERT / Redis GET.
 # Starts its own Redis and PostgreSQL unless STATEKEEPER_TEST_* point at some.

@@ -12,14 +12,15 @@
 # Environment:
 #   CONFORMANCE_REQUIRE  services whose UNIMPLEMENTED answer fails a step
 #                        instead of skipping it (comma separated, or "all";
-#                        default "session": add each service as it lands)
+#                        default "all": every service is built on the
+#                        embedded store the scenario runs against)
 #   CONFORMANCE_ONLY     run only these languages (e.g. "go,rust")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 TOOLS=$ROOT/.tools
 PY=${PYTHON:-$ROOT/.venv/bin/python}
-REQUIRE=${CONFORMANCE_REQUIRE:-session}
+REQUIRE=${CONFORMANCE_REQUIRE:-all}
 ONLY=${CONFORMANCE_ONLY:-python,go,typescript,java,rust}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/statekeeper-conformance.XXXXXX")

@@ -41,6 +41,14 @@ class Settings:
     summarizer_url: str = ""
     summarizer_model: str = "gpt-4o-mini"
     summarizer_api_key: str = ""
+    embedder_url: str = ""
+    embedder_model: str = "text-embedding-3-small"
+    embedder_api_key: str = ""
+    embedder_kind: str = "openai"
+    local_model_path: str = ""
+    llm_url: str = ""
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str = ""
     postgres_dsn: str = ""
     redis_url: str = ""
     migrate_on_start: bool = False
@@ -69,6 +77,16 @@ _OPTIONS: dict[str, str] = {
     "summarizer_url": "base URL of an OpenAI-compatible API for summaries (unset: offline)",
     "summarizer_model": "model name sent to the summarizer endpoint",
     "summarizer_api_key": "bearer key for the summarizer endpoint",
+    "embedder_url": "base URL of an OpenAI-compatible embeddings API (unset: vectors come"
+    " from clients; text recall falls back to lexical ranking)",
+    "embedder_model": "model name sent to the embeddings endpoint",
+    "embedder_api_key": "bearer key for the embeddings endpoint",
+    "embedder_kind": "openai (HTTP endpoint) or local (all-MiniLM-L6-v2, the local-embedder extra)",
+    "local_model_path": "path of the local embedding model (unset: the packaged one)",
+    "llm_url": "base URL of an OpenAI-compatible chat API for fact extraction (unset:"
+    " offline pattern extractor)",
+    "llm_model": "model name sent to the fact extraction endpoint",
+    "llm_api_key": "bearer key for the fact extraction endpoint",
     "postgres_dsn": "PostgreSQL DSN of the durable tier, e.g. postgresql://user:pw@host/db;"
     " set to run the production tier instead of the embedded store",
     "redis_url": "Redis URL of the hot tier (session cache), e.g. redis://host:6379/0;"
@@ -197,6 +215,8 @@ def _check(settings: Settings) -> None:
     host, sep, port = settings.listen.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise ConfigError(f"listen: expected HOST:PORT, got {settings.listen!r}")
+    if settings.embedder_kind not in ("openai", "local"):
+        raise ConfigError("embedder_kind: must be openai or local")
     if settings.log_format not in ("json", "text"):
         raise ConfigError("log_format: must be json or text")
     if settings.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):

@@ -27,7 +27,7 @@ from statekeeper.api import reflection
 from statekeeper.api.admin_servicer import AdminServicer
 from statekeeper.api.interceptor import DomainInterceptor
 from statekeeper.api.session_servicer import SessionServicer
-from statekeeper.api.unimplemented import unimplemented_servicer
+from statekeeper.capabilities import CAPABILITY_SERVICES, Capability, build_capabilities
 from statekeeper.config import Settings
 from statekeeper.core.audit import AuditLog
 from statekeeper.core.errors import StorageUnavailableError
@@ -36,39 +36,14 @@ from statekeeper.core.summarizer import ExtractiveSummarizer, Summarizer
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.factory import build_storage
-from statekeeper.v1 import (
-    admin_pb2,
-    admin_pb2_grpc,
-    blackboard_pb2,
-    blackboard_pb2_grpc,
-    checkpoint_pb2,
-    checkpoint_pb2_grpc,
-    memory_pb2,
-    memory_pb2_grpc,
-    message_pb2,
-    message_pb2_grpc,
-    session_pb2,
-    session_pb2_grpc,
-)
+from statekeeper.v1 import admin_pb2, admin_pb2_grpc, session_pb2, session_pb2_grpc
 
 log = logging.getLogger(__name__)
-
-# Services whose behaviour is not built yet: (module, grpc module, capability).
-_PENDING: list[tuple[Any, Any, str]] = [
-    (memory_pb2, memory_pb2_grpc, "episodic and semantic memory"),
-    (checkpoint_pb2, checkpoint_pb2_grpc, "workflow checkpoints"),
-    (blackboard_pb2, blackboard_pb2_grpc, "the shared blackboard"),
-    (message_pb2, message_pb2_grpc, "the agent message bus"),
-]
 
 STATEKEEPER_SERVICES = [
     session_pb2.DESCRIPTOR.services_by_name["SessionService"].full_name,
     admin_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
-    *(
-        service.full_name
-        for module, _, _ in _PENDING
-        for service in module.DESCRIPTOR.services_by_name.values()
-    ),
+    *CAPABILITY_SERVICES,
 ]
 
 
@@ -85,11 +60,14 @@ class StatekeeperServer:
         self.settings = settings
         self.storage = build_storage(settings)
         counter = TokenCounter()
-        self.sessions = SessionManager(
-            self.storage.sessions,
+        summarizer = build_summarizer(settings, counter)
+        self.sessions = SessionManager(self.storage.sessions, counter, summarizer, settings.limits)
+        self.capabilities: list[Capability] = build_capabilities(
+            settings,
+            self.storage,
+            self.sessions,
             counter,
-            build_summarizer(settings, counter),
-            settings.limits,
+            summarizer if settings.summarizer_url else None,
         )
         self.audit = AuditLog(self.storage.audit, settings.limits)
         self.authenticator = Authenticator(settings.api_keys)
@@ -103,6 +81,8 @@ class StatekeeperServer:
         """Opens storage and starts serving; returns the bound port."""
         await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.storage.start()
+        for capability in self.capabilities:
+            await capability.start()
         max_bytes = self.settings.limits.max_request_bytes
         server = grpc.aio.server(
             interceptors=[DomainInterceptor(self.authenticator)],
@@ -115,11 +95,8 @@ class StatekeeperServer:
             SessionServicer(self.sessions), server
         )
         admin_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(self.audit), server)
-        for module, grpc_module, capability in _PENDING:
-            for service in module.DESCRIPTOR.services_by_name.values():
-                base = getattr(grpc_module, f"{service.name}Servicer")
-                register = getattr(grpc_module, f"add_{service.name}Servicer_to_server")
-                register(unimplemented_servicer(base, service, capability), server)
+        for capability in self.capabilities:
+            capability.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         reflection.enable([*STATEKEEPER_SERVICES, health.SERVICE_NAME], server)
         self.port = server.add_insecure_port(self.settings.listen)
@@ -200,7 +177,12 @@ class StatekeeperServer:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        # Open streams (watches, inboxes) would otherwise hold the grace period.
+        for capability in self.capabilities:
+            await capability.drain()
         if self._server is not None:
             await self._server.stop(self.settings.shutdown_grace_seconds)
+        for capability in self.capabilities:
+            await capability.close()
         await self.storage.close()
         log.info("stopped")

@@ -61,7 +61,7 @@ const (
 // matches every key of the board). A glob `pattern` matches whole keys: `*`
 // matches any run of characters except "/", `**` any run including "/", `?`
 // one character except "/", `[abc]` and `[a-z]` one character of the class,
-// and `\` escapes the next character.
+// and a backslash escapes the next character.
 //
 // All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
 // UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.
@@ -299,7 +299,7 @@ func (c *blackboardServiceClient) CompactBlackboard(ctx context.Context, in *Com
 // matches every key of the board). A glob `pattern` matches whole keys: `*`
 // matches any run of characters except "/", `**` any run including "/", `?`
 // one character except "/", `[abc]` and `[a-z]` one character of the class,
-// and `\` escapes the next character.
+// and a backslash escapes the next character.
 //
 // All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
 // UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.

@@ -4578,7 +4578,7 @@ export const CompactBlackboardResponse: MessageFns<CompactBlackboardResponse> = 
  * matches every key of the board). A glob `pattern` matches whole keys: `*`
  * matches any run of characters except "/", `**` any run including "/", `?`
  * one character except "/", `[abc]` and `[a-z]` one character of the class,
- * and `\` escapes the next character.
+ * and a backslash escapes the next character.
  *
  * All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
  * UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.

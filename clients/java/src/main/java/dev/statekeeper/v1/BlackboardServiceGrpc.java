@@ -30,7 +30,7 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  * matches every key of the board). A glob `pattern` matches whole keys: `*`
  * matches any run of characters except "/", `**` any run including "/", `?`
  * one character except "/", `[abc]` and `[a-z]` one character of the class,
- * and `&#92;` escapes the next character.
+ * and a backslash escapes the next character.
  * All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
  * UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.
  * </pre>
@@ -347,7 +347,7 @@ public final class BlackboardServiceGrpc {
    * matches every key of the board). A glob `pattern` matches whole keys: `*`
    * matches any run of characters except "/", `**` any run including "/", `?`
    * one character except "/", `[abc]` and `[a-z]` one character of the class,
-   * and `&#92;` escapes the next character.
+   * and a backslash escapes the next character.
    * All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
    * UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.
    * </pre>
@@ -541,7 +541,7 @@ public final class BlackboardServiceGrpc {
    * matches every key of the board). A glob `pattern` matches whole keys: `*`
    * matches any run of characters except "/", `**` any run including "/", `?`
    * one character except "/", `[abc]` and `[a-z]` one character of the class,
-   * and `&#92;` escapes the next character.
+   * and a backslash escapes the next character.
    * All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
    * UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.
    * </pre>
@@ -583,7 +583,7 @@ public final class BlackboardServiceGrpc {
    * matches every key of the board). A glob `pattern` matches whole keys: `*`
    * matches any run of characters except "/", `**` any run including "/", `?`
    * one character except "/", `[abc]` and `[a-z]` one character of the class,
-   * and `&#92;` escapes the next character.
+   * and a backslash escapes the next character.
    * All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
    * UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.
    * </pre>
@@ -795,7 +795,7 @@ public final class BlackboardServiceGrpc {
    * matches every key of the board). A glob `pattern` matches whole keys: `*`
    * matches any run of characters except "/", `**` any run including "/", `?`
    * one character except "/", `[abc]` and `[a-z]` one character of the class,
-   * and `&#92;` escapes the next character.
+   * and a backslash escapes the next character.
    * All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
    * UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.
    * </pre>
@@ -1002,7 +1002,7 @@ public final class BlackboardServiceGrpc {
    * matches every key of the board). A glob `pattern` matches whole keys: `*`
    * matches any run of characters except "/", `**` any run including "/", `?`
    * one character except "/", `[abc]` and `[a-z]` one character of the class,
-   * and `&#92;` escapes the next character.
+   * and a backslash escapes the next character.
    * All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
    * UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.
    * </pre>
@@ -1208,7 +1208,7 @@ public final class BlackboardServiceGrpc {
    * matches every key of the board). A glob `pattern` matches whole keys: `*`
    * matches any run of characters except "/", `**` any run including "/", `?`
    * one character except "/", `[abc]` and `[a-z]` one character of the class,
-   * and `&#92;` escapes the next character.
+   * and a backslash escapes the next character.
    * All RPCs may also fail with UNAUTHENTICATED (UNAUTHENTICATED) and
    * UNAVAILABLE (STORAGE_UNAVAILABLE), as described in common.proto.
    * </pre>

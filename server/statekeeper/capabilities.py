@@ -1,0 +1,241 @@
+"""Assembles the capabilities beyond sessions: memory, checkpoints and
+workflows, the blackboard and the message bus.
+
+Each capability knows how to build itself on the configured backend, register
+its servicer, start its background work, end its open streams before the
+server drains, and close its stores after. A capability that has no
+implementation on the configured backend registers a servicer that answers
+every RPC UNIMPLEMENTED with a message naming what is missing, so the
+contract stays visible (reflection, health) and callers learn why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, Protocol
+
+import grpc
+
+from statekeeper.api import blackboard_servicer, messagebus_servicer
+from statekeeper.api.checkpoint_servicer import register as register_checkpoints
+from statekeeper.api.unimplemented import unimplemented_servicer
+from statekeeper.config import Settings
+from statekeeper.core.blackboard import Blackboard
+from statekeeper.core.blackboard_models import BlackboardLimits
+from statekeeper.core.checkpoints import CheckpointLimits, CheckpointManager
+from statekeeper.core.memory_config import MemoryConfig
+from statekeeper.core.messagebus import MessageBus
+from statekeeper.core.messagebus_models import MessageBusLimits
+from statekeeper.core.schema_upgrades import builtin_registry
+from statekeeper.core.sessions import SessionManager
+from statekeeper.core.summarizer import Summarizer
+from statekeeper.core.tokens import TokenCounter
+from statekeeper.core.workflows import WorkflowLimits, WorkflowManager, maintain_forever
+from statekeeper.memory_app import MemoryApp, ModelEndpoints
+from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
+from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.embedded_messagebus import (
+    EmbeddedMessageStore,
+    InProcessInboxNotifier,
+    InProcessReplyWaiters,
+)
+from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+from statekeeper.storage.interfaces import Storage
+from statekeeper.v1 import (
+    blackboard_pb2,
+    blackboard_pb2_grpc,
+    checkpoint_pb2,
+    checkpoint_pb2_grpc,
+    memory_pb2,
+    memory_pb2_grpc,
+    message_pb2,
+    message_pb2_grpc,
+)
+
+CHECKPOINT_MAINTENANCE_SECONDS = 1.0
+
+
+class Capability(Protocol):
+    """One service's assembly on the configured backend."""
+
+    async def start(self) -> None:
+        """Prepares stores and starts background work."""
+
+    def register(self, server: grpc.aio.Server) -> None:
+        """Adds the servicer to the gRPC server."""
+
+    async def drain(self) -> None:
+        """Ends open streams and background work, before the server drains."""
+
+    async def close(self) -> None:
+        """Releases stores, after the server stopped."""
+
+
+class Unavailable:
+    """A service whose capability is not built on this backend."""
+
+    def __init__(self, pb2: Any, pb2_grpc: Any, capability: str) -> None:
+        self._pb2 = pb2
+        self._pb2_grpc = pb2_grpc
+        self._capability = capability
+
+    async def start(self) -> None:
+        return None
+
+    def register(self, server: grpc.aio.Server) -> None:
+        for service in self._pb2.DESCRIPTOR.services_by_name.values():
+            base = getattr(self._pb2_grpc, f"{service.name}Servicer")
+            add = getattr(self._pb2_grpc, f"add_{service.name}Servicer_to_server")
+            add(unimplemented_servicer(base, service, self._capability), server)
+
+    async def drain(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+class EmbeddedBlackboard:
+    def __init__(self, storage: EmbeddedStorage) -> None:
+        self.store = EmbeddedBlackboardStore(storage)
+        self.blackboard = Blackboard(self.store, BlackboardLimits())
+
+    async def start(self) -> None:
+        await self.store.start()
+        await self.blackboard.start()
+
+    def register(self, server: grpc.aio.Server) -> None:
+        blackboard_servicer.register(server, self.blackboard)
+
+    async def drain(self) -> None:
+        await self.blackboard.stop()
+
+    async def close(self) -> None:
+        await self.store.close()
+
+
+class EmbeddedMessageBus:
+    def __init__(self, storage: EmbeddedStorage, settings: Settings) -> None:
+        self.store = EmbeddedMessageStore(storage)
+        self.bus = MessageBus(
+            self.store,
+            InProcessInboxNotifier(),
+            InProcessReplyWaiters(),
+            MessageBusLimits(),
+            settings.limits,
+        )
+
+    async def start(self) -> None:
+        await self.store.start()
+        await self.bus.start()
+
+    def register(self, server: grpc.aio.Server) -> None:
+        messagebus_servicer.register(server, self.bus)
+
+    async def drain(self) -> None:
+        await self.bus.stop()
+
+    async def close(self) -> None:
+        await self.store.close()
+
+
+class EmbeddedCheckpoints:
+    def __init__(self, storage: EmbeddedStorage) -> None:
+        self.checkpoint_store = EmbeddedCheckpointStore(storage)
+        self.workflow_store = EmbeddedWorkflowStore(storage)
+        upgrades = builtin_registry()
+        self.checkpoints = CheckpointManager(self.checkpoint_store, CheckpointLimits(), upgrades)
+        self.workflows = WorkflowManager(self.workflow_store, WorkflowLimits(), upgrades)
+        self._maintenance: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await self.checkpoint_store.start()
+        await self.workflow_store.start()
+        self._maintenance = asyncio.create_task(
+            maintain_forever(self.checkpoints, self.workflows, CHECKPOINT_MAINTENANCE_SECONDS),
+            name="checkpoint-maintenance",
+        )
+
+    def register(self, server: grpc.aio.Server) -> None:
+        register_checkpoints(server, self.checkpoints, self.workflows)
+
+    async def drain(self) -> None:
+        if self._maintenance is not None:
+            self._maintenance.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._maintenance
+
+    async def close(self) -> None:
+        return None
+
+
+class Memory:
+    def __init__(self, app: MemoryApp) -> None:
+        self.app = app
+
+    async def start(self) -> None:
+        await self.app.start()
+
+    def register(self, server: grpc.aio.Server) -> None:
+        self.app.register(server)
+
+    async def drain(self) -> None:
+        await self.app.stop()
+
+    async def close(self) -> None:
+        return None
+
+
+def model_endpoints(settings: Settings) -> ModelEndpoints:
+    return ModelEndpoints(
+        embedder_url=settings.embedder_url,
+        embedder_model=settings.embedder_model,
+        embedder_api_key=settings.embedder_api_key,
+        embedder_kind=settings.embedder_kind,
+        local_model_path=settings.local_model_path,
+        llm_url=settings.llm_url,
+        llm_model=settings.llm_model,
+        llm_api_key=settings.llm_api_key,
+    )
+
+
+def build_capabilities(
+    settings: Settings,
+    storage: Storage,
+    sessions: SessionManager,
+    counter: TokenCounter,
+    summarizer: Summarizer | None,
+) -> list[Capability]:
+    """Every capability beyond sessions, on the configured backend."""
+    if not isinstance(storage, EmbeddedStorage):
+        missing = "on the production backend (PostgreSQL + Redis)"
+        return [
+            Unavailable(memory_pb2, memory_pb2_grpc, f"episodic and semantic memory {missing}"),
+            Unavailable(checkpoint_pb2, checkpoint_pb2_grpc, f"workflow checkpoints {missing}"),
+            Unavailable(blackboard_pb2, blackboard_pb2_grpc, f"the shared blackboard {missing}"),
+            Unavailable(message_pb2, message_pb2_grpc, f"the agent message bus {missing}"),
+        ]
+    memory = MemoryApp(
+        storage,
+        sessions,
+        counter,
+        summarizer,
+        settings.limits,
+        MemoryConfig(),
+        model_endpoints(settings),
+    )
+    return [
+        Memory(memory),
+        EmbeddedCheckpoints(storage),
+        EmbeddedBlackboard(storage),
+        EmbeddedMessageBus(storage, settings),
+    ]
+
+
+CAPABILITY_SERVICES = [
+    service.full_name
+    for module in (memory_pb2, checkpoint_pb2, blackboard_pb2, message_pb2)
+    for service in module.DESCRIPTOR.services_by_name.values()
+]
