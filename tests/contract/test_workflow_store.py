@@ -1,4 +1,6 @@
-"""The WorkflowStore contract (storage/workflow_store.py), on every backend."""
+"""The WorkflowStore contract (storage/workflow_store.py), on every backend:
+the embedded store, and the PostgreSQL one on a fresh database per test
+(skipped with the reason printed when the test services are not configured)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from statekeeper.core.schema_upgrades import Payload
 from statekeeper.core.workflows import ClaimableStep, Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+from statekeeper.storage.postgres_workflows import PostgresWorkflowStore
 from statekeeper.storage.workflow_store import WorkflowStore
+from tests.contract.fresh_postgres import fresh_postgres
 
 
 @dataclass
@@ -40,10 +44,21 @@ async def _embedded(tmp_path: Path) -> Backend:
     return Backend(store, trail, storage.close)
 
 
+async def _postgres(tmp_path: Path) -> Backend:
+    database = await fresh_postgres()
+    store = PostgresWorkflowStore(database.storage)
+    try:
+        await store.start()
+    except BaseException:
+        await database.close()
+        raise
+    return Backend(store, database.audit_trail, database.close)
+
+
 StoreFactory = Callable[[Path], Awaitable[Backend]]
 
 
-WORKFLOW_BACKENDS: dict[str, StoreFactory] = {"embedded": _embedded}
+WORKFLOW_BACKENDS: dict[str, StoreFactory] = {"embedded": _embedded, "postgres": _postgres}
 
 
 @pytest.fixture(params=sorted(WORKFLOW_BACKENDS))
