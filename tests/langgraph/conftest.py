@@ -1,4 +1,6 @@
-"""LangGraph tests: the saver against a live in-process server.
+"""LangGraph tests: the saver against a live in-process server, once on the
+embedded store and once on the production one (PostgreSQL; skipped with the
+reason printed when the test services are not configured).
 
 They need `langgraph`, `langgraph-checkpoint-conformance` and the adapter
 package (adapters/langgraph); without them they are skipped with the reason.
@@ -22,16 +24,15 @@ pytest.importorskip(
     "langgraph.checkpoint.conformance", reason="langgraph-checkpoint-conformance is not installed"
 )
 
-from tests.langgraph.harness import CheckpointServer  # noqa: E402
+from tests.langgraph.harness import BACKENDS, CheckpointServer, serving  # noqa: E402
 
 API_KEY = "key-langgraph"
 
 
-@pytest.fixture(scope="module")
-def checkpoint_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CheckpointServer]:
-    server = CheckpointServer(
-        tmp_path_factory.mktemp("checkpoint-server"), api_keys={API_KEY: "langgraph"}
-    )
-    server.start()
-    yield server
-    server.stop()
+@pytest.fixture(scope="module", params=BACKENDS)
+def checkpoint_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CheckpointServer]:
+    data_dir = tmp_path_factory.mktemp("checkpoint-server")
+    with serving(request.param, data_dir, {API_KEY: "langgraph"}) as server:
+        yield server

@@ -1,5 +1,8 @@
 """A live CheckpointService for tests: the real grpc.aio server, the real
-DomainInterceptor and Authenticator, the embedded store, on 127.0.0.1:0.
+DomainInterceptor and Authenticator, on 127.0.0.1:0, backed by the embedded
+store, or with `postgres_dsn` by the production one (PostgresStorage with
+PostgresCheckpointStore and PostgresWorkflowStore, as `serve --postgres-dsn`
+wires them; checkpoints and workflows have no Redis tier).
 
 It runs in a thread with its own event loop, so that both sync callers (a
 LangGraph graph run with `invoke`, which blocks its thread) and async
@@ -10,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,12 +28,21 @@ from statekeeper.core.checkpoints import CheckpointLimits, CheckpointManager
 from statekeeper.core.schema_upgrades import builtin_registry
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.workflows import WorkflowLimits, WorkflowManager, maintain_forever
+from statekeeper.storage.checkpoint_store import CheckpointStore
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
 from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.postgres_checkpoints import PostgresCheckpointStore
+from statekeeper.storage.postgres_workflows import PostgresWorkflowStore
+from statekeeper.storage.workflow_store import WorkflowStore
+from tests.services import configured, create_database, drop_database, reachable
 
 T = TypeVar("T")
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
+# What `serving` can back the service with.
+BACKENDS = ("embedded", "postgres")
 
 
 @dataclass
@@ -39,10 +52,12 @@ class CheckpointServer:
     checkpoint_limits: CheckpointLimits = field(default_factory=CheckpointLimits)
     workflow_limits: WorkflowLimits = field(default_factory=WorkflowLimits)
     maintenance_seconds: float = 0.2
+    # Empty: the embedded store in `data_dir`; else the PostgreSQL stores.
+    postgres_dsn: str = ""
     port: int = 0
     checkpoints: CheckpointManager | None = None
     workflows: WorkflowManager | None = None
-    storage: EmbeddedStorage | None = None
+    storage: Storage | None = None
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
     _stopping: asyncio.Event | None = None
@@ -87,10 +102,9 @@ class CheckpointServer:
 
     async def _serve(self, ready: Future[None]) -> None:
         self._stopping = asyncio.Event()
-        self.storage = storage = EmbeddedStorage(self.data_dir)
+        storage, checkpoint_store, workflow_store = self._backend()
+        self.storage = storage
         await storage.start()
-        checkpoint_store = EmbeddedCheckpointStore(storage)
-        workflow_store = EmbeddedWorkflowStore(storage)
         await checkpoint_store.start()
         await workflow_store.start()
         upgrades = builtin_registry()
@@ -114,3 +128,36 @@ class CheckpointServer:
         maintenance.cancel()
         await server.stop(grace=1.0)
         await storage.close()
+
+    def _backend(self) -> tuple[Storage, CheckpointStore, WorkflowStore]:
+        if self.postgres_dsn:
+            durable = PostgresStorage(self.postgres_dsn, pool_size=8, migrate_on_start=True)
+            return durable, PostgresCheckpointStore(durable), PostgresWorkflowStore(durable)
+        embedded = EmbeddedStorage(self.data_dir)
+        return embedded, EmbeddedCheckpointStore(embedded), EmbeddedWorkflowStore(embedded)
+
+
+@contextmanager
+def serving(backend: str, data_dir: Path, api_keys: dict[str, str]) -> Iterator[CheckpointServer]:
+    """A started CheckpointServer on `backend` ("embedded", or "postgres": a
+    fresh database on the test PostgreSQL server, dropped afterwards). The
+    postgres backend is skipped with the reason printed when the test services
+    are not configured (it fails instead under STATEKEEPER_REQUIRE_SERVICES=1)."""
+    if backend == "embedded":
+        server = CheckpointServer(data_dir, api_keys=api_keys).start()
+        try:
+            yield server
+        finally:
+            server.stop()
+        return
+    services = configured()
+    asyncio.run(reachable(services))
+    dsn = asyncio.run(create_database(services))
+    try:
+        server = CheckpointServer(data_dir, api_keys=api_keys, postgres_dsn=dsn).start()
+        try:
+            yield server
+        finally:
+            server.stop()
+    finally:
+        asyncio.run(drop_database(services, dsn))
