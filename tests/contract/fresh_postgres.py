@@ -5,25 +5,42 @@ run's leftovers change another's results)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from statekeeper.core.models import AuditFilter, AuditRecord
 from statekeeper.storage.postgres import PostgresStorage
-from tests.services import configured, create_database, drop_database, reachable
+from tests.services import Services, configured, create_database, drop_database, reachable
 
 
 @dataclass
 class FreshPostgres:
-    """A started storage, its audit trail reader, and how to drop it all."""
+    """A started storage on a new database, more "replicas" of it (storages
+    with pools of their own, as other server processes would have), and how
+    to drop it all."""
 
+    services: Services
+    dsn: str
     storage: PostgresStorage
-    close: Callable[[], Awaitable[None]]
+    replicas: list[PostgresStorage] = field(default_factory=list)
+
+    async def replica(self) -> PostgresStorage:
+        """Another started storage on the same database."""
+        storage = PostgresStorage(self.dsn, pool_size=4)
+        await storage.start()
+        self.replicas.append(storage)
+        return storage
 
     async def audit_trail(self, tenant: str) -> list[AuditRecord]:
         """The tenant's audit records, oldest first."""
         records = await self.storage.audit.list_audit(tenant, AuditFilter(), 0, 1000)
         return list(reversed(records))
+
+    async def close(self) -> None:
+        try:
+            for storage in [self.storage, *self.replicas]:
+                await storage.close()
+        finally:
+            await drop_database(self.services, self.dsn)
 
 
 async def fresh_postgres() -> FreshPostgres:
@@ -32,17 +49,12 @@ async def fresh_postgres() -> FreshPostgres:
     services = configured()
     await reachable(services)
     dsn = await create_database(services)
-    storage = PostgresStorage(dsn, pool_size=4, migrate_on_start=True)
-
-    async def close() -> None:
-        try:
-            await storage.close()
-        finally:
-            await drop_database(services, dsn)
-
+    database = FreshPostgres(
+        services, dsn, PostgresStorage(dsn, pool_size=4, migrate_on_start=True)
+    )
     try:
-        await storage.start()
+        await database.storage.start()
     except BaseException:
-        await close()
+        await database.close()
         raise
-    return FreshPostgres(storage, close)
+    return database

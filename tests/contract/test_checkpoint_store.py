@@ -8,6 +8,7 @@ services are not configured. Each test also uses a fresh tenant.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -42,9 +43,12 @@ AuditReader = Callable[[str], Awaitable[list[AuditRecord]]]
 
 @dataclass
 class Backend:
-    """A started store, how to read its audit trail, and how to close it."""
+    """A started store, the same store as another server replica sees it
+    (its own connections; the same object where the backend has no
+    replicas), how to read the audit trail, and how to close it all."""
 
     store: CheckpointStore
+    replica: CheckpointStore
     audit_trail: AuditReader
     close: Callable[[], Awaitable[None]]
 
@@ -58,18 +62,20 @@ async def _embedded(tmp_path: Path) -> Backend:
     async def trail(tenant: str) -> list[AuditRecord]:
         return list(reversed(await storage.audit.list_audit(tenant, AuditFilter(), 0, 1000)))
 
-    return Backend(store, trail, storage.close)
+    return Backend(store, store, trail, storage.close)
 
 
 async def _postgres(tmp_path: Path) -> Backend:
     database = await fresh_postgres()
-    store = PostgresCheckpointStore(database.storage)
     try:
-        await store.start()
+        store = PostgresCheckpointStore(database.storage)
+        replica = PostgresCheckpointStore(await database.replica())
+        # Both start at once, as replicas booting together: one migrates.
+        await asyncio.gather(store.start(), replica.start())
     except BaseException:
         await database.close()
         raise
-    return Backend(store, database.audit_trail, database.close)
+    return Backend(store, replica, database.audit_trail, database.close)
 
 
 StoreFactory = Callable[[Path], Awaitable[Backend]]
@@ -567,3 +573,97 @@ async def test_audit_is_stored_with_each_change_and_only_then(
         ("prune", "run", 2),
         ("delete", "run", 2),
     ]
+
+
+# ----- replicas ---------------------------------------------------------------------------
+# Two server replicas write the same data at once (on the embedded backend,
+# which has no replicas, two callers of one store).
+
+
+async def test_replicas_saving_one_execution_get_distinct_sequences(
+    backend: Backend, tenant: str
+) -> None:
+    stores = [backend.store, backend.replica]
+    outcomes = await asyncio.gather(
+        *(stores[i % 2].save_checkpoint(tenant, draft("", time_ns=BASE_NS), 0) for i in range(20))
+    )
+    assert len({outcome.sequence for outcome in outcomes}) == 20
+    assert len({outcome.checkpoint_id for outcome in outcomes}) == 20
+    assert len(await ids(backend.store, tenant)) == 20
+
+
+async def test_replicas_claiming_at_once_get_distinct_epochs(backend: Backend, tenant: str) -> None:
+    stores = [backend.store, backend.replica]
+    claims = (stores[i % 2].claim_execution(tenant, "run") for i in range(10))
+    epochs = await asyncio.gather(*claims)
+    assert sorted(epochs) == list(range(1, 11))
+
+
+async def test_a_deletion_on_one_replica_is_final_for_a_writer_on_another(
+    backend: Backend, tenant: str
+) -> None:
+    writer, deleter = backend.store, backend.replica
+    await writer.save_checkpoint(tenant, draft("c0"), 0)
+    underway = asyncio.Event()
+    attempted = ["c0"]
+
+    async def write_chain() -> Exception | None:
+        for index in range(1, 200):
+            try:
+                await writer.put_writes(tenant, writes(attempted[-1], "t", (0, "a", "w")), 0)
+                attempted.append(f"c{index}")
+                await writer.save_checkpoint(
+                    tenant, draft(attempted[-1], parent=attempted[-2], time_ns=BASE_NS + index), 0
+                )
+            except CheckpointDeletedError as refused:
+                return refused
+            if index == 5:
+                underway.set()
+        return None
+
+    async def delete_while_writing() -> None:
+        await underway.wait()
+        await deleter.delete_execution(tenant, "run", BASE_NS)
+
+    refused, _ = await asyncio.gather(write_chain(), delete_while_writing())
+    assert isinstance(refused, CheckpointDeletedError)
+    assert await ids(backend.store, tenant) == []
+    # No write outlived its checkpoint: once the ids may be reused, they
+    # come back without any.
+    await backend.store.forget_tombstones(BASE_NS + 1, 1000)
+    for checkpoint_id in attempted:
+        await writer.save_checkpoint(tenant, draft(checkpoint_id), 0)
+        got = await writer.get_checkpoint(tenant, "run", "", checkpoint_id, ALL)
+        assert got is not None and got.pending_writes == (), checkpoint_id
+
+
+async def test_a_value_collected_on_one_replica_is_never_lost_by_a_save_on_another(
+    backend: Backend, tenant: str
+) -> None:
+    for round_index in range(15):
+        shared = inline("1", f"shared-{round_index}")
+        await backend.replica.save_checkpoint(
+            tenant, draft(f"y{round_index}", execution_id="doomed", channels={"v": shared}), 0
+        )
+        by_hash = draft(
+            f"x{round_index}",
+            execution_id="keep",
+            time_ns=BASE_NS + round_index,
+            channels={"v": ChannelEntry("1", None, shared.content_hash)},
+        )
+
+        async def save_by_hash(record: CheckpointDraft = by_hash) -> bool:
+            try:
+                await backend.store.save_checkpoint(tenant, record, 0)
+            except ChannelValueMissingError:
+                return False  # the value was collected first: refused, not lost
+            return True
+
+        saved, _ = await asyncio.gather(
+            save_by_hash(), backend.replica.delete_execution(tenant, "doomed", BASE_NS)
+        )
+        got = await backend.store.get_checkpoint(tenant, "keep", "", f"x{round_index}", ALL)
+        if saved:
+            assert got is not None and got.channels["v"].value == shared.value, round_index
+        else:
+            assert got is None

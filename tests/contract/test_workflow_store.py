@@ -25,9 +25,12 @@ from tests.contract.fresh_postgres import fresh_postgres
 
 @dataclass
 class Backend:
-    """A started store, how to read its audit trail, and how to close it."""
+    """A started store, the same store as another server replica sees it
+    (its own connections; the same object where the backend has no
+    replicas), how to read the audit trail, and how to close it all."""
 
     store: WorkflowStore
+    replica: WorkflowStore
     audit_trail: Callable[[str], Awaitable[list[AuditRecord]]]
     close: Callable[[], Awaitable[None]]
 
@@ -41,18 +44,20 @@ async def _embedded(tmp_path: Path) -> Backend:
     async def trail(tenant: str) -> list[AuditRecord]:
         return list(reversed(await storage.audit.list_audit(tenant, AuditFilter(), 0, 1000)))
 
-    return Backend(store, trail, storage.close)
+    return Backend(store, store, trail, storage.close)
 
 
 async def _postgres(tmp_path: Path) -> Backend:
     database = await fresh_postgres()
-    store = PostgresWorkflowStore(database.storage)
     try:
-        await store.start()
+        store = PostgresWorkflowStore(database.storage)
+        replica = PostgresWorkflowStore(await database.replica())
+        # Both start at once, as replicas booting together: one migrates.
+        await asyncio.gather(store.start(), replica.start())
     except BaseException:
         await database.close()
         raise
-    return Backend(store, database.audit_trail, database.close)
+    return Backend(store, replica, database.audit_trail, database.close)
 
 
 StoreFactory = Callable[[Path], Awaitable[Backend]]
@@ -182,3 +187,23 @@ async def test_audit_is_stored_with_each_change_and_only_then(
         await backend.store.replace_workflow(tenant, record("w1", 3), 1, audit("refused"))
     trail = [(r.summary, r.revision) for r in await backend.audit_trail(tenant)]
     assert trail == [("start", 1), ("claim", 2)]
+
+
+async def test_replicas_replacing_one_revision_only_one_wins(backend: Backend, tenant: str) -> None:
+    stores = [backend.store, backend.replica]
+    await backend.store.create_workflow(tenant, record("w1", transitions=(Transition("", "S", 0),)))
+    for revision in range(2, 7):
+        step = Transition(f"s{revision}", "COMPLETE", 1)
+        outcomes = await asyncio.gather(
+            *(
+                stores[i % 2].replace_workflow(
+                    tenant, record("w1", revision, transitions=(step,)), revision - 1
+                )
+                for i in range(6)
+            ),
+            return_exceptions=True,
+        )
+        assert sum(outcome is None for outcome in outcomes) == 1, revision
+        assert all(isinstance(o, ConcurrentModificationError) for o in outcomes if o), revision
+    log = await backend.replica.list_transitions(tenant, "w1")
+    assert [entry.step_id for entry in log] == ["", "s2", "s3", "s4", "s5", "s6"]
