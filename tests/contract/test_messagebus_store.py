@@ -2,8 +2,14 @@
 (storage/messagebus_store.py), checked on every backend.
 
 Backends register in MESSAGEBUS_BACKENDS: an async context manager that
-yields a started (store, notifier, waiters). The production (PostgreSQL +
-Redis) backend adds itself here.
+yields a started (store, notifier, waiters):
+
+* embedded:   SQLite, in-process wake-ups and waiters;
+* production: PostgreSQL, wake-ups and waiters over Redis;
+* postgres:   PostgreSQL with no Redis (wake-ups and waiters in process).
+
+The PostgreSQL backends are skipped with the reason printed when the test
+services are not running (tests/services.py).
 """
 
 from __future__ import annotations
@@ -33,6 +39,10 @@ from statekeeper.storage.embedded_messagebus import (
     InProcessReplyWaiters,
 )
 from statekeeper.storage.messagebus_store import InboxNotifier, MessageStore, ReplyWaiters
+from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.postgres_messagebus import PostgresMessageStore
+from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
+from tests.services import configured, reachable
 
 NOW = 1_700_000_000.0
 MAX = 3  # the configured maximum of deliveries in these tests
@@ -59,8 +69,41 @@ async def _embedded(tmp_path: Path) -> AsyncIterator[Bus]:
         await storage.close()
 
 
+@asynccontextmanager
+async def _on_postgres(tmp_path: Path, with_redis: bool) -> AsyncIterator[Bus]:
+    services = configured()
+    await reachable(services)
+    db = PostgresStorage(services.postgres_dsn, pool_size=4, migrate_on_start=True)
+    await db.start()
+    store = PostgresMessageStore(db)
+    await store.start()
+    redis_url = services.redis_url if with_redis else None
+    prefix = f"contract-{tmp_path.name}"
+    notifier = RedisInboxNotifier(redis_url, prefix)
+    waiters = RedisReplyWaiters(redis_url, prefix)
+    await notifier.start()
+    await waiters.start()
+    try:
+        yield Bus(store, notifier, waiters)
+    finally:
+        await waiters.stop()
+        await notifier.stop()
+        await store.close()
+        await db.close()
+
+
+def _production(tmp_path: Path) -> AbstractAsyncContextManager[Bus]:
+    return _on_postgres(tmp_path, with_redis=True)
+
+
+def _postgres(tmp_path: Path) -> AbstractAsyncContextManager[Bus]:
+    return _on_postgres(tmp_path, with_redis=False)
+
+
 MESSAGEBUS_BACKENDS: dict[str, Callable[[Path], AbstractAsyncContextManager[Bus]]] = {
-    "embedded": _embedded
+    "embedded": _embedded,
+    "production": _production,
+    "postgres": _postgres,
 }
 
 

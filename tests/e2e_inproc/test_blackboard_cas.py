@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from statekeeper.v1 import blackboard_pb2 as pb
 from statekeeper.v1 import common_pb2
 from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
-from tests.e2e_inproc.conftest import ALPHA, ServerProcess, aio_channel
+from tests.e2e_inproc.conftest import ALPHA, Deployment, aio_channel
 
 CLIENTS = 32
 INCREMENTS = 300
@@ -150,7 +150,7 @@ def _check_real_time(history: list[Op]) -> None:
             assert op.revision > highest_write, "a write is ordered before a completed write"
 
 
-async def test_concurrent_cas_increments_form_one_chain(server: ServerProcess) -> None:
+async def test_concurrent_cas_increments_form_one_chain(server: Deployment) -> None:
     history: list[Op] = []
     addresses = server.addresses
     done = await asyncio.gather(

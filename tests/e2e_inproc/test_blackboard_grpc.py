@@ -14,7 +14,16 @@ from statekeeper.v1 import blackboard_pb2 as pb
 from statekeeper.v1 import common_pb2
 from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
 from tests.e2e.errors import bad_field, error_info
-from tests.e2e_inproc.conftest import ALPHA, BETA, ServerProcess, aio_channel, start_server
+from tests.e2e_inproc.conftest import (
+    ALPHA,
+    BACKENDS,
+    BETA,
+    Deployment,
+    ServerProcess,
+    aio_channel,
+    backend_options,
+    start_server,
+)
 
 
 def payload(data: bytes) -> pb.BlackboardValue:
@@ -22,7 +31,7 @@ def payload(data: bytes) -> pb.BlackboardValue:
 
 
 @pytest.fixture
-async def stub(server: ServerProcess) -> AsyncIterator[BlackboardServiceStub]:
+async def stub(server: Deployment) -> AsyncIterator[BlackboardServiceStub]:
     async with aio_channel(server.addresses[0]) as channel:
         yield BlackboardServiceStub(channel)
 
@@ -95,11 +104,14 @@ async def test_watch_from_the_oldest_revision_with_a_snapshot_still_works(
 # ----- slow subscribers -------------------------------------------------------------------
 
 
-@pytest.fixture
-def small_buffer_server(tmp_path: Path) -> Iterator[ServerProcess]:
-    proc = start_server(tmp_path, bb_limits={"watch_buffer_responses": 4})
-    yield proc
-    proc.stop()
+@pytest.fixture(params=BACKENDS)
+def small_buffer_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
+    with backend_options(request.param) as settings:
+        proc = start_server(tmp_path, bb_limits={"watch_buffer_responses": 4}, **settings)
+        try:
+            yield proc
+        finally:
+            proc.stop()
 
 
 async def test_a_subscriber_that_stops_reading_is_cancelled_with_slow_consumer(

@@ -19,7 +19,7 @@ from statekeeper.core.blackboard_models import BlackboardLimits
 from statekeeper.v1 import blackboard_pb2 as pb
 from statekeeper.v1 import common_pb2
 from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
-from tests.e2e_inproc.conftest import ALPHA, ServerProcess, aio_channel
+from tests.e2e_inproc.conftest import ALPHA, Deployment, aio_channel
 from tests.e2e_inproc.watch_validators import (
     ClientReport,
     WatchEvent,
@@ -211,7 +211,7 @@ async def run_watcher(
     raise AssertionError("bounded loop exhausted")
 
 
-async def test_watchers_survive_50_disconnects_without_a_gap(server: ServerProcess) -> None:
+async def test_watchers_survive_50_disconnects_without_a_gap(server: Deployment) -> None:
     truth = Truth()
     watchers = [
         Watcher(0, {}, DISCONNECTS[0]),

@@ -15,11 +15,11 @@ from statekeeper.v1 import common_pb2
 from statekeeper.v1 import message_pb2 as pb
 from statekeeper.v1.message_pb2_grpc import MessageServiceStub
 from tests.e2e.errors import bad_field, error_info
-from tests.e2e_inproc.conftest import ALPHA, BETA, ServerProcess, aio_channel
+from tests.e2e_inproc.conftest import ALPHA, BETA, Deployment, aio_channel
 
 
 @pytest.fixture
-async def stubs(server: ServerProcess) -> AsyncIterator[tuple[MessageServiceStub, ...]]:
+async def stubs(server: Deployment) -> AsyncIterator[tuple[MessageServiceStub, ...]]:
     """One stub per replica."""
     async with aio_channel(server.addresses[0]) as one, aio_channel(server.addresses[1]) as two:
         yield MessageServiceStub(one), MessageServiceStub(two)

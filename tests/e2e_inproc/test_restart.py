@@ -1,21 +1,34 @@
 """kill -9 of the server process: acknowledged blackboard writes and
-unacknowledged messages survive the restart, and a watch resumes across it."""
+unacknowledged messages survive the restart, and a watch resumes across it,
+on the embedded store and on the production tier (PostgreSQL + Redis)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from statekeeper.v1 import blackboard_pb2 as bb
 from statekeeper.v1 import common_pb2
 from statekeeper.v1 import message_pb2 as mb
 from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
 from statekeeper.v1.message_pb2_grpc import MessageServiceStub
-from tests.e2e_inproc.conftest import ALPHA, aio_channel, start_server
+from tests.e2e_inproc.conftest import ALPHA, BACKENDS, aio_channel, backend_options, start_server
 
 
-async def test_state_survives_kill_9_and_watches_resume(tmp_path: Path) -> None:
-    server = start_server(tmp_path)
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Iterator[dict[str, object]]:
+    """Server options of each backend (production: a fresh database)."""
+    with backend_options(request.param) as settings:
+        yield settings
+
+
+async def test_state_survives_kill_9_and_watches_resume(
+    tmp_path: Path, backend: dict[str, object]
+) -> None:
+    server = start_server(tmp_path, **backend)
     value = bb.BlackboardValue(payload=common_pb2.Payload(data=b"v"))
     async with aio_channel(server.addresses[0]) as channel:
         board, bus = BlackboardServiceStub(channel), MessageServiceStub(channel)

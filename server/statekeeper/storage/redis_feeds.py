@@ -261,6 +261,18 @@ class HistorySource(Protocol):
     ) -> list[RevisionBatch]: ...
 
 
+@dataclass
+class FeedStats:
+    """Counters of one replica's feed (for metrics and tests)."""
+
+    published: int = 0  # batches XADDed
+    publish_failures: int = 0  # publish calls that could not reach Redis
+    received: int = 0  # other replicas' batches read from Redis
+    references: int = 0  # of those, read back from PostgreSQL (too big to inline)
+    duplicates: int = 0  # read from Redis but already delivered
+    polled: int = 0  # batches delivered from PostgreSQL while Redis could not be read
+
+
 @dataclass(eq=False)
 class _Tracked:
     """A tenant some hub of this replica watches."""
@@ -314,6 +326,7 @@ class RedisStreamFeed(BlackboardEventFeed):
         self._background = _Background()
         self._publishing = Breaker("blackboard feed publishing")
         self._reading = Breaker("blackboard feed reading")
+        self.stats = FeedStats()
 
     @property
     def description(self) -> str:
@@ -378,7 +391,9 @@ class RedisStreamFeed(BlackboardEventFeed):
     def _deliver(self, batch: RevisionBatch, remote: bool) -> None:
         last = self._delivered.get(batch.tenant)
         if remote and last is not None and batch.revision <= last:
-            return  # re-read after a (re)track, or overtaken: the hub has it or repairs it
+            # Re-read after a (re)track, or overtaken: the hub has it or repairs it.
+            self.stats.duplicates += 1
+            return
         if batch.tenant in self._tracked:
             self._delivered[batch.tenant] = max(last or 0, batch.revision)
         for listener in list(self._listeners):
@@ -410,8 +425,10 @@ class RedisStreamFeed(BlackboardEventFeed):
                     pipe.pexpire(key, self._ttl_ms)
                 await pipe.execute()
         except FAILURES as exc:
+            self.stats.publish_failures += 1
             self._publishing.failed(exc)
             return
+        self.stats.published += len(batches)
         self._publishing.succeeded()
 
     # ----- reading ------------------------------------------------------------------
@@ -490,12 +507,14 @@ class RedisStreamFeed(BlackboardEventFeed):
     async def _handle(self, tenant: str, fields: dict[bytes, bytes]) -> None:
         if fields.get(b"o") == self._origin:
             return  # committed here: delivered at commit
+        self.stats.received += 1
         data = fields.get(b"d")
         if data:
             batch = decode_batch(data)
             if batch.tenant == tenant:
                 self._deliver(batch, remote=True)
             return
+        self.stats.references += 1
         revision = int(fields[b"r"])
         try:
             batches = await self._source.history(tenant, None, revision, revision, 1, True)
@@ -532,6 +551,7 @@ class RedisStreamFeed(BlackboardEventFeed):
             return
         start = max(last + 1, header.oldest_revision)
         for batch in await self._source.history(tenant, None, start, header.revision, 500, True):
+            self.stats.polled += 1
             self._deliver(batch, remote=True)
 
 
@@ -697,6 +717,7 @@ class RedisReplyWaiters(ReplyWaiters):
         self._origin = uuid.uuid4().hex
         self._waiting: dict[WaiterKey, asyncio.Future[AgentMessage]] = {}
         self._offers: dict[str, asyncio.Future[bool]] = {}
+        self._ended: list[WaiterKey] = []
         self._client: redis.Redis | None = None
         self._subscriber: _Subscriber | None = None
         self._heartbeat: asyncio.Task[None] | None = None
@@ -722,13 +743,17 @@ class RedisReplyWaiters(ReplyWaiters):
         self._heartbeat = asyncio.create_task(self._refresh_forever(), name="reply-waiters")
 
     async def stop(self) -> None:
-        """Forgets this replica's waiter keys and releases Redis (after `close`)."""
+        """Forgets this replica's waiter keys and releases Redis (call it
+        after `close`, which ends the waits)."""
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._heartbeat
             self._heartbeat = None
         await self._background.cancel_all()
+        ended, self._ended = self._ended, []
+        for waiter in [*self._waiting, *ended]:
+            await self._forget(waiter)
         if self._subscriber is not None:
             await self._subscriber.stop()
             self._subscriber = None
@@ -761,7 +786,12 @@ class RedisReplyWaiters(ReplyWaiters):
 
     async def unregister(self, tenant: str, agent: str, correlation_id: str) -> None:
         waiter = (tenant, agent, correlation_id)
-        if self._waiting.pop(waiter, None) is None or self._client is None:
+        if self._waiting.pop(waiter, None) is not None:
+            await self._forget(waiter)
+
+    async def _forget(self, waiter: WaiterKey) -> None:
+        """Deletes the waiter's key if this replica still holds it."""
+        if self._client is None:
             return
         try:
             await self._client.eval(_DELETE_IF_MINE, 1, self.key(*waiter), self._origin)
@@ -780,6 +810,7 @@ class RedisReplyWaiters(ReplyWaiters):
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(error)
+        self._ended.extend(self._waiting)  # their keys go at `stop`
         self._waiting.clear()
         for offer in self._offers.values():
             if not offer.done():
