@@ -7,6 +7,7 @@ printed when its server is not running (tests/services.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -281,3 +282,68 @@ async def test_predicates_replace_and_page_by_name(store: MemoryStore) -> None:
     assert [p.name for p in await store.list_predicates("t", "", 10)] == ["a", "b"]
     assert [p.name for p in await store.list_predicates("t", "a", 10)] == ["b"]
     assert await store.list_predicates("other", "", 10) == []
+
+
+async def test_neighbourhood_as_of_sees_the_edge_valid_then(store: MemoryStore) -> None:
+    await store.declare_predicate("t", Predicate("lives_in", True, "", NOW, NOW))
+    await store.apply_facts("t", batch("u1", FactDraft("Ann", "lives_in", "Paris"), now=NOW))
+    await store.apply_facts("t", batch("u1", FactDraft("Ann", "lives_in", "Rome"), now=NOW + 10))
+
+    def query(as_of: float, include_invalidated: bool = False) -> NeighbourhoodQuery:
+        return NeighbourhoodQuery("u1", "ann", 2, as_of, include_invalidated, (), 10)
+
+    then = await store.neighbourhood("t", query(NOW + 5))
+    assert [f.object for f in then.edges] == ["Paris"]
+    later = await store.neighbourhood("t", query(NOW + 11))
+    assert [f.object for f in later.edges] == ["Rome"]
+    both = await store.neighbourhood("t", query(NOW + 11, include_invalidated=True))
+    assert sorted(f.object for f in both.edges) == ["Paris", "Rome"]
+    assert (await store.neighbourhood("t", query(NOW - 1))).edges == []
+
+
+async def test_concurrent_identical_episodes_store_one(store: MemoryStore) -> None:
+    copies = [episode("same", vector=[1, 0]).evolve(episode_id=f"e-{n}") for n in range(6)]
+    outcomes = await asyncio.gather(*(store.insert_episode("t", e) for e in copies))
+    assert sum(inserted for _, inserted in outcomes) == 1
+    assert len({stored.episode_id for stored, _ in outcomes}) == 1
+    assert len(await store.list_episodes("t", "u1", EpisodeFilter(), None, 10, False)) == 1
+
+
+async def test_concurrent_first_vectors_agree_on_one_dimension(store: MemoryStore) -> None:
+    drafts = [episode(f"d{n}", vector=[1.0] * (2 + n % 2)) for n in range(8)]
+    outcomes = await asyncio.gather(
+        *(store.insert_episode("t", e) for e in drafts), return_exceptions=True
+    )
+    refused = [o for o in outcomes if isinstance(o, BaseException)]
+    assert all(isinstance(o, DimensionMismatchError) for o in refused)
+    assert len(refused) == 4  # whichever dimension came first, the other four fail
+    vectors = await store.load_vectors("t", "u1")
+    assert vectors is not None and len(vectors) == 4
+
+
+async def test_concurrent_consolidations_of_one_cluster_apply_once(store: MemoryStore) -> None:
+    stored = await store.insert_episodes(
+        "t", [episode(n, vector=[1, i]) for i, n in enumerate(("a", "b", "c"))]
+    )
+    ids = tuple(e.episode_id for e in stored)
+    plans = [
+        ConsolidationPlan("u1", ids, batch("u1", FactDraft("u1", "likes", f"x{n}")), 0.3)
+        for n in range(4)
+    ]
+    results = await asyncio.gather(*(store.consolidate("t", plan) for plan in plans))
+    assert sum(bool(r) for r in results) == 1
+    after = await store.get_episode("t", ids[0], False)
+    assert after is not None and after.importance == pytest.approx(0.15)
+
+
+async def test_concurrent_contradictions_leave_one_valid_fact(store: MemoryStore) -> None:
+    await store.declare_predicate("t", Predicate("lives_in", True, "", NOW, NOW))
+    cities = ("Paris", "Rome", "Oslo", "Lima", "Kyiv", "Rabat", "Quito", "Hanoi")
+    await asyncio.gather(
+        *(store.apply_facts("t", batch("u1", FactDraft("Ann", "lives_in", c))) for c in cities)
+    )
+    valid = await store.list_facts("t", FactQuery(user_id="u1"), NOW + 1, None, 10)
+    everything = await store.list_facts(
+        "t", FactQuery(user_id="u1", include_invalidated=True), NOW + 1, None, 10
+    )
+    assert len(valid) == 1 and len(everything) == len(cities)

@@ -203,6 +203,31 @@ _FACT_COLUMNS = (
     " invalidation_reason"
 )
 
+# Every episode of a batch in one statement (one round trip), keys assigned
+# in batch order; a content hash the user has (or an earlier row of the
+# batch has) is skipped.
+_INSERT_EPISODES = """
+INSERT INTO memory_episodes (tenant, episode_id, user_id, session_id, user_message,
+    assistant_response, summary, summary_source, embedding, dimension, embedding_source,
+    embedding_model, importance, metadata, occur_time, create_time, content_hash,
+    consolidate_time, derived_fact_ids)
+SELECT $1, e.episode_id, e.user_id, e.session_id, e.user_message, e.assistant_response,
+    e.summary, e.summary_source, e.embedding, e.dimension, e.embedding_source,
+    e.embedding_model, e.importance, e.metadata::jsonb, e.occur_time, e.create_time,
+    e.content_hash, e.consolidate_time,
+    ARRAY(SELECT jsonb_array_elements_text(e.derived::jsonb))
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+    $8::integer[], $9::bytea[], $10::integer[], $11::integer[], $12::text[], $13::float8[],
+    $14::text[], $15::float8[], $16::float8[], $17::text[], $18::float8[], $19::text[])
+    WITH ORDINALITY AS e(episode_id, user_id, session_id, user_message, assistant_response,
+        summary, summary_source, embedding, dimension, embedding_source, embedding_model,
+        importance, metadata, occur_time, create_time, content_hash, consolidate_time,
+        derived, position)
+ORDER BY e.position
+ON CONFLICT (tenant, user_id, content_hash) DO NOTHING
+RETURNING vector_key, episode_id
+"""
+
 # One change row: bump the tenant's sequence (row lock until commit), log
 # the change, notify. The payload carries everything a receiver needs unless
 # it would be too long (see _PAYLOAD_LIMIT).
@@ -312,12 +337,9 @@ class PostgresMemoryStore(MemoryStore):
             # Bounded: a retry happens only when the duplicate that blocked
             # the insert is deleted before it can be read back.
             for _ in range(3):
-                stored = await self._insert(conn, tenant, episode)
-                if stored is not None:
-                    await _audit(conn, tenant, audit, "episode", [stored.episode_id], "recorded")
-                    if stored.has_embedding:
-                        await self._log(conn, tenant, stored.user_id, OP_ADD, [stored.vector_key])
-                    return stored, True
+                inserted = await self._insert(conn, tenant, [episode], audit, "recorded")
+                if inserted:
+                    return inserted[0], True
                 existing = await _episode_by_hash(
                     conn, tenant, episode.user_id, episode.content_hash
                 )
@@ -332,51 +354,33 @@ class PostgresMemoryStore(MemoryStore):
     async def insert_episodes(
         self, tenant: str, episodes: Sequence[Episode], audit: AuditRecord | None = None
     ) -> list[Episode]:
-        stored: list[Episode] = []
+        if not episodes:
+            return []
         async with self._db.transaction("import episodes") as conn:
-            for episode in episodes:
-                inserted = await self._insert(conn, tenant, episode)
-                if inserted is not None:
-                    stored.append(inserted)
-            await _audit(conn, tenant, audit, "episode", [e.episode_id for e in stored], "imported")
-            for user_id, keys in _embedded_keys_by_user(stored).items():
-                await self._log(conn, tenant, user_id, OP_ADD, keys)
-        return stored
+            return await self._insert(conn, tenant, episodes, audit, "imported")
 
-    async def _insert(self, conn: Connection, tenant: str, episode: Episode) -> Episode | None:
-        """Inserts unless the user has this content hash; None if it has."""
-        blob: bytes | None = None
-        if episode.embedding is not None:
-            await _check_dimension(conn, tenant, episode.user_id, episode.dimension)
-            blob = np.asarray(episode.embedding, dtype="<f4").tobytes()
-        key = await conn.fetchval(
-            "INSERT INTO memory_episodes (tenant, episode_id, user_id, session_id, user_message,"
-            " assistant_response, summary, summary_source, embedding, dimension,"
-            " embedding_source, embedding_model, importance, metadata, occur_time, create_time,"
-            " content_hash, consolidate_time, derived_fact_ids) VALUES ($1,$2,$3,$4,$5,$6,$7,"
-            "$8,$9,$10,$11,$12,$13,$14::jsonb,$15,$16,$17,$18,$19)"
-            " ON CONFLICT (tenant, user_id, content_hash) DO NOTHING RETURNING vector_key",
-            tenant,
-            episode.episode_id,
-            episode.user_id,
-            episode.session_id,
-            episode.user_message,
-            episode.assistant_response,
-            episode.summary,
-            int(episode.summary_source),
-            blob,
-            episode.dimension,
-            int(episode.embedding_source),
-            episode.embedding_model,
-            episode.importance,
-            json.dumps(episode.metadata),
-            episode.occur_time,
-            episode.create_time,
-            episode.content_hash,
-            episode.consolidate_time,
-            list(episode.derived_fact_ids),
-        )
-        return None if key is None else episode.evolve(vector_key=int(key))
+    async def _insert(
+        self,
+        conn: Connection,
+        tenant: str,
+        episodes: Sequence[Episode],
+        audit: AuditRecord | None,
+        summary: str,
+    ) -> list[Episode]:
+        """Inserts, in one statement, every episode whose content hash its
+        user does not have yet (the first of equal ones in the batch), then
+        checks dimensions, audits and logs the vector changes; returns the
+        inserted episodes with their keys, in batch order."""
+        embedded_users = sorted({e.user_id for e in episodes if e.embedding is not None})
+        established = await _established_dimensions(conn, tenant, embedded_users)
+        rows = await conn.fetch(_INSERT_EPISODES, tenant, *_episode_columns_of(episodes))
+        keys = {row["episode_id"]: int(row["vector_key"]) for row in rows}
+        stored = [e.evolve(vector_key=keys[e.episode_id]) for e in episodes if e.episode_id in keys]
+        _check_dimensions(stored, established)  # raising rolls the insert back
+        await _audit(conn, tenant, audit, "episode", [e.episode_id for e in stored], summary)
+        for user_id, user_keys in _embedded_keys_by_user(stored).items():
+            await self._log(conn, tenant, user_id, OP_ADD, user_keys)
+        return stored
 
     async def _log(
         self, conn: Connection, tenant: str, user_id: str, op: str, keys: Sequence[int]
@@ -752,24 +756,79 @@ async def _episode_by_hash(
     return None if row is None else _episode_from_row(row)
 
 
-async def _check_dimension(conn: Connection, tenant: str, user_id: str, dimension: int) -> None:
-    """Raises DimensionMismatchError if the user's vectors have another
-    dimension. The lock (held to commit) makes check-then-insert atomic; the
-    check is its own statement so that its snapshot is taken after the lock
-    is granted and sees what the previous holder committed."""
-    await conn.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-        _DIMENSION_LOCK,
-        f"{tenant}\x1f{user_id}",
-    )
-    existing = await conn.fetchval(
-        "SELECT dimension FROM memory_episodes WHERE tenant=$1 AND user_id=$2 AND dimension > 0"
-        " LIMIT 1",
+async def _established_dimensions(
+    conn: Connection, tenant: str, user_ids: Sequence[str]
+) -> dict[str, int]:
+    """The dimension of each user's stored vectors (users without any are
+    absent). The users' locks, held to commit, make check-then-insert
+    atomic; the read is its own statement so that its snapshot is taken
+    after the locks are granted and sees what their last holder committed."""
+    if not user_ids:
+        return {}
+    await _lock_all(conn, _DIMENSION_LOCK, [f"{tenant}\x1f{u}" for u in user_ids])
+    rows = await conn.fetch(
+        "SELECT u.user_id, (SELECT dimension FROM memory_episodes WHERE tenant=$1"
+        " AND user_id=u.user_id AND dimension > 0 LIMIT 1) AS dimension"
+        " FROM unnest($2::text[]) AS u(user_id)",
         tenant,
-        user_id,
+        list(user_ids),
     )
-    if existing is not None and existing != dimension:
-        raise DimensionMismatchError("embedding", int(existing), dimension)
+    return {row["user_id"]: int(row["dimension"]) for row in rows if row["dimension"]}
+
+
+def _check_dimensions(stored: Sequence[Episode], established: dict[str, int]) -> None:
+    """Raises DimensionMismatchError unless every stored vector has its
+    user's dimension: the one stored before, else the first in the batch."""
+    expected = dict(established)
+    for episode in stored:
+        if not episode.has_embedding:
+            continue
+        want = expected.setdefault(episode.user_id, episode.dimension)
+        if want != episode.dimension:
+            raise DimensionMismatchError("embedding", want, episode.dimension)
+
+
+async def _lock_all(conn: Connection, lock_class: int, names: Sequence[str]) -> None:
+    """Takes the advisory transaction locks of these names in hash order, so
+    two transactions locking overlapping sets never wait in a cycle."""
+    await conn.execute(
+        "SELECT pg_advisory_xact_lock($1, h) FROM (SELECT DISTINCT hashtext(n) AS h"
+        " FROM unnest($2::text[]) AS n ORDER BY h) AS ordered",
+        lock_class,
+        list(names),
+    )
+
+
+def _episode_columns_of(episodes: Sequence[Episode]) -> list[list[object]]:
+    """The episodes as column arrays, in the order of _INSERT_EPISODES."""
+    columns: list[list[object]] = [[] for _ in range(18)]
+    for episode in episodes:
+        blob = None
+        if episode.embedding is not None:
+            blob = np.asarray(episode.embedding, dtype="<f4").tobytes()
+        values = (
+            episode.episode_id,
+            episode.user_id,
+            episode.session_id,
+            episode.user_message,
+            episode.assistant_response,
+            episode.summary,
+            int(episode.summary_source),
+            blob,
+            episode.dimension,
+            int(episode.embedding_source),
+            episode.embedding_model,
+            episode.importance,
+            json.dumps(episode.metadata),
+            episode.occur_time,
+            episode.create_time,
+            episode.content_hash,
+            episode.consolidate_time,
+            json.dumps(list(episode.derived_fact_ids)),
+        )
+        for column, value in zip(columns, values, strict=True):
+            column.append(value)
+    return columns
 
 
 def _embedded_keys_by_user(episodes: Iterable[Episode]) -> dict[str, list[int]]:
@@ -876,20 +935,13 @@ def _valid_at(prefix: str, mark: str) -> str:
 
 
 async def _lock_fact_keys(conn: Connection, tenant: str, batch: FactBatch) -> None:
-    """Locks every (scope, subject, predicate) the batch touches, in hash
-    order, so that two batches never wait for each other in a cycle."""
-    names = sorted(
-        {
-            f"{tenant}\x1f{batch.user_id}\x1f{entity_key(d.subject)}\x1f{entity_key(d.predicate)}"
-            for d in batch.drafts
-        }
-    )
-    await conn.execute(
-        "SELECT pg_advisory_xact_lock($1, h) FROM (SELECT DISTINCT hashtext(n) AS h"
-        " FROM unnest($2::text[]) AS n ORDER BY h) AS ordered",
-        _FACT_LOCK,
-        names,
-    )
+    """Locks every (scope, subject, predicate) the batch touches, so that
+    contradiction and dedup see every committed fact of those keys."""
+    names = {
+        f"{tenant}\x1f{batch.user_id}\x1f{entity_key(d.subject)}\x1f{entity_key(d.predicate)}"
+        for d in batch.drafts
+    }
+    await _lock_all(conn, _FACT_LOCK, sorted(names))
 
 
 async def _apply_batch(

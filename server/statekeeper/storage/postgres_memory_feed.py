@@ -112,6 +112,7 @@ class PostgresChangeFeed:
         *,
         retention_seconds: float = 86_400.0,
         keepalive_seconds: float = 5.0,
+        reconnect_initial_seconds: float = 0.05,
         reconnect_max_seconds: float = 5.0,
         prune_interval_seconds: float = 300.0,
         connect_timeout: float = 5.0,
@@ -120,6 +121,7 @@ class PostgresChangeFeed:
         self._dsn = dsn
         self._retention = retention_seconds
         self._keepalive = keepalive_seconds
+        self._reconnect_initial = reconnect_initial_seconds
         self._reconnect_max = reconnect_max_seconds
         self._prune_interval = prune_interval_seconds
         self._connect_timeout = connect_timeout
@@ -131,7 +133,7 @@ class PostgresChangeFeed:
         self._conn: asyncpg.Connection[asyncpg.Record] | None = None
         self._task: asyncio.Task[None] | None = None
         self._next_prune = 0.0
-        self.reconnects = 0  # how many times the listener reconnected (tests, metrics)
+        self.reconnects = 0  # reconnects that completed their catch-up (tests, metrics)
 
     # ----- ChangeFeed ----------------------------------------------------------
 
@@ -195,15 +197,15 @@ class PostgresChangeFeed:
     async def _run(self, conn: asyncpg.Connection[asyncpg.Record] | None) -> None:
         """Receives until closed; on any loss, reconnects with capped
         exponential backoff and catches up from the log."""
-        delay = 0.05
+        delay = self._reconnect_initial
         while True:
             try:
                 if conn is None:
                     conn = await self._listen()
-                    self.reconnects += 1
                     await self._resync()
+                    self.reconnects += 1
                     log.info("memory change feed reconnected and caught up")
-                delay = 0.05
+                delay = self._reconnect_initial
                 await self._pump(conn)
             except (*_LOST, _ListenerLostError) as exc:
                 log.warning(
