@@ -8,11 +8,14 @@ the writers were told by the server."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from dataclasses import dataclass, field
 
 import grpc
+import pytest
+import redis.asyncio as redis_asyncio
 
 from statekeeper.core.blackboard_keys import compile_glob
 from statekeeper.core.blackboard_models import BlackboardLimits
@@ -40,6 +43,7 @@ PUT, DELETE = pb.BLACKBOARD_EVENT_TYPE_PUT, pb.BLACKBOARD_EVENT_TYPE_DELETE
 class Truth:
     """Every event of the board, from the writers' replies."""
 
+    board: str = BOARD
     events: dict[int, list[WatchEvent]] = field(default_factory=dict)
     last_revision: int = 0
 
@@ -61,21 +65,21 @@ async def write_once(stub: BlackboardServiceStub, rng: random.Random, truth: Tru
     if roll < 0.45:
         key = rng.choice(KEYS)
         reply = await stub.PutEntry(
-            pb.PutEntryRequest(board=BOARD, key=key, value=value(rng)), metadata=ALPHA
+            pb.PutEntryRequest(board=truth.board, key=key, value=value(rng)), metadata=ALPHA
         )
         truth.record(reply.header.revision, [(PUT, key)])
     elif roll < 0.70:
         await write_txn(stub, rng, truth)
     elif roll < 0.85:
         key = rng.choice(KEYS)
-        request = pb.DeleteEntryRequest(board=BOARD, key=key)
+        request = pb.DeleteEntryRequest(board=truth.board, key=key)
         deleted = await stub.DeleteEntry(request, metadata=ALPHA)
         if deleted.deleted:
             truth.record(deleted.header.revision, [(DELETE, key)])
     elif roll < 0.95:
         key = f"other/{rng.randrange(5)}"
         reply = await stub.PutEntry(
-            pb.PutEntryRequest(board=BOARD, key=key, value=value(rng)), metadata=ALPHA
+            pb.PutEntryRequest(board=truth.board, key=key, value=value(rng)), metadata=ALPHA
         )
         truth.record(reply.header.revision, [(PUT, key)])
     else:
@@ -93,7 +97,7 @@ async def write_txn(stub: BlackboardServiceStub, rng: random.Random, truth: Trut
             ops.append(pb.TxnOp(put_entry=pb.TxnPut(key=key, value=value(rng))))
         else:
             ops.append(pb.TxnOp(delete_entry=pb.TxnDelete(key=key)))
-    reply = await stub.Txn(pb.TxnRequest(board=BOARD, success=ops), metadata=ALPHA)
+    reply = await stub.Txn(pb.TxnRequest(board=truth.board, success=ops), metadata=ALPHA)
     changes = []
     for key, result in zip(keys, reply.results, strict=True):
         if result.HasField("put_entry"):
@@ -135,6 +139,7 @@ class Watcher:
     client_id: int
     selector: dict[str, str]
     disconnects: int
+    board: str = BOARD
     report: ClientReport = field(init=False)
 
     def __post_init__(self) -> None:
@@ -157,7 +162,7 @@ async def watch_once(
     revision to resume from."""
     operation = WatchOperation(start, watcher.matches)
     watcher.report.watches.append(operation)
-    request = pb.WatchRequest(board=BOARD, start_revision=start, **watcher.selector)
+    request = pb.WatchRequest(board=watcher.board, start_revision=start, **watcher.selector)
     request.progress_notify_interval.FromMilliseconds(20)
     resume = start
     channel = aio_channel(address)
@@ -211,15 +216,17 @@ async def run_watcher(
     raise AssertionError("bounded loop exhausted")
 
 
-async def test_watchers_survive_50_disconnects_without_a_gap(server: Deployment) -> None:
-    truth = Truth()
+async def recorded_run(addresses: list[str], board: str) -> tuple[Truth, list[Watcher]]:
+    """Writers and cut watchers of `board` over `addresses` until every
+    watcher has been cut its share of times and has caught up with the last
+    write."""
+    truth = Truth(board)
     watchers = [
-        Watcher(0, {}, DISCONNECTS[0]),
-        Watcher(1, {"prefix": "k/"}, DISCONNECTS[1]),
-        Watcher(2, {"pattern": "k/1*"}, DISCONNECTS[2]),
+        Watcher(0, {}, DISCONNECTS[0], board),
+        Watcher(1, {"prefix": "k/"}, DISCONNECTS[1], board),
+        Watcher(2, {"pattern": "k/1*"}, DISCONNECTS[2], board),
     ]
     stop_writing, writers_done, gate = asyncio.Event(), asyncio.Event(), asyncio.Event()
-    addresses = server.addresses
     pacing = asyncio.create_task(pacer(gate, stop_writing))
     writer_tasks = [
         asyncio.create_task(writer(i, addresses[i % 2], truth, stop_writing, gate))
@@ -241,6 +248,11 @@ async def test_watchers_survive_50_disconnects_without_a_gap(server: Deployment)
         ),
         120,
     )
+    return truth, watchers
+
+
+def check_run(truth: Truth, watchers: list[Watcher]) -> str:
+    """Runs the validators; returns a summary of the run."""
     history = truth.history()
     reports = [w.report for w in watchers]
     cuts = sum(len(report.watches) for report in reports) - len(reports)
@@ -258,8 +270,53 @@ async def test_watchers_survive_50_disconnects_without_a_gap(server: Deployment)
         if response.progress_revision is not None
         and response.progress_revision < truth.last_revision
     )
-    print(
-        f"\nwatch run: {len(history)} events, {multi} multi-key revisions, {cuts} disconnects,"
+    assert multi > 0 and len(history) > 100 and bookmarks > 0
+    return (
+        f"{len(history)} events, {multi} multi-key revisions, {cuts} disconnects,"
         f" {bookmarks} progress bookmarks before the last write"
     )
-    assert multi > 0 and len(history) > 100 and bookmarks > 0
+
+
+async def test_watchers_survive_50_disconnects_without_a_gap(server: Deployment) -> None:
+    truth, watchers = await recorded_run(server.addresses, BOARD)
+    print(f"\nwatch run: {check_run(truth, watchers)}")
+
+
+async def test_no_gap_while_redis_drops_connections_and_stream_entries(
+    server: Deployment,
+) -> None:
+    """Production only: the same run while Redis keeps failing under the
+    replicas (all their Redis connections killed, all their feed streams
+    deleted, in turns): watch hubs repair from PostgreSQL, and the
+    validators still hold."""
+    settings = server.processes[0]
+    if not settings.redis_url:
+        pytest.skip("the embedded backend has no Redis")
+    client = redis_asyncio.from_url(settings.redis_url)
+    rounds = {"kills": 0, "killed": 0, "deletions": 0}
+
+    async def chaos() -> None:
+        for turn in range(100_000):  # bounded; cancelled when the run ends
+            await asyncio.sleep(0.15)
+            if turn % 2:
+                # Only the replicas' own connections (named after their prefix).
+                for info in await client.client_list():
+                    if info.get("name", "").startswith(f"{settings.redis_prefix}:"):
+                        rounds["killed"] += await client.client_kill_filter(_id=info["id"])
+                rounds["kills"] += 1
+            else:
+                async for key in client.scan_iter(match=f"{settings.redis_prefix}:*:bb:feed"):
+                    await client.delete(key)
+                rounds["deletions"] += 1
+
+    disturbing = asyncio.create_task(chaos())
+    try:
+        truth, watchers = await recorded_run(server.addresses, f"{BOARD}-faults")
+    finally:
+        disturbing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await disturbing
+        await client.aclose()
+    summary = check_run(truth, watchers)
+    assert rounds["kills"] >= 3 and rounds["killed"] >= 3 and rounds["deletions"] >= 3
+    print(f"\nwatch run under Redis faults ({rounds}): {summary}")

@@ -70,11 +70,13 @@ log = logging.getLogger(__name__)
 FAILURES = (redis.RedisError, OSError, TimeoutError)
 
 
-def connect(url: str, timeout: float, read_timeout: float | None = None) -> redis.Redis:
+def connect(url: str, timeout: float, name: str, read_timeout: float | None = None) -> redis.Redis:
     """A client that fails fast instead of retrying: callers have a
-    PostgreSQL fallback and must not stall a request on Redis."""
+    PostgreSQL fallback and must not stall a request on Redis. `name` shows
+    in CLIENT LIST ("<prefix>:<role>")."""
     return redis.Redis.from_url(
         url,
+        client_name=name,
         socket_timeout=read_timeout if read_timeout is not None else timeout,
         socket_connect_timeout=timeout,
         retry=Retry(NoBackoff(), 0),
@@ -340,9 +342,14 @@ class RedisStreamFeed(BlackboardEventFeed):
 
     async def start(self) -> None:
         if self._url is not None:
-            self._client = connect(self._url, self._timeout)
+            self._client = connect(self._url, self._timeout, f"{self._prefix}:bb-feed")
             # XREAD BLOCK holds the socket for up to block_seconds.
-            self._reader = connect(self._url, self._timeout, self._block_ms / 1000 + 5.0)
+            self._reader = connect(
+                self._url,
+                self._timeout,
+                f"{self._prefix}:bb-feed-reader",
+                self._block_ms / 1000 + 5.0,
+            )
             self._tasks.append(asyncio.create_task(self._read_forever(), name="bb-feed-read"))
         self._tasks.append(asyncio.create_task(self._poll_forever(), name="bb-feed-poll"))
 
@@ -563,9 +570,15 @@ class _Subscriber:
     a failure) and hands every message's data to `handler`."""
 
     def __init__(
-        self, url: str, channels: list[str], handler: Callable[[bytes], None], what: str
+        self,
+        url: str,
+        channels: list[str],
+        handler: Callable[[bytes], None],
+        what: str,
+        name: str,
     ) -> None:
         self._url = url
+        self._name = name
         self._channels = channels
         self._handler = handler
         self._breaker = Breaker(what)
@@ -577,7 +590,7 @@ class _Subscriber:
         """Subscribes; waits (a bounded while) for the subscription so that
         messages published right after start reach this replica."""
         self._client = redis.Redis.from_url(
-            self._url, socket_connect_timeout=0.5, health_check_interval=10
+            self._url, client_name=self._name, socket_connect_timeout=0.5, health_check_interval=10
         )
         self._task = asyncio.create_task(self._run(), name="redis-subscriber")
         with contextlib.suppress(TimeoutError):
@@ -630,6 +643,7 @@ class RedisInboxNotifier(InboxNotifier):
 
     def __init__(self, redis_url: str | None, prefix: str = "sk", timeout: float = 0.5) -> None:
         self._url = redis_url
+        self._prefix = prefix
         self._channel = f"{prefix}:mb:inbox"
         self._timeout = timeout
         self._origin = uuid.uuid4().hex
@@ -642,9 +656,13 @@ class RedisInboxNotifier(InboxNotifier):
     async def start(self) -> None:
         if self._url is None:
             return
-        self._client = connect(self._url, self._timeout)
+        self._client = connect(self._url, self._timeout, f"{self._prefix}:mb-notify")
         self._subscriber = _Subscriber(
-            self._url, [self._channel], self._on_message, "message bus wake-ups (subscription)"
+            self._url,
+            [self._channel],
+            self._on_message,
+            "message bus wake-ups (subscription)",
+            f"{self._prefix}:mb-notify-sub",
         )
         await self._subscriber.start()
 
@@ -735,9 +753,13 @@ class RedisReplyWaiters(ReplyWaiters):
     async def start(self) -> None:
         if self._url is None:
             return
-        self._client = connect(self._url, self._timeout)
+        self._client = connect(self._url, self._timeout, f"{self._prefix}:mb-waiters")
         self._subscriber = _Subscriber(
-            self._url, [self._channel(self._origin)], self._on_message, "reply waiters (channel)"
+            self._url,
+            [self._channel(self._origin)],
+            self._on_message,
+            "reply waiters (channel)",
+            f"{self._prefix}:mb-waiters-sub",
         )
         await self._subscriber.start()
         self._heartbeat = asyncio.create_task(self._refresh_forever(), name="reply-waiters")
