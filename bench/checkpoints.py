@@ -1,5 +1,6 @@
-"""LangGraph checkpoint put and get through StatekeeperSaver on the embedded
-store, measured side by side on the same box with:
+"""LangGraph checkpoint put and get through StatekeeperSaver, on the embedded
+store and on the production one (PostgreSQL), measured side by side on the
+same box with:
 
 * the gRPC floor: one health Check round trip to the same server process,
   which no RPC can beat;
@@ -8,14 +9,24 @@ store, measured side by side on the same box with:
   in-process SQLite checkpointer, the closest embedded peer. It runs with
   SQLite's default durability, while statekeeper commits with
   synchronous=FULL in WAL mode.
+* LangGraph's PostgresSaver (`langgraph-checkpoint-postgres` and
+  `psycopg[binary]`, if installed): the in-process PostgreSQL checkpointer,
+  on the same PostgreSQL server (and database) as statekeeper's production
+  backend, so both pay the same commit. statekeeper adds a gRPC hop and a
+  server process in between, and does more per call (fencing, tombstones,
+  values stored once per tenant, an audit record in the same transaction).
 
-The server runs in its own process, as in production. The workload is a
-LangGraph-shaped checkpoint: a 20-message history that changes every 10th
+Each server runs in its own process, as in production. All savers run
+interleaved, in rounds, so that they meet the same load of a shared machine.
+The workload is a LangGraph-shaped checkpoint: a 20-message history that changes every 10th
 step (so most puts name it by version only) and a counter that changes at
-every step, chained by parent id. The comparison with PostgresSaver comes
-with the PostgreSQL backend.
+every step, chained by parent id.
 
-Run: `.venv/bin/python -m bench.checkpoints [--ops N]` (not part of make test).
+PostgreSQL: STATEKEEPER_TEST_POSTGRES_DSN when set, else one started with
+scripts/services.sh for the run (and stopped after); the bench works in a
+fresh database on it and drops it at the end.
+
+Run: `.venv/bin/python -m bench.checkpoints [--ops N] [--rounds R]` (not part of make test).
 Prints p50/p99 in microseconds and the ratios.
 """
 
@@ -30,10 +41,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint, empty_checkpoint
@@ -43,6 +57,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "adapters" / "langgraph"))  # if not pip-installed
 
 from statekeeper_langgraph import StatekeeperSaver  # noqa: E402
+
+from bench.production import services  # noqa: E402
 
 MESSAGE = {"role": "user", "content": "Find me a train from Paris to Lyon tomorrow morning."}
 Op = Callable[[int], object]
@@ -99,11 +115,11 @@ def workload(saver: BaseCheckpointSaver[Any], thread_id: str, ops: int) -> dict[
 # ----- the server process ---------------------------------------------------------------------
 
 
-async def serve(data_dir: Path, port: int) -> None:
+async def serve(data_dir: Path, port: int, postgres_dsn: str) -> None:
     sys.path.insert(0, str(REPO))
     from tests.langgraph.harness import CheckpointServer  # the real servicer and interceptor
 
-    server = CheckpointServer(data_dir)
+    server = CheckpointServer(data_dir, postgres_dsn=postgres_dsn)
     server.start()
     floor = grpc.aio.server()
     health_pb2_grpc.add_HealthServicer_to_server(health.aio.HealthServicer(), floor)
@@ -113,16 +129,17 @@ async def serve(data_dir: Path, port: int) -> None:
     await floor.wait_for_termination()
 
 
-def start_server(data_dir: Path) -> tuple[subprocess.Popen[bytes], str, str]:
-    """Returns the process, the checkpoint address and the health address."""
+def start_server(
+    data_dir: Path, postgres_dsn: str = ""
+) -> tuple[subprocess.Popen[bytes], str, str]:
+    """Returns the process, the checkpoint address and the health address.
+    With `postgres_dsn`, the server uses the PostgreSQL stores."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     data_dir.mkdir(parents=True)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bench.checkpoints", "--serve", str(data_dir), str(port)],
-        cwd=REPO,
-    )
+    serve_args = ["--serve", str(data_dir), str(port), postgres_dsn]
+    process = subprocess.Popen([sys.executable, "-m", "bench.checkpoints", *serve_args], cwd=REPO)
     for _ in range(600):
         if (data_dir / "address").exists():
             return process, (data_dir / "address").read_text(), f"127.0.0.1:{port}"
@@ -138,20 +155,92 @@ def grpc_floor(address: str, ops: int) -> list[float]:
         return timed(lambda i: stub.Check(health_pb2.HealthCheckRequest()), ops)
 
 
-def sqlite_saver_samples(path: Path, ops: int) -> dict[str, list[float]] | None:
+@contextmanager
+def statekeeper_saver(data_dir: Path, postgres_dsn: str = "") -> Iterator[tuple[Any, str]]:
+    """StatekeeperSaver on a server process of its own (on the PostgreSQL
+    stores with `postgres_dsn`), and that server's health address."""
+    process, address, health_address = start_server(data_dir, postgres_dsn)
+    try:
+        with StatekeeperSaver(address) as saver:
+            yield saver, health_address
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def peer_savers(stack: ExitStack, tmp: Path, dsn: str) -> dict[str, BaseCheckpointSaver[Any]]:
+    """LangGraph's own savers that are installed, by column name."""
+    peers: dict[str, BaseCheckpointSaver[Any]] = {"InMemorySaver": InMemorySaver()}
     try:
         import sqlite3
 
         from langgraph.checkpoint.sqlite import SqliteSaver
+
+        connection = sqlite3.connect(tmp / "sqlite-saver.db", check_same_thread=False)
+        stack.callback(connection.close)
+        peers["SqliteSaver"] = SqliteSaver(connection)
     except ImportError:
-        return None
-    connection = sqlite3.connect(path, check_same_thread=False)
+        print("langgraph-checkpoint-sqlite is not installed: SqliteSaver column skipped")
     try:
-        saver = SqliteSaver(connection)
-        saver.setup()
-        return workload(saver, "bench", ops)
+        from langgraph.checkpoint.postgres import PostgresSaver
+
+        peers["PostgresSaver"] = stack.enter_context(PostgresSaver.from_conn_string(dsn))
+    except ImportError:
+        print(
+            "langgraph-checkpoint-postgres (with psycopg[binary]) is not installed:"
+            " PostgresSaver column skipped"
+        )
+    for saver in peers.values():
+        setup = getattr(saver, "setup", None)
+        if setup is not None:
+            setup()
+    return peers
+
+
+def run_rounds(
+    savers: dict[str, BaseCheckpointSaver[Any]], health_address: str, ops: int, rounds: int
+) -> tuple[dict[str, dict[str, list[float]]], list[float]]:
+    """The workload on every saver, interleaved in `rounds` (a new thread
+    each), so that all of them meet the same load of a shared machine."""
+    results: dict[str, dict[str, list[float]]] = {name: {} for name in savers}
+    floor: list[float] = []
+    for name, saver in savers.items():
+        workload(saver, f"warmup-{name}", 50)
+    for round_index in range(rounds):
+        for name, saver in savers.items():
+            samples = workload(saver, f"bench-{round_index}", ops // rounds)
+            for operation, values in samples.items():
+                results[name].setdefault(operation, []).extend(values)
+        floor += grpc_floor(health_address, ops // rounds)
+    return results, floor
+
+
+@contextmanager
+def bench_database() -> Iterator[str]:
+    """A fresh database on the configured (or a started) PostgreSQL server."""
+    with services() as (dsn, _):
+        name = f"bench_cp_{uuid.uuid4().hex[:8]}"
+        asyncio.run(_admin(dsn, f"CREATE DATABASE {name}"))
+        try:
+            yield dsn.rsplit("/", 1)[0] + "/" + name
+        finally:
+            asyncio.run(_admin(dsn, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+async def _admin(dsn: str, statement: str) -> None:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(statement)
     finally:
-        connection.close()
+        await conn.close()
+
+
+# (ours, peer): the comparisons printed as ratios, like for like.
+PAIRS = [
+    ("statekeeper embedded", "SqliteSaver"),
+    ("statekeeper embedded", "InMemorySaver"),
+    ("statekeeper postgres", "PostgresSaver"),
+]
 
 
 def report(ops: int, results: dict[str, dict[str, list[float]]], floor: list[float]) -> None:
@@ -162,51 +251,46 @@ def report(ops: int, results: dict[str, dict[str, list[float]]], floor: list[flo
         f" p99 {f99:.0f} us"
     )
     names = list(results)
-    print(
-        f"{'p50/p99 us':<12}"
-        + "".join(f"{name:>18}" for name in names)
-        + "".join(f"{'p50 x ' + name:>22}" for name in names[1:])
-    )
-    for operation, ours in results["statekeeper"].items():
+    print(f"{'p50/p99 us':<12}" + "".join(f"{name:>22}" for name in names))
+    for operation in results[names[0]]:
         cells = []
         for name in names:
             p50, p99 = percentiles(results[name][operation])
-            cells.append(f"{p50:>10.0f}/{p99:<7.0f}")
-        ours_p50 = percentiles(ours)[0]
-        ratios = [
-            f"{ours_p50 / percentiles(results[name][operation])[0]:>22.1f}" for name in names[1:]
-        ]
-        print(f"{operation:<12}" + "".join(cells) + "".join(ratios))
-    put, get = (percentiles(results["statekeeper"][op])[0] for op in ("put", "get latest"))
-    print(f"statekeeper p50 in gRPC floors: put {put / f50:.1f}, get latest {get / f50:.1f}")
+            cells.append(f"{p50:>14.0f}/{p99:<7.0f}")
+        print(f"{operation:<12}" + "".join(cells))
+    for ours, peer in PAIRS:
+        if ours not in results or peer not in results:
+            continue
+        print(f"{ours} / {peer} (p50 ratio, p99 ratio):")
+        for operation, samples in results[ours].items():
+            o50, o99 = percentiles(samples)
+            p50, p99 = percentiles(results[peer][operation])
+            print(f"  {operation:<12}{o50 / p50:>8.1f}x{o99 / p99:>8.1f}x")
+    for name in names:
+        if name.startswith("statekeeper"):
+            put, get = (percentiles(results[name][op])[0] for op in ("put", "get latest"))
+            print(f"{name} p50 in gRPC floors: put {put / f50:.1f}, get latest {get / f50:.1f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--ops", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument(
-        "--serve", nargs=2, metavar=("DATA_DIR", "HEALTH_PORT"), help=argparse.SUPPRESS
+        "--serve", nargs=3, metavar=("DATA_DIR", "HEALTH_PORT", "DSN"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
     if args.serve:
-        asyncio.run(serve(Path(args.serve[0]), int(args.serve[1])))
+        asyncio.run(serve(Path(args.serve[0]), int(args.serve[1]), args.serve[2]))
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        process, address, health_address = start_server(Path(tmp) / "server")
-        try:
-            with StatekeeperSaver(address) as saver:
-                workload(saver, "warmup", 50)
-                results = {"statekeeper": workload(saver, "bench", args.ops)}
-            floor = grpc_floor(health_address, args.ops)
-        finally:
-            process.terminate()
-            process.wait()
-        results["InMemorySaver"] = workload(InMemorySaver(), "bench", args.ops)
-        sqlite = sqlite_saver_samples(Path(tmp) / "sqlite-saver.db", args.ops)
-        if sqlite is not None:
-            results["SqliteSaver"] = sqlite
-        else:
-            print("langgraph-checkpoint-sqlite is not installed: SqliteSaver column skipped")
+    with ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        dsn = stack.enter_context(bench_database())
+        embedded, health_address = stack.enter_context(statekeeper_saver(tmp / "embedded"))
+        production, _ = stack.enter_context(statekeeper_saver(tmp / "postgres", dsn))
+        savers = {"statekeeper embedded": embedded, "statekeeper postgres": production}
+        savers.update(peer_savers(stack, tmp, dsn))
+        results, floor = run_rounds(savers, health_address, args.ops, args.rounds)
     report(args.ops, results, floor)
 
 

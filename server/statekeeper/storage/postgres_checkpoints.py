@@ -5,7 +5,11 @@ versioned by their own migration list and table,
 `checkpoint_schema_migrations`, applied by `start()` in one transaction under
 an advisory lock, so replicas starting together apply each migration once.
 Every method that changes data is one transaction on a pooled connection; a
-method that returns has committed, together with its audit record.
+method that returns has committed, together with its audit record. The two
+hot paths, saves and pending writes, are PL/pgSQL functions created by the
+migration (cp_save, cp_put_writes): one round trip each, with no network wait
+while they hold locks; their refusals come back as SQLSTATEs of class "SK"
+and become the domain's errors here.
 
 Several replicas write the same tables at once. Two locks, always taken in
 this order, keep every MUST rule of storage/checkpoint_store.py true between
@@ -55,7 +59,6 @@ from statekeeper.core.checkpoints import (
     StoredCheckpoint,
     WritesDraft,
     WritesOutcome,
-    server_checkpoint_id,
 )
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
 from statekeeper.core.models import AuditRecord
@@ -76,12 +79,220 @@ MIGRATION_LOCK_KEY = int.from_bytes(b"skchkpnt", "big")
 VALUE_LOCK_CLASS = int.from_bytes(b"ckvl", "big")
 
 _TEXT = 'text COLLATE "C" NOT NULL'
+# Server ids tried per save when clients took the next ones.
+_SERVER_ID_CANDIDATES = 16
+
+# ----- the functions behind saves and writes ------------------------------------------
+#
+# Errors they raise (custom SQLSTATEs, class "SK"), which
+# _domain_error turns into the domain's. Raising aborts the statement, so a
+# refused save or write stores nothing.
+_SUPERSEDED = "SKC01"  # DETAIL: the current epoch
+_NEVER_ISSUED = "SKC02"
+_DELETED = "SKC03"  # DETAIL: the tombstoned checkpoint id
+_VALUE_MISSING = "SKC04"  # DETAIL: the channel; HINT: why
+_NEEDS_EXCLUSIVE = "SKC05"  # a shared-lock save found its id taken
+_NO_CHECKPOINT = "SKC06"
+_NO_FREE_ID = "SKC07"
+
+_FENCE = f"""
+    IF p_fence_epoch <> 0 AND p_fence_epoch < v_epoch THEN
+        RAISE EXCEPTION USING ERRCODE = '{_SUPERSEDED}', MESSAGE = 'ownership superseded',
+            DETAIL = v_epoch::text;
+    ELSIF p_fence_epoch > v_epoch THEN
+        RAISE EXCEPTION USING ERRCODE = '{_NEVER_ISSUED}', MESSAGE = 'epoch never issued';
+    END IF;"""
+
+_AUDIT = f"""
+    IF p_audit IS NOT NULL THEN
+        INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (p_tenant, p_audit[1], p_audit[2],
+            p_audit[3], p_audit[4], p_audit[5], v_sequence, p_audit_time, p_audit[6]);
+    END IF;"""
+
+# The whole save in one call, so it costs one round trip and holds the locks
+# for no network wait. Columns are always qualified: OUT parameters and
+# variables share the namespace of column names in PL/pgSQL. Server ids are
+# lpad(sequence, 20, '0'), as core.checkpoints.server_checkpoint_id makes them.
+_SAVE_FUNCTION = f"""
+CREATE FUNCTION cp_save(
+    p_tenant text, p_execution_id text, p_namespace text, p_checkpoint_id text,
+    p_parent_id text, p_create_time_ns bigint, p_step bigint, p_step_name text, p_run_id text,
+    p_state_type text, p_state_version integer, p_state_data bytea, p_metadata jsonb,
+    p_fence_epoch bigint, p_exclusive boolean,
+    p_channels text[], p_versions text[], p_hashes text[],
+    p_value_hashes text[], p_value_types text[], p_value_versions integer[],
+    p_value_data bytea[], p_audit text[], p_audit_time double precision)
+RETURNS TABLE (saved_id text, saved_sequence bigint, was_replaced boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_last bigint;
+    v_epoch bigint;
+    v_id text := p_checkpoint_id;
+    v_sequence bigint;
+    v_replaced boolean := false;
+    v_hashes text[] := p_hashes;
+    v_released text[];
+    v_found text;
+BEGIN
+    -- 1. The tenant's value lock, then the execution's row.
+    IF p_exclusive THEN
+        PERFORM pg_advisory_xact_lock({VALUE_LOCK_CLASS}, hashtext(p_tenant));
+    ELSE
+        PERFORM pg_advisory_xact_lock_shared({VALUE_LOCK_CLASS}, hashtext(p_tenant));
+    END IF;
+    INSERT INTO cp_executions AS e (tenant, execution_id) VALUES (p_tenant, p_execution_id)
+    ON CONFLICT (tenant, execution_id) DO UPDATE SET last_sequence = e.last_sequence
+    RETURNING e.last_sequence, e.ownership_epoch INTO v_last, v_epoch;
+    -- 2. Fencing, then tombstones (the parent's first).{_FENCE}
+    SELECT t.checkpoint_id INTO v_found FROM cp_tombstones t
+    WHERE t.tenant = p_tenant AND t.execution_id = p_execution_id
+    AND t.namespace = p_namespace AND t.checkpoint_id IN (p_parent_id, p_checkpoint_id)
+    ORDER BY t.checkpoint_id = p_parent_id DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '{_DELETED}', MESSAGE = 'checkpoint deleted',
+            DETAIL = v_found;
+    END IF;
+    -- 3. Identity: the id's sequence if it exists, else the next free one.
+    IF v_id <> '' THEN
+        SELECT c.sequence INTO v_sequence FROM cp_checkpoints c
+        WHERE c.tenant = p_tenant AND c.execution_id = p_execution_id
+        AND c.namespace = p_namespace AND c.checkpoint_id = v_id;
+        v_replaced := FOUND;
+        IF NOT v_replaced THEN
+            v_sequence := v_last + 1;
+        END IF;
+    ELSE
+        FOR v_offset IN 1..{_SERVER_ID_CANDIDATES} LOOP
+            v_sequence := v_last + v_offset;
+            v_id := lpad(v_sequence::text, 20, '0');
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM cp_checkpoints c WHERE c.tenant = p_tenant
+                AND c.execution_id = p_execution_id AND c.namespace = p_namespace
+                AND c.checkpoint_id = v_id);
+            IF v_offset = {_SERVER_ID_CANDIDATES} THEN
+                RAISE EXCEPTION USING ERRCODE = '{_NO_FREE_ID}', MESSAGE = 'no free id';
+            END IF;
+        END LOOP;
+    END IF;
+    -- 4. Every channel's value: inline, named by hash, or by version.
+    FOR i IN 1..coalesce(array_length(p_channels, 1), 0) LOOP
+        IF v_hashes[i] = '' THEN
+            SELECT x.content_hash INTO v_found FROM cp_channels x
+            WHERE x.tenant = p_tenant AND x.execution_id = p_execution_id
+            AND x.namespace = p_namespace AND x.channel = p_channels[i]
+            AND x.version = p_versions[i] ORDER BY x.saved DESC LIMIT 1;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION USING ERRCODE = '{_VALUE_MISSING}', MESSAGE = 'value missing',
+                    DETAIL = p_channels[i],
+                    HINT = format('no value is stored for version %L', p_versions[i]);
+            END IF;
+            v_hashes[i] := v_found;
+        ELSIF NOT v_hashes[i] = ANY(p_value_hashes) AND NOT EXISTS (SELECT 1 FROM cp_blobs b
+                WHERE b.tenant = p_tenant AND b.content_hash = v_hashes[i]) THEN
+            RAISE EXCEPTION USING ERRCODE = '{_VALUE_MISSING}', MESSAGE = 'value missing',
+                DETAIL = p_channels[i], HINT = 'no value has hash ' || v_hashes[i];
+        END IF;
+    END LOOP;
+    -- 5. Replacing drops references: only under the exclusive value lock.
+    IF v_replaced THEN
+        IF NOT p_exclusive THEN
+            RAISE EXCEPTION USING ERRCODE = '{_NEEDS_EXCLUSIVE}', MESSAGE = 'replacement';
+        END IF;
+        WITH released AS (
+            DELETE FROM cp_channels x WHERE x.tenant = p_tenant
+            AND x.execution_id = p_execution_id AND x.namespace = p_namespace
+            AND x.checkpoint_id = v_id RETURNING x.content_hash)
+        SELECT array_agg(DISTINCT r.content_hash) INTO v_released FROM released r;
+    ELSE
+        UPDATE cp_executions e SET last_sequence = v_sequence
+        WHERE e.tenant = p_tenant AND e.execution_id = p_execution_id;
+    END IF;
+    -- 6. The write, and the values nothing references any more.
+    INSERT INTO cp_blobs AS b (tenant, content_hash, content_type, schema_version, data)
+    SELECT p_tenant, v.* FROM unnest(p_value_hashes, p_value_types, p_value_versions,
+        p_value_data) AS v
+    ON CONFLICT (tenant, content_hash) DO NOTHING;
+    INSERT INTO cp_checkpoints AS c (tenant, execution_id, namespace, checkpoint_id, sequence,
+        create_time_ns, parent_checkpoint_id, step, step_name, run_id, state_type,
+        state_version, state_data, metadata)
+    VALUES (p_tenant, p_execution_id, p_namespace, v_id, v_sequence, p_create_time_ns,
+        p_parent_id, p_step, p_step_name, p_run_id, p_state_type, p_state_version,
+        p_state_data, p_metadata)
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id) DO UPDATE SET
+        create_time_ns = excluded.create_time_ns,
+        parent_checkpoint_id = excluded.parent_checkpoint_id, step = excluded.step,
+        step_name = excluded.step_name, run_id = excluded.run_id,
+        state_type = excluded.state_type, state_version = excluded.state_version,
+        state_data = excluded.state_data, metadata = excluded.metadata;
+    INSERT INTO cp_channels AS x (tenant, execution_id, namespace, checkpoint_id, channel,
+        version, content_hash)
+    SELECT p_tenant, p_execution_id, p_namespace, v_id, n.* FROM unnest(p_channels,
+        p_versions, v_hashes) AS n;
+    IF v_released IS NOT NULL THEN
+        DELETE FROM cp_blobs b WHERE b.tenant = p_tenant AND b.content_hash = ANY(v_released)
+        AND NOT EXISTS (SELECT 1 FROM cp_channels x WHERE x.tenant = p_tenant
+            AND x.content_hash = b.content_hash);
+    END IF;{_AUDIT}
+    RETURN QUERY SELECT v_id, v_sequence, v_replaced;
+END
+$$"""
+
+# The writes of one task in one call: the execution's row FOR SHARE (so a
+# claim or a deletion waits for it), fencing, tombstone, existence, then the
+# writes. Index >= 0 keeps the first write (a repeat is skipped, so not
+# counted), index < 0 replaces. Returns how many were stored.
+_PUT_WRITES_FUNCTION = f"""
+CREATE FUNCTION cp_put_writes(
+    p_tenant text, p_execution_id text, p_namespace text, p_checkpoint_id text,
+    p_task_id text, p_task_path text, p_fence_epoch bigint, p_indexes bigint[],
+    p_channels text[], p_types text[], p_versions integer[], p_data bytea[],
+    p_audit text[], p_audit_time double precision)
+RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_epoch bigint;
+    v_sequence bigint;
+    v_stored bigint;
+BEGIN
+    SELECT e.ownership_epoch INTO v_epoch FROM cp_executions e
+    WHERE e.tenant = p_tenant AND e.execution_id = p_execution_id FOR SHARE;
+    v_epoch := coalesce(v_epoch, 0);{_FENCE}
+    IF EXISTS (SELECT 1 FROM cp_tombstones t WHERE t.tenant = p_tenant
+            AND t.execution_id = p_execution_id AND t.namespace = p_namespace
+            AND t.checkpoint_id = p_checkpoint_id) THEN
+        RAISE EXCEPTION USING ERRCODE = '{_DELETED}', MESSAGE = 'checkpoint deleted',
+            DETAIL = p_checkpoint_id;
+    END IF;
+    SELECT c.sequence INTO v_sequence FROM cp_checkpoints c WHERE c.tenant = p_tenant
+    AND c.execution_id = p_execution_id AND c.namespace = p_namespace
+    AND c.checkpoint_id = p_checkpoint_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '{_NO_CHECKPOINT}', MESSAGE = 'no such checkpoint';
+    END IF;
+    WITH stored AS (
+        INSERT INTO cp_writes AS w (tenant, execution_id, namespace, checkpoint_id, task_id,
+            write_index, task_path, channel, value_type, value_version, value_data)
+        SELECT p_tenant, p_execution_id, p_namespace, p_checkpoint_id, p_task_id, n.i,
+            p_task_path, n.channel, n.value_type, n.value_version, n.value_data
+        FROM unnest(p_indexes, p_channels, p_types, p_versions, p_data)
+            AS n(i, channel, value_type, value_version, value_data)
+        ON CONFLICT (tenant, execution_id, namespace, checkpoint_id, task_id, write_index)
+        DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel,
+            value_type = excluded.value_type, value_version = excluded.value_version,
+            value_data = excluded.value_data
+        WHERE excluded.write_index < 0
+        RETURNING 1)
+    SELECT count(*) INTO v_stored FROM stored;{_AUDIT}
+    RETURN v_stored;
+END
+$$"""
+
 
 # Append only; never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
-        "executions, checkpoints, channel values, pending writes, tombstones",
+        "executions, checkpoints, channel values, pending writes, tombstones;"
+        " functions cp_save and cp_put_writes",
         (
             # One row per execution ever written or claimed: the sequence
             # counter and the ownership epoch outlive the checkpoints.
@@ -162,16 +373,15 @@ MIGRATIONS: tuple[Migration, ...] = (
                 PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id)
             )""",
             "CREATE INDEX cp_tombstones_age ON cp_tombstones (delete_time_ns)",
+            _SAVE_FUNCTION,
+            _PUT_WRITES_FUNCTION,
         ),
     ),
 )
 
-_KEY = "tenant = $1 AND execution_id = $2 AND namespace = $3 AND checkpoint_id = $4"
 _NEWEST_FIRST = "c.create_time_ns DESC, c.sequence DESC, c.execution_id DESC, c.namespace DESC"
 # Executions pruned per transaction, so that other work interleaves.
 _PRUNE_BATCH = 50
-# Server ids tried per save when clients took the next ones (see _identity).
-_SERVER_ID_CANDIDATES = 16
 
 
 async def apply_migrations(
@@ -268,14 +478,13 @@ class PostgresCheckpointStore(CheckpointStore):
         audit: AuditRecord | None = None,
     ) -> SaveOutcome:
         metadata = _metadata_json(record.metadata)
-        try:
-            async with self._db.transaction("save checkpoint") as conn:
-                return await _save(conn, tenant, record, metadata, fence_epoch, audit, False)
-        except _ReplacementNeedsExclusiveLockError:
-            # Replacing drops references, so it may collect values: start
-            # over holding the tenant's value lock exclusively.
-            async with self._db.transaction("replace checkpoint") as conn:
-                return await _save(conn, tenant, record, metadata, fence_epoch, audit, True)
+        async with self._db.connection("save checkpoint") as conn:
+            try:
+                return await _call_save(conn, tenant, record, metadata, fence_epoch, False, audit)
+            except _ReplacementNeedsExclusiveLockError:
+                # Replacing drops references, so it may collect values: again,
+                # holding the tenant's value lock exclusively.
+                return await _call_save(conn, tenant, record, metadata, fence_epoch, True, audit)
 
     async def put_writes(
         self,
@@ -284,25 +493,33 @@ class PostgresCheckpointStore(CheckpointStore):
         fence_epoch: int,
         audit: AuditRecord | None = None,
     ) -> WritesOutcome:
-        async with self._db.transaction("put writes") as conn:
-            epoch = await conn.fetchval(
-                "SELECT ownership_epoch FROM cp_executions WHERE tenant = $1"
-                " AND execution_id = $2 FOR SHARE",
-                tenant,
-                draft.execution_id,
-            )
-            _check_fence(draft.execution_id, fence_epoch, int(epoch or 0))
-            row = await conn.fetchrow(_PUT_WRITES, *_put_writes_arguments(tenant, draft, audit))
-            assert row is not None
-            if row["deleted"]:
-                raise CheckpointDeletedError(draft.execution_id, draft.checkpoint_id)
-            if row["sequence"] is None:
-                raise NotFoundError(
-                    f"execution {draft.execution_id!r} has no checkpoint"
-                    f" {draft.checkpoint_id!r} in namespace {draft.namespace!r}"
+        writes = draft.writes
+        async with self._db.connection("put writes") as conn:
+            try:
+                stored = await conn.fetchval(
+                    _PUT_WRITES,
+                    tenant,
+                    draft.execution_id,
+                    draft.namespace,
+                    draft.checkpoint_id,
+                    draft.task_id,
+                    draft.task_path,
+                    fence_epoch,
+                    [write.index for write in writes],
+                    [write.channel for write in writes],
+                    [write.value.content_type for write in writes],
+                    [write.value.schema_version for write in writes],
+                    [write.value.data for write in writes],
+                    *_audit_array(audit),
                 )
-            stored = int(row["stored"])
-            return WritesOutcome(stored, len(draft.writes) - stored)
+            except asyncpg.PostgresError as exc:
+                if getattr(exc, "sqlstate", "") == _NO_CHECKPOINT:
+                    raise NotFoundError(
+                        f"execution {draft.execution_id!r} has no checkpoint"
+                        f" {draft.checkpoint_id!r} in namespace {draft.namespace!r}"
+                    ) from exc
+                raise _domain_error(exc, draft.execution_id, fence_epoch) from exc
+        return WritesOutcome(int(stored), len(writes) - int(stored))
 
     async def claim_execution(
         self, tenant: str, execution_id: str, audit: AuditRecord | None = None
@@ -508,239 +725,97 @@ class PostgresCheckpointStore(CheckpointStore):
         return [row[0] for row in rows]
 
 
-class _ReplacementNeedsExclusiveLockError(Exception):
-    """A save found its id taken while holding the value lock shared."""
+# ----- saves and writes: one call each ---------------------------------------------------
 
 
-# ----- saving -------------------------------------------------------------------------
+_SAVE = "SELECT * FROM cp_save(" + ", ".join(f"${n}" for n in range(1, 25)) + ")"
+_PUT_WRITES = "SELECT cp_put_writes(" + ", ".join(f"${n}" for n in range(1, 15)) + ")"
 
 
-# Takes the tenant's value lock (shared or exclusive), then the execution row
-# (created if new), returning the counter and epoch. The lock is a one-time
-# filter of the INSERT ... SELECT, so it is taken before the row.
-_LOCK_FOR_SAVE = """
-INSERT INTO cp_executions AS e (tenant, execution_id)
-SELECT $1, $2 WHERE {lock}($3, hashtext($1))::text = ''
-ON CONFLICT (tenant, execution_id) DO UPDATE SET last_sequence = e.last_sequence
-RETURNING e.last_sequence, e.ownership_epoch
-"""
-
-# What a save must know, read once the locks are held: the sequence of the
-# id if it exists, which server id candidates are taken, which of the parent
-# and own id are tombstones, which hashes named without a value are stored,
-# and the hash stored last for each channel named by version alone.
-_INSPECT = """
-SELECT
-    (SELECT sequence FROM cp_checkpoints WHERE {key} AND checkpoint_id = $4) AS existing,
-    ARRAY(SELECT checkpoint_id FROM cp_checkpoints
-          WHERE {key} AND checkpoint_id = ANY($5::text[])) AS taken,
-    ARRAY(SELECT checkpoint_id FROM cp_tombstones
-          WHERE {key} AND checkpoint_id = ANY($6::text[])) AS deleted,
-    ARRAY(SELECT content_hash FROM cp_blobs
-          WHERE tenant = $1 AND content_hash = ANY($7::text[])) AS known,
-    ARRAY(SELECT coalesce((SELECT ch.content_hash FROM cp_channels ch
-                           WHERE ch.tenant = $1 AND ch.execution_id = $2 AND ch.namespace = $3
-                           AND ch.channel = v.channel AND ch.version = v.version
-                           ORDER BY ch.saved DESC LIMIT 1), '')
-          FROM unnest($8::text[], $9::text[]) WITH ORDINALITY AS v(channel, version, position)
-          ORDER BY v.position) AS by_version
-""".format(key="tenant = $1 AND execution_id = $2 AND namespace = $3")
-
-_WRITE_CHECKPOINT = f"""
-WITH new_values AS (
-    INSERT INTO cp_blobs (tenant, content_hash, content_type, schema_version, data)
-    SELECT $1, v.* FROM unnest($15::text[], $16::text[], $17::integer[], $18::bytea[]) AS v
-    ON CONFLICT (tenant, content_hash) DO NOTHING
-), counter AS (
-    UPDATE cp_executions SET last_sequence = greatest(last_sequence, $5)
-    WHERE tenant = $1 AND execution_id = $2
-), saved AS (
-    INSERT INTO cp_checkpoints (tenant, execution_id, namespace, checkpoint_id, sequence,
-        create_time_ns, parent_checkpoint_id, step, step_name, run_id, state_type,
-        state_version, state_data, metadata)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb)
-    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id) DO UPDATE SET
-        create_time_ns = excluded.create_time_ns,
-        parent_checkpoint_id = excluded.parent_checkpoint_id, step = excluded.step,
-        step_name = excluded.step_name, run_id = excluded.run_id,
-        state_type = excluded.state_type, state_version = excluded.state_version,
-        state_data = excluded.state_data, metadata = excluded.metadata
-), channels AS (
-    INSERT INTO cp_channels (tenant, execution_id, namespace, checkpoint_id, channel, version,
-        content_hash)
-    SELECT $1, $2, $3, $4, c.* FROM unnest($19::text[], $20::text[], $21::text[]) AS c
-), audit AS ({audit_cte(22, "(VALUES (1)) AS one", "$5::bigint")})
-SELECT 1
-"""
-
-
-async def _save(
+async def _call_save(
     conn: Connection,
     tenant: str,
     record: CheckpointDraft,
     metadata: str,
     fence_epoch: int,
-    audit: AuditRecord | None,
     exclusive: bool,
-) -> SaveOutcome:
-    lock = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
-    row = await conn.fetchrow(
-        _LOCK_FOR_SAVE.format(lock=lock), tenant, record.execution_id, VALUE_LOCK_CLASS
-    )
-    assert row is not None
-    last_sequence = int(row["last_sequence"])
-    _check_fence(record.execution_id, fence_epoch, int(row["ownership_epoch"]))
-    inspected = await _inspect(conn, tenant, record, last_sequence)
-    checkpoint_id, sequence, replaced = _identity(record, inspected, last_sequence)
-    hashes = _resolve_channels(record, inspected)
-    if replaced and not exclusive:
-        raise _ReplacementNeedsExclusiveLockError
-    released: list[str] = []
-    if replaced:
-        released = [
-            row[0]
-            for row in await conn.fetch(
-                f"DELETE FROM cp_channels WHERE {_KEY} RETURNING content_hash",
-                tenant,
-                record.execution_id,
-                record.namespace,
-                checkpoint_id,
-            )
-        ]
-    await conn.execute(
-        _WRITE_CHECKPOINT,
-        *_write_arguments(tenant, record, checkpoint_id, sequence, metadata, hashes, audit),
-    )
-    await _collect_garbage(conn, tenant, released)
-    return SaveOutcome(checkpoint_id, sequence, record.create_time_ns, replaced)
-
-
-async def _inspect(
-    conn: Connection, tenant: str, record: CheckpointDraft, last_sequence: int
-) -> Mapping[str, Any]:
-    by_version = [
-        (name, entry.version)
-        for name, entry in record.channels.items()
-        if entry.value is None and not entry.content_hash
-    ]
-    candidates = (
-        []
-        if record.checkpoint_id
-        else [
-            server_checkpoint_id(last_sequence + offset)
-            for offset in range(1, _SERVER_ID_CANDIDATES + 1)
-        ]
-    )
-    row = await conn.fetchrow(
-        _INSPECT,
-        tenant,
-        record.execution_id,
-        record.namespace,
-        record.checkpoint_id,
-        candidates,
-        [i for i in (record.parent_checkpoint_id, record.checkpoint_id) if i],
-        [e.content_hash for e in record.channels.values() if e.value is None and e.content_hash],
-        [name for name, _ in by_version],
-        [version for _, version in by_version],
-    )
-    assert row is not None
-    deleted = set(row["deleted"])
-    for checkpoint_id in (record.parent_checkpoint_id, record.checkpoint_id):
-        if checkpoint_id and checkpoint_id in deleted:
-            raise CheckpointDeletedError(record.execution_id, checkpoint_id)
-    return {
-        "existing": row["existing"],
-        "taken": set(row["taken"]),
-        "known": set(row["known"]),
-        "by_version": dict(zip((name for name, _ in by_version), row["by_version"], strict=True)),
-    }
-
-
-def _identity(
-    record: CheckpointDraft, inspected: Mapping[str, Any], last_sequence: int
-) -> tuple[str, int, bool]:
-    """(checkpoint id, sequence, whether an existing checkpoint is replaced)."""
-    if record.checkpoint_id:
-        existing = inspected["existing"]
-        if existing is not None:
-            return record.checkpoint_id, int(existing), True
-        return record.checkpoint_id, last_sequence + 1, False
-    # A client may have picked ids that look like server ids; skip them.
-    for offset in range(1, _SERVER_ID_CANDIDATES + 1):
-        candidate = server_checkpoint_id(last_sequence + offset)
-        if candidate not in inspected["taken"]:
-            return candidate, last_sequence + offset, False
-    raise AlreadyExistsError("could not assign a free checkpoint id; send one")
-
-
-def _resolve_channels(record: CheckpointDraft, inspected: Mapping[str, Any]) -> dict[str, str]:
-    """The content hash of every channel; raises if a value is not stored."""
-    hashes: dict[str, str] = {}
-    for channel, entry in record.channels.items():
-        if entry.value is not None:
-            hashes[channel] = entry.content_hash
-        elif entry.content_hash:
-            if entry.content_hash not in inspected["known"]:
-                raise ChannelValueMissingError(channel, f"no value has hash {entry.content_hash}")
-            hashes[channel] = entry.content_hash
-        else:
-            found = inspected["by_version"][channel]
-            if not found:
-                raise ChannelValueMissingError(
-                    channel, f"no value is stored for version {entry.version!r}"
-                )
-            hashes[channel] = found
-    return hashes
-
-
-def _write_arguments(
-    tenant: str,
-    record: CheckpointDraft,
-    checkpoint_id: str,
-    sequence: int,
-    metadata: str,
-    hashes: Mapping[str, str],
     audit: AuditRecord | None,
-) -> list[object]:
+) -> SaveOutcome:
     inline: dict[str, Payload] = {
         entry.content_hash: entry.value
         for entry in record.channels.values()
         if entry.value is not None
     }
     channels = list(record.channels.items())
+    try:
+        row = await conn.fetchrow(
+            _SAVE,
+            tenant,
+            record.execution_id,
+            record.namespace,
+            record.checkpoint_id,
+            record.parent_checkpoint_id,
+            record.create_time_ns,
+            record.step,
+            record.step_name,
+            record.run_id,
+            record.state.content_type,
+            record.state.schema_version,
+            record.state.data,
+            metadata,
+            fence_epoch,
+            exclusive,
+            [name for name, _ in channels],
+            [entry.version for _, entry in channels],
+            [entry.content_hash for _, entry in channels],
+            list(inline),
+            [value.content_type for value in inline.values()],
+            [value.schema_version for value in inline.values()],
+            [value.data for value in inline.values()],
+            *_audit_array(audit),
+        )
+    except asyncpg.PostgresError as exc:
+        raise _domain_error(exc, record.execution_id, fence_epoch) from exc
+    assert row is not None
+    return SaveOutcome(row[0], int(row[1]), record.create_time_ns, bool(row[2]))
+
+
+def _audit_array(audit: AuditRecord | None) -> tuple[list[str] | None, float | None]:
+    """The audit record as the functions take it: text fields and time."""
+    if audit is None:
+        return None, None
     return [
-        tenant,
-        record.execution_id,
-        record.namespace,
-        checkpoint_id,
-        sequence,
-        record.create_time_ns,
-        record.parent_checkpoint_id,
-        record.step,
-        record.step_name,
-        record.run_id,
-        record.state.content_type,
-        record.state.schema_version,
-        record.state.data,
-        metadata,
-        list(inline),
-        [value.content_type for value in inline.values()],
-        [value.schema_version for value in inline.values()],
-        [value.data for value in inline.values()],
-        [name for name, _ in channels],
-        [entry.version for _, entry in channels],
-        [hashes[name] for name, _ in channels],
-        *audit_arguments(audit),
-    ]
+        audit.principal,
+        audit.service,
+        audit.method,
+        audit.entity_type,
+        audit.entity_id,
+        audit.summary,
+    ], audit.time
 
 
-def _check_fence(execution_id: str, sent: int, current: int) -> None:
-    if sent == 0:
-        return
-    if sent < current:
-        raise OwnershipSupersededError(execution_id, sent, current)
-    if sent > current:
-        raise InvalidArgumentError("ownership_epoch", "was never issued for this execution")
+def _domain_error(exc: asyncpg.PostgresError, execution_id: str, fence_epoch: int) -> Exception:
+    """The domain error a function's SQLSTATE stands for (`exc` itself for
+    any other failure)."""
+    code = getattr(exc, "sqlstate", "")
+    detail = getattr(exc, "detail", "") or ""
+    if code == _SUPERSEDED:
+        return OwnershipSupersededError(execution_id, fence_epoch, int(detail))
+    if code == _NEVER_ISSUED:
+        return InvalidArgumentError("ownership_epoch", "was never issued for this execution")
+    if code == _DELETED:
+        return CheckpointDeletedError(execution_id, detail)
+    if code == _VALUE_MISSING:
+        return ChannelValueMissingError(detail, getattr(exc, "hint", "") or "value missing")
+    if code == _NEEDS_EXCLUSIVE:
+        return _ReplacementNeedsExclusiveLockError()
+    if code == _NO_FREE_ID:
+        return AlreadyExistsError("could not assign a free checkpoint id; send one")
+    return exc
+
+
+class _ReplacementNeedsExclusiveLockError(Exception):
+    """A save found its id taken while holding the value lock shared."""
 
 
 def _metadata_json(metadata: Mapping[str, Any]) -> str:
@@ -755,55 +830,6 @@ def _metadata_json(metadata: Mapping[str, Any]) -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-
-
-# ----- pending writes -------------------------------------------------------------------
-
-
-# Stores the writes only if the checkpoint exists and is no tombstone: index
-# >= 0 keeps the first write (a repeat is skipped, so not RETURNed), index < 0
-# replaces. The audit record takes the checkpoint's sequence as revision.
-_PUT_WRITES = f"""
-WITH target AS (
-    SELECT sequence FROM cp_checkpoints WHERE {_KEY}
-    AND NOT EXISTS (SELECT 1 FROM cp_tombstones WHERE {_KEY})
-), stored AS (
-    INSERT INTO cp_writes (tenant, execution_id, namespace, checkpoint_id, task_id, write_index,
-        task_path, channel, value_type, value_version, value_data)
-    SELECT $1, $2, $3, $4, $5, w.write_index, $6, w.channel, w.value_type, w.value_version,
-        w.value_data
-    FROM target, unnest($7::bigint[], $8::text[], $9::text[], $10::integer[], $11::bytea[])
-        AS w(write_index, channel, value_type, value_version, value_data)
-    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id, task_id, write_index)
-    DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel,
-        value_type = excluded.value_type, value_version = excluded.value_version,
-        value_data = excluded.value_data
-    WHERE excluded.write_index < 0
-    RETURNING 1
-), audit AS ({audit_cte(12, "target", "target.sequence")})
-SELECT (SELECT sequence FROM target) AS sequence,
-    EXISTS (SELECT 1 FROM cp_tombstones WHERE {_KEY}) AS deleted,
-    (SELECT count(*) FROM stored) AS stored
-"""
-
-
-def _put_writes_arguments(
-    tenant: str, draft: WritesDraft, audit: AuditRecord | None
-) -> list[object]:
-    return [
-        tenant,
-        draft.execution_id,
-        draft.namespace,
-        draft.checkpoint_id,
-        draft.task_id,
-        draft.task_path,
-        [write.index for write in draft.writes],
-        [write.channel for write in draft.writes],
-        [write.value.content_type for write in draft.writes],
-        [write.value.schema_version for write in draft.writes],
-        [write.value.data for write in draft.writes],
-        *audit_arguments(audit),
-    ]
 
 
 _CLAIM = f"""
