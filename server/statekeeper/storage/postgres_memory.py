@@ -1084,7 +1084,10 @@ def _neighbourhood_sql(tenant: str, query: NeighbourhoodQuery) -> tuple[str, lis
     visible facts in both directions through the subject and object indexes,
     up to depth-1 hops; every visible fact touching a reached entity is an
     edge, at one hop more than its nearer end. Visibility is applied while
-    walking, so hidden facts never connect entities."""
+    walking, so hidden facts never connect entities. Edges are looked up
+    per reached entity through the same two indexes (LATERAL keeps the
+    planner from hashing the whole tenant's facts), and DISTINCT drops a
+    fact found from both of its ends."""
     params = _Params(tenant, query.user_id, query.entity, query.depth - 1)
     visible = ["f.tenant = $1", "f.user_id IN ($2, '')"]
     if not query.include_invalidated:
@@ -1092,6 +1095,9 @@ def _neighbourhood_sql(tenant: str, query: NeighbourhoodQuery) -> tuple[str, lis
     if query.predicates:
         visible.append(f"f.predicate_key = ANY({params.add(list(query.predicates))}::text[])")
     where = " AND ".join(visible)
+    columns = ", ".join(
+        f"f.{c.strip()}" for c in f"{_FACT_COLUMNS}, subject_key, object_key".split(",")
+    )
     limit = params.add(query.max_facts + 1)
     sql = f"""
         WITH RECURSIVE reach(entity, depth) AS (
@@ -1106,20 +1112,20 @@ def _neighbourhood_sql(tenant: str, query: NeighbourhoodQuery) -> tuple[str, lis
         ),
         nearest AS (SELECT entity, min(depth) AS depth FROM reach GROUP BY entity),
         edges AS (
-            SELECT DISTINCT f.fact_id FROM nearest n
-            JOIN memory_facts f ON f.tenant = $1
-                AND (f.subject_key = n.entity OR f.object_key = n.entity)
-            WHERE {where}
+            SELECT DISTINCT touching.* FROM nearest n CROSS JOIN LATERAL (
+                SELECT {columns} FROM memory_facts f
+                WHERE f.subject_key = n.entity AND {where}
+                UNION ALL
+                SELECT {columns} FROM memory_facts f
+                WHERE f.object_key = n.entity AND {where}
+            ) AS touching
         )
-        SELECT {", ".join("f." + c.strip() for c in _FACT_COLUMNS.split(","))},
-            f.subject_key, f.object_key,
-            ns.depth AS subject_depth, nob.depth AS object_depth,
+        SELECT e.*, ns.depth AS subject_depth, nob.depth AS object_depth,
             LEAST(COALESCE(ns.depth, 99), COALESCE(nob.depth, 99)) + 1 AS hop
         FROM edges e
-        JOIN memory_facts f ON f.tenant = $1 AND f.fact_id = e.fact_id
-        LEFT JOIN nearest ns ON ns.entity = f.subject_key
-        LEFT JOIN nearest nob ON nob.entity = f.object_key
-        ORDER BY hop, f.create_time DESC, f.fact_id
+        LEFT JOIN nearest ns ON ns.entity = e.subject_key
+        LEFT JOIN nearest nob ON nob.entity = e.object_key
+        ORDER BY hop, e.create_time DESC, e.fact_id
         LIMIT {limit}
     """
     return sql, params.values
