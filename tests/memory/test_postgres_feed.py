@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 import asyncpg
 import pytest
 
+from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.memory_models import (
     ConsolidationPlan,
     Episode,
@@ -182,3 +183,30 @@ async def test_feeds_skip_their_own_changes_and_users_they_do_not_hold(dsn: str)
         # one made both changes (its domain publishes them in process); two
         # holds only u1's index, so it reads and applies only that one.
         assert seen == ["two:u1"]
+
+
+async def test_the_feed_resumes_after_postgres_restarts(dsn: str) -> None:
+    services = configured()
+    if not services.directory or not services.script:
+        pytest.skip("the services were not started by scripts/services.sh")
+    async with (
+        postgres_memory_app(dsn) as (one, _, _),
+        postgres_memory_app(dsn, reconnect_max_seconds=0.5) as (two, _, feed_two),
+    ):
+        await two.indexes.load_stats(TENANT, "u1")
+        await asyncio.to_thread(services.control, "stop-postgres")
+        try:
+            await eventually(lambda: not feed_two.listening, within=5.0)
+        finally:
+            await asyncio.to_thread(services.control, "start-postgres")
+        await eventually(lambda: feed_two.reconnects >= 1, within=15.0)
+        for attempt in range(50):  # bounded: the first calls may meet dead pooled connections
+            try:
+                await store_of(one).insert_episode(TENANT, episode("a", [1.0, 0.0]))
+                break
+            except StorageUnavailableError:
+                await asyncio.sleep(0.1 * attempt)
+        lag = await eventually(lambda: vector_count(two) == 1, within=1.0)
+        print(
+            f"after a PostgreSQL restart, a change reached the other replica in {lag * 1000:.0f} ms"
+        )

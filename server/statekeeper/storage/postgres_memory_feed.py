@@ -287,16 +287,14 @@ class PostgresChangeFeed:
         last = self._seen.get(note.tenant, 0)
         if note.seq <= last:
             return  # already applied (caught up from the log)
-        if note.seq > last + 1:
-            await self._catch_up(note.tenant, note.seq - 1)
+        if note.row is None or note.seq > last + 1:
+            # Missed changes before it, or its keys did not fit the payload:
+            # the log has them all, in order.
+            await self._catch_up(note.tenant, note.seq)
+            return
         if note.origin != self._store.origin:
-            row = note.row
-            if row is None:
-                rows = await self._store.changes_after(note.tenant, note.seq - 1, 1)
-                row = rows[0] if rows and rows[0].seq == note.seq else None
-            if row is not None:
-                await self._apply(row)
-        self._seen[note.tenant] = max(self._seen.get(note.tenant, 0), note.seq)
+            await self._apply(note.row)
+        self._seen[note.tenant] = note.seq
 
     async def _resync(self) -> None:
         """After a reconnect: every tenant's changes since the last applied."""
