@@ -210,3 +210,19 @@ async def test_the_feed_resumes_after_postgres_restarts(dsn: str) -> None:
         print(
             f"after a PostgreSQL restart, a change reached the other replica in {lag * 1000:.0f} ms"
         )
+
+
+async def test_the_feed_prunes_the_log_past_its_retention(dsn: str) -> None:
+    async with postgres_memory_app(dsn, retention_seconds=0.0, prune_interval_seconds=0.05) as (
+        one,
+        _,
+        _,
+    ):
+        store = store_of(one)
+        await store.insert_episode(TENANT, episode("a", [1.0, 0.0]))
+        assert len(await store.changes_after(TENANT, 0, 10)) == 1
+        started = time.monotonic()
+        while await store.changes_after(TENANT, 0, 10):  # bounded by the deadline
+            assert time.monotonic() - started < 3.0, "the log was never pruned"
+            await asyncio.sleep(0.05)
+        assert await store.change_heads() == {TENANT: 1}  # numbers are never reused

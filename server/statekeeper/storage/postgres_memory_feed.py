@@ -47,7 +47,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -84,6 +83,8 @@ _LOST = (
 )
 _CATCH_UP_PAGE = 1000
 _QUEUE_LIMIT = 10_000
+_PRUNE_BATCH = 10_000
+_PRUNE_BATCHES = 100  # per interval: up to a million rows
 _REBUILD_ATTEMPTS = 50  # x 0.1 s: how long a gap rebuild waits for a running one
 
 
@@ -132,7 +133,7 @@ class PostgresChangeFeed:
         self._overflowed = False
         self._conn: asyncpg.Connection[asyncpg.Record] | None = None
         self._task: asyncio.Task[None] | None = None
-        self._next_prune = 0.0
+        self._pruner: asyncio.Task[None] | None = None
         self.reconnects = 0  # reconnects that completed their catch-up (tests, metrics)
 
     # ----- ChangeFeed ----------------------------------------------------------
@@ -173,10 +174,12 @@ class PostgresChangeFeed:
             await self._drop(conn)
             raise
         self._task = asyncio.create_task(self._run(conn), name="memory-change-feed")
+        self._pruner = asyncio.create_task(self._prune_forever(), name="memory-change-prune")
 
     async def close(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
+        tasks = [t for t in (self._task, self._pruner) if t is not None]
+        self._task = self._pruner = None
+        for task in tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -266,7 +269,7 @@ class PostgresChangeFeed:
 
     async def _pump(self, conn: asyncpg.Connection[asyncpg.Record]) -> None:
         """Applies notifications in order; when idle, checks the connection
-        (a silent network loss is otherwise never noticed) and prunes."""
+        (a silent network loss is otherwise never noticed)."""
         while True:
             if self._overflowed:
                 raise _ListenerLostError("more notifications than the local queue holds")
@@ -274,7 +277,6 @@ class PostgresChangeFeed:
                 note = await asyncio.wait_for(self._queue.get(), timeout=self._keepalive)
             except TimeoutError:
                 await conn.fetchval("SELECT 1", timeout=self._keepalive)
-                await self._maybe_prune()
                 continue
             if note is None:
                 raise _ListenerLostError("the listening connection was closed")
@@ -373,14 +375,23 @@ class PostgresChangeFeed:
             if indexes.stats(tenant, user_id) is not None:
                 await _rebuild_user(indexes, tenant, user_id)
 
-    async def _maybe_prune(self) -> None:
-        now = time.monotonic()
-        if now < self._next_prune:
-            return
-        self._next_prune = now + self._prune_interval
-        pruned = await self._store.prune_changes(self._retention)
-        if pruned:
-            log.info("pruned memory change log", extra={"rows": pruned})
+    async def _prune_forever(self) -> None:
+        """Every `prune_interval_seconds`, deletes change rows older than the
+        retention, in bounded batches (every replica does; it is idempotent).
+        A failure is logged and retried at the next interval."""
+        while True:
+            await asyncio.sleep(self._prune_interval)
+            pruned = 0
+            try:
+                for _ in range(_PRUNE_BATCHES):
+                    batch = await self._store.prune_changes(self._retention, _PRUNE_BATCH)
+                    pruned += batch
+                    if batch < _PRUNE_BATCH:
+                        break
+            except StorageUnavailableError as exc:
+                log.warning("could not prune the memory change log", extra={"error": str(exc)})
+            if pruned:
+                log.info("pruned memory change log", extra={"rows": pruned})
 
 
 async def _rebuild_user(indexes: VectorIndexes, tenant: str, user_id: str) -> None:
