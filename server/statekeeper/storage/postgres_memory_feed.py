@@ -17,7 +17,10 @@ in-process feed, for replicas that share one PostgreSQL database:
   `VectorChange`: present keys are upserts with their vector and ranking
   data, absent keys (deleted since) removals. Applying a change is
   therefore "make these keys match the store", which is idempotent and
-  safe to repeat; that is what makes catching up simple.
+  safe to repeat; that is what makes catching up simple. Changes whose
+  origin is this replica's store are skipped (already published here), and
+  so, once `attach`ed, are changes of users this replica holds no index of
+  (a later load reads the store, which has them).
 
 Nothing is missed. Per tenant, sequence numbers are gap-free and in commit
 order (see storage/postgres_memory.py), and the feed remembers the last one
@@ -27,8 +30,12 @@ overflow) makes it read the missing rows from `memory_vector_changes`
 before going on. LISTEN is issued before the log is read, so a change
 commits either before the read (and is in the log) or after LISTEN (and is
 notified). If rows were pruned before a replica read them (it was away for
-longer than `retention_seconds`), it rebuilds, from the store, every index
-it holds for that tenant (`attach` gives it the indexes).
+longer than `retention_seconds`), it rebuilds, from the store, each index
+it holds of a user of that tenant who still has episodes (`attach` gives
+it the indexes). A user whose episodes were all deleted meanwhile keeps
+stale keys in that replica's index until its next rebuild; recall drops
+them (no episode is found for them), so they cost ranking slots, not
+correctness.
 
 Wiring (the feed must listen before the indexes are built):
 
@@ -307,10 +314,11 @@ class PostgresChangeFeed:
     async def _catch_up(self, tenant: str, upto: int) -> None:
         """Applies the tenant's logged changes after the last applied one, up
         to `upto`; rebuilds its indexes if the log lost some of them."""
-        log.info(
-            "memory change feed catching up",
-            extra={"tenant": tenant, "from_seq": self._seen.get(tenant, 0), "to_seq": upto},
-        )
+        if upto > self._seen.get(tenant, 0) + 1:  # more than one over-long payload
+            log.info(
+                "memory change feed catching up",
+                extra={"tenant": tenant, "from_seq": self._seen.get(tenant, 0), "to_seq": upto},
+            )
         pages = (upto - self._seen.get(tenant, 0)) // _CATCH_UP_PAGE + 2
         for _ in range(pages):  # bounded: each page advances by at least one row
             last = self._seen.get(tenant, 0)
