@@ -32,8 +32,6 @@ async def postgres_memory_app(
     store = PostgresMemoryStore(storage)
     feed = PostgresChangeFeed(store, dsn, **feed_options)
     try:
-        await store.start()
-        await feed.start()  # listening before any index is built
         counter = TokenCounter()
         sessions = SessionManager(
             storage.sessions, counter, ExtractiveSummarizer(counter), Limits()
@@ -50,6 +48,7 @@ async def postgres_memory_app(
             store=store,
         )
         feed.attach(app.indexes)
+        await feed.start()  # migrates the store; listening before any index is built
         await app.start(wait_for_indexes=True)
         try:
             yield app, sessions, feed

@@ -39,11 +39,11 @@ correctness.
 
 Wiring (the feed must listen before the indexes are built):
 
-    store = PostgresMemoryStore(db)
+    store = PostgresMemoryStore(db)                 # db: the started PostgresStorage
     feed = PostgresChangeFeed(store, dsn)
-    await store.start(); await feed.start()
     memory = MemoryApp(..., store=store, feed=feed); feed.attach(memory.indexes)
-    await memory.start()
+    await feed.start()                              # migrates the store, listens
+    await memory.start()                            # builds the indexes
     ...
     await memory.stop(); await feed.close(); await store.close()
 """
@@ -163,12 +163,14 @@ class PostgresChangeFeed:
     # ----- lifecycle ---------------------------------------------------------
 
     async def start(self) -> None:
-        """Listens, notes every tenant's current sequence number (the
-        indexes built after this read the store, which has those changes),
-        and starts the receiving task. Raises StorageUnavailableError if
-        PostgreSQL cannot be reached."""
+        """Migrates the store's schema if needed (the log must exist),
+        listens, notes every tenant's current sequence number (the indexes
+        built after this read the store, which has those changes), and
+        starts the receiving and pruning tasks. Raises
+        StorageUnavailableError if PostgreSQL cannot be reached."""
         if self._task is not None:
             return
+        await self._store.start()
         try:
             conn = await self._listen()
         except _LOST as exc:
