@@ -347,3 +347,21 @@ async def test_concurrent_contradictions_leave_one_valid_fact(store: MemoryStore
         "t", FactQuery(user_id="u1", include_invalidated=True), NOW + 1, None, 10
     )
     assert len(valid) == 1 and len(everything) == len(cities)
+
+
+async def test_import_keeps_the_first_of_equal_episodes(store: MemoryStore) -> None:
+    await store.insert_episode("t", episode("old", vector=[1, 0]))
+    stored = await store.insert_episodes(
+        "t",
+        [
+            episode("a", vector=[1, 0]),
+            episode("a", vector=[0, 1]).evolve(episode_id="e-a2"),  # same content
+            episode("old", vector=[0, 1]).evolve(episode_id="e-old2"),  # stored before
+            episode("c", vector=[1, 1]),
+        ],
+    )
+    assert [e.episode_id for e in stored] == ["e-a", "e-c"]
+    assert stored[0].vector_key < stored[1].vector_key
+    with pytest.raises(DimensionMismatchError):
+        await store.insert_episodes("t", [episode("d", vector=[1, 0, 0])])
+    assert await store.get_episode("t", "e-d", False) is None
