@@ -518,7 +518,10 @@ class PostgresCheckpointStore(CheckpointStore):
                         f"execution {draft.execution_id!r} has no checkpoint"
                         f" {draft.checkpoint_id!r} in namespace {draft.namespace!r}"
                     ) from exc
-                raise _domain_error(exc, draft.execution_id, fence_epoch) from exc
+                error = _domain_error(exc, draft.execution_id, fence_epoch)
+                if error is None:
+                    raise  # not a refusal: the connection layer maps it
+                raise error from exc
         return WritesOutcome(int(stored), len(writes) - int(stored))
 
     async def claim_execution(
@@ -775,7 +778,10 @@ async def _call_save(
             *_audit_array(audit),
         )
     except asyncpg.PostgresError as exc:
-        raise _domain_error(exc, record.execution_id, fence_epoch) from exc
+        error = _domain_error(exc, record.execution_id, fence_epoch)
+        if error is None:
+            raise  # not a refusal: the connection layer maps it
+        raise error from exc
     assert row is not None
     return SaveOutcome(row[0], int(row[1]), record.create_time_ns, bool(row[2]))
 
@@ -794,9 +800,11 @@ def _audit_array(audit: AuditRecord | None) -> tuple[list[str] | None, float | N
     ], audit.time
 
 
-def _domain_error(exc: asyncpg.PostgresError, execution_id: str, fence_epoch: int) -> Exception:
-    """The domain error a function's SQLSTATE stands for (`exc` itself for
-    any other failure)."""
+def _domain_error(
+    exc: asyncpg.PostgresError, execution_id: str, fence_epoch: int
+) -> Exception | None:
+    """The domain error a function's SQLSTATE stands for; None for any
+    other failure."""
     code = getattr(exc, "sqlstate", "")
     detail = getattr(exc, "detail", "") or ""
     if code == _SUPERSEDED:
@@ -811,7 +819,7 @@ def _domain_error(exc: asyncpg.PostgresError, execution_id: str, fence_epoch: in
         return _ReplacementNeedsExclusiveLockError()
     if code == _NO_FREE_ID:
         return AlreadyExistsError("could not assign a free checkpoint id; send one")
-    return exc
+    return None
 
 
 class _ReplacementNeedsExclusiveLockError(Exception):
