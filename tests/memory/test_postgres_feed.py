@@ -226,3 +226,16 @@ async def test_the_feed_prunes_the_log_past_its_retention(dsn: str) -> None:
             assert time.monotonic() - started < 3.0, "the log was never pruned"
             await asyncio.sleep(0.05)
         assert await store.change_heads() == {TENANT: 1}  # numbers are never reused
+
+
+async def test_an_import_reaches_every_replica_the_importing_one_too(dsn: str) -> None:
+    async with (
+        postgres_memory_app(dsn) as (one, _, _),
+        postgres_memory_app(dsn) as (two, _, _),
+    ):
+        await one.indexes.load_stats(TENANT, "u1")
+        await two.indexes.load_stats(TENANT, "u1")
+        await store_of(one).insert_episodes(
+            TENANT, [episode("a", [1.0, 0.0]), episode("b", [0.0, 1.0])]
+        )
+        await eventually(lambda: vector_count(one) == 2 and vector_count(two) == 2)

@@ -313,7 +313,9 @@ class PostgresMemoryStore(MemoryStore):
 
     `origin` names this store instance in the vector change log, so that
     the change feed of the same replica can skip what this replica already
-    applied in process; it defaults to a random id per instance.
+    applied in process; it defaults to a random id per instance. Imports
+    (`insert_episodes`), which the domain does not publish, are logged
+    without an origin, so every replica applies them.
     """
 
     def __init__(self, db: PostgresStorage, origin: str = "") -> None:
@@ -337,7 +339,9 @@ class PostgresMemoryStore(MemoryStore):
             # Bounded: a retry happens only when the duplicate that blocked
             # the insert is deleted before it can be read back.
             for _ in range(3):
-                inserted = await self._insert(conn, tenant, [episode], audit, "recorded")
+                inserted = await self._insert(
+                    conn, tenant, [episode], audit, "recorded", self.origin
+                )
                 if inserted:
                     return inserted[0], True
                 existing = await _episode_by_hash(
@@ -357,7 +361,10 @@ class PostgresMemoryStore(MemoryStore):
         if not episodes:
             return []
         async with self._db.transaction("import episodes") as conn:
-            return await self._insert(conn, tenant, episodes, audit, "imported")
+            # The domain publishes no change for an import, so its rows are
+            # logged without an origin: every replica's feed applies them,
+            # this one's included.
+            return await self._insert(conn, tenant, episodes, audit, "imported", "")
 
     async def _insert(
         self,
@@ -366,6 +373,7 @@ class PostgresMemoryStore(MemoryStore):
         episodes: Sequence[Episode],
         audit: AuditRecord | None,
         summary: str,
+        origin: str,
     ) -> list[Episode]:
         """Inserts, in one statement, every episode whose content hash its
         user does not have yet (the first of equal ones in the batch), then
@@ -379,17 +387,26 @@ class PostgresMemoryStore(MemoryStore):
         _check_dimensions(stored, established)  # raising rolls the insert back
         await _audit(conn, tenant, audit, "episode", [e.episode_id for e in stored], summary)
         for user_id, user_keys in _embedded_keys_by_user(stored).items():
-            await self._log(conn, tenant, user_id, OP_ADD, user_keys)
+            await self._log(conn, tenant, user_id, OP_ADD, user_keys, origin)
         return stored
 
     async def _log(
-        self, conn: Connection, tenant: str, user_id: str, op: str, keys: Sequence[int]
+        self,
+        conn: Connection,
+        tenant: str,
+        user_id: str,
+        op: str,
+        keys: Sequence[int],
+        origin: str | None = None,
     ) -> None:
         """Appends the change to the log and notifies, in the caller's
-        transaction, one row per CHANGE_CHUNK keys."""
+        transaction, one row per CHANGE_CHUNK keys. `origin` defaults to this
+        store's: a change the domain also publishes in process."""
         for start in range(0, len(keys), CHANGE_CHUNK):
             chunk = [int(k) for k in keys[start : start + CHANGE_CHUNK]]
-            await conn.execute(_LOG_CHANGE, tenant, user_id, op, chunk, self.origin)
+            await conn.execute(
+                _LOG_CHANGE, tenant, user_id, op, chunk, self.origin if origin is None else origin
+            )
 
     async def get_episode(
         self, tenant: str, episode_id: str, include_embedding: bool
