@@ -33,6 +33,7 @@ from statekeeper.core.summarizer import Summarizer
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.core.workflows import WorkflowLimits, WorkflowManager, maintain_forever
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
+from statekeeper.storage.checkpoint_store import CheckpointStore
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
 from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
@@ -43,13 +44,17 @@ from statekeeper.storage.embedded_messagebus import (
 )
 from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
 from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.postgres_checkpoints import PostgresCheckpointStore
+from statekeeper.storage.postgres_memory import PostgresMemoryStore
+from statekeeper.storage.postgres_memory_feed import PostgresChangeFeed
+from statekeeper.storage.postgres_workflows import PostgresWorkflowStore
+from statekeeper.storage.production import ProductionStorage
+from statekeeper.storage.workflow_store import WorkflowStore
 from statekeeper.v1 import (
     blackboard_pb2,
     blackboard_pb2_grpc,
     checkpoint_pb2,
-    checkpoint_pb2_grpc,
     memory_pb2,
-    memory_pb2_grpc,
     message_pb2,
     message_pb2_grpc,
 )
@@ -141,10 +146,10 @@ class EmbeddedMessageBus:
         await self.store.close()
 
 
-class EmbeddedCheckpoints:
-    def __init__(self, storage: EmbeddedStorage) -> None:
-        self.checkpoint_store = EmbeddedCheckpointStore(storage)
-        self.workflow_store = EmbeddedWorkflowStore(storage)
+class Checkpoints:
+    def __init__(self, checkpoint_store: CheckpointStore, workflow_store: WorkflowStore) -> None:
+        self.checkpoint_store = checkpoint_store
+        self.workflow_store = workflow_store
         upgrades = builtin_registry()
         self.checkpoints = CheckpointManager(self.checkpoint_store, CheckpointLimits(), upgrades)
         self.workflows = WorkflowManager(self.workflow_store, WorkflowLimits(), upgrades)
@@ -188,6 +193,58 @@ class Memory:
         return None
 
 
+class ProductionMemory:
+    """Memory on PostgreSQL; replicas keep their FAISS indexes in sync through
+    LISTEN/NOTIFY on the store's change log."""
+
+    def __init__(
+        self,
+        storage: ProductionStorage,
+        settings: Settings,
+        sessions: SessionManager,
+        counter: TokenCounter,
+        summarizer: Summarizer | None,
+    ) -> None:
+        self.store = PostgresMemoryStore(storage.durable)
+        self.feed = PostgresChangeFeed(self.store, settings.postgres_dsn)
+        self.app = MemoryApp(
+            storage,
+            sessions,
+            counter,
+            summarizer,
+            settings.limits,
+            MemoryConfig(),
+            model_endpoints(settings),
+            feed=self.feed,
+            store=self.store,
+        )
+        self.feed.attach(self.app.indexes)
+
+    async def start(self) -> None:
+        # The feed first: it migrates the memory schema and notes the change
+        # log's head, so no change made while the indexes build is missed.
+        await self.feed.start()
+        await self.app.start()
+
+    def register(self, server: grpc.aio.Server) -> None:
+        self.app.register(server)
+
+    async def drain(self) -> None:
+        await self.app.stop()
+
+    async def close(self) -> None:
+        await self.feed.close()
+        await self.store.close()
+
+
+def checkpoints_on(storage: EmbeddedStorage | ProductionStorage) -> Checkpoints:
+    if isinstance(storage, EmbeddedStorage):
+        return Checkpoints(EmbeddedCheckpointStore(storage), EmbeddedWorkflowStore(storage))
+    return Checkpoints(
+        PostgresCheckpointStore(storage.durable), PostgresWorkflowStore(storage.durable)
+    )
+
+
 def model_endpoints(settings: Settings) -> ModelEndpoints:
     return ModelEndpoints(
         embedder_url=settings.embedder_url,
@@ -209,14 +266,16 @@ def build_capabilities(
     summarizer: Summarizer | None,
 ) -> list[Capability]:
     """Every capability beyond sessions, on the configured backend."""
-    if not isinstance(storage, EmbeddedStorage):
+    if isinstance(storage, ProductionStorage):
         missing = "on the production backend (PostgreSQL + Redis)"
         return [
-            Unavailable(memory_pb2, memory_pb2_grpc, f"episodic and semantic memory {missing}"),
-            Unavailable(checkpoint_pb2, checkpoint_pb2_grpc, f"workflow checkpoints {missing}"),
+            ProductionMemory(storage, settings, sessions, counter, summarizer),
+            checkpoints_on(storage),
             Unavailable(blackboard_pb2, blackboard_pb2_grpc, f"the shared blackboard {missing}"),
             Unavailable(message_pb2, message_pb2_grpc, f"the agent message bus {missing}"),
         ]
+    if not isinstance(storage, EmbeddedStorage):
+        raise ValueError(f"no capabilities for {storage.description}")
     memory = MemoryApp(
         storage,
         sessions,
@@ -228,7 +287,7 @@ def build_capabilities(
     )
     return [
         Memory(memory),
-        EmbeddedCheckpoints(storage),
+        checkpoints_on(storage),
         EmbeddedBlackboard(storage),
         EmbeddedMessageBus(storage, settings),
     ]
