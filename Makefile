@@ -8,10 +8,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test setup generate check-generated lint typecheck unit bench bench-production services clean
 
-$(STAMP): pyproject.toml adapters/langgraph/pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]' -e adapters/langgraph
+	$(BIN)/pip install --quiet -e '.[dev]' -e 'clients/python[langgraph]'
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -29,8 +29,8 @@ check-generated: $(STAMP)
 	scripts/check-generated.sh
 
 lint: $(STAMP)
-	$(BIN)/ruff check server tests bench scripts adapters
-	$(BIN)/ruff format --check server tests bench scripts adapters
+	$(BIN)/ruff check server tests bench scripts
+	$(BIN)/ruff format --check server tests bench scripts
 	$(BIN)/buf lint
 
 typecheck: $(STAMP)

@@ -56,7 +56,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "adapters" / "langgraph"))  # if not pip-installed
 
-from statekeeper_langgraph import StatekeeperSaver  # noqa: E402
+from statekeeper_client.langgraph import StatekeeperSaver  # noqa: E402
 
 from bench.production import services  # noqa: E402
 

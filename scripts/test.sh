@@ -41,8 +41,8 @@ trap 'exit 130' INT TERM
 stage "generated code fresh" scripts/check-generated.sh
 stage "buf lint" "$BIN/buf" lint
 stage "buf breaking" scripts/buf-breaking.sh
-stage "ruff" "$BIN/ruff" check server tests bench scripts adapters
-stage "ruff format" "$BIN/ruff" format --check server tests bench scripts adapters
+stage "ruff" "$BIN/ruff" check server tests bench scripts
+stage "ruff format" "$BIN/ruff" format --check server tests bench scripts
 stage "mypy" "$BIN/mypy"
 stage "services up" start_services
 # shellcheck source=/dev/null

@@ -2,29 +2,24 @@
 embedded store and once on the production one (PostgreSQL; skipped with the
 reason printed when the test services are not configured).
 
-They need `langgraph`, `langgraph-checkpoint-conformance` and the adapter
-package (adapters/langgraph); without them they are skipped with the reason.
+They need `langgraph`, `langgraph-checkpoint-conformance` and the client
+package with its `langgraph` extra (all installed by `make setup`); without
+them they are skipped with the reason.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-ADAPTER = Path(__file__).resolve().parents[2] / "adapters" / "langgraph"
-if str(ADAPTER) not in sys.path:
-    # Not installed (pip install -e adapters/langgraph): use the source tree.
-    sys.path.insert(0, str(ADAPTER))
 
 pytest.importorskip("langgraph.graph", reason="langgraph is not installed")
 pytest.importorskip(
     "langgraph.checkpoint.conformance", reason="langgraph-checkpoint-conformance is not installed"
 )
+pytest.importorskip("statekeeper_client.langgraph", reason="statekeeper-client is not installed")
 
-from tests.langgraph.harness import BACKENDS, CheckpointServer, serving  # noqa: E402
+from tests.langgraph.harness import BACKENDS, CheckpointServer, serving
 
 API_KEY = "key-langgraph"
 

@@ -93,7 +93,7 @@ INPUT: State = {"log": [], "total": 0}
 
 
 def main(argv: list[str]) -> None:
-    from statekeeper_langgraph import StatekeeperSaver
+    from statekeeper_client.langgraph import StatekeeperSaver
 
     address, api_key, thread_id, workdir = argv
     with StatekeeperSaver(address, api_key=api_key) as saver:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from statekeeper_langgraph import StatekeeperSaver
+from statekeeper_client.langgraph import StatekeeperSaver
 
-from tests.langgraph.conftest import ADAPTER, API_KEY
+from tests.langgraph.conftest import API_KEY
 from tests.langgraph.graph_app import INPUT, Behaviour, compiled
 from tests.langgraph.harness import CheckpointServer
 
@@ -81,7 +81,7 @@ def test_a_killed_worker_process_resumes_from_the_checkpoint(
             *(checkpoint_server.address, API_KEY, thread_id, str(tmp_path)),
         ],
         cwd=REPO,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(ADAPTER)])},
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     try:
         with StatekeeperSaver(checkpoint_server.address, api_key=API_KEY) as saver:

@@ -13,7 +13,7 @@ Mapping:
 * Writes use LangGraph's WRITES_IDX_MAP, so special channels get negative
   indexes and replace, while regular writes are first-write-wins.
 
-The stubs are imported from the server package (`statekeeper.v1`) for now.
+Install with the extra: `pip install "statekeeper-client[langgraph]"`.
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from statekeeper.v1 import checkpoint_pb2 as pb
-from statekeeper.v1 import checkpoint_pb2_grpc, common_pb2
+from statekeeper_client.v1 import checkpoint_pb2 as pb
+from statekeeper_client.v1 import checkpoint_pb2_grpc, common_pb2
 
 log = logging.getLogger(__name__)
 
