@@ -403,8 +403,7 @@ class PostgresMessageStore(MessageStore):
     async def get(self, tenant: str, message_id: str) -> AgentMessage | None:
         async with self._db.connection("get message") as conn:
             row = await conn.fetchrow(
-                f"SELECT {_MESSAGE_COLUMNS} FROM mb_messages"
-                " WHERE tenant = $1 AND message_id = $2",
+                f"SELECT {_MESSAGE_COLUMNS} FROM mb_messages WHERE tenant = $1 AND message_id = $2",
                 tenant,
                 message_id,
             )
