@@ -42,7 +42,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -126,12 +126,34 @@ class _Background:
         task.add_done_callback(self._tasks.discard)
 
     async def cancel_all(self) -> None:
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, *FAILURES):
-                await task
+        await stop_tasks(self._tasks)
+
+
+async def stop_tasks(
+    tasks: Iterable[asyncio.Task[None] | None],
+    interrupt: Callable[[], Awaitable[None]] | None = None,
+    timeout: float = 5.0,
+) -> None:
+    """Cancels `tasks` and waits for them, a bounded while. redis-py can
+    lose a cancellation that lands while it reads a blocking command (its
+    issues #2028, #2551), so every loop here also stops on its owner's
+    `stopping` flag; tasks still running after a moment are `interrupt`ed
+    (their connections closed), and this wait never hangs regardless."""
+    running = [task for task in tasks if task is not None]
+    for task in running:
+        task.cancel()
+    if not running:
+        return
+    _, pending = await asyncio.wait(running, timeout=0.1)
+    if pending and interrupt is not None:
+        with contextlib.suppress(*FAILURES):
+            await interrupt()
+    _, pending = await asyncio.wait(running, timeout=timeout)
+    if pending:
+        log.warning("%d Redis background task(s) did not stop within %.0fs", len(pending), timeout)
+    for task in running:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: a failure at shutdown is not news
 
 
 # ----- encodings ---------------------------------------------------------------------
@@ -322,12 +344,14 @@ class RedisStreamFeed(BlackboardEventFeed):
         self._listeners: list[FeedListener] = []
         self._tracked: dict[str, _Tracked] = {}
         self._delivered: dict[str, int] = {}
+        self._ttl_refreshed: dict[str, float] = {}  # tenant -> when to refresh again
         self._client: redis.Redis | None = None
         self._reader: redis.Redis | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._background = _Background()
         self._publishing = Breaker("blackboard feed publishing")
         self._reading = Breaker("blackboard feed reading")
+        self._stopping = False
         self.stats = FeedStats()
 
     @property
@@ -354,11 +378,8 @@ class RedisStreamFeed(BlackboardEventFeed):
         self._tasks.append(asyncio.create_task(self._poll_forever(), name="bb-feed-poll"))
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        self._stopping = True
+        await stop_tasks(self._tasks, self._disconnect_reader)
         self._tasks = []
         await self._background.cancel_all()
         for client in (self._client, self._reader):
@@ -366,6 +387,10 @@ class RedisStreamFeed(BlackboardEventFeed):
                 with contextlib.suppress(*FAILURES):
                     await client.aclose()
         self._client = self._reader = None
+
+    async def _disconnect_reader(self) -> None:
+        if self._reader is not None:
+            await self._reader.connection_pool.disconnect()
 
     # ----- listeners and tracking ---------------------------------------------------
 
@@ -421,22 +446,30 @@ class RedisStreamFeed(BlackboardEventFeed):
         if client is None or not batches or not self._publishing.allows():
             return
         try:
-            async with client.pipeline(transaction=False) as pipe:
-                for batch in batches:
-                    key = self.stream_key(batch.tenant)
-                    data = encode_batch(batch)
-                    if len(data) > self._inline_limit:
-                        data = b""  # a reference: readers fetch it from PostgreSQL
-                    fields: dict[Any, Any] = {"o": self._origin, "r": batch.revision, "d": data}
-                    pipe.xadd(key, fields, maxlen=self._max_length, approximate=True)
-                    pipe.pexpire(key, self._ttl_ms)
-                await pipe.execute()
+            for batch in batches:
+                await self._xadd(client, batch)
         except FAILURES as exc:
             self.stats.publish_failures += 1
             self._publishing.failed(exc)
             return
         self.stats.published += len(batches)
         self._publishing.succeeded()
+
+    async def _xadd(self, client: redis.Redis, batch: RevisionBatch) -> None:
+        key = self.stream_key(batch.tenant)
+        data = encode_batch(batch)
+        if len(data) > self._inline_limit:
+            data = b""  # a reference: readers fetch it from PostgreSQL
+        fields: dict[Any, Any] = {"o": self._origin, "r": batch.revision, "d": data}
+        await client.xadd(key, fields, maxlen=self._max_length, approximate=True)
+        # The stream of an idle tenant expires; its TTL is refreshed now and
+        # then rather than on every publish (one command per write, not two).
+        now = time.monotonic()
+        if self._ttl_refreshed.get(batch.tenant, 0.0) <= now:
+            await client.pexpire(key, self._ttl_ms)
+            if len(self._ttl_refreshed) > 10_000:
+                self._ttl_refreshed.clear()
+            self._ttl_refreshed[batch.tenant] = now + self._ttl_ms / 10_000
 
     # ----- reading ------------------------------------------------------------------
 
@@ -458,10 +491,12 @@ class RedisStreamFeed(BlackboardEventFeed):
 
     async def _read_forever(self) -> None:
         failures = 0
-        while True:
+        while not self._stopping:
             try:
                 await self._read_once()
             except FAILURES as exc:
+                if self._stopping:
+                    return  # our own close cut the read
                 failures += 1
                 self._reading.failed(exc)
                 await asyncio.sleep(min(2.0, 0.05 * 2 ** min(failures, 6)))
@@ -473,10 +508,11 @@ class RedisStreamFeed(BlackboardEventFeed):
         reader = self._reader
         assert reader is not None
         await self._assign_start_ids(reader)
-        states = dict(self._tracked)
         streams: dict[Any, Any] = {self._wake_key: self._wake_id}
         by_key: dict[bytes, tuple[str, _Tracked]] = {}
-        for tenant, state in states.items():
+        for tenant, state in self._tracked.items():
+            if state.stream_id is None:
+                continue  # tracked while we asked for the time: next round (woken)
             key = self.stream_key(tenant).encode()
             streams[key] = state.stream_id
             by_key[key] = (tenant, state)
@@ -495,7 +531,13 @@ class RedisStreamFeed(BlackboardEventFeed):
             elif tenant not in self._tracked:
                 continue
             for _, fields in entries:
-                await self._handle(tenant, fields)
+                try:
+                    await self._handle(tenant, fields)
+                except StatekeeperError as exc:
+                    log.warning("blackboard feed cannot read a referenced revision: %s", exc)
+                except (ValueError, KeyError, TypeError, AssertionError):
+                    # Not ours or corrupt: skipped; hubs repair any gap it leaves.
+                    log.exception("blackboard feed skipped a malformed stream entry")
 
     async def _assign_start_ids(self, reader: redis.Redis) -> None:
         """A newly tracked tenant is read from the Redis time at which it
@@ -523,11 +565,7 @@ class RedisStreamFeed(BlackboardEventFeed):
             return
         self.stats.references += 1
         revision = int(fields[b"r"])
-        try:
-            batches = await self._source.history(tenant, None, revision, revision, 1, True)
-        except StatekeeperError as exc:
-            log.warning("blackboard feed cannot read revision %d of a reference: %s", revision, exc)
-            return
+        batches = await self._source.history(tenant, None, revision, revision, 1, True)
         for batch in batches:
             self._deliver(batch, remote=True)
 
@@ -536,7 +574,7 @@ class RedisStreamFeed(BlackboardEventFeed):
     async def _poll_forever(self) -> None:
         """While Redis cannot be read, catches tracked tenants up from the
         store every `fallback_poll_seconds`."""
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self._poll_seconds)
             if self._url is not None and not self._reading.down:
                 continue
@@ -545,6 +583,9 @@ class RedisStreamFeed(BlackboardEventFeed):
                     await self._poll(tenant)
                 except StatekeeperError as exc:
                     log.warning("blackboard feed cannot poll the store: %s", exc)
+                    break
+                except Exception:
+                    log.exception("blackboard feed poll failed")
                     break
 
     async def _poll(self, tenant: str) -> None:
@@ -585,6 +626,7 @@ class _Subscriber:
         self._client: redis.Redis | None = None
         self._task: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
+        self._stopping = False
 
     async def start(self, wait_seconds: float = 2.0) -> None:
         """Subscribes; waits (a bounded while) for the subscription so that
@@ -597,31 +639,35 @@ class _Subscriber:
             await asyncio.wait_for(self._subscribed.wait(), wait_seconds)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        self._stopping = True
+        await stop_tasks([self._task], self._disconnect)
+        self._task = None
         if self._client is not None:
             with contextlib.suppress(*FAILURES):
                 await self._client.aclose()
             self._client = None
 
+    async def _disconnect(self) -> None:
+        if self._client is not None:
+            await self._client.connection_pool.disconnect()
+
     async def _run(self) -> None:
         assert self._client is not None
         failures = 0
-        while True:
+        while not self._stopping:
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(*self._channels)
                 self._subscribed.set()
                 self._breaker.succeeded()
                 failures = 0
-                while True:
+                while not self._stopping:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                     if message is not None and message.get("type") == "message":
                         self._dispatch(message["data"])
             except FAILURES as exc:
+                if self._stopping:
+                    return  # our own stop cut the read
                 failures += 1
                 self._breaker.failed(exc)
             finally:
@@ -736,6 +782,7 @@ class RedisReplyWaiters(ReplyWaiters):
         self._waiting: dict[WaiterKey, asyncio.Future[AgentMessage]] = {}
         self._offers: dict[str, asyncio.Future[bool]] = {}
         self._ended: list[WaiterKey] = []
+        self._stopping = False
         self._client: redis.Redis | None = None
         self._subscriber: _Subscriber | None = None
         self._heartbeat: asyncio.Task[None] | None = None
@@ -767,11 +814,9 @@ class RedisReplyWaiters(ReplyWaiters):
     async def stop(self) -> None:
         """Forgets this replica's waiter keys and releases Redis (call it
         after `close`, which ends the waits)."""
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._heartbeat
-            self._heartbeat = None
+        self._stopping = True
+        await stop_tasks([self._heartbeat])
+        self._heartbeat = None
         await self._background.cancel_all()
         ended, self._ended = self._ended, []
         for waiter in [*self._waiting, *ended]:
@@ -915,7 +960,7 @@ class RedisReplyWaiters(ReplyWaiters):
     async def _refresh_forever(self) -> None:
         """Keeps this replica's waiter keys alive; a crashed replica's keys
         expire after key_ttl_seconds."""
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self._ttl_ms / 3000)
             client, waiters = self._client, list(self._waiting)
             if client is None or not waiters:
