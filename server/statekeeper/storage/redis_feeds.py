@@ -11,7 +11,10 @@ lost, flushed or unreachable Redis costs latency, never data:
   `max_stream_length` entries, expiring when idle). One reader task per
   replica XREADs (BLOCK) the streams of the tenants its watch hubs track.
   A batch whose encoding is large is published as a reference (tenant and
-  revision only) and read back from PostgreSQL by the readers. While Redis
+  revision only) and read back from PostgreSQL by the readers, so a
+  tenant's stream holds at most max_stream_length x inline_limit_bytes
+  (32 MiB by default). Readers only need the tail: one that falls further
+  behind finds a gap and repairs it from PostgreSQL. While Redis
   cannot be read (or is not configured), the feed polls the store header of
   every tracked tenant and delivers the missing revisions from PostgreSQL
   history. Listeners (the watch hubs) repair any remaining gap themselves,
@@ -322,9 +325,9 @@ class RedisStreamFeed(BlackboardEventFeed):
         redis_url: str | None,
         prefix: str = "sk",
         *,
-        max_stream_length: int = 1000,
+        max_stream_length: int = 512,
         stream_ttl_seconds: float = 24 * 3600.0,
-        inline_limit_bytes: int = 256 * 1024,
+        inline_limit_bytes: int = 64 * 1024,
         block_seconds: float = 5.0,
         fallback_poll_seconds: float = 0.2,
         timeout_seconds: float = 0.5,
@@ -628,7 +631,7 @@ class _Subscriber:
         self._subscribed = asyncio.Event()
         self._stopping = False
 
-    async def start(self, wait_seconds: float = 2.0) -> None:
+    async def start(self, wait_seconds: float = 1.0) -> None:
         """Subscribes; waits (a bounded while) for the subscription so that
         messages published right after start reach this replica."""
         self._client = redis.Redis.from_url(
