@@ -8,7 +8,9 @@ PostgreSQL and one Redis, as separate server processes do.
   other replica still sees every revision, in order;
 * with Redis unreachable, the feed polls PostgreSQL;
 * inbox wake-ups and RequestReply hand-offs cross replicas, and a reply
-  offered to a replica that has gone is refused (so it goes to the inbox).
+  offered to a replica that has gone is refused (so it goes to the inbox);
+* replicas starting together on an empty database apply each of the
+  stores' migrations once.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from statekeeper.core.errors import AlreadyExistsError
 from statekeeper.core.messagebus_models import AgentMessage, new_message_id
 from statekeeper.storage.postgres import PostgresStorage
 from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
+from statekeeper.storage.postgres_messagebus import PostgresMessageStore
 from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
-from tests.services import Services, configured, reachable
+from tests.services import Services, configured, fresh_database, reachable
 
 FAST = BlackboardLimits(feed_check_interval_seconds=0.1)
 
@@ -205,3 +208,23 @@ async def test_a_reply_offered_to_a_vanished_replica_is_refused(replicas: Replic
     reply = AgentMessage(new_message_id(), "asker", correlation_id="c2")
     assert await one.waiters.is_waiting(t, "asker", "c2")
     assert not await one.waiters.offer(t, reply), "nobody took it: it goes to the inbox"
+
+
+async def test_replicas_starting_together_apply_each_migration_once(services: Services) -> None:
+    async with fresh_database(services) as dsn:
+        pools = [PostgresStorage(dsn, pool_size=2, migrate_on_start=True) for _ in range(3)]
+        for pool in pools:
+            await pool.start()
+        try:
+            stores: list[PostgresBlackboardStore | PostgresMessageStore] = []
+            for pool in pools:
+                stores += [PostgresBlackboardStore(pool, None), PostgresMessageStore(pool)]
+            await asyncio.gather(*(store.start() for store in stores))
+            async with pools[0].connection("check") as conn:
+                for table in ("bb_schema_migrations", "mb_schema_migrations"):
+                    assert await conn.fetchval(f"SELECT count(*) FROM {table}") == 1
+            for store in stores:
+                await store.close()
+        finally:
+            for pool in pools:
+                await pool.close()
