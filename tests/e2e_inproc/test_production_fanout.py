@@ -2,7 +2,8 @@
 "replica" here has its own stores, feed, notifier and waiters over one
 PostgreSQL and one Redis, as separate server processes do.
 
-* a commit on one replica reaches the listeners of another through Redis;
+* a commit on one replica reaches the listeners of another through Redis,
+  and one too big to inline is read back from PostgreSQL;
 * a publish lost between COMMIT and XADD (a crashed replica) or an entry
   dropped from the stream is repaired from PostgreSQL: the watch on the
   other replica still sees every revision, in order;
@@ -121,6 +122,24 @@ async def test_a_commit_reaches_the_other_replicas_listeners_through_redis(
     assert [b.revision for b in seen] == revisions
     assert other.store.feed.stats.received >= 20 and other.store.feed.stats.polled == 0
     assert seen[3].events[0].previous is None and seen[3].events[0].entry.key == "k3"
+
+
+async def test_a_batch_too_big_for_the_stream_is_read_back_from_postgres(
+    replicas: ReplicaFactory,
+) -> None:
+    one, other = await replicas(), await replicas()
+    t = tenant()
+    seen: list[RevisionBatch] = []
+    other.store.feed.track(t)
+    other.store.feed.listen(lambda b: seen.append(b) if b.tenant == t else None)
+    await asyncio.sleep(0.05)
+    big = Value.payload(b"v" * 200_000)
+    await Blackboard(one.store).put(t, "b", PutOp("big", big))
+    await Blackboard(one.store).put(t, "b", PutOp("big", Value.payload(b"small")))
+    await until(lambda: len(seen) == 2, 1.0)
+    assert seen[0].events[0].entry.value == big
+    assert seen[1].events[0].previous is not None and seen[1].events[0].previous.value == big
+    assert other.store.feed.stats.references == 2, "both carry the big value (now or before)"
 
 
 async def test_lost_publishes_and_dropped_stream_entries_are_read_from_postgres(
