@@ -3,23 +3,20 @@ workflows, the blackboard and the message bus.
 
 Each capability knows how to build itself on the configured backend, register
 its servicer, start its background work, end its open streams before the
-server drains, and close its stores after. A capability that has no
-implementation on the configured backend registers a servicer that answers
-every RPC UNIMPLEMENTED with a message naming what is missing, so the
-contract stays visible (reflection, health) and callers learn why.
+server drains, and close its stores after. Every capability is built on
+both backends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Protocol
+from typing import Protocol
 
 import grpc
 
 from statekeeper.api import blackboard_servicer, messagebus_servicer
 from statekeeper.api.checkpoint_servicer import register as register_checkpoints
-from statekeeper.api.unimplemented import unimplemented_servicer
 from statekeeper.config import Settings
 from statekeeper.core.blackboard import Blackboard
 from statekeeper.core.blackboard_models import BlackboardLimits
@@ -44,19 +41,20 @@ from statekeeper.storage.embedded_messagebus import (
 )
 from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
 from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
 from statekeeper.storage.postgres_checkpoints import PostgresCheckpointStore
 from statekeeper.storage.postgres_memory import PostgresMemoryStore
 from statekeeper.storage.postgres_memory_feed import PostgresChangeFeed
+from statekeeper.storage.postgres_messagebus import PostgresMessageStore
 from statekeeper.storage.postgres_workflows import PostgresWorkflowStore
 from statekeeper.storage.production import ProductionStorage
+from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
 from statekeeper.storage.workflow_store import WorkflowStore
 from statekeeper.v1 import (
     blackboard_pb2,
-    blackboard_pb2_grpc,
     checkpoint_pb2,
     memory_pb2,
     message_pb2,
-    message_pb2_grpc,
 )
 
 CHECKPOINT_MAINTENANCE_SECONDS = 1.0
@@ -76,30 +74,6 @@ class Capability(Protocol):
 
     async def close(self) -> None:
         """Releases stores, after the server stopped."""
-
-
-class Unavailable:
-    """A service whose capability is not built on this backend."""
-
-    def __init__(self, pb2: Any, pb2_grpc: Any, capability: str) -> None:
-        self._pb2 = pb2
-        self._pb2_grpc = pb2_grpc
-        self._capability = capability
-
-    async def start(self) -> None:
-        return None
-
-    def register(self, server: grpc.aio.Server) -> None:
-        for service in self._pb2.DESCRIPTOR.services_by_name.values():
-            base = getattr(self._pb2_grpc, f"{service.name}Servicer")
-            add = getattr(self._pb2_grpc, f"add_{service.name}Servicer_to_server")
-            add(unimplemented_servicer(base, service, self._capability), server)
-
-    async def drain(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
 
 
 class EmbeddedBlackboard:
@@ -237,6 +211,64 @@ class ProductionMemory:
         await self.store.close()
 
 
+class ProductionBlackboard:
+    """Blackboard on PostgreSQL; events reach other replicas through Redis
+    Streams, with PostgreSQL history repairing any gap."""
+
+    def __init__(self, storage: ProductionStorage, settings: Settings) -> None:
+        self.store = PostgresBlackboardStore(
+            storage.durable,
+            settings.redis_url or None,
+            settings.redis_key_prefix,
+            migrate=settings.migrate_on_start,
+        )
+        self.blackboard = Blackboard(self.store, BlackboardLimits())
+
+    async def start(self) -> None:
+        await self.store.start()
+        await self.blackboard.start()
+
+    def register(self, server: grpc.aio.Server) -> None:
+        blackboard_servicer.register(server, self.blackboard)
+
+    async def drain(self) -> None:
+        await self.blackboard.stop()
+
+    async def close(self) -> None:
+        await self.store.close()
+
+
+class ProductionMessageBus:
+    """Message bus on PostgreSQL; wake-ups and replies cross replicas over
+    Redis pub/sub (without Redis: idle polling)."""
+
+    def __init__(self, storage: ProductionStorage, settings: Settings) -> None:
+        url, prefix = settings.redis_url or None, settings.redis_key_prefix
+        self.store = PostgresMessageStore(storage.durable, migrate=settings.migrate_on_start)
+        self.notifier = RedisInboxNotifier(url, prefix)
+        self.waiters = RedisReplyWaiters(url, prefix)
+        self.bus = MessageBus(
+            self.store, self.notifier, self.waiters, MessageBusLimits(), settings.limits
+        )
+
+    async def start(self) -> None:
+        await self.store.start()
+        await self.notifier.start()
+        await self.waiters.start()
+        await self.bus.start()
+
+    def register(self, server: grpc.aio.Server) -> None:
+        messagebus_servicer.register(server, self.bus)
+
+    async def drain(self) -> None:
+        await self.bus.stop()
+
+    async def close(self) -> None:
+        await self.waiters.stop()
+        await self.notifier.stop()
+        await self.store.close()
+
+
 def checkpoints_on(storage: EmbeddedStorage | ProductionStorage) -> Checkpoints:
     if isinstance(storage, EmbeddedStorage):
         return Checkpoints(EmbeddedCheckpointStore(storage), EmbeddedWorkflowStore(storage))
@@ -267,12 +299,11 @@ def build_capabilities(
 ) -> list[Capability]:
     """Every capability beyond sessions, on the configured backend."""
     if isinstance(storage, ProductionStorage):
-        missing = "on the production backend (PostgreSQL + Redis)"
         return [
             ProductionMemory(storage, settings, sessions, counter, summarizer),
             checkpoints_on(storage),
-            Unavailable(blackboard_pb2, blackboard_pb2_grpc, f"the shared blackboard {missing}"),
-            Unavailable(message_pb2, message_pb2_grpc, f"the agent message bus {missing}"),
+            ProductionBlackboard(storage, settings),
+            ProductionMessageBus(storage, settings),
         ]
     if not isinstance(storage, EmbeddedStorage):
         raise ValueError(f"no capabilities for {storage.description}")

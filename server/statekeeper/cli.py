@@ -104,7 +104,7 @@ async def _migrate(settings: config.Settings) -> int:
         return 0
     import asyncpg
 
-    from statekeeper.storage import postgres
+    from statekeeper.storage import postgres, postgres_blackboard, postgres_messagebus
 
     try:
         conn = await asyncpg.connect(settings.postgres_dsn, timeout=10)
@@ -114,6 +114,12 @@ async def _migrate(settings: config.Settings) -> int:
     try:
         applied = await postgres.migrate(conn)
         version = await postgres.schema_version(conn)
+        # The blackboard and the bus version their own schemas; apply them too
+        # so that servers started without --migrate-on-start find them ready.
+        for store in (postgres_blackboard, postgres_messagebus):
+            await postgres_blackboard.apply_migrations(
+                conn, store.SCHEMA_TABLE, store.MIGRATION_LOCK_KEY, store.MIGRATIONS, True
+            )
     finally:
         await conn.close()
     where = postgres.redact(settings.postgres_dsn)
