@@ -45,6 +45,13 @@ class Behaviour:
         path = self.workdir / "journal.txt"
         return path.read_text().split() if path.exists() else []
 
+    def wait_for(self, node: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while node not in self.executions():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{node} never ran")
+            time.sleep(0.01)
+
 
 def build(behaviour: Behaviour) -> StateGraph[State]:
     def start(state: State) -> dict[str, Any]:
@@ -59,6 +66,11 @@ def build(behaviour: Behaviour) -> StateGraph[State]:
         behaviour.journal("right")
         if behaviour.crash_mode == "raise":
             behaviour.crash_mode = ""  # the next attempt succeeds
+            # Fail only once `left` has finished and LangGraph has had time to
+            # save its writes: otherwise the crash cancels `left` too and the
+            # superstep has nothing saved to resume from (a race, not a bug).
+            behaviour.wait_for("left")
+            time.sleep(1.0)
             raise RuntimeError("simulated crash in right")
         if behaviour.crash_mode == "hang":
             (behaviour.workdir / "right-started").touch()
