@@ -30,6 +30,7 @@ from statekeeper.core.summarizer import Summarizer
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.core.workflows import WorkflowLimits, WorkflowManager, maintain_forever
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
+from statekeeper.storage.blackboard_store import BlackboardStore
 from statekeeper.storage.checkpoint_store import CheckpointStore
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
@@ -76,10 +77,13 @@ class Capability(Protocol):
         """Releases stores, after the server stopped."""
 
 
-class EmbeddedBlackboard:
-    def __init__(self, storage: EmbeddedStorage) -> None:
-        self.store = EmbeddedBlackboardStore(storage)
-        self.blackboard = Blackboard(self.store, BlackboardLimits())
+class BlackboardCapability:
+    """The blackboard over either backend's store (both fan events out: in
+    process on the embedded store, through Redis Streams in production)."""
+
+    def __init__(self, store: BlackboardStore) -> None:
+        self.store = store
+        self.blackboard = Blackboard(store, BlackboardLimits())
 
     async def start(self) -> None:
         await self.store.start()
@@ -211,33 +215,6 @@ class ProductionMemory:
         await self.store.close()
 
 
-class ProductionBlackboard:
-    """Blackboard on PostgreSQL; events reach other replicas through Redis
-    Streams, with PostgreSQL history repairing any gap."""
-
-    def __init__(self, storage: ProductionStorage, settings: Settings) -> None:
-        self.store = PostgresBlackboardStore(
-            storage.durable,
-            settings.redis_url or None,
-            settings.redis_key_prefix,
-            migrate=settings.migrate_on_start,
-        )
-        self.blackboard = Blackboard(self.store, BlackboardLimits())
-
-    async def start(self) -> None:
-        await self.store.start()
-        await self.blackboard.start()
-
-    def register(self, server: grpc.aio.Server) -> None:
-        blackboard_servicer.register(server, self.blackboard)
-
-    async def drain(self) -> None:
-        await self.blackboard.stop()
-
-    async def close(self) -> None:
-        await self.store.close()
-
-
 class ProductionMessageBus:
     """Message bus on PostgreSQL; wake-ups and replies cross replicas over
     Redis pub/sub (without Redis: idle polling)."""
@@ -267,6 +244,21 @@ class ProductionMessageBus:
         await self.waiters.stop()
         await self.notifier.stop()
         await self.store.close()
+
+
+def blackboard_on(
+    storage: EmbeddedStorage | ProductionStorage, settings: Settings
+) -> BlackboardCapability:
+    if isinstance(storage, EmbeddedStorage):
+        return BlackboardCapability(EmbeddedBlackboardStore(storage))
+    return BlackboardCapability(
+        PostgresBlackboardStore(
+            storage.durable,
+            settings.redis_url or None,
+            settings.redis_key_prefix,
+            migrate=settings.migrate_on_start,
+        )
+    )
 
 
 def checkpoints_on(storage: EmbeddedStorage | ProductionStorage) -> Checkpoints:
@@ -302,7 +294,7 @@ def build_capabilities(
         return [
             ProductionMemory(storage, settings, sessions, counter, summarizer),
             checkpoints_on(storage),
-            ProductionBlackboard(storage, settings),
+            blackboard_on(storage, settings),
             ProductionMessageBus(storage, settings),
         ]
     if not isinstance(storage, EmbeddedStorage):
@@ -319,7 +311,7 @@ def build_capabilities(
     return [
         Memory(memory),
         checkpoints_on(storage),
-        EmbeddedBlackboard(storage),
+        blackboard_on(storage, settings),
         EmbeddedMessageBus(storage, settings),
     ]
 
