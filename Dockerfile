@@ -4,7 +4,10 @@ FROM python:3.11-slim AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY server ./server
-RUN pip install --no-cache-dir --prefix=/install .
+# The server imports its generated stubs from the Python client package
+# (statekeeper_client.v1), installed from the same tree.
+COPY clients/python ./clients/python
+RUN pip install --no-cache-dir --prefix=/install ./clients/python .
 
 FROM python:3.11-slim
 COPY --from=build /install /usr/local

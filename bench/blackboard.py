@@ -64,9 +64,9 @@ from statekeeper.core.blackboard_models import (
 )
 from statekeeper.storage.postgres import PostgresStorage
 from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
-from statekeeper.v1 import blackboard_pb2 as pb
-from statekeeper.v1 import common_pb2
-from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
+from statekeeper_client.v1 import blackboard_pb2 as pb
+from statekeeper_client.v1 import common_pb2
+from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
 
 REPO = Path(__file__).resolve().parents[1]
 SUBSCRIBER_COUNTS = (1, 10, 100)

@@ -56,9 +56,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "adapters" / "langgraph"))  # if not pip-installed
 
-from statekeeper_client.langgraph import StatekeeperSaver  # noqa: E402
-
 from bench.production import services  # noqa: E402
+from statekeeper_client.langgraph import StatekeeperSaver  # noqa: E402
 
 MESSAGE = {"role": "user", "content": "Find me a train from Paris to Lyon tomorrow morning."}
 Op = Callable[[int], object]

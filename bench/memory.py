@@ -37,8 +37,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from statekeeper.core.memory_config import IndexConfig, MemoryConfig
 from statekeeper.core.memory_models import Episode, ValueSource, content_hash
 from statekeeper.core.vector_index import FaissIndexFactory
-from statekeeper.v1 import memory_pb2 as pb
-from statekeeper.v1 import memory_pb2_grpc
+from statekeeper_client.v1 import memory_pb2 as pb
+from statekeeper_client.v1 import memory_pb2_grpc
 
 DIMENSION = 384
 TENANT = "default"  # the single-tenant server's tenant

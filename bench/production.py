@@ -51,8 +51,8 @@ from statekeeper.storage.postgres import PostgresStorage
 from statekeeper.storage.production import ProductionStorage
 from statekeeper.storage.redis_cache import SessionCache
 from statekeeper.storage.sql import MESSAGE_COLUMNS, message_values
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 
 ROOT = Path(__file__).resolve().parent.parent
 Samples = dict[str, list[float]]

@@ -51,7 +51,7 @@ from statekeeper.storage.postgres_workflows import PostgresWorkflowStore
 from statekeeper.storage.production import ProductionStorage
 from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
 from statekeeper.storage.workflow_store import WorkflowStore
-from statekeeper.v1 import (
+from statekeeper_client.v1 import (
     blackboard_pb2,
     checkpoint_pb2,
     memory_pb2,

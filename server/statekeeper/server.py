@@ -36,7 +36,7 @@ from statekeeper.core.summarizer import ExtractiveSummarizer, Summarizer
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.factory import build_storage
-from statekeeper.v1 import admin_pb2, admin_pb2_grpc, session_pb2, session_pb2_grpc
+from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, session_pb2, session_pb2_grpc
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from statekeeper.v1 import session_pb2_grpc
+from statekeeper_client.v1 import session_pb2_grpc
 
 API_KEYS = {"key-alpha": "alpha", "key-beta": "beta"}
 

@@ -8,9 +8,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 
-from statekeeper.v1 import admin_pb2, admin_pb2_grpc
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.e2e.conftest import ServerProcess, auth
 from tests.e2e.errors import bad_field, error_info
 from tests.e2e.test_health_reflection import reflect

@@ -9,8 +9,8 @@ import pytest
 import tiktoken
 from google.protobuf import duration_pb2, field_mask_pb2
 
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.e2e.conftest import auth
 from tests.e2e.errors import error_info
 

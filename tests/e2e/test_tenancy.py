@@ -10,8 +10,8 @@ import grpc
 import pytest
 from google.protobuf import field_mask_pb2
 
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.e2e.conftest import auth
 
 ALPHA = auth("key-alpha")

@@ -11,8 +11,8 @@ import pytest
 from google.protobuf import duration_pb2, field_mask_pb2, struct_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.e2e.conftest import ServerProcess, auth
 from tests.e2e.errors import bad_field
 

@@ -9,9 +9,9 @@ import random
 import time
 from dataclasses import dataclass
 
-from statekeeper.v1 import blackboard_pb2 as pb
-from statekeeper.v1 import common_pb2
-from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
+from statekeeper_client.v1 import blackboard_pb2 as pb
+from statekeeper_client.v1 import common_pb2
+from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
 from tests.e2e_inproc.conftest import ALPHA, Deployment, aio_channel
 
 CLIENTS = 32

@@ -10,9 +10,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from statekeeper.v1 import blackboard_pb2 as pb
-from statekeeper.v1 import common_pb2
-from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
+from statekeeper_client.v1 import blackboard_pb2 as pb
+from statekeeper_client.v1 import common_pb2
+from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
 from tests.e2e.errors import bad_field, error_info
 from tests.e2e_inproc.conftest import (
     ALPHA,

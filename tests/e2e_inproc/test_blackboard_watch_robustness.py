@@ -19,9 +19,9 @@ import redis.asyncio as redis_asyncio
 
 from statekeeper.core.blackboard_keys import compile_glob
 from statekeeper.core.blackboard_models import BlackboardLimits
-from statekeeper.v1 import blackboard_pb2 as pb
-from statekeeper.v1 import common_pb2
-from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
+from statekeeper_client.v1 import blackboard_pb2 as pb
+from statekeeper_client.v1 import common_pb2
+from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
 from tests.e2e_inproc.conftest import ALPHA, Deployment, aio_channel
 from tests.e2e_inproc.watch_validators import (
     ClientReport,

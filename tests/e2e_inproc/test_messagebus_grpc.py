@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from statekeeper.v1 import common_pb2
-from statekeeper.v1 import message_pb2 as pb
-from statekeeper.v1.message_pb2_grpc import MessageServiceStub
+from statekeeper_client.v1 import common_pb2
+from statekeeper_client.v1 import message_pb2 as pb
+from statekeeper_client.v1.message_pb2_grpc import MessageServiceStub
 from tests.e2e.errors import bad_field, error_info
 from tests.e2e_inproc.conftest import ALPHA, BETA, Deployment, aio_channel
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.v1 import blackboard_pb2 as bb
-from statekeeper.v1 import common_pb2
-from statekeeper.v1 import message_pb2 as mb
-from statekeeper.v1.blackboard_pb2_grpc import BlackboardServiceStub
-from statekeeper.v1.message_pb2_grpc import MessageServiceStub
+from statekeeper_client.v1 import blackboard_pb2 as bb
+from statekeeper_client.v1 import common_pb2
+from statekeeper_client.v1 import message_pb2 as mb
+from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
+from statekeeper_client.v1.message_pb2_grpc import MessageServiceStub
 from tests.e2e_inproc.conftest import ALPHA, BACKENDS, aio_channel, backend_options, start_server
 
 

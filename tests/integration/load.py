@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 
 
 def append_request(session_id: str, content: str) -> pb.AppendMessagesRequest:

@@ -16,9 +16,9 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from statekeeper.v1 import admin_pb2, admin_pb2_grpc
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.e2e.conftest import ServerProcess
 from tests.integration.conftest import ServerFactory
 

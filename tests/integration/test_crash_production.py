@@ -8,8 +8,8 @@ import time
 
 import grpc
 
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.integration.conftest import ServerFactory
 from tests.integration.load import AppendLoad
 

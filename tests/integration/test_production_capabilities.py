@@ -8,10 +8,10 @@ import time
 import grpc
 import pytest
 
-from statekeeper.v1 import checkpoint_pb2 as cp
-from statekeeper.v1 import common_pb2, memory_pb2
-from statekeeper.v1.checkpoint_pb2_grpc import CheckpointServiceStub
-from statekeeper.v1.memory_pb2_grpc import MemoryServiceStub
+from statekeeper_client.v1 import checkpoint_pb2 as cp
+from statekeeper_client.v1 import common_pb2, memory_pb2
+from statekeeper_client.v1.checkpoint_pb2_grpc import CheckpointServiceStub
+from statekeeper_client.v1.memory_pb2_grpc import MemoryServiceStub
 from tests.integration.conftest import ServerFactory
 
 DIMENSION = 8

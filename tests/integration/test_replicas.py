@@ -8,8 +8,8 @@ from collections import Counter
 import grpc
 import pytest
 
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1.session_pb2_grpc import SessionServiceStub
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.e2e.errors import error_info
 from tests.integration.conftest import ServerFactory
 

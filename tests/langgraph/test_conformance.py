@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator
 
 from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.checkpoint.conformance.capabilities import ALL_CAPABILITIES
-from statekeeper_client.langgraph import StatekeeperSaver
 
+from statekeeper_client.langgraph import StatekeeperSaver
 from tests.langgraph.conftest import API_KEY
 from tests.langgraph.harness import CheckpointServer
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from statekeeper_client.langgraph import StatekeeperSaver
 
+from statekeeper_client.langgraph import StatekeeperSaver
 from tests.langgraph.conftest import API_KEY
 from tests.langgraph.graph_app import INPUT, Behaviour, compiled
 from tests.langgraph.harness import CheckpointServer

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from langgraph.checkpoint.base import Checkpoint, empty_checkpoint
-from statekeeper_client.langgraph import OwnershipLostError, StatekeeperSaver
 
+from statekeeper_client.langgraph import OwnershipLostError, StatekeeperSaver
 from tests.langgraph.conftest import API_KEY
 from tests.langgraph.graph_app import INPUT, Behaviour, compiled
 from tests.langgraph.harness import CheckpointServer

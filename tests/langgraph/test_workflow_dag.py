@@ -14,7 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from statekeeper.v1 import checkpoint_pb2 as pb
+from statekeeper_client.v1 import checkpoint_pb2 as pb
 from tests.langgraph.harness import CheckpointServer, serving
 from tests.unit import test_workflows_grpc as dag
 

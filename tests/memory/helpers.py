@@ -21,7 +21,7 @@ from statekeeper.core.tokens import TokenCounter
 from statekeeper.core.vector_index import ChangeFeed
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
 from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.v1 import memory_pb2_grpc, session_pb2_grpc
+from statekeeper_client.v1 import memory_pb2_grpc, session_pb2_grpc
 
 API_KEYS = {"key-alpha": "alpha", "key-beta": "beta"}
 NO_JOBS = dict(

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from statekeeper.core.tenancy import Authenticator
-from statekeeper.v1 import memory_pb2 as pb
+from statekeeper_client.v1 import memory_pb2 as pb
 from tests.memory.data import episodes_for, gaussian, unit_rows
 from tests.memory.helpers import API_KEYS, auth, memory_app, served_memory
 

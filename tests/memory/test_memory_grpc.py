@@ -16,7 +16,7 @@ from grpc_status import rpc_status
 from statekeeper.core.models import AuditFilter
 from statekeeper.core.vector_index import InProcessChangeFeed
 from statekeeper.memory_app import ModelEndpoints
-from statekeeper.v1 import memory_pb2 as pb
+from statekeeper_client.v1 import memory_pb2 as pb
 from tests.fakes.openai_server import FakeOpenAI
 from tests.memory.helpers import Served, auth, served_memory
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from statekeeper.v1 import memory_pb2 as pb
-from statekeeper.v1 import memory_pb2_grpc
+from statekeeper_client.v1 import memory_pb2 as pb
+from statekeeper_client.v1 import memory_pb2_grpc
 from tests.e2e.conftest import free_port
 from tests.memory.data import gaussian
 from tests.memory.helpers import auth

@@ -14,8 +14,8 @@ from google.protobuf import struct_pb2, timestamp_pb2
 
 from statekeeper.core.models import AuditFilter
 from statekeeper.core.tenancy import key_id
-from statekeeper.v1 import checkpoint_pb2 as pb
-from statekeeper.v1 import checkpoint_pb2_grpc, common_pb2
+from statekeeper_client.v1 import checkpoint_pb2 as pb
+from statekeeper_client.v1 import checkpoint_pb2_grpc, common_pb2
 from tests.e2e.errors import bad_field, error_info
 from tests.langgraph.harness import CheckpointServer
 

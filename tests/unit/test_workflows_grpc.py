@@ -15,8 +15,8 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2
 
-from statekeeper.v1 import checkpoint_pb2 as pb
-from statekeeper.v1 import checkpoint_pb2_grpc, common_pb2
+from statekeeper_client.v1 import checkpoint_pb2 as pb
+from statekeeper_client.v1 import checkpoint_pb2_grpc, common_pb2
 from tests.e2e.errors import bad_field, error_info
 from tests.langgraph.harness import CheckpointServer
 

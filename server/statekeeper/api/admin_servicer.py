@@ -7,8 +7,8 @@ import grpc
 from statekeeper.api import audit_convert
 from statekeeper.api.interceptor import current_tenant
 from statekeeper.core.audit import AuditLog
-from statekeeper.v1 import admin_pb2 as pb
-from statekeeper.v1 import admin_pb2_grpc
+from statekeeper_client.v1 import admin_pb2 as pb
+from statekeeper_client.v1 import admin_pb2_grpc
 
 
 class AdminServicer(admin_pb2_grpc.AdminServiceServicer):

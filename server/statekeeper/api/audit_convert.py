@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from statekeeper.api.convert import timestamp
 from statekeeper.core.models import AuditFilter, AuditRecord
-from statekeeper.v1 import admin_pb2 as pb
+from statekeeper_client.v1 import admin_pb2 as pb
 
 
 def audit_filter(request: pb.ListAuditRecordsRequest) -> AuditFilter:

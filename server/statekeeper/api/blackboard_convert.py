@@ -27,8 +27,8 @@ from statekeeper.core.blackboard import (
 from statekeeper.core.blackboard_models import Entry, Event, EventType, Header, Value, ValueKind
 from statekeeper.core.blackboard_watch import WatchMessage, WatchMessageKind
 from statekeeper.core.errors import InvalidArgumentError
-from statekeeper.v1 import blackboard_pb2 as pb
-from statekeeper.v1 import common_pb2
+from statekeeper_client.v1 import blackboard_pb2 as pb
+from statekeeper_client.v1 import common_pb2
 
 
 def _seconds(duration: duration_pb2.Duration) -> float:

@@ -9,8 +9,8 @@ import grpc
 from statekeeper.api import blackboard_convert as convert
 from statekeeper.api.interceptor import current_tenant
 from statekeeper.core.blackboard import Blackboard
-from statekeeper.v1 import blackboard_pb2 as pb
-from statekeeper.v1 import blackboard_pb2_grpc
+from statekeeper_client.v1 import blackboard_pb2 as pb
+from statekeeper_client.v1 import blackboard_pb2_grpc
 
 
 class BlackboardServicer(blackboard_pb2_grpc.BlackboardServiceServicer):

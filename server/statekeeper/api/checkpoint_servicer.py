@@ -37,8 +37,8 @@ from statekeeper.core.workflows import (
     WorkflowManager,
     WorkflowStatus,
 )
-from statekeeper.v1 import checkpoint_pb2 as pb
-from statekeeper.v1 import checkpoint_pb2_grpc, common_pb2
+from statekeeper_client.v1 import checkpoint_pb2 as pb
+from statekeeper_client.v1 import checkpoint_pb2_grpc, common_pb2
 
 
 def register(

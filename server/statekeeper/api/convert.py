@@ -20,7 +20,7 @@ from statekeeper.core.models import (
     ToolCall,
 )
 from statekeeper.core.sessions import MessageDraft, SessionDraft
-from statekeeper.v1 import session_pb2 as pb
+from statekeeper_client.v1 import session_pb2 as pb
 
 
 def timestamp(seconds: float | None) -> timestamp_pb2.Timestamp | None:

@@ -21,7 +21,7 @@ from statekeeper.core.memory_models import (
     Predicate,
 )
 from statekeeper.core.vector_index import IndexStats
-from statekeeper.v1 import memory_pb2 as pb
+from statekeeper_client.v1 import memory_pb2 as pb
 
 
 def seconds(stamp: timestamp_pb2.Timestamp) -> float:

@@ -16,8 +16,8 @@ from statekeeper.core.forgetting import Consolidation, ConsolidationRequest, For
 from statekeeper.core.memory_context import ContextRequest, MemoryContextBuilder
 from statekeeper.core.memory_models import Episode, FactQuery
 from statekeeper.core.semantic import EntityRequest, SemanticMemory
-from statekeeper.v1 import memory_pb2 as pb
-from statekeeper.v1 import memory_pb2_grpc
+from statekeeper_client.v1 import memory_pb2 as pb
+from statekeeper_client.v1 import memory_pb2_grpc
 
 Context: TypeAlias = grpc.aio.ServicerContext
 

@@ -12,8 +12,8 @@ from statekeeper.core.messagebus_models import (
     Payload,
     ReceiptResult,
 )
-from statekeeper.v1 import common_pb2
-from statekeeper.v1 import message_pb2 as pb
+from statekeeper_client.v1 import common_pb2
+from statekeeper_client.v1 import message_pb2 as pb
 
 
 def payload_from_proto(payload: common_pb2.Payload) -> Payload:

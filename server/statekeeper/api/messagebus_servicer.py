@@ -10,8 +10,8 @@ from statekeeper.api import messagebus_convert as convert
 from statekeeper.api.blackboard_convert import optional_seconds
 from statekeeper.api.interceptor import current_tenant
 from statekeeper.core.messagebus import MessageBus
-from statekeeper.v1 import message_pb2 as pb
-from statekeeper.v1 import message_pb2_grpc
+from statekeeper_client.v1 import message_pb2 as pb
+from statekeeper_client.v1 import message_pb2_grpc
 
 
 class MessageServicer(message_pb2_grpc.MessageServiceServicer):

@@ -8,8 +8,8 @@ from statekeeper.api import convert
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.models import SessionFilter
 from statekeeper.core.sessions import UPDATABLE_PATHS, SessionManager, WindowRequest
-from statekeeper.v1 import session_pb2 as pb
-from statekeeper.v1 import session_pb2_grpc
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1 import session_pb2_grpc
 
 
 class SessionServicer(session_pb2_grpc.SessionServiceServicer):
