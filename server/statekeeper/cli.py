@@ -122,7 +122,7 @@ async def _migrate(settings: config.Settings) -> int:
             )
     finally:
         await conn.close()
-    where = postgres.redact(settings.postgres_dsn)
+    where = logs.redact(settings.postgres_dsn)
     if applied:
         print(f"applied migrations {applied} to {where}; schema at version {version}")
     else:

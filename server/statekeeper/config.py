@@ -173,7 +173,9 @@ def _parse_pairs(source: str, items: Sequence[str]) -> dict[str, str]:
     for item in items:
         if not item.strip():
             continue
-        key, sep, value = item.partition("=")
+        # The last `=`: values (tenant ids, limit numbers) never contain one, while
+        # keys may (a base64 API key ends in `=` or `==`).
+        key, sep, value = item.rpartition("=")
         if not sep or not key.strip() or not value.strip():
             raise ConfigError(f"{source}: expected NAME=VALUE, got {item!r}")
         pairs[key.strip()] = value.strip()

@@ -4,11 +4,55 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 import time
+from typing import Any
 
 # Attributes every LogRecord has; anything else came in through `extra=`.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+
+# A password in a URL's user info (scheme://user:secret@host, scheme://:secret@host)
+# and in query or keyword parameters (?password=secret, sslpassword=secret): the
+# forms libpq, asyncpg and redis-py accept.
+_USERINFO_SECRET = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):[^@\s]*@")
+_PARAM_SECRET = re.compile(
+    r"(?P<head>\b(?:ssl)?pass(?:word|wd)?\s*=\s*)(?:'[^']*'|\"[^\"]*\"|[^&\s'\"]+)",
+    re.IGNORECASE,
+)
+REDACTED = "***"
+
+
+def redact(text: str) -> str:
+    """`text` with every URL or DSN password replaced by ***, for logs."""
+    text = _USERINFO_SECRET.sub(rf"\g<head>:{REDACTED}@", text)
+    return _PARAM_SECRET.sub(rf"\g<head>{REDACTED}", text)
+
+
+class RedactingFilter(logging.Filter):
+    """Redacts passwords from every record a handler emits, whoever logged it
+    (a library's message or an exception may quote a DSN): the sources redact
+    too, this is the net under them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        for name, value in list(vars(record).items()):
+            if name not in _STANDARD and isinstance(value, str):
+                setattr(record, name, redact(value))
+        return True
+
+
+def _redacted_exception(formatter: logging.Formatter, exc_info: Any) -> str:
+    return redact(formatter.formatException(exc_info))
+
+
+class _TextFormatter(logging.Formatter):
+    def formatException(self, ei: Any) -> str:
+        return redact(super().formatException(ei))
 
 
 class JsonFormatter(logging.Formatter):
@@ -22,7 +66,7 @@ class JsonFormatter(logging.Formatter):
         }
         entry.update({k: v for k, v in vars(record).items() if k not in _STANDARD})
         if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
+            entry["exception"] = _redacted_exception(self, record.exc_info)
         return json.dumps(entry, default=str)
 
 
@@ -31,7 +75,8 @@ def configure(level: str, fmt: str) -> None:
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+        handler.setFormatter(_TextFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    handler.addFilter(RedactingFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

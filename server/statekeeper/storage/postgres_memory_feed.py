@@ -67,7 +67,7 @@ from statekeeper.core.vector_index import (
     VectorChange,
     VectorIndexes,
 )
-from statekeeper.storage.postgres import redact
+from statekeeper.logs import redact
 from statekeeper.storage.postgres_memory import (
     CHANGE_CHANNEL,
     OP_REMOVE,

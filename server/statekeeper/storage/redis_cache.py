@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -46,6 +45,7 @@ import redis.asyncio as redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from statekeeper import logs
 from statekeeper.core.models import SessionRecord
 from statekeeper.storage.codec import record_from_json, record_to_json
 
@@ -112,7 +112,8 @@ _FAILURES = (redis.RedisError, OSError, TimeoutError)
 
 
 def redact(url: str) -> str:
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    """Its password (user info or `password=` parameter) replaced by ***."""
+    return logs.redact(url)
 
 
 def incarnation(record: SessionRecord) -> str:
