@@ -31,6 +31,7 @@ from statekeeper.capabilities import CAPABILITY_SERVICES, Capability, build_capa
 from statekeeper.config import Settings
 from statekeeper.core.audit import AuditLog
 from statekeeper.core.errors import StorageUnavailableError
+from statekeeper.core.limits import Limits
 from statekeeper.core.sessions import SessionManager
 from statekeeper.core.summarizer import ExtractiveSummarizer, Summarizer
 from statekeeper.core.tenancy import Authenticator
@@ -53,6 +54,18 @@ def build_summarizer(settings: Settings, counter: TokenCounter) -> Summarizer:
             settings.summarizer_url, settings.summarizer_model, settings.summarizer_api_key, counter
         )
     return ExtractiveSummarizer(counter)
+
+
+def grpc_options(limits: Limits) -> list[tuple[str, int]]:
+    """Transport limits (README, "Limits"). HTTP/2 lets a connection open
+    twice the streaming calls the interceptor admits, so the calls past that
+    limit reach it and get a clear RESOURCE_EXHAUSTED instead of waiting in
+    the client for a stream slot."""
+    return [
+        ("grpc.max_receive_message_length", limits.max_request_bytes),
+        ("grpc.max_send_message_length", limits.max_request_bytes),
+        ("grpc.max_concurrent_streams", 2 * limits.max_streams_per_connection),
+    ]
 
 
 class StatekeeperServer:
@@ -83,13 +96,9 @@ class StatekeeperServer:
         await self.storage.start()
         for capability in self.capabilities:
             await capability.start()
-        max_bytes = self.settings.limits.max_request_bytes
         server = grpc.aio.server(
-            interceptors=[DomainInterceptor(self.authenticator)],
-            options=[
-                ("grpc.max_receive_message_length", max_bytes),
-                ("grpc.max_send_message_length", max_bytes),
-            ],
+            interceptors=[DomainInterceptor(self.authenticator, self.settings.limits)],
+            options=grpc_options(self.settings.limits),
         )
         session_pb2_grpc.add_SessionServiceServicer_to_server(
             SessionServicer(self.sessions), server

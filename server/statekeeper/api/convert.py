@@ -4,6 +4,7 @@ presence)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
@@ -22,10 +23,23 @@ from statekeeper.core.models import (
 from statekeeper.core.sessions import MessageDraft, SessionDraft
 from statekeeper_client.v1 import session_pb2 as pb
 
+# The range of google.protobuf.Timestamp (0001-01-01 .. 9999-12-31T23:59:59Z).
+_MIN_TIMESTAMP_SECONDS = -62_135_596_800
+_MAX_TIMESTAMP_SECONDS = 253_402_300_799
+
 
 def timestamp(seconds: float | None) -> timestamp_pb2.Timestamp | None:
+    """A stored time as a Timestamp, clamped into the range a Timestamp can
+    hold: records written before requests were range-checked may hold times a
+    float cannot place exactly (9999-12-31T23:59:59.999999999 reads back as
+    year 10000), and a read must still answer."""
     if seconds is None:
         return None
+    if not math.isfinite(seconds) or not (
+        _MIN_TIMESTAMP_SECONDS <= seconds < _MAX_TIMESTAMP_SECONDS
+    ):
+        bound = _MIN_TIMESTAMP_SECONDS if seconds < 0 else _MAX_TIMESTAMP_SECONDS
+        return timestamp_pb2.Timestamp(seconds=bound)
     stamp = timestamp_pb2.Timestamp()
     stamp.FromNanoseconds(round(seconds * 1e9))
     return stamp

@@ -1,14 +1,19 @@
-"""The one interceptor: authentication, error mapping and the access log.
+"""The one interceptor: authentication, request checks, stream limits,
+error mapping and the access log.
 
 Servicers raise domain errors; this module turns each into its canonical
 status code with a `google.rpc.ErrorInfo` (and a `google.rpc.BadRequest` for
 invalid fields). A request whose bytes do not parse is answered with
-INVALID_ARGUMENT instead of grpc's INTERNAL. Anything unexpected is logged
-with its traceback and answered INTERNAL without leaking details.
+INVALID_ARGUMENT instead of grpc's INTERNAL, and every request passes the
+checks of request_checks (durations, timestamps, NUL, non-finite numbers)
+before a servicer sees it. Anything unexpected is logged with its traceback
+and answered INTERNAL without leaking details.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import contextvars
 import logging
 import time
@@ -21,11 +26,14 @@ from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from statekeeper.api.request_checks import check_request
 from statekeeper.core.audit import Actor
 from statekeeper.core.errors import (
     InvalidArgumentError,
+    LimitExceededError,
     StatekeeperError,
 )
+from statekeeper.core.limits import Limits
 from statekeeper.core.tenancy import Authenticator, Principal
 
 log = logging.getLogger("statekeeper.access")
@@ -112,10 +120,20 @@ def _presented_key(context: grpc.aio.ServicerContext) -> str | None:
 
 
 class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Authenticates every statekeeper call and maps its errors."""
+    """Authenticates every statekeeper call, checks its requests, bounds its
+    open streams and maps its errors.
 
-    def __init__(self, authenticator: Authenticator) -> None:
+    Every kind of handler is wrapped (unary or streaming on either side), so
+    a new RPC cannot skip authentication by its shape; an unknown kind is
+    refused. Each wrapper is a plain coroutine run in the call's own task:
+    the caller identity is set and reset there, and a response stream is
+    driven to the end (or closed) there too, never by an async generator
+    finalizer in another task or context.
+    """
+
+    def __init__(self, authenticator: Authenticator, limits: Limits | None = None) -> None:
         self._authenticator = authenticator
+        self._streams = StreamLimiter(limits or Limits())
 
     async def intercept_service(
         self,
@@ -127,65 +145,163 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler is None or method.startswith(_OPEN_PREFIXES):
             return handler
         deserializer = _safe_deserializer(handler.request_deserializer)
+        serializer = handler.response_serializer
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
-                self._wrap_unary(method, handler.unary_unary),
-                request_deserializer=deserializer,
-                response_serializer=handler.response_serializer,
+                self._unary_unary(method, handler.unary_unary), deserializer, serializer
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                self._wrap_stream(method, handler.unary_stream),
-                request_deserializer=deserializer,
-                response_serializer=handler.response_serializer,
+                self._unary_stream(method, handler.unary_stream), deserializer, serializer
             )
-        return handler  # client streaming is not part of the contract
+        if handler.stream_unary is not None:
+            return grpc.stream_unary_rpc_method_handler(
+                self._stream_unary(method, handler.stream_unary), deserializer, serializer
+            )
+        if handler.stream_stream is not None:
+            return grpc.stream_stream_rpc_method_handler(
+                self._stream_stream(method, handler.stream_stream), deserializer, serializer
+            )
+        raise TypeError(f"{method}: a handler of no known kind cannot be served safely")
 
-    def _enter(
-        self, method: str, request: Any, context: grpc.aio.ServicerContext
-    ) -> contextvars.Token[Actor]:
-        principal = self._authenticator.authenticate(_presented_key(context))
-        token = _actor.set(actor_for(principal, method))
-        if isinstance(request, _Malformed):
-            raise InvalidArgumentError("request", f"cannot be parsed: {request.error}")
-        return token
-
-    def _wrap_unary(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
+    def _unary_unary(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            started = time.perf_counter()
-            outcome = "OK"
-            try:
-                token = self._enter(method, request, context)
-                try:
-                    return await inner(request, context)
-                finally:
-                    _actor.reset(token)
-            except Exception as exc:  # every path below aborts the call
-                outcome = _outcome(exc)
-                await _abort(method, exc, context)
-            finally:
-                _log_call(method, outcome, started)
+            async def run() -> Any:
+                admit(request)
+                return await inner(request, context)
+
+            return await self._serve(method, context, run)
 
         return behavior
 
-    def _wrap_stream(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
-        async def behavior(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            started = time.perf_counter()
-            outcome = "OK"
-            try:
-                token = self._enter(method, request, context)
-                try:
-                    async for item in inner(request, context):
-                        yield item
-                finally:
-                    _actor.reset(token)
-            except Exception as exc:
-                outcome = _outcome(exc)
-                await _abort(method, exc, context)
-            finally:
-                _log_call(method, outcome, started)
+    def _unary_stream(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
+        async def behavior(request: Any, context: grpc.aio.ServicerContext) -> None:
+            async def run() -> None:
+                admit(request)
+                async with self._streams.open(method, context):
+                    await _drive(inner(request, context), context)
+
+            await self._serve(method, context, run)
 
         return behavior
+
+    def _stream_unary(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
+        async def behavior(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> Any:
+            async def run() -> Any:
+                async with self._streams.open(method, context):
+                    return await inner(_admitted(requests), context)
+
+            return await self._serve(method, context, run)
+
+        return behavior
+
+    def _stream_stream(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
+        async def behavior(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
+            async def run() -> None:
+                async with self._streams.open(method, context):
+                    await _drive(inner(_admitted(requests), context), context)
+
+            await self._serve(method, context, run)
+
+        return behavior
+
+    async def _serve(
+        self,
+        method: str,
+        context: grpc.aio.ServicerContext,
+        run: Callable[[], Awaitable[Any]],
+    ) -> Any:
+        """Runs the call as its caller, mapping errors and logging it."""
+        started = time.perf_counter()
+        outcome = "OK"
+        token: contextvars.Token[Actor] | None = None
+        try:
+            principal = self._authenticator.authenticate(_presented_key(context))
+            token = _actor.set(actor_for(principal, method))
+            return await run()
+        except asyncio.CancelledError:
+            outcome = "CANCELLED"
+            raise
+        except Exception as exc:  # every path below aborts the call
+            outcome = _outcome(exc)
+            await _abort(method, exc, context)
+        finally:
+            if token is not None:
+                _actor.reset(token)  # same task and context as the set above
+            _log_call(method, outcome, started)
+
+
+def admit(request: Any) -> None:
+    """The checks of every request: it parsed, and its fields follow the
+    rules of request_checks (durations, timestamps, text, numbers)."""
+    if isinstance(request, _Malformed):
+        raise InvalidArgumentError("request", f"cannot be parsed: {request.error}")
+    check_request(request)
+
+
+async def _admitted(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """A client stream whose every message is admitted before the servicer
+    sees it."""
+    async for request in requests:
+        admit(request)
+        yield request
+
+
+async def _drive(responses: Any, context: grpc.aio.ServicerContext) -> None:
+    """Writes a servicer's responses, closing its generator in this task
+    (so its cleanup runs here, whatever ends the call). A servicer that is a
+    plain coroutine writes through the context itself."""
+    if not hasattr(responses, "__aiter__"):
+        await responses
+        return
+    async with contextlib.aclosing(responses) as stream:
+        async for response in stream:
+            await context.write(response)
+
+
+class StreamLimiter:
+    """Bounds the streaming calls open at once, per connection and in all.
+
+    HTTP/2 itself queues streams over `grpc.max_concurrent_streams` at the
+    client; this limit is what a client past it sees instead: an immediate
+    RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) naming the limit, logged here.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self._per_connection = limits.max_streams_per_connection
+        self._total = limits.max_open_streams
+        self._open: dict[str, int] = {}
+        self._open_total = 0
+
+    @contextlib.asynccontextmanager
+    async def open(self, method: str, context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+        peer = context.peer() or "unknown"
+        self._admit(method, peer)
+        self._open[peer] = self._open.get(peer, 0) + 1
+        self._open_total += 1
+        try:
+            yield
+        finally:
+            self._open_total -= 1
+            remaining = self._open[peer] - 1
+            if remaining:
+                self._open[peer] = remaining
+            else:
+                del self._open[peer]
+
+    def _admit(self, method: str, peer: str) -> None:
+        if self._open.get(peer, 0) >= self._per_connection:
+            self._refuse(method, peer, "max_streams_per_connection", self._per_connection)
+        if self._open_total >= self._total:
+            self._refuse(method, peer, "max_open_streams", self._total)
+
+    def _refuse(self, method: str, peer: str, limit_name: str, limit: int) -> None:
+        log.warning(
+            "stream refused: %s reached",
+            limit_name,
+            extra={"rpc_method": method, "peer": peer, "limit": limit},
+        )
+        raise LimitExceededError(limit_name, limit, "too many streams open")
 
 
 def _outcome(exc: Exception) -> str:

@@ -24,3 +24,7 @@ class Limits:
     default_page_size: int = 50
     max_page_size: int = 1000
     max_request_bytes: int = 8 * 1024 * 1024
+    # Streaming calls (Watch, ReceiveMessages) open at once on one connection
+    # and on the whole server; past either, a new one gets RESOURCE_EXHAUSTED.
+    max_streams_per_connection: int = 1000
+    max_open_streams: int = 10_000
