@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import uuid
 from dataclasses import replace
+from pathlib import Path
 
+import asyncpg
 import pytest
 
 from statekeeper.core.errors import (
@@ -18,6 +21,7 @@ from statekeeper.core.models import (
     AuditRecord,
     ChangeKind,
     Message,
+    MessageMeta,
     Role,
     SessionChange,
     SessionCursor,
@@ -27,7 +31,9 @@ from statekeeper.core.models import (
     SessionVersion,
     ToolCall,
 )
+from statekeeper.storage import embedded, postgres
 from statekeeper.storage.interfaces import Storage
+from tests.services import configured, create_database, drop_database, reachable
 
 
 def tenant() -> str:
@@ -148,15 +154,78 @@ async def test_visibility_reset_and_window_meta(storage: Storage) -> None:
             visibility_changed=True,
         ),
     )
-    meta = await storage.sessions.list_window_meta(t, "s1", 1)
+    meta = await storage.sessions.list_window_tail(t, "s1", 1, 1000, 1000)
     assert [m.sequence for m in meta] == [2, 4]
     assert all(m.token_count == 7 for m in meta)
+    recent = await storage.sessions.list_recent_messages(t, "s1", 0, 5, 10)
+    assert [m.sequence for m in recent] == [1, 2, 4]
     visible = await storage.sessions.list_messages(t, "s1", 0, 10, False)
     assert [m.sequence for m in visible] == [1, 2, 4]
     everything = await storage.sessions.list_messages(t, "s1", 0, 10, True)
     assert [m.rolled_back for m in everything] == [False, False, True, False, True]
     picked = await storage.sessions.get_messages(t, "s1", [5, 1, 99])
     assert [m.sequence for m in picked] == [1, 5]
+
+
+def tool_turn(first: int, calls: int) -> list[Message]:
+    """An ASSISTANT message calling `calls` tools, then their TOOL results."""
+    ids = [f"call-{first}-{n}" for n in range(calls)]
+    turn = [
+        message(
+            first,
+            "",
+            role=Role.ASSISTANT,
+            tool_calls=tuple(ToolCall(i, "lookup", '{"q": 1}') for i in ids),
+        )
+    ]
+    turn += [
+        message(first + 1 + n, "42", role=Role.TOOL, tool_call_id=i) for n, i in enumerate(ids)
+    ]
+    return turn
+
+
+async def test_window_tail_stops_at_budget_on_a_unit_boundary(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1")
+    await storage.sessions.create_session(t, first_version(rec))
+    # 1-10 user messages, 11 calls three tools answered by 12-14, 15 user.
+    messages = [message(i) for i in range(1, 11)] + tool_turn(11, 3) + [message(15)]
+    await storage.sessions.apply_change(t, append_change(rec, messages))
+    tail = storage.sessions.list_window_tail
+    # 7 tokens each: 15 > 14 at message 14, a TOOL message, so the tail
+    # goes on to the call that opens its unit.
+    assert [m.sequence for m in await tail(t, "s1", 0, 14, 1000)] == [11, 12, 13, 14, 15]
+    assert [m.sequence for m in await tail(t, "s1", 0, 35, 1000)] == list(range(10, 16))
+    # Exactly at the budget is not past it: one more message is read.
+    assert [m.sequence for m in await tail(t, "s1", 0, 7, 1000)] == list(range(11, 16))
+    assert [m.sequence for m in await tail(t, "s1", 0, 1000, 2)] == list(range(11, 16))
+    assert [m.sequence for m in await tail(t, "s1", 0, 1000, 6)] == list(range(10, 16))
+    assert [m.sequence for m in await tail(t, "s1", 12, 1000, 1000)] == [13, 14, 15]
+    assert [m.sequence for m in await tail(t, "s1", 0, 10**9, 10**9)] == list(range(1, 16))
+    call = (await tail(t, "s1", 0, 14, 1000))[0]
+    assert call.role == Role.ASSISTANT
+    assert call.tool_call_ids == ("call-11-0", "call-11-1", "call-11-2")
+    assert [m.tool_call_id for m in await tail(t, "s1", 11, 1000, 1000)][:3] == [
+        "call-11-0",
+        "call-11-1",
+        "call-11-2",
+    ]
+    assert await tail(t, "s1", 15, 1000, 1000) == []
+    assert await tail(t, "nope", 0, 1000, 1000) == []
+
+
+async def test_recent_messages_newest_first_within_bounds(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1")
+    await storage.sessions.create_session(t, first_version(rec))
+    await storage.sessions.apply_change(
+        t, append_change(rec, [message(i, f"m{i}") for i in range(1, 9)])
+    )
+    recent = await storage.sessions.list_recent_messages(t, "s1", 2, 8, 3)
+    assert [(m.sequence, m.content) for m in recent] == [(5, "m5"), (6, "m6"), (7, "m7")]
+    assert [m.sequence for m in await storage.sessions.list_recent_messages(t, "s1", 5, 7, 9)] == [
+        6
+    ]
 
 
 async def test_versions_newest_first(storage: Storage) -> None:
@@ -310,3 +379,94 @@ async def test_sweep_audits_each_session_and_spares_extended_ones(storage: Stora
         ("x2", 1, t),
     ]
     assert await storage.sessions.get_session(t, "kept") == extended
+
+
+# ----- schema migration 3: tool_call_ids backfilled on both SQL backends ---------
+
+_OLD_MESSAGE_COLUMNS = (
+    "tenant, session_id, sequence, message_id, role, content, name, tool_calls,"
+    " tool_call_id, metadata, token_count, create_time"
+)
+_OLD_ROWS = [
+    ("t", "s1", 1, "m1", int(Role.USER), "hi", "", "[]", "", "{}", 5, 0.0),
+    (
+        "t",
+        "s1",
+        2,
+        "m2",
+        int(Role.ASSISTANT),
+        "",
+        "",
+        '[{"arguments":"{}","id":"c1","name":"f"},{"arguments":"{}","id":"c2","name":"g"}]',
+        "",
+        "{}",
+        9,
+        0.0,
+    ),
+    ("t", "s1", 3, "m3", int(Role.TOOL), "ok", "", "[]", "c1", "{}", 4, 0.0),
+]
+
+
+def _assert_backfilled(tail: list[MessageMeta]) -> None:
+    assert [(m.sequence, m.tool_call_ids, m.tool_call_id) for m in tail] == [
+        (1, (), ""),
+        (2, ("c1", "c2"), ""),
+        (3, (), "c1"),
+    ]
+
+
+async def test_sqlite_migration_backfills_tool_call_ids(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "statekeeper.sqlite3", isolation_level=None)
+    db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL)")
+    for version, statements in embedded.MIGRATIONS[:2]:
+        for statement in statements:
+            db.execute(statement)
+        db.execute("INSERT INTO schema_migrations VALUES (?, 0)", (version,))
+    db.executemany(
+        f"INSERT INTO messages ({_OLD_MESSAGE_COLUMNS}) VALUES ({'?,' * 11}?)", _OLD_ROWS
+    )
+    db.close()
+    storage = embedded.EmbeddedStorage(tmp_path)
+    await storage.start()
+    try:
+        _assert_backfilled(await storage.sessions.list_window_tail("t", "s1", 0, 10**6, 10**6))
+    finally:
+        await storage.close()
+
+
+async def test_postgres_migration_backfills_tool_call_ids() -> None:
+    services = configured()
+    await reachable(services)
+    dsn = await create_database(services)
+    try:
+        conn = await asyncpg.connect(dsn)
+        try:
+            await conn.execute(
+                "CREATE TABLE schema_migrations (version integer PRIMARY KEY,"
+                " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            for migration in postgres.MIGRATIONS[:2]:
+                for statement in migration.statements:
+                    await conn.execute(statement)
+                await conn.execute(
+                    "INSERT INTO schema_migrations (version, description) VALUES ($1, $2)",
+                    migration.version,
+                    migration.description,
+                )
+            await conn.execute(
+                "INSERT INTO sessions VALUES ('t', 's1', 'u', '', 1, 0, NULL, 1, '{}')"
+            )
+            marks = ",".join(f"${n}" for n in range(1, 13))
+            await conn.executemany(
+                f"INSERT INTO messages ({_OLD_MESSAGE_COLUMNS}) VALUES ({marks})", _OLD_ROWS
+            )
+        finally:
+            await conn.close()
+        storage = postgres.PostgresStorage(dsn, pool_size=2, migrate_on_start=True)
+        await storage.start()
+        try:
+            _assert_backfilled(await storage.sessions.list_window_tail("t", "s1", 0, 10**6, 10**6))
+        finally:
+            await storage.close()
+    finally:
+        await drop_database(services, dsn)

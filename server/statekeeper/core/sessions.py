@@ -92,6 +92,8 @@ MIN_USEFUL_SUMMARY_TOKENS = 64
 SUMMARY_INPUT_MESSAGES = 200
 MESSAGE_PAGE_DEFAULT = 100
 UNCONDITIONAL_RETRIES = 64
+# "No limit" for a window tail read by count only or by tokens only.
+_UNLIMITED = 2**62
 ENTITY = "session"
 
 
@@ -349,11 +351,7 @@ class SessionManager:
         for index, draft in enumerate(drafts):
             self._check_message(f"messages[{index}]", draft)
         tenant = actor.tenant
-        await self.get(tenant, session_id)
-        if request_id:
-            replay = await self._replay(tenant, session_id, request_id)
-            if replay is not None:
-                return replay
+        current = await self.get(tenant, session_id)
         # Tokenize once, outside the retry loop: counts are stored for good.
         counts = [
             self._counter.message_tokens(d.role, d.content, d.name, d.tool_calls, d.tool_call_id)
@@ -397,11 +395,14 @@ class SessionManager:
                 request_id=request_id,
             )
 
+        # A request id is not looked up before writing: the store refuses a
+        # second receipt under it (AlreadyExistsError, nothing written), and
+        # only then is the first append's result replayed. A retry whose
+        # etag is stale because its first attempt committed replays too.
         try:
-            record = await self._mutate(actor, session_id, expected_etag, build)
-        except AlreadyExistsError:
-            # A concurrent call with the same request id won the race.
-            replay = await self._replay(tenant, session_id, request_id)
+            record = await self._mutate(actor, session_id, expected_etag, build, current)
+        except (AlreadyExistsError, EtagMismatchError):
+            replay = await self._replay(tenant, session_id, request_id) if request_id else None
             if replay is None:
                 raise
             return replay
@@ -458,8 +459,12 @@ class SessionManager:
                 f" more than the budget of {request.token_budget}"
             )
         available = request.token_budget - fixed
+        # Only the newest messages that can matter are read: the store
+        # stops once they cost more than the budget.
         units = group_units(
-            await self._store.list_window_meta(tenant, session_id, record.compacted_through)
+            await self._store.list_window_tail(
+                tenant, session_id, record.compacted_through, available, _UNLIMITED
+            )
         )
         first = newest_fitting(units, available)
         summary_cap = _summary_cap(request.summary_max_tokens)
@@ -476,11 +481,14 @@ class SessionManager:
             cap = min(summary_cap, room - frame)
             if cap > 0:
                 summary, fallback = await self._summarize_prefix(
-                    tenant, record, flatten(units[:first]), cap
+                    tenant, record, _first_sequence(units[first:], record), first > 0, cap
                 )
                 summary_tokens = self._counter.system_message_tokens(summary)
         kept = flatten(units[first:])
         messages = await self._store.get_messages(tenant, session_id, [m.sequence for m in kept])
+        # Every window message not returned was left out (the planner read
+        # only the newest ones); compacted ones are in the compaction summary.
+        left_out = record.window_message_count - len(kept)
         compacted_count = record.message_count - record.window_message_count
         accounting = TokenAccounting(
             token_budget=request.token_budget,
@@ -494,28 +502,36 @@ class SessionManager:
         return ContextWindow(
             messages=messages,
             summary=summary,
-            summarized_message_count=(len(flatten(units[:first])) + compacted_count)
-            if summary
-            else 0,
+            summarized_message_count=(left_out + compacted_count) if summary else 0,
             accounting=accounting,
             version=record.version,
             summary_is_fallback=fallback,
         )
 
     async def _summarize_prefix(
-        self, tenant: str, record: SessionRecord, left_out: list[MessageMeta], cap: int
+        self,
+        tenant: str,
+        record: SessionRecord,
+        before_sequence: int,
+        messages_left_out: bool,
+        cap: int,
     ) -> tuple[str, bool]:
-        """Summary of the compaction summary plus the left-out messages."""
-        if not left_out:
+        """Summary of the compaction summary plus the window messages older
+        than `before_sequence` (the newest SUMMARY_INPUT_MESSAGES of them:
+        a bounded read, whatever the length of the history)."""
+        if not messages_left_out:
             # Only the compacted prefix is left out: its summary stands as is.
             return self._counter.truncate(record.compaction_summary, cap), False
-        key = (tenant, record.session_id, record.version, left_out[-1].sequence, cap)
+        key = (tenant, record.session_id, record.version, before_sequence, cap)
         cached = self._summary_cache.get(key)
         if cached is not None:
             return cached
-        recent = left_out[-SUMMARY_INPUT_MESSAGES:]
-        inputs = await self._store.get_messages(
-            tenant, record.session_id, [m.sequence for m in recent]
+        inputs = await self._store.list_recent_messages(
+            tenant,
+            record.session_id,
+            record.compacted_through,
+            before_sequence,
+            SUMMARY_INPUT_MESSAGES,
         )
         if record.compaction_summary:
             inputs.insert(0, _summary_message(record.compaction_summary))
@@ -538,16 +554,27 @@ class SessionManager:
         async def build(current: SessionRecord) -> _Mutation | None:
             nonlocal folded
             units = group_units(
-                await self._store.list_window_meta(tenant, session_id, current.compacted_through)
+                await self._store.list_window_tail(
+                    tenant, session_id, current.compacted_through, _UNLIMITED, keep
+                )
             )
             cut = compaction_cut(units, keep)
-            prefix = flatten(units[:cut])
-            folded = len(prefix)
-            if not prefix:
+            kept = units[cut:]
+            folded = current.window_message_count - len(flatten(kept))
+            if folded <= 0:
                 return None
-            inputs = await self._store.get_messages(
-                tenant, session_id, [m.sequence for m in prefix[-SUMMARY_INPUT_MESSAGES:]]
+            # The newest of the folded messages, read newest first: the
+            # cost does not grow with the history.
+            inputs = await self._store.list_recent_messages(
+                tenant,
+                session_id,
+                current.compacted_through,
+                _first_sequence(kept, current),
+                SUMMARY_INPUT_MESSAGES,
             )
+            if not inputs:
+                return None
+            through = inputs[-1].sequence
             if current.compaction_summary:
                 inputs.insert(0, _summary_message(current.compaction_summary))
             summary = await self._summarizer.summarize(inputs, COMPACTION_SUMMARY_MAX_TOKENS)
@@ -555,14 +582,11 @@ class SessionManager:
             record = current.evolve(
                 compaction_summary=summary.text,
                 compaction_summary_tokens=summary_tokens,
-                compacted_through=prefix[-1].sequence,
-                window_message_count=current.window_message_count - len(prefix),
-                window_tokens=current.window_tokens
-                - _tokens(units[:cut])
-                - current.compaction_summary_tokens
-                + summary_tokens,
+                compacted_through=through,
+                window_message_count=current.window_message_count - folded,
+                window_tokens=_tokens(kept) + summary_tokens,
             )
-            what = f"compacted {len(prefix)} message(s) through sequence {prefix[-1].sequence}"
+            what = f"compacted {folded} message(s) through sequence {through}"
             return _Mutation(record, ChangeKind.COMPACT, current.version, what)
 
         record = await self._mutate(actor, session_id, expected_etag, build)
@@ -633,10 +657,14 @@ class SessionManager:
         session_id: str,
         expected_etag: str,
         build: Callable[[SessionRecord], Awaitable[_Mutation | None]],
+        first_read: SessionRecord | None = None,
     ) -> SessionRecord:
-        """Read, build, compare-and-swap; retried only when unconditional."""
+        """Read, build, compare-and-swap; retried only when unconditional.
+        `first_read` is the record the caller has just read, used for the
+        first attempt instead of reading it again."""
         for attempt in range(UNCONDITIONAL_RETRIES):
-            current = await self.get(actor.tenant, session_id)
+            current = first_read or await self.get(actor.tenant, session_id)
+            first_read = None
             _check_etag(current, expected_etag)
             mutation = await build(current)
             if mutation is None:
@@ -761,6 +789,11 @@ def _summary_cap(requested: int) -> int:
 
 def _tokens(units: Sequence[list[MessageMeta]]) -> int:
     return sum(unit_tokens(unit) for unit in units)
+
+
+def _first_sequence(units: Sequence[list[MessageMeta]], record: SessionRecord) -> int:
+    """Sequence of the oldest message of `units`; past the last when empty."""
+    return units[0][0].sequence if units else record.last_sequence + 1
 
 
 def _summary_message(text: str) -> Message:

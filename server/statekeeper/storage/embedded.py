@@ -8,11 +8,14 @@ every acknowledged commit survive a crash of the process and of the machine.
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -28,27 +31,26 @@ from statekeeper.core.models import (
     AuditRecord,
     Message,
     MessageMeta,
-    Role,
     SessionChange,
     SessionCursor,
     SessionFilter,
     SessionRecord,
     SessionVersion,
 )
-from statekeeper.storage.codec import (
-    record_from_json,
-    record_to_json,
-    tool_calls_from_json,
-)
+from statekeeper.storage.codec import record_from_json, record_to_json
 from statekeeper.storage.interfaces import AuditStore, SessionStore, Storage
 from statekeeper.storage.sql import (
     AUDIT_COLUMNS,
     MESSAGE_COLUMNS,
+    MESSAGE_INSERT_COLUMNS,
+    WINDOW_META_COLUMNS,
+    WindowTail,
     audit_from_row,
     audit_query,
     audit_values,
     message_from_row,
     message_values,
+    meta_from_row,
     session_list_query,
     sqlite_mark,
     version_from_row,
@@ -134,27 +136,79 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX audit_by_entity ON audit_log (tenant, entity_id, audit_id)",
         ],
     ),
+    (
+        3,
+        [
+            # The ids of each message's tool calls, for planning windows
+            # without decoding `tool_calls` (see sql.MESSAGE_INSERT_COLUMNS);
+            # existing rows are backfilled from `tool_calls`.
+            "ALTER TABLE messages ADD COLUMN tool_call_ids TEXT NOT NULL DEFAULT ''",
+            "UPDATE messages SET tool_call_ids = (SELECT json_group_array("
+            "json_extract(value, '$.id')) FROM json_each(messages.tool_calls))"
+            " WHERE tool_calls NOT IN ('', '[]')",
+        ],
+    ),
 ]
 
 _HOT_CACHE_SIZE = 10_000
 
 
+class _HotRecords:
+    """The latest record of recently used sessions, shared by the event loop,
+    the writer thread and the reader threads (hence the lock).
+
+    The writer puts a record only after its commit succeeded, so an entry
+    never runs ahead of disk, and is the latest committed one. A reader that
+    missed may offer what it read, which is kept only if no write happened
+    since the reader looked (`generation`): a reader's snapshot may predate
+    a write that the writer has already cached (or a delete it has already
+    forgotten)."""
+
+    def __init__(self, size: int) -> None:
+        self._lock = threading.Lock()
+        self._records: OrderedDict[tuple[str, str], SessionRecord] = OrderedDict()
+        self._size = size
+        self.generation = 0
+
+    def get(self, tenant: str, session_id: str) -> SessionRecord | None:
+        key = (tenant, session_id)
+        with self._lock:
+            record = self._records.get(key)
+            if record is not None:
+                self._records.move_to_end(key)
+            return record
+
+    def put(self, tenant: str, record: SessionRecord) -> None:
+        with self._lock:
+            self.generation += 1
+            self._store((tenant, record.session_id), record)
+
+    def offer(self, tenant: str, record: SessionRecord, generation: int) -> None:
+        key = (tenant, record.session_id)
+        with self._lock:
+            if self.generation == generation and key not in self._records:
+                self._store(key, record)
+
+    def forget(self, tenant: str, session_id: str) -> None:
+        with self._lock:
+            self.generation += 1
+            self._records.pop((tenant, session_id), None)
+
+    def _store(self, key: tuple[str, str], record: SessionRecord) -> None:
+        self._records[key] = record
+        self._records.move_to_end(key)
+        while len(self._records) > self._size:
+            self._records.popitem(last=False)
+
+
 class _SqliteSessionStore(SessionStore):
+    """Writes go through the backend's group commit (one transaction and
+    one fsync for every write queued meanwhile); reads run on the reader
+    connections, so they never wait behind a commit."""
+
     def __init__(self, backend: EmbeddedStorage) -> None:
         self._backend = backend
-        # Hot state: latest record per session. Written only after a commit
-        # succeeds, on the database thread, so it never runs ahead of disk.
-        self._hot: OrderedDict[tuple[str, str], SessionRecord] = OrderedDict()
-
-    def _remember(self, tenant: str, record: SessionRecord) -> None:
-        key = (tenant, record.session_id)
-        self._hot[key] = record
-        self._hot.move_to_end(key)
-        while len(self._hot) > _HOT_CACHE_SIZE:
-            self._hot.popitem(last=False)
-
-    def _forget(self, tenant: str, session_id: str) -> None:
-        self._hot.pop((tenant, session_id), None)
+        self._hot = _HotRecords(_HOT_CACHE_SIZE)
 
     async def create_session(
         self, tenant: str, version: SessionVersion, audit: AuditRecord | None = None
@@ -163,45 +217,44 @@ class _SqliteSessionStore(SessionStore):
 
         def work(db: sqlite3.Connection) -> None:
             try:
-                with db:
-                    db.execute(
-                        "INSERT INTO sessions (tenant, session_id, user_id, agent_id, status,"
-                        " create_time, expire_time, version, state) VALUES (?,?,?,?,?,?,?,?,?)",
-                        (
-                            tenant,
-                            record.session_id,
-                            record.user_id,
-                            record.agent_id,
-                            int(record.status),
-                            record.create_time,
-                            record.expire_time,
-                            record.version,
-                            record_to_json(record),
-                        ),
-                    )
-                    _insert_version(db, tenant, record.session_id, version)
-                    _insert_audit(db, tenant, audit)
+                db.execute(
+                    "INSERT INTO sessions (tenant, session_id, user_id, agent_id, status,"
+                    " create_time, expire_time, version, state) VALUES (?,?,?,?,?,?,?,?,?)",
+                    (
+                        tenant,
+                        record.session_id,
+                        record.user_id,
+                        record.agent_id,
+                        int(record.status),
+                        record.create_time,
+                        record.expire_time,
+                        record.version,
+                        record_to_json(record),
+                    ),
+                )
             except sqlite3.IntegrityError as exc:
                 raise AlreadyExistsError(f"session {record.session_id!r} already exists") from exc
-            self._remember(tenant, record)
+            _insert_version(db, tenant, record.session_id, version)
+            _insert_audit(db, tenant, audit)
 
-        await self._backend.run(work)
+        await self._backend.write(work, lambda: self._hot.put(tenant, record))
 
     async def get_session(self, tenant: str, session_id: str) -> SessionRecord | None:
+        cached = self._hot.get(tenant, session_id)
+        if cached is not None:
+            return cached
+        generation = self._hot.generation
+
         def work(db: sqlite3.Connection) -> SessionRecord | None:
-            cached = self._hot.get((tenant, session_id))
-            if cached is not None:
-                return cached
             row = db.execute(
                 "SELECT state FROM sessions WHERE tenant=? AND session_id=?", (tenant, session_id)
             ).fetchone()
-            if row is None:
-                return None
-            record = record_from_json(row["state"])
-            self._remember(tenant, record)
-            return record
+            return None if row is None else record_from_json(row["state"])
 
-        return await self._backend.run(work)
+        record = await self._backend.read(work)
+        if record is not None:
+            self._hot.offer(tenant, record, generation)
+        return record
 
     async def list_sessions(
         self,
@@ -216,51 +269,49 @@ class _SqliteSessionStore(SessionStore):
         def work(db: sqlite3.Connection) -> list[SessionRecord]:
             return [record_from_json(row["state"]) for row in db.execute(sql, params)]
 
-        return await self._backend.run(work)
+        return await self._backend.read(work)
 
     async def apply_change(self, tenant: str, change: SessionChange) -> None:
         record = change.record
 
         def work(db: sqlite3.Connection) -> None:
-            with db:
-                row = db.execute(
-                    "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
-                    (tenant, record.session_id),
-                ).fetchone()
-                if row is None:
-                    raise NotFoundError(f"session {record.session_id!r} not found")
-                if row["version"] != change.expected_version:
-                    raise ConcurrentModificationError(
-                        f"session {record.session_id!r} is at version {row['version']},"
-                        f" not {change.expected_version}"
-                    )
-                db.execute(
-                    "UPDATE sessions SET agent_id=?, status=?, expire_time=?, version=?, state=?"
-                    " WHERE tenant=? AND session_id=?",
-                    (
-                        record.agent_id,
-                        int(record.status),
-                        record.expire_time,
-                        record.version,
-                        record_to_json(record),
-                        tenant,
-                        record.session_id,
-                    ),
+            row = db.execute(
+                "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
+                (tenant, record.session_id),
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"session {record.session_id!r} not found")
+            if row["version"] != change.expected_version:
+                raise ConcurrentModificationError(
+                    f"session {record.session_id!r} is at version {row['version']},"
+                    f" not {change.expected_version}"
                 )
-                _insert_version(db, tenant, record.session_id, change.version)
-                db.executemany(
-                    f"INSERT INTO messages (tenant, session_id, {MESSAGE_COLUMNS})"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [message_values(tenant, record.session_id, m) for m in change.new_messages],
-                )
-                if change.visibility_changed:
-                    _reset_visibility(db, tenant, record)
-                if change.request_id:
-                    _insert_receipt(db, tenant, change)
-                _insert_audit(db, tenant, change.audit)
-            self._remember(tenant, record)
+            db.execute(
+                "UPDATE sessions SET agent_id=?, status=?, expire_time=?, version=?, state=?"
+                " WHERE tenant=? AND session_id=?",
+                (
+                    record.agent_id,
+                    int(record.status),
+                    record.expire_time,
+                    record.version,
+                    record_to_json(record),
+                    tenant,
+                    record.session_id,
+                ),
+            )
+            _insert_version(db, tenant, record.session_id, change.version)
+            db.executemany(
+                f"INSERT INTO messages (tenant, session_id, {MESSAGE_INSERT_COLUMNS})"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [message_values(tenant, record.session_id, m) for m in change.new_messages],
+            )
+            if change.visibility_changed:
+                _reset_visibility(db, tenant, record)
+            if change.request_id:
+                _insert_receipt(db, tenant, change)
+            _insert_audit(db, tenant, change.audit)
 
-        await self._backend.run(work)
+        await self._backend.write(work, lambda: self._hot.put(tenant, record))
 
     async def delete_session(
         self,
@@ -270,22 +321,20 @@ class _SqliteSessionStore(SessionStore):
         audit: AuditRecord | None = None,
     ) -> None:
         def work(db: sqlite3.Connection) -> None:
-            with db:
-                row = db.execute(
-                    "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
-                    (tenant, session_id),
-                ).fetchone()
-                if row is None:
-                    raise NotFoundError(f"session {session_id!r} not found")
-                if expected_version > 0 and row["version"] != expected_version:
-                    raise ConcurrentModificationError(
-                        f"session {session_id!r} is at version {row['version']}"
-                    )
-                _delete_session_rows(db, tenant, session_id)
-                _insert_audit(db, tenant, audit)
-            self._forget(tenant, session_id)
+            row = db.execute(
+                "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
+                (tenant, session_id),
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"session {session_id!r} not found")
+            if expected_version > 0 and row["version"] != expected_version:
+                raise ConcurrentModificationError(
+                    f"session {session_id!r} is at version {row['version']}"
+                )
+            _delete_session_rows(db, tenant, session_id)
+            _insert_audit(db, tenant, audit)
 
-        await self._backend.run(work)
+        await self._backend.write(work, lambda: self._hot.forget(tenant, session_id))
 
     async def list_messages(
         self,
@@ -305,7 +354,7 @@ class _SqliteSessionStore(SessionStore):
             rows = db.execute(sql, (tenant, session_id, after_sequence, limit))
             return [message_from_row(row) for row in rows]
 
-        return await self._backend.run(work)
+        return await self._backend.read(work)
 
     async def get_messages(
         self, tenant: str, session_id: str, sequences: Sequence[int]
@@ -326,30 +375,47 @@ class _SqliteSessionStore(SessionStore):
                 found.extend(message_from_row(row) for row in rows)
             return found
 
-        return await self._backend.run(work)
+        return await self._backend.read(work)
 
-    async def list_window_meta(
-        self, tenant: str, session_id: str, after_sequence: int
+    async def list_window_tail(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        max_tokens: int,
+        max_messages: int,
     ) -> list[MessageMeta]:
         def work(db: sqlite3.Connection) -> list[MessageMeta]:
+            tail = WindowTail(max_tokens, max_messages)
+            # SQLite steps the cursor lazily: rows older than the tail are
+            # never visited.
             rows = db.execute(
-                "SELECT sequence, role, token_count, tool_calls, tool_call_id FROM messages"
+                f"SELECT {WINDOW_META_COLUMNS} FROM messages"
                 " WHERE tenant=? AND session_id=? AND sequence > ? AND rolled_back = 0"
-                " ORDER BY sequence",
+                " ORDER BY sequence DESC",
                 (tenant, session_id, after_sequence),
             )
-            return [
-                MessageMeta(
-                    sequence=row["sequence"],
-                    role=Role(row["role"]),
-                    token_count=row["token_count"],
-                    tool_call_ids=tuple(c.id for c in tool_calls_from_json(row["tool_calls"])),
-                    tool_call_id=row["tool_call_id"],
-                )
-                for row in rows
-            ]
+            for row in rows:
+                if tail.add(meta_from_row(row)):
+                    break
+            rows.close()
+            return tail.messages()
 
-        return await self._backend.run(work)
+        return await self._backend.read(work)
+
+    async def list_recent_messages(
+        self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
+    ) -> list[Message]:
+        def work(db: sqlite3.Connection) -> list[Message]:
+            rows = db.execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
+                " AND sequence > ? AND sequence < ? AND rolled_back = 0"
+                " ORDER BY sequence DESC LIMIT ?",
+                (tenant, session_id, after_sequence, before_sequence, limit),
+            )
+            return [message_from_row(row) for row in rows][::-1]
+
+        return await self._backend.read(work)
 
     async def get_append_receipt(self, tenant: str, request_id: str) -> AppendReceipt | None:
         def work(db: sqlite3.Connection) -> AppendReceipt | None:
@@ -367,7 +433,7 @@ class _SqliteSessionStore(SessionStore):
                 version=row["version"],
             )
 
-        return await self._backend.run(work)
+        return await self._backend.read(work)
 
     async def list_versions(
         self, tenant: str, session_id: str, before_version: int, limit: int
@@ -382,7 +448,7 @@ class _SqliteSessionStore(SessionStore):
             )
             return [version_from_row(row) for row in rows]
 
-        return await self._backend.run(work)
+        return await self._backend.read(work)
 
     async def get_version(
         self, tenant: str, session_id: str, version: int
@@ -394,7 +460,7 @@ class _SqliteSessionStore(SessionStore):
             ).fetchone()
             return None if row is None else version_from_row(row)
 
-        return await self._backend.run(work)
+        return await self._backend.read(work)
 
     async def delete_expired_sessions(
         self, now: float, limit: int, audit: AuditRecord | None = None
@@ -413,7 +479,7 @@ class _SqliteSessionStore(SessionStore):
                         entry = audit.for_entity(tenant, session_id, row["version"])
                         _insert_audit(db, tenant, entry)
             for row in rows:
-                self._forget(row["tenant"], row["session_id"])
+                self._hot.forget(row["tenant"], row["session_id"])
             return len(rows)
 
         return await self._backend.run(work)
@@ -431,7 +497,7 @@ class _SqliteAuditStore(AuditStore):
         def work(db: sqlite3.Connection) -> list[AuditRecord]:
             return [audit_from_row(row) for row in db.execute(sql, params)]
 
-        return await self._backend.run(work)
+        return await self._backend.read(work)
 
 
 def _insert_audit(db: sqlite3.Connection, tenant: str, audit: AuditRecord | None) -> None:
@@ -496,13 +562,48 @@ def _delete_session_rows(db: sqlite3.Connection, tenant: str, session_id: str) -
         db.execute(f"DELETE FROM {table} WHERE tenant=? AND session_id=?", (tenant, session_id))
 
 
+# Writes queued while a group commits wait for the next group; at most this
+# many share one transaction.
+MAX_WRITE_GROUP = 256
+# Reader connections (and threads): enough that a long read (a context window
+# of a long session, a page of history) does not hold up the short ones.
+READER_THREADS = 2
+
+
+@dataclass
+class _WriteJob:
+    work: Callable[[sqlite3.Connection], object]
+    after_commit: Callable[[], None] | None
+    future: asyncio.Future[object]
+    result: object = None
+    error: BaseException | None = None
+
+
 class EmbeddedStorage(Storage):
-    """SQLite (WAL) under `data_dir`, with all work on one database thread."""
+    """SQLite (WAL) under `data_dir`: one writer connection on its own
+    thread, and reader connections on reader threads.
+
+    Writes through `write` are group-committed: every write queued while a
+    group commits goes into the next group, one transaction and one fsync
+    for all of them, each in its own savepoint (a write that fails leaves
+    the others in). A write returns only after its group's commit, so
+    acknowledged still means durable. Reads through `read` run on reader
+    connections, which under WAL see the last commit and never wait for the
+    writer. `run` runs work alone on the writer connection.
+    """
 
     def __init__(self, data_dir: Path) -> None:
         self._path = data_dir / "statekeeper.sqlite3"
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
+        self._readers = ThreadPoolExecutor(
+            max_workers=READER_THREADS, thread_name_prefix="sqlite-read"
+        )
+        self._reader_local = threading.local()
+        self._reader_connections: list[sqlite3.Connection] = []
+        self._reader_lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._pending_writes: list[_WriteJob] = []
+        self._committer: asyncio.Task[None] | None = None
         self.sessions = _SqliteSessionStore(self)
         self.audit = _SqliteAuditStore(self)
 
@@ -524,6 +625,72 @@ class EmbeddedStorage(Storage):
 
         return await loop.run_in_executor(self._executor, call)
 
+    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Runs read-only `work` on a reader connection (autocommit: each
+        statement sees the last commit)."""
+        loop = asyncio.get_running_loop()
+
+        def call() -> T:
+            if self._db is None:
+                raise StorageUnavailableError("the embedded store is closed")
+            try:
+                return work(self._reader())
+            except sqlite3.OperationalError as exc:
+                raise StorageUnavailableError(f"embedded store error: {exc}") from exc
+
+        return await loop.run_in_executor(self._readers, call)
+
+    def _reader(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._reader_local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA busy_timeout=5000")
+            db.execute("PRAGMA query_only=ON")
+            self._reader_local.db = db
+            with self._reader_lock:
+                self._reader_connections.append(db)
+        return db
+
+    async def write(
+        self,
+        work: Callable[[sqlite3.Connection], T],
+        after_commit: Callable[[], None] | None = None,
+    ) -> T:
+        """Runs `work` in the next group commit and returns its result once
+        the group is durable. `work` MUST NOT commit or roll back; an
+        exception it raises undoes its own statements only and is raised
+        here. `after_commit` runs on the writer thread right after the
+        commit, before any later write or this call returns."""
+        loop = asyncio.get_running_loop()
+        job = _WriteJob(work, after_commit, loop.create_future())
+        # A caller cancelled mid-commit never reads its outcome; mark it read.
+        job.future.add_done_callback(_consume)
+        self._pending_writes.append(job)
+        if self._committer is None:
+            self._committer = asyncio.create_task(self._commit_pending(), name="sqlite-commit")
+        result = await asyncio.shield(job.future)
+        return result  # type: ignore[return-value]
+
+    async def _commit_pending(self) -> None:
+        try:
+            while self._pending_writes:
+                jobs = self._pending_writes[:MAX_WRITE_GROUP]
+                del self._pending_writes[:MAX_WRITE_GROUP]
+                try:
+                    await self.run(functools.partial(_commit_group, jobs=jobs))
+                except Exception as exc:
+                    # Nothing of the group is stored: every job fails.
+                    for job in jobs:
+                        job.error = job.error or exc
+                for job in jobs:
+                    if job.error is not None:
+                        job.future.set_exception(job.error)
+                    else:
+                        job.future.set_result(job.result)
+        finally:
+            self._committer = None
+
     async def start(self) -> None:
         if self._db is not None:
             return
@@ -544,7 +711,14 @@ class EmbeddedStorage(Storage):
         return db
 
     async def close(self) -> None:
+        if self._committer is not None:
+            await asyncio.shield(self._committer)
         db, self._db = self._db, None
+        self._readers.shutdown(wait=True)
+        with self._reader_lock:
+            readers, self._reader_connections = self._reader_connections, []
+        for reader in readers:
+            reader.close()
         if db is not None:
             await asyncio.get_running_loop().run_in_executor(self._executor, db.close)
         self._executor.shutdown(wait=True)
@@ -554,6 +728,37 @@ class EmbeddedStorage(Storage):
             return await self.run(lambda db: db.execute("SELECT 1").fetchone() is not None)
         except StorageUnavailableError:
             return False
+
+
+def _commit_group(db: sqlite3.Connection, *, jobs: list[_WriteJob]) -> None:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for job in jobs:
+            _run_job(db, job)
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    for job in jobs:
+        if job.error is None and job.after_commit is not None:
+            job.after_commit()
+
+
+def _run_job(db: sqlite3.Connection, job: _WriteJob) -> None:
+    db.execute("SAVEPOINT job")
+    try:
+        job.result = job.work(db)
+    except sqlite3.OperationalError:
+        raise  # the disk failed: the whole group rolls back
+    except Exception as exc:
+        db.execute("ROLLBACK TO job")
+        job.error = exc
+    db.execute("RELEASE job")
+
+
+def _consume(future: asyncio.Future[object]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _migrate(db: sqlite3.Connection) -> None:

@@ -140,14 +140,34 @@ class SessionStore(abc.ABC):
         """
 
     @abc.abstractmethod
-    async def list_window_meta(
-        self, tenant: str, session_id: str, after_sequence: int
+    async def list_window_tail(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        max_tokens: int,
+        max_messages: int,
     ) -> list[MessageMeta]:
-        """Returns the meta of every message not rolled back with sequence >
-        `after_sequence`, ascending.
+        """Returns the meta of the newest messages not rolled back with
+        sequence > `after_sequence`, ascending: the shortest such suffix
+        that costs more than `max_tokens` (sum of `token_count`) or holds at
+        least `max_messages` messages, and whose oldest message is not a
+        TOOL message; all of them if there is no such suffix.
 
-        This is the working window read from stored token counts; it MUST NOT
-        load or tokenize message text.
+        This is what planning a context window or a compaction reads: it
+        MUST read newest first and stop there (the cost is that of the
+        suffix, not of the history), from stored token counts and call ids,
+        without loading or tokenizing message text.
+        """
+
+    @abc.abstractmethod
+    async def list_recent_messages(
+        self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
+    ) -> list[Message]:
+        """Returns the newest `limit` messages not rolled back with
+        `after_sequence` < sequence < `before_sequence`, ascending.
+
+        MUST read newest first and stop after `limit` messages.
         """
 
     @abc.abstractmethod

@@ -44,23 +44,26 @@ from statekeeper.core.models import (
     AuditRecord,
     Message,
     MessageMeta,
-    Role,
     SessionChange,
     SessionCursor,
     SessionFilter,
     SessionRecord,
     SessionVersion,
 )
-from statekeeper.storage.codec import record_from_json, record_to_json, tool_calls_from_json
+from statekeeper.storage.codec import record_from_json, record_to_json
 from statekeeper.storage.interfaces import AuditStore, SessionStore, Storage
 from statekeeper.storage.sql import (
     AUDIT_COLUMNS,
     MESSAGE_COLUMNS,
+    MESSAGE_INSERT_COLUMNS,
+    WINDOW_META_COLUMNS,
+    WindowTail,
     audit_from_row,
     audit_query,
     audit_values,
     message_from_row,
     message_values,
+    meta_from_row,
     postgres_mark,
     session_list_query,
     version_from_row,
@@ -163,6 +166,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX audit_by_entity ON audit_log (tenant, entity_id, audit_id)",
         ),
     ),
+    Migration(
+        3,
+        "messages.tool_call_ids, for planning windows without decoding tool_calls",
+        (
+            "ALTER TABLE messages ADD COLUMN tool_call_ids text NOT NULL DEFAULT ''",
+            "UPDATE messages SET tool_call_ids = (SELECT json_agg(c->>'id')::text"
+            " FROM json_array_elements(tool_calls::json) AS c)"
+            " WHERE tool_calls NOT IN ('', '[]')",
+        ),
+    ),
 )
 LATEST_SCHEMA = MIGRATIONS[-1].version
 # pg_advisory_xact_lock key that serializes migrations ("statekpr" in ASCII).
@@ -182,10 +195,11 @@ WITH changed AS (
         (tenant, session_id, version, parent_version, change_kind, create_time, snapshot)
     SELECT tenant, session_id, $6, $9, $10, $11, $12 FROM changed
 ), new_messages AS (
-    INSERT INTO messages (tenant, session_id, {MESSAGE_COLUMNS})
+    INSERT INTO messages (tenant, session_id, {MESSAGE_INSERT_COLUMNS})
     SELECT c.tenant, c.session_id, m.* FROM changed c, unnest(
         $13::bigint[], $14::text[], $15::integer[], $16::text[], $17::text[], $18::text[],
-        $19::text[], $20::text[], $21::integer[], $22::float8[], $23::boolean[]) AS m
+        $19::text[], $20::text[], $21::integer[], $22::float8[], $23::boolean[],
+        $35::text[]) AS m
 ), receipt AS (
     INSERT INTO append_receipts
         (tenant, request_id, session_id, first_sequence, last_sequence, version)
@@ -202,7 +216,7 @@ SELECT count(*) FROM changed
 
 def _apply_change_args(tenant: str, change: SessionChange) -> list[object]:
     record, version = change.record, change.version
-    columns: list[list[object]] = [[] for _ in range(11)]
+    columns: list[list[object]] = [[] for _ in range(12)]
     for message in change.new_messages:
         for column, value in zip(columns, message_values(tenant, "", message)[2:], strict=True):
             column.append(value)
@@ -222,13 +236,20 @@ def _apply_change_args(tenant: str, change: SessionChange) -> list[object]:
         int(version.change_kind),
         version.create_time,
         record_to_json(version.snapshot),
-        *columns,
+        *columns[:11],
         change.request_id or None,
         min(sequences, default=0),
         max(sequences, default=0),
         *audit_args,
+        columns[11],  # $35, tool_call_ids: added after the others kept their numbers
     ]
 
+
+# Reading a window tail: the first page holds a typical window (a 4,000-token
+# budget is ~150-250 messages); longer ones grow the page up to the cap.
+_TAIL_FIRST_PAGE = 256
+_TAIL_MAX_PAGE = 4096
+_NO_SEQUENCE = 2**62
 
 # Failures that mean "PostgreSQL cannot serve now", as opposed to a bad query.
 _UNAVAILABLE = (
@@ -535,28 +556,52 @@ class PostgresSessionStore(SessionStore):
             )
         return [message_from_row(row) for row in rows]
 
-    async def list_window_meta(
-        self, tenant: str, session_id: str, after_sequence: int
+    async def list_window_tail(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        max_tokens: int,
+        max_messages: int,
     ) -> list[MessageMeta]:
+        tail = WindowTail(max_tokens, max_messages)
+        before, page = _NO_SEQUENCE, _TAIL_FIRST_PAGE
         async with self._db.connection("list window") as conn:
+            while True:
+                rows = await conn.fetch(
+                    f"SELECT {WINDOW_META_COLUMNS} FROM messages"
+                    " WHERE tenant=$1 AND session_id=$2 AND sequence > $3 AND sequence < $4"
+                    " AND NOT rolled_back ORDER BY sequence DESC LIMIT $5",
+                    tenant,
+                    session_id,
+                    after_sequence,
+                    before,
+                    page,
+                )
+                for row in rows:
+                    if tail.add(meta_from_row(row)):
+                        return tail.messages()
+                if len(rows) < page:
+                    return tail.messages()
+                # Longer than expected (large budget, small messages): read
+                # on in growing pages, so a huge window takes few round trips.
+                before, page = rows[-1]["sequence"], min(page * 4, _TAIL_MAX_PAGE)
+
+    async def list_recent_messages(
+        self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
+    ) -> list[Message]:
+        async with self._db.connection("list recent messages") as conn:
             rows = await conn.fetch(
-                "SELECT sequence, role, token_count, tool_calls, tool_call_id FROM messages"
-                " WHERE tenant=$1 AND session_id=$2 AND sequence > $3 AND NOT rolled_back"
-                " ORDER BY sequence",
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=$1 AND session_id=$2"
+                " AND sequence > $3 AND sequence < $4 AND NOT rolled_back"
+                " ORDER BY sequence DESC LIMIT $5",
                 tenant,
                 session_id,
                 after_sequence,
+                before_sequence,
+                limit,
             )
-        return [
-            MessageMeta(
-                sequence=row["sequence"],
-                role=Role(row["role"]),
-                token_count=row["token_count"],
-                tool_call_ids=tuple(c.id for c in tool_calls_from_json(row["tool_calls"])),
-                tool_call_id=row["tool_call_id"],
-            )
-            for row in rows
-        ]
+        return [message_from_row(row) for row in reversed(rows)]
 
     async def get_append_receipt(self, tenant: str, request_id: str) -> AppendReceipt | None:
         async with self._db.connection("get receipt") as conn:

@@ -157,10 +157,24 @@ class CachedSessionStore(SessionStore):
     ) -> list[Message]:
         return await self._durable.get_messages(tenant, session_id, sequences)
 
-    async def list_window_meta(
-        self, tenant: str, session_id: str, after_sequence: int
+    async def list_window_tail(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        max_tokens: int,
+        max_messages: int,
     ) -> list[MessageMeta]:
-        return await self._durable.list_window_meta(tenant, session_id, after_sequence)
+        return await self._durable.list_window_tail(
+            tenant, session_id, after_sequence, max_tokens, max_messages
+        )
+
+    async def list_recent_messages(
+        self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
+    ) -> list[Message]:
+        return await self._durable.list_recent_messages(
+            tenant, session_id, after_sequence, before_sequence, limit
+        )
 
     async def get_append_receipt(self, tenant: str, request_id: str) -> AppendReceipt | None:
         receipt = await self._durable.get_append_receipt(tenant, request_id)

@@ -12,6 +12,7 @@ from statekeeper.core.models import (
     AuditFilter,
     AuditRecord,
     Message,
+    MessageMeta,
     Role,
     SessionCursor,
     SessionFilter,
@@ -33,13 +34,22 @@ MESSAGE_COLUMNS = (
     "token_count, create_time, rolled_back"
 )
 
+# Written with every message, never read back into a `Message`: the ids of
+# the tool calls an ASSISTANT message makes, as a JSON array ('' for none), so
+# that planning a window pairs calls with their results without decoding
+# `tool_calls` (with its arguments) for every row.
+MESSAGE_INSERT_COLUMNS = MESSAGE_COLUMNS + ", tool_call_ids"
+
+# What planning a context window reads of a message (see `meta_from_row`).
+WINDOW_META_COLUMNS = "sequence, role, token_count, tool_call_ids, tool_call_id"
+
 AUDIT_COLUMNS = (
     "tenant, principal, service, method, entity_type, entity_id, revision, time, summary"
 )
 
 
 def message_values(tenant: str, session_id: str, message: Message) -> tuple[object, ...]:
-    """tenant, session_id and the values of MESSAGE_COLUMNS for `message`."""
+    """tenant, session_id and the values of MESSAGE_INSERT_COLUMNS for `message`."""
     return (
         tenant,
         session_id,
@@ -54,7 +64,53 @@ def message_values(tenant: str, session_id: str, message: Message) -> tuple[obje
         message.token_count,
         message.create_time,
         message.rolled_back,
+        call_ids_text(message),
     )
+
+
+def call_ids_text(message: Message) -> str:
+    """The `tool_call_ids` column of a message."""
+    if not message.tool_calls:
+        return ""
+    return codec.dumps([call.id for call in message.tool_calls])
+
+
+def meta_from_row(row: Row) -> MessageMeta:
+    """A MessageMeta from a row with WINDOW_META_COLUMNS."""
+    ids = row["tool_call_ids"]
+    return MessageMeta(
+        sequence=int(row["sequence"]),
+        role=Role(row["role"]),
+        token_count=int(row["token_count"]),
+        tool_call_ids=tuple(json.loads(ids)) if ids else (),
+        tool_call_id=row["tool_call_id"],
+    )
+
+
+class WindowTail:
+    """Collects the newest part of a working window, fed newest first, and
+    says when it has enough (see SessionStore.list_window_tail): once the
+    messages taken cost more than `max_tokens` or number `max_messages`, and
+    the oldest one taken is not a TOOL message, so that it starts a unit
+    (an ASSISTANT message with tool calls and the TOOL results after it are
+    never split)."""
+
+    def __init__(self, max_tokens: int, max_messages: int) -> None:
+        self._max_tokens = max_tokens
+        self._max_messages = max_messages
+        self._tokens = 0
+        self._newest_first: list[MessageMeta] = []
+
+    def add(self, meta: MessageMeta) -> bool:
+        """Takes one more (older) message; True when the tail is complete."""
+        self._newest_first.append(meta)
+        self._tokens += meta.token_count
+        enough = self._tokens > self._max_tokens or len(self._newest_first) >= self._max_messages
+        return enough and meta.role != Role.TOOL
+
+    def messages(self) -> list[MessageMeta]:
+        """What was taken, oldest first."""
+        return self._newest_first[::-1]
 
 
 def message_from_row(row: Row) -> Message:
