@@ -10,6 +10,7 @@ import pytest
 import tiktoken
 
 from statekeeper.core.audit import Actor
+from statekeeper.core.context_window import flatten, group_units, newest_fitting
 from statekeeper.core.errors import FailedPreconditionError, InvalidArgumentError
 from statekeeper.core.limits import Limits
 from statekeeper.core.models import Message, Role, ToolCall
@@ -218,3 +219,44 @@ async def test_compaction_keeps_history_and_shrinks_window(manager: SessionManag
     # Compacting again with the same keep is a no-op without a new version.
     again, folded_again = await manager.compact(ACTOR, "s", record.window_message_count, "")
     assert folded_again == 0 and again.version == record.version
+
+
+async def reference_window(manager: SessionManager, session_id: str, available: int) -> list[int]:
+    """The newest units of the WHOLE visible window that fit, planned from
+    every message (what the window was before it read only the tail)."""
+    record = await manager.get(TENANT, session_id)
+    visible, _ = await manager.list_messages(TENANT, session_id, 1000, "", False)
+    window = [m.meta() for m in visible if m.sequence > record.compacted_through]
+    units = group_units(window)
+    return [m.sequence for m in flatten(units[newest_fitting(units, available) :])]
+
+
+async def test_window_from_the_tail_equals_the_window_from_everything(
+    manager: SessionManager,
+) -> None:
+    await fill(manager, "s", conversation(120))
+    # A rollback hides some messages, a compaction folds a prefix: the tail
+    # must skip the first and stop at the second like a full plan would.
+    await manager.append(ACTOR, "s", conversation(4), "", "")
+    record = await manager.get(TENANT, "s")
+    await manager.rollback(ACTOR, "s", record.version - 1, "")
+    await manager.append(ACTOR, "s", conversation(7), "", "")
+    for budget in (40, 97, 150, 333, 800, 2500, 100_000):
+        window = await manager.context_window(
+            TENANT, "s", WindowRequest(token_budget=budget, summary_max_tokens=-1)
+        )
+        got = [m.sequence for m in window.messages]
+        assert got == await reference_window(manager, "s", budget - 3), budget
+        assert_tool_pairs_intact(window.messages)
+    await manager.compact(ACTOR, "s", 50, "")
+    record = await manager.get(TENANT, "s")
+    visible, _ = await manager.list_messages(TENANT, "s", 1000, "", False)
+    for budget in (97, 800):
+        window = await manager.context_window(TENANT, "s", WindowRequest(token_budget=budget))
+        got = [m.sequence for m in window.messages]
+        assert got == (await reference_window(manager, "s", budget - 3))[-len(got) :]
+        # Everything not returned is accounted as summarized, counted from
+        # the full history (the planner itself never read it).
+        assert window.summary
+        assert window.summarized_message_count == len(visible) - len(got)
+        assert window.accounting.total_tokens <= budget
