@@ -8,6 +8,8 @@
 # Works on a fresh machine with only the base toolchains: it installs grpcurl
 # and grpc_health_probe (go install, into .tools/), the npm, Maven, cargo and
 # Go dependencies of the clients, and the Python client into its own venv.
+# The Java, TypeScript and Rust builds generate their stubs from proto/ (their
+# generated code is not committed), so these builds are what proves them.
 #
 # Environment:
 #   CONFORMANCE_REQUIRE  services whose UNIMPLEMENTED answer fails a step
