@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup generate check-generated lint typecheck unit bench bench-production services clean
+.PHONY: run test setup generate check-generated lint typecheck unit bench bench-production bench-etcd services clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,13 @@ bench: $(STAMP)
 # Starts its own Redis and PostgreSQL unless STATEKEEPER_TEST_* point at some.
 bench-production: $(STAMP)
 	$(BIN)/python -m bench.production $(ARGS)
+
+# The blackboard vs etcd (installed from Debian when missing), one Go driver:
+# embedded and production (2 replicas, own PostgreSQL + Redis). ARGS go to
+# the driver, e.g. ARGS="-rounds 5".
+bench-etcd: $(STAMP)
+	scripts/etcd.sh install
+	$(BIN)/python -m bench.versus_etcd $(ARGS)
 
 # Redis + PostgreSQL on loopback for local runs: `make services DIR=/tmp/sk`,
 # then `. /tmp/sk/env`; stop with `scripts/services.sh stop /tmp/sk`.
