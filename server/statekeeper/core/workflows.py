@@ -773,13 +773,23 @@ def _claim(
 
 
 def _held_step(workflow: Workflow, step_id: str, lease_id: str, now: float) -> Step:
-    """The step if `lease_id` holds it now; otherwise the contract's error."""
+    """The step if `lease_id` holds it now; otherwise the contract's error,
+    chosen for what the worker should conclude (checkpoint.proto, CompleteStep):
+
+    * WORKFLOW_FINISHED: the workflow ended, however (SUCCESS included): nothing
+      of it runs again, so nothing is left to retry or claim;
+    * LEASE_EXPIRED: this lease expired and the step is still to be done (it
+      waits for a claim or runs under another lease): the worker was too slow;
+    * LEASE_MISMATCH: any other lease that is not the step's: unknown, or the
+      step finished under another lease, so this worker's result is not needed.
+    """
     step = workflow.step(step_id)
     if workflow.status != WorkflowStatus.RUNNING:
         raise workflow_finished(workflow)
     if step.status == StepStatus.RUNNING and step.lease_id == lease_id:
         return step
-    if any(e.lease_id == lease_id and e.lease_expired for e in step.errors):
+    expired = any(e.lease_id == lease_id and e.lease_expired for e in step.errors)
+    if expired and step.status not in FINISHED_STEP:
         raise lease_expired(step_id)
     raise lease_mismatch(step_id)
 
