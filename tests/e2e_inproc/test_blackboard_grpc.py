@@ -24,6 +24,7 @@ from tests.e2e_inproc.conftest import (
     backend_options,
     start_server,
 )
+from tests.harness.deadlines import scaled
 
 
 def payload(data: bytes) -> pb.BlackboardValue:
@@ -52,7 +53,7 @@ async def expect_error(call: object, code: grpc.StatusCode) -> grpc.aio.AioRpcEr
 
 
 async def first_responses(call: grpc.aio.UnaryStreamCall, count: int) -> list[pb.WatchResponse]:
-    return [await asyncio.wait_for(call.read(), 5) for _ in range(count)]
+    return [await asyncio.wait_for(call.read(), scaled(5)) for _ in range(count)]
 
 
 # ----- compaction -------------------------------------------------------------------
@@ -121,7 +122,7 @@ async def test_a_subscriber_that_stops_reading_is_cancelled_with_slow_consumer(
     big = payload(b"x" * 256 * 1024)
     async with aio_channel(address) as reader, aio_channel(address) as writer:
         call = BlackboardServiceStub(reader).Watch(pb.WatchRequest(board="slow"), metadata=ALPHA)
-        started = await asyncio.wait_for(call.read(), 5)
+        started = await asyncio.wait_for(call.read(), scaled(5))
         writes = BlackboardServiceStub(writer)
         # 64 MiB of events while the subscriber reads nothing: flow control
         # stalls its stream, its 4-response buffer overflows.
@@ -132,7 +133,7 @@ async def test_a_subscriber_that_stops_reading_is_cancelled_with_slow_consumer(
         delivered: list[int] = []
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             for _ in range(300):  # it ends with an error well before 256 events
-                response = await asyncio.wait_for(call.read(), 10)
+                response = await asyncio.wait_for(call.read(), scaled(10))
                 assert response is not grpc.aio.EOF
                 delivered.extend(e.revision for e in response.events.events)
     error = caught.value
@@ -288,9 +289,9 @@ async def test_no_pattern_reaches_another_tenants_keys(
 
 async def test_a_watch_sees_only_its_own_tenant(stub: BlackboardServiceStub) -> None:
     call = stub.Watch(pb.WatchRequest(board="tenancy"), metadata=BETA)
-    await asyncio.wait_for(call.read(), 5)
+    await asyncio.wait_for(call.read(), scaled(5))
     await put(stub, "tenancy", "alpha-only", ALPHA)
     mine = await put(stub, "tenancy", "beta-only", BETA)
-    response = await asyncio.wait_for(call.read(), 5)
+    response = await asyncio.wait_for(call.read(), scaled(5))
     call.cancel()
     assert [(e.entry.key, e.revision) for e in response.events.events] == [("beta-only", mine)]

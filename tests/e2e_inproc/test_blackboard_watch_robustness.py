@@ -30,6 +30,7 @@ from tests.e2e_inproc.watch_validators import (
     WatchResponseRecord,
     validate_all,
 )
+from tests.harness.deadlines import scaled
 
 BOARD = "robust"
 WRITERS = 4
@@ -171,7 +172,7 @@ async def watch_once(
     budget = rng.randint(1, 12)
     try:
         for _ in range(10_000):
-            response = await asyncio.wait_for(call.read(), 10)
+            response = await asyncio.wait_for(call.read(), scaled(10))
             assert response is not grpc.aio.EOF, "the server ended a watch"
             resume = record(operation, response, resume)
             if response.HasField("events"):

@@ -36,6 +36,7 @@ from statekeeper.storage.postgres import PostgresStorage
 from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
 from statekeeper.storage.postgres_messagebus import PostgresMessageStore
 from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
+from tests.harness.deadlines import scaled
 from tests.services import Services, configured, fresh_database, reachable
 
 FAST = BlackboardLimits(feed_check_interval_seconds=0.1)
@@ -166,7 +167,7 @@ async def test_lost_publishes_and_dropped_stream_entries_are_read_from_postgres(
         await put(writer, t, "after")
         keys = []
         while len(keys) < 3:
-            message = await asyncio.wait_for(anext(stream), 5)
+            message = await asyncio.wait_for(anext(stream), scaled(5))
             keys += [event.key for event in message.events]
         assert keys == ["before", "lost", "after"]
         await stream.aclose()
@@ -204,7 +205,7 @@ async def test_wake_ups_and_replies_cross_replicas(replicas: ReplicaFactory) -> 
     t = tenant()
     armed = other.notifier.arm(t, "worker")
     await one.notifier.notify(t, "worker")
-    await asyncio.wait_for(armed.wait(), 1)
+    await asyncio.wait_for(armed.wait(), scaled(1))
 
     future = await other.waiters.register(t, "asker", "c1")
     with pytest.raises(AlreadyExistsError):
@@ -212,7 +213,7 @@ async def test_wake_ups_and_replies_cross_replicas(replicas: ReplicaFactory) -> 
     assert await one.waiters.is_waiting(t, "asker", "c1")
     reply = AgentMessage(new_message_id(), "asker", correlation_id="c1")
     assert await one.waiters.offer(t, reply)
-    assert await asyncio.wait_for(future, 1) == reply
+    assert await asyncio.wait_for(future, scaled(1)) == reply
     assert not await one.waiters.offer(t, reply), "a waiter takes one reply"
     await other.waiters.unregister(t, "asker", "c1")
     assert not await one.waiters.is_waiting(t, "asker", "c1")

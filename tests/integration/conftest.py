@@ -5,16 +5,18 @@ tests/services.py for when these tests skip or fail)."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ServerProcess
+from tests.harness import backends
+from tests.harness.backends import production_args
+from tests.harness.servers import ServerProcess
 from tests.services import Services, configured, create_database, drop_database, reachable
 
 ServerFactory = Callable[..., ServerProcess]
+__all__ = ["ServerFactory", "production_args"]
 
 
 @pytest.fixture(scope="session")
@@ -37,23 +39,7 @@ def database(services: Services) -> Iterator[str]:
 @pytest.fixture
 def redis_prefix() -> str:
     """A Redis key prefix of the test's own, so tests never share entries."""
-    return f"it-{uuid.uuid4().hex[:8]}"
-
-
-def production_args(dsn: str, redis_url: str, prefix: str) -> list[str]:
-    return [
-        "--postgres-dsn",
-        dsn,
-        "--redis-url",
-        redis_url,
-        "--redis-key-prefix",
-        prefix,
-        "--migrate-on-start",
-        "--health-interval-seconds",
-        "0.2",
-        "--log-format",
-        "text",
-    ]
+    return backends.redis_prefix("it")
 
 
 @pytest.fixture
@@ -72,6 +58,8 @@ def production_server(
         started.append(server)
         return server
 
-    yield start
-    for server in started:
-        server.kill()
+    try:
+        yield start
+    finally:
+        for server in started:
+            server.kill()

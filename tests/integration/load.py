@@ -14,6 +14,7 @@ import grpc
 
 from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
+from tests.harness.deadlines import scaled, wait_until
 
 
 def append_request(session_id: str, content: str) -> pb.AppendMessagesRequest:
@@ -78,7 +79,9 @@ class AppendLoad:
                     return
                 content = f"{name}-{index}"
                 try:
-                    stub.AppendMessages(append_request(self.session_id, content), timeout=5)
+                    stub.AppendMessages(
+                        append_request(self.session_id, content), timeout=scaled(30)
+                    )
                 except grpc.RpcError as error:
                     with self._lock:
                         self.unacked.append(content)
@@ -89,16 +92,29 @@ class AppendLoad:
                     self.acked.append(content)
                     self.codes[grpc.StatusCode.OK] += 1
 
+    def wait_for_acks(self, more: int, phase: str) -> None:
+        """Waits until `more` further appends are acknowledged: the load goes
+        on in this phase (however fast the machine lets it)."""
+        target = len(self.acked) + more
+        wait_until(
+            lambda: len(self.acked) >= target,
+            60,
+            f"{more} more acknowledged appends {phase}",
+            lambda: f"failed calls so far: {dict(self.codes)}",
+        )
+
     def settle(self, address: str, deadline_seconds: float = 60.0) -> Counter[str]:
         """Retries every unacknowledged append (as a client would), then
         returns what is stored."""
-        deadline = time.monotonic() + deadline_seconds
+        deadline = time.monotonic() + scaled(deadline_seconds)
         with grpc.insecure_channel(address) as channel:
             stub = SessionServiceStub(channel)
             for content in self.unacked:
                 while True:
                     try:
-                        stub.AppendMessages(append_request(self.session_id, content), timeout=5)
+                        stub.AppendMessages(
+                            append_request(self.session_id, content), timeout=scaled(30)
+                        )
                         break
                     except grpc.RpcError:
                         if time.monotonic() > deadline:

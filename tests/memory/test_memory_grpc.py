@@ -3,8 +3,6 @@ status codes and ErrorInfo, tenancy, model endpoints, replicas."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from statekeeper.core.vector_index import InProcessChangeFeed
 from statekeeper.memory_app import ModelEndpoints
 from statekeeper_client.v1 import memory_pb2 as pb
 from tests.fakes.openai_server import FakeOpenAI
+from tests.harness.deadlines import wait_until_async
 from tests.memory.helpers import Served, auth, served_memory
 
 ONLY_SIMILARITY = pb.RecallWeights(similarity=1.0, recency=0.0, importance=0.0)
@@ -205,14 +204,12 @@ async def test_an_episode_recorded_on_one_replica_is_recalled_on_the_other(
             pb.RecordEpisodeRequest(user_id="u1", user_message="x", embedding=[0.1, 1.0]),
             metadata=auth(),
         )
-        started = time.monotonic()
-        while time.monotonic() - started < 1.0:
+
+        async def recalled() -> list[str]:
             found = await two.memory.Recall(query, metadata=auth())
-            if found.results:
-                break
-            await asyncio.sleep(0.02)
-        assert [r.episode.user_message for r in found.results] == ["x"]
-        assert time.monotonic() - started < 1.0
+            return [r.episode.user_message for r in found.results]
+
+        assert await wait_until_async(recalled, 10, "the other replica recalls x") == ["x"]
 
 
 async def test_build_context_over_grpc(served: Served) -> None:

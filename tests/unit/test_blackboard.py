@@ -31,22 +31,10 @@ from statekeeper.core.blackboard_models import (
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
+from tests.fakes.clock import FakeClock
 
 T = "tenant-a"
 LIMITS = BlackboardLimits(expiry_sweep_interval_seconds=3600, compaction_interval_seconds=3600)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture

@@ -24,20 +24,12 @@ from statekeeper.core.schema_upgrades import Payload, builtin_registry
 from statekeeper.core.tenancy import Principal
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
+from tests.fakes.clock import TickingClockNs
 
 T = "tenant-a"
 A = Actor(Principal(T, "key-test"), "statekeeper.v1.CheckpointService", "Test")
 
 ALL = ReadOptions()
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now_ns = 1_700_000_000_000_000_000
-
-    def __call__(self) -> int:
-        self.now_ns += 1000
-        return self.now_ns
 
 
 @pytest.fixture
@@ -47,7 +39,7 @@ async def manager(tmp_path: Path) -> AsyncIterator[CheckpointManager]:
     store = EmbeddedCheckpointStore(storage)
     await store.start()
     limits = CheckpointLimits(max_checkpoint_bytes=10_000, max_batch=5, default_keep_last=2)
-    yield CheckpointManager(store, limits, builtin_registry(), clock_ns=FakeClock())
+    yield CheckpointManager(store, limits, builtin_registry(), clock_ns=TickingClockNs())
     await storage.close()
 
 
@@ -221,7 +213,7 @@ async def test_sweep_forgets_only_old_tombstones(tmp_path: Path) -> None:
     await storage.start()
     store = EmbeddedCheckpointStore(storage)
     await store.start()
-    clock = FakeClock()
+    clock = TickingClockNs()
     manager = CheckpointManager(
         store, CheckpointLimits(tombstone_retention_seconds=60), builtin_registry(), clock_ns=clock
     )

@@ -17,23 +17,11 @@ from statekeeper.core.memory_models import FactDraft, FactOutcome, FactQuery, Va
 from statekeeper.core.semantic import EntityRequest, PatternFactExtractor, SemanticMemory
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from tests.fakes.clock import FakeClock
 from tests.fakes.openai_server import FakeOpenAI
 
 T = "tenant-a"
 DAY = 86_400.0
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture

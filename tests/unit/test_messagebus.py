@@ -33,22 +33,10 @@ from statekeeper.storage.embedded_messagebus import (
     InProcessInboxNotifier,
     InProcessReplyWaiters,
 )
+from tests.fakes.clock import FakeClock
 
 T = "tenant-a"
 LIMITS = MessageBusLimits(max_deliveries=3, dedup_window_seconds=60, acked_retention_seconds=600)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from statekeeper.core.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.embedded import EmbeddedStorage
+from tests.fakes.clock import FakeClock
 
 T = "tenant-a"
 
@@ -33,21 +34,6 @@ def actor(tenant: str) -> Actor:
 
 
 A = actor(T)
-
-
-class FakeClock:
-    """Test time that only moves when told to."""
-
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture

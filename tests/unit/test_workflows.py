@@ -32,22 +32,10 @@ from statekeeper.core.workflows import (
 )
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+from tests.fakes.clock import FakeClock
 
 T = "tenant-a"
 A = Actor(Principal(T, "key-test"), "statekeeper.v1.CheckpointService", "Test")
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 async def open_manager(path: Path, clock: FakeClock) -> tuple[WorkflowManager, EmbeddedStorage]:
