@@ -5,12 +5,17 @@ cd "$(dirname "$0")/.."
 BIN=.venv/bin
 declare -a TIMINGS=()
 
+# Runs one stage and records its time, failed or not: the timing is appended
+# before a failure ends the script (set -e), so `report` shows it too.
 stage() {
   local name=$1; shift
   echo "==> $name"
-  local start=$SECONDS
-  "$@"
-  TIMINGS+=("$(printf '%-22s %4ss' "$name" $((SECONDS - start)))")
+  local start=$SECONDS status=0
+  "$@" || status=$?
+  local outcome=ok
+  [ "$status" -eq 0 ] || outcome="FAILED ($status)"
+  TIMINGS+=("$(printf '%-22s %4ss  %s' "$name" $((SECONDS - start)) "$outcome")")
+  return "$status"
 }
 
 report() {
