@@ -39,3 +39,9 @@ def statekeeper(
         path = tmp_path_factory.mktemp(f"hostile-{request.param}")
         with statekeeper_replicas(path, where, extra_args=["--log-format", "text"]) as servers:
             yield servers[0]
+
+
+def postgres_dsn_of(server: ServerProcess) -> str | None:
+    """The DSN a production server was started with (None: embedded)."""
+    args = server.extra_args
+    return args[args.index("--postgres-dsn") + 1] if "--postgres-dsn" in args else None
