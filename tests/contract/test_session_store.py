@@ -212,6 +212,14 @@ async def test_window_tail_stops_at_budget_on_a_unit_boundary(storage: Storage) 
     ]
     assert await tail(t, "s1", 15, 1000, 1000) == []
     assert await tail(t, "nope", 0, 1000, 1000) == []
+    # The same suffix, whole (what a context window returns).
+    stored = {m.sequence: m for m in await storage.sessions.list_messages(t, "s1", 0, 99, False)}
+    for budget in (14, 35, 7, 10**6):
+        whole = await storage.sessions.list_window_messages(t, "s1", 0, budget)
+        planned = await tail(t, "s1", 0, budget, 10**9)
+        assert [m.sequence for m in whole] == [m.sequence for m in planned]
+        assert whole == [stored[m.sequence] for m in planned]
+    assert whole[10].tool_calls[2] == ToolCall("call-11-2", "lookup", '{"q": 1}')
 
 
 async def test_recent_messages_newest_first_within_bounds(storage: Storage) -> None:

@@ -459,13 +459,12 @@ class SessionManager:
                 f" more than the budget of {request.token_budget}"
             )
         available = request.token_budget - fixed
-        # Only the newest messages that can matter are read: the store
-        # stops once they cost more than the budget.
-        units = group_units(
-            await self._store.list_window_tail(
-                tenant, session_id, record.compacted_through, available, _UNLIMITED
-            )
+        # Only the newest messages that can matter are read, whole: the
+        # store stops once they cost more than the budget.
+        tail = await self._store.list_window_messages(
+            tenant, session_id, record.compacted_through, available
         )
+        units = group_units([message.meta() for message in tail])
         first = newest_fitting(units, available)
         summary_cap = _summary_cap(request.summary_max_tokens)
         left_out_any = first > 0 or bool(record.compaction_summary)
@@ -475,20 +474,21 @@ class SessionManager:
             wanted_room = min(summary_cap, MIN_USEFUL_SUMMARY_TOKENS) + frame
             # Make room for a useful summary by dropping the oldest kept
             # units, but never the newest one: the latest turn matters most.
-            while first < len(units) - 1 and available - _tokens(units[first:]) < wanted_room:
-                first += 1
             room = available - _tokens(units[first:])
+            while first < len(units) - 1 and room < wanted_room:
+                room += unit_tokens(units[first])
+                first += 1
             cap = min(summary_cap, room - frame)
             if cap > 0:
                 summary, fallback = await self._summarize_prefix(
                     tenant, record, _first_sequence(units[first:], record), first > 0, cap
                 )
                 summary_tokens = self._counter.system_message_tokens(summary)
-        kept = flatten(units[first:])
-        messages = await self._store.get_messages(tenant, session_id, [m.sequence for m in kept])
+        kept_count = len(flatten(units[first:]))
+        messages = tail[len(tail) - kept_count :] if kept_count else []
         # Every window message not returned was left out (the planner read
         # only the newest ones); compacted ones are in the compaction summary.
-        left_out = record.window_message_count - len(kept)
+        left_out = record.window_message_count - kept_count
         compacted_count = record.message_count - record.window_message_count
         accounting = TokenAccounting(
             token_budget=request.token_budget,

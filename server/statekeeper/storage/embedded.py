@@ -57,6 +57,7 @@ from statekeeper.storage.sql import (
 )
 
 T = TypeVar("T")
+M = TypeVar("M", Message, MessageMeta)
 
 # Versioned schema migrations: (version, statements). Append only; never edit
 # a released entry.
@@ -385,23 +386,24 @@ class _SqliteSessionStore(SessionStore):
         max_tokens: int,
         max_messages: int,
     ) -> list[MessageMeta]:
-        def work(db: sqlite3.Connection) -> list[MessageMeta]:
-            tail = WindowTail(max_tokens, max_messages)
-            # SQLite steps the cursor lazily: rows older than the tail are
-            # never visited.
-            rows = db.execute(
-                f"SELECT {WINDOW_META_COLUMNS} FROM messages"
-                " WHERE tenant=? AND session_id=? AND sequence > ? AND rolled_back = 0"
-                " ORDER BY sequence DESC",
-                (tenant, session_id, after_sequence),
+        tail: WindowTail[MessageMeta] = WindowTail(max_tokens, max_messages)
+        sql = f"SELECT {WINDOW_META_COLUMNS} FROM messages{_TAIL_WHERE}"
+        return await self._backend.read(
+            lambda db: _read_tail(
+                db, sql, (tenant, session_id, after_sequence), meta_from_row, tail
             )
-            for row in rows:
-                if tail.add(meta_from_row(row)):
-                    break
-            rows.close()
-            return tail.messages()
+        )
 
-        return await self._backend.read(work)
+    async def list_window_messages(
+        self, tenant: str, session_id: str, after_sequence: int, max_tokens: int
+    ) -> list[Message]:
+        tail: WindowTail[Message] = WindowTail(max_tokens, _UNLIMITED)
+        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages{_TAIL_WHERE}"
+        return await self._backend.read(
+            lambda db: _read_tail(
+                db, sql, (tenant, session_id, after_sequence), message_from_row, tail
+            )
+        )
 
     async def list_recent_messages(
         self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
@@ -483,6 +485,29 @@ class _SqliteSessionStore(SessionStore):
             return len(rows)
 
         return await self._backend.run(work)
+
+
+_TAIL_WHERE = (
+    " WHERE tenant=? AND session_id=? AND sequence > ? AND rolled_back = 0 ORDER BY sequence DESC"
+)
+_UNLIMITED = 2**62
+
+
+def _read_tail(
+    db: sqlite3.Connection,
+    sql: str,
+    params: tuple[object, ...],
+    from_row: Callable[[sqlite3.Row], M],
+    tail: WindowTail[M],
+) -> list[M]:
+    # SQLite steps the cursor lazily: rows older than the tail are never
+    # visited.
+    rows = db.execute(sql, params)
+    for row in rows:
+        if tail.add(from_row(row)):
+            break
+    rows.close()
+    return tail.messages()
 
 
 class _SqliteAuditStore(AuditStore):

@@ -161,6 +161,18 @@ class SessionStore(abc.ABC):
         """
 
     @abc.abstractmethod
+    async def list_window_messages(
+        self, tenant: str, session_id: str, after_sequence: int, max_tokens: int
+    ) -> list[Message]:
+        """The messages of `list_window_tail(tenant, session_id,
+        after_sequence, max_tokens, no message limit)`, whole: what a
+        context window returns is read in the same pass that plans it.
+
+        The same MUST rules apply: newest first, stopping at the end of
+        that suffix; nothing is tokenized.
+        """
+
+    @abc.abstractmethod
     async def list_recent_messages(
         self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
     ) -> list[Message]:

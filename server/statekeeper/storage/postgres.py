@@ -26,7 +26,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import asyncpg
 import asyncpg.pool
@@ -70,6 +70,8 @@ from statekeeper.storage.sql import (
 )
 
 log = logging.getLogger(__name__)
+
+M = TypeVar("M", Message, MessageMeta)
 
 if TYPE_CHECKING:
     Connection = (
@@ -564,12 +566,33 @@ class PostgresSessionStore(SessionStore):
         max_tokens: int,
         max_messages: int,
     ) -> list[MessageMeta]:
-        tail = WindowTail(max_tokens, max_messages)
+        tail: WindowTail[MessageMeta] = WindowTail(max_tokens, max_messages)
+        return await self._read_tail(
+            tenant, session_id, after_sequence, WINDOW_META_COLUMNS, meta_from_row, tail
+        )
+
+    async def list_window_messages(
+        self, tenant: str, session_id: str, after_sequence: int, max_tokens: int
+    ) -> list[Message]:
+        tail: WindowTail[Message] = WindowTail(max_tokens, _NO_SEQUENCE)
+        return await self._read_tail(
+            tenant, session_id, after_sequence, MESSAGE_COLUMNS, message_from_row, tail
+        )
+
+    async def _read_tail(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        columns: str,
+        from_row: Callable[[asyncpg.Record], M],
+        tail: WindowTail[M],
+    ) -> list[M]:
         before, page = _NO_SEQUENCE, _TAIL_FIRST_PAGE
-        async with self._db.connection("list window") as conn:
+        async with self._db.connection("read window") as conn:
             while True:
                 rows = await conn.fetch(
-                    f"SELECT {WINDOW_META_COLUMNS} FROM messages"
+                    f"SELECT {columns} FROM messages"
                     " WHERE tenant=$1 AND session_id=$2 AND sequence > $3 AND sequence < $4"
                     " AND NOT rolled_back ORDER BY sequence DESC LIMIT $5",
                     tenant,
@@ -579,7 +602,7 @@ class PostgresSessionStore(SessionStore):
                     page,
                 )
                 for row in rows:
-                    if tail.add(meta_from_row(row)):
+                    if tail.add(from_row(row)):
                         return tail.messages()
                 if len(rows) < page:
                     return tail.messages()

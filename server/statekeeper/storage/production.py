@@ -169,6 +169,13 @@ class CachedSessionStore(SessionStore):
             tenant, session_id, after_sequence, max_tokens, max_messages
         )
 
+    async def list_window_messages(
+        self, tenant: str, session_id: str, after_sequence: int, max_tokens: int
+    ) -> list[Message]:
+        return await self._durable.list_window_messages(
+            tenant, session_id, after_sequence, max_tokens
+        )
+
     async def list_recent_messages(
         self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
     ) -> list[Message]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from statekeeper.core.models import (
     AuditFilter,
@@ -17,6 +17,7 @@ from statekeeper.core.models import (
     SessionCursor,
     SessionFilter,
     SessionVersion,
+    ToolCall,
 )
 from statekeeper.storage import codec
 
@@ -40,7 +41,7 @@ MESSAGE_COLUMNS = (
 # `tool_calls` (with its arguments) for every row.
 MESSAGE_INSERT_COLUMNS = MESSAGE_COLUMNS + ", tool_call_ids"
 
-# What planning a context window reads of a message (see `meta_from_row`).
+# What planning a compaction reads of a message (see `meta_from_row`).
 WINDOW_META_COLUMNS = "sequence, role, token_count, tool_call_ids, tool_call_id"
 
 AUDIT_COLUMNS = (
@@ -87,7 +88,18 @@ def meta_from_row(row: Row) -> MessageMeta:
     )
 
 
-class WindowTail:
+class _Costed(Protocol):
+    @property
+    def role(self) -> Role: ...
+
+    @property
+    def token_count(self) -> int: ...
+
+
+C = TypeVar("C", bound=_Costed)
+
+
+class WindowTail(Generic[C]):
     """Collects the newest part of a working window, fed newest first, and
     says when it has enough (see SessionStore.list_window_tail): once the
     messages taken cost more than `max_tokens` or number `max_messages`, and
@@ -99,16 +111,16 @@ class WindowTail:
         self._max_tokens = max_tokens
         self._max_messages = max_messages
         self._tokens = 0
-        self._newest_first: list[MessageMeta] = []
+        self._newest_first: list[C] = []
 
-    def add(self, meta: MessageMeta) -> bool:
+    def add(self, message: C) -> bool:
         """Takes one more (older) message; True when the tail is complete."""
-        self._newest_first.append(meta)
-        self._tokens += meta.token_count
+        self._newest_first.append(message)
+        self._tokens += message.token_count
         enough = self._tokens > self._max_tokens or len(self._newest_first) >= self._max_messages
-        return enough and meta.role != Role.TOOL
+        return enough and message.role != Role.TOOL
 
-    def messages(self) -> list[MessageMeta]:
+    def messages(self) -> list[C]:
         """What was taken, oldest first."""
         return self._newest_first[::-1]
 
@@ -120,13 +132,23 @@ def message_from_row(row: Row) -> Message:
         role=Role(row["role"]),
         content=row["content"],
         name=row["name"],
-        tool_calls=codec.tool_calls_from_json(row["tool_calls"]),
+        tool_calls=_tool_calls(row["tool_calls"]),
         tool_call_id=row["tool_call_id"],
-        metadata=json.loads(row["metadata"]),
+        metadata=_metadata(row["metadata"]),
         token_count=int(row["token_count"]),
         create_time=float(row["create_time"]),
         rolled_back=bool(row["rolled_back"]),
     )
+
+
+# Most messages call no tool and carry no metadata; a window returns ~200
+# of them per call, so skip the JSON decoder for those.
+def _tool_calls(text: str) -> tuple[ToolCall, ...]:
+    return () if text == "[]" else codec.tool_calls_from_json(text)
+
+
+def _metadata(text: str) -> dict[str, str]:
+    return {} if text == "{}" else dict(json.loads(text))
 
 
 def version_from_row(row: Row) -> SessionVersion:
