@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup generate check-generated lint typecheck unit bench bench-production bench-etcd services clean
+.PHONY: run test setup generate check-generated lint typecheck unit bench bench-production bench-context-window bench-appends bench-etcd services clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,15 @@ bench: $(STAMP)
 # Starts its own Redis and PostgreSQL unless STATEKEEPER_TEST_* point at some.
 bench-production: $(STAMP)
 	$(BIN)/python -m bench.production $(ARGS)
+
+# Sessions at scale, both backends (own PostgreSQL + Redis unless
+# STATEKEEPER_TEST_* point at some): GetContextWindow at 100/1k/10k messages
+# and under load; AppendMessages at 1/8/64 clients vs raw asyncpg INSERT.
+bench-context-window: $(STAMP)
+	$(BIN)/python -m bench.context_window $(ARGS)
+
+bench-appends: $(STAMP)
+	$(BIN)/python -m bench.session_appends $(ARGS)
 
 # The blackboard vs etcd (installed from Debian when missing), one Go driver:
 # embedded and production (2 replicas, own PostgreSQL + Redis). ARGS go to
