@@ -157,6 +157,51 @@ async def test_revisions_are_consecutive_per_tenant_across_boards(store: Blackbo
     assert sorted(concurrent) == list(range(4, 34))
 
 
+async def test_concurrent_decisions_each_see_the_ones_before_them(store: BlackboardStore) -> None:
+    """Stores may commit concurrent mutations together (group commit): each
+    decision must still see every change committed before it, a refusal
+    must fail alone, and the revisions stay gap-free."""
+    t = tenant()
+    await write(store, t, "b", "counter", b"0")
+
+    def increment(view: MutationView) -> Decision[int]:
+        current = view.entries["counter"]
+        assert current.value is not None
+        number = int(current.value.data) + 1
+        entry = Entry(
+            "b",
+            "counter",
+            Value.payload(str(number).encode()),
+            current.create_revision,
+            view.revision,
+            current.version + 1,
+            update_time=view.now,
+        )
+        return Decision((Event(EventType.PUT, entry, current),), number)
+
+    def refuse(view: MutationView) -> Decision[None]:
+        raise InvalidArgumentError("key", "no")
+
+    async def one(i: int) -> object:
+        if i % 5 == 4:
+            with pytest.raises(InvalidArgumentError):
+                await store.mutate(t, "b", ["counter"], NOW, refuse)
+            return None
+        if i % 5 == 3:
+            return await write(store, t, "other", f"k{i}")
+        return (await store.mutate(t, "b", ["counter"], NOW, increment)).result
+
+    results = await asyncio.gather(*(one(i) for i in range(50)))
+    counted = sorted(r for i, r in enumerate(results) if i % 5 < 3)
+    assert counted == list(range(1, 31)), "every increment saw the one before it"
+    header = await store.header(t)
+    assert header.revision == 1 + 30 + 10
+    history = await store.history(t, None, 1, header.revision, 100, with_previous=False)
+    assert [batch.revision for batch in history] == list(range(1, header.revision + 1))
+    (entry,) = (await store.read(t, "b", ["counter"], 0, None)).entries
+    assert entry.value == Value.payload(b"30") and entry.version == 31
+
+
 async def test_decide_sees_live_entries_and_the_key_count(store: BlackboardStore) -> None:
     t = tenant()
     await write(store, t, "b", "x", b"1")

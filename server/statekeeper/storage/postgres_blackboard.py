@@ -1,13 +1,24 @@
 """Production blackboard store: PostgreSQL is the source of truth, Redis
 Streams carry commits to the other replicas (storage/redis_feeds.py).
 
-Serialization. Every mutation is one transaction that first locks the
-tenant's counter row (`SELECT ... FROM bb_tenants ... FOR UPDATE`), so the
-mutations of a tenant are serialized across every replica: the decision
-sees exactly the state it commits on, and the revision is the counter plus
-one. That makes compare-and-swap correct on any number of replicas without
-retries. Reads need no lock: each is one statement (one snapshot) or a
-REPEATABLE READ transaction when it takes several.
+Serialization. Mutations run in transactions that first lock the tenant's
+counter row (`SELECT ... FROM bb_tenants ... FOR UPDATE`), so the mutations
+of a tenant are serialized across every replica: each decision sees exactly
+the state it commits on, and its revision is the counter plus one. That
+makes compare-and-swap correct on any number of replicas without retries.
+Reads need no lock: each is one statement (one snapshot) or a REPEATABLE
+READ transaction when it takes several.
+
+Group commit. The lock is held for a fixed number of round trips (lock,
+read the named keys, write, COMMIT), so taking it once per mutation caps a
+tenant at one mutation per few round trips, on all replicas together. A
+replica therefore queues the mutations of a tenant that arrive while one
+of its transactions runs and commits them together in the next one: the
+decisions run in arrival order, each on the state the ones before it left
+(so the group equals the same mutations one by one), every revision of the
+group is written in one pipelined round trip, and callers are answered
+after COMMIT. A refused decision fails alone; a failed transaction fails
+the whole group and leaves nothing.
 
 Tables (key columns use the "C" collation, so keys sort and compare by
 UTF-8 bytes, i.e. code points):
@@ -33,6 +44,7 @@ hangs up cannot cut a commit from its publish.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -205,6 +217,22 @@ LEFT JOIN LATERAL (
 """
 
 
+# Mutations of one tenant committed in one transaction at most: bounds the
+# time the tenant's lock is held and the latency of the group's first caller.
+MAX_GROUP = 128
+
+
+@dataclass
+class _Pending:
+    """A mutation waiting for its group's transaction."""
+
+    board: str
+    keys: list[str]
+    now: float
+    decide: Decide[Any]
+    future: asyncio.Future[MutationOutcome[Any]]
+
+
 @dataclass
 class _Tenant:
     """The tenant's counters, as locked inside the current transaction."""
@@ -234,6 +262,9 @@ class PostgresBlackboardStore(BlackboardStore):
         self._db = db
         self._migrate = migrate
         self._feed = RedisStreamFeed(self, redis_url, prefix, **(feed_options or {}))
+        # Group commit: mutations waiting per tenant, and the task committing them.
+        self._pending: dict[str, collections.deque[_Pending]] = {}
+        self._committers: dict[str, asyncio.Task[None]] = {}
 
     @property
     def feed(self) -> RedisStreamFeed:
@@ -258,6 +289,13 @@ class PostgresBlackboardStore(BlackboardStore):
         await self._feed.start()
 
     async def close(self) -> None:
+        # Mutations already accepted finish (they are shielded from their
+        # callers' cancellation too) before the feed they publish to closes.
+        for _ in range(100):  # bounded: each round waits for the running groups
+            committers = list(self._committers.values())
+            if not committers:
+                break
+            await asyncio.gather(*committers, return_exceptions=True)
         await self._feed.close()
 
     # ----- mutations ----------------------------------------------------------------
@@ -270,43 +308,69 @@ class PostgresBlackboardStore(BlackboardStore):
         now: float,
         decide: Decide[T],
     ) -> MutationOutcome[T]:
-        work = asyncio.ensure_future(self._mutate(tenant, board, sorted(set(keys)), now, decide))
+        future: asyncio.Future[MutationOutcome[Any]] = asyncio.get_running_loop().create_future()
         # A caller cancelled mid-commit never reads the outcome; mark it read.
-        work.add_done_callback(_consume)
-        return await asyncio.shield(work)
-
-    async def _mutate(
-        self, tenant: str, board: str, keys: list[str], now: float, decide: Decide[T]
-    ) -> MutationOutcome[T]:
-        batches: list[RevisionBatch] = []
-        refused: Exception | None = None
-        outcome: MutationOutcome[T] | None = None
-        async with self._db.transaction("blackboard mutation") as conn:
-            state = await _lock_tenant(conn, tenant)
-            entries = await _current_entries(conn, tenant, board, keys)
-            expired = sorted((e for e in entries.values() if e.is_expired(now)), key=_by_key)
-            if expired:
-                batches.append(await _write_expiry(conn, state, board, expired, now))
-                for entry in expired:
-                    del entries[entry.key]
-            view = MutationView(state.header, now, entries, state.key_count)
-            try:
-                decision = decide(view)
-                batch = None
-                if decision.events:
-                    batch = _checked_batch(tenant, board, keys, view, decision)
-            except Exception as exc:
-                refused = exc  # the expiry above still commits
-            else:
-                if batch is not None:
-                    await _write_batch(conn, state, batch, set(entries))
-                    batches.append(batch)
-                outcome = MutationOutcome(state.header, decision.result, batch)
-        await self._feed.publish(batches)
-        if refused is not None:
-            raise refused
-        assert outcome is not None
+        future.add_done_callback(_consume)
+        self._pending.setdefault(tenant, collections.deque()).append(
+            _Pending(board, sorted(set(keys)), now, decide, future)
+        )
+        if tenant not in self._committers:
+            self._committers[tenant] = asyncio.create_task(
+                self._commit_pending(tenant), name="blackboard-group-commit"
+            )
+        # The group commits whether or not this caller still waits for it.
+        outcome: MutationOutcome[T] = await asyncio.shield(future)
         return outcome
+
+    async def _commit_pending(self, tenant: str) -> None:
+        """Commits the tenant's pending mutations, group after group, until
+        none is left. One group is one transaction: the tenant's row lock is
+        taken once and held for a fixed number of round trips whatever the
+        group's size, instead of once per mutation."""
+        queue = self._pending[tenant]
+        try:
+            while queue:
+                group = [queue.popleft() for _ in range(min(len(queue), MAX_GROUP))]
+                await self._commit_group(tenant, group)
+        finally:
+            # No await between the last check and here: nothing can slip in.
+            del self._committers[tenant]
+            if queue:
+                self._committers[tenant] = asyncio.create_task(
+                    self._commit_pending(tenant), name="blackboard-group-commit"
+                )
+            else:
+                del self._pending[tenant]
+
+    async def _commit_group(self, tenant: str, group: list[_Pending]) -> None:
+        """One transaction for `group`: lock the tenant, read every named
+        key, run the decisions in arrival order (each sees the ones before
+        it), write every revision, commit; then publish and answer. A
+        refused decision fails alone; a database failure fails them all
+        and leaves nothing behind."""
+        try:
+            async with self._db.transaction("blackboard mutation") as conn:
+                state = await _lock_tenant(conn, tenant)
+                wanted = {(p.board, key) for p in group for key in p.keys}
+                live = await _entries_of(conn, tenant, wanted)
+                writes: list[tuple[RevisionBatch, int]] = []
+                results = [_apply(state, live, pending, writes) for pending in group]
+                await _write_batches(conn, state.tenant, writes)
+        except BaseException as exc:
+            for pending in group:
+                if not pending.future.done():
+                    pending.future.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        await self._feed.publish([batch for batch, _ in writes])
+        for pending, result in zip(group, results, strict=True):
+            if pending.future.done():
+                continue
+            if isinstance(result, Exception):
+                pending.future.set_exception(result)
+            else:
+                pending.future.set_result(result)
 
     # ----- reads ----------------------------------------------------------------------
 
@@ -593,6 +657,109 @@ def _live(row: asyncpg.Record, from_versions: bool) -> Iterable[Entry]:
     return (_entry_from_row(row),)
 
 
+async def _entries_of(
+    conn: Connection, tenant: str, wanted: set[tuple[str, str]]
+) -> dict[tuple[str, str], Entry]:
+    """The current entries of some (board, key) pairs, in one statement."""
+    boards, keys = zip(*sorted(wanted), strict=True) if wanted else ((), ())
+    rows = await conn.fetch(
+        f"SELECT {_ENTRY_COLUMNS} FROM bb_entries"
+        " WHERE tenant = $1 AND (board, key) IN"
+        " (SELECT * FROM unnest($2::text[], $3::text[]))",
+        tenant,
+        list(boards),
+        list(keys),
+    )
+    return {(row["board"], row["key"]): _entry_from_row(row) for row in rows}
+
+
+def _apply(
+    state: _Tenant,
+    live: dict[tuple[str, str], Entry],
+    pending: _Pending,
+    writes: list[tuple[RevisionBatch, int]],
+) -> MutationOutcome[Any] | Exception:
+    """Runs one mutation of a group in memory: its expiry revision, then its
+    decision, each appended to `writes` with the key count after it, with
+    `state` and `live` advanced past them. Returns the outcome, or the
+    exception that refused the decision (its expiry still stands)."""
+    board, now = pending.board, pending.now
+    entries = {key: live[board, key] for key in pending.keys if (board, key) in live}
+    expired = sorted((e for e in entries.values() if e.is_expired(now)), key=_by_key)
+    if expired:
+        revision = state.revision + 1
+        events = tuple(
+            Event(EventType.EXPIRE, tombstone(board, e.key, revision, now), e) for e in expired
+        )
+        _advance(state, live, RevisionBatch(state.tenant, board, revision, now, events), writes)
+        for entry in expired:
+            del entries[entry.key]
+    view = MutationView(state.header, now, entries, state.key_count)
+    try:
+        decision = pending.decide(view)
+        batch = None
+        if decision.events:
+            batch = _checked_batch(state.tenant, board, pending.keys, view, decision)
+    except Exception as exc:
+        return exc
+    if batch is not None:
+        _advance(state, live, batch, writes)
+    return MutationOutcome(state.header, decision.result, batch)
+
+
+def _advance(
+    state: _Tenant,
+    live: dict[tuple[str, str], Entry],
+    batch: RevisionBatch,
+    writes: list[tuple[RevisionBatch, int]],
+) -> None:
+    """Applies a batch to the in-memory state of the group."""
+    for event in batch.events:
+        slot = (batch.board, event.key)
+        if event.type == EventType.PUT:
+            if slot not in live:
+                state.key_count += 1
+            live[slot] = event.entry
+        elif live.pop(slot, None) is not None:
+            state.key_count -= 1
+    state.revision = batch.revision
+    writes.append((batch, state.key_count))
+
+
+async def _write_batches(
+    conn: Connection, tenant: str, writes: list[tuple[RevisionBatch, int]]
+) -> None:
+    """Stores the group's revisions: one statement per revision, sent
+    together (asyncpg pipelines executemany into one round trip)."""
+    if writes:
+        await conn.executemany(
+            _WRITE_BATCH,
+            [_write_arguments(tenant, batch, key_count) for batch, key_count in writes],
+        )
+
+
+def _write_arguments(tenant: str, batch: RevisionBatch, key_count: int) -> list[Any]:
+    columns: list[list[Any]] = [[] for _ in range(11)]
+    for event in batch.events:
+        entry, value = event.entry, event.entry.value
+        row = (
+            entry.key,
+            int(event.type),
+            None if value is None else int(value.kind),
+            None if value is None else value.content_type,
+            None if value is None else value.schema_version,
+            None if value is None else value.data,
+            entry.create_revision,
+            entry.version,
+            entry.writer_agent_id,
+            entry.expire_time,
+            entry.update_time,
+        )
+        for column, item in zip(columns, row, strict=True):
+            column.append(item)
+    return [tenant, batch.board, batch.revision, batch.commit_time, *columns, key_count]
+
+
 async def _current_entries(
     conn: Connection, tenant: str, board: str, keys: Sequence[str]
 ) -> dict[str, Entry]:
@@ -748,40 +915,15 @@ async def _write_batch(
     conn: Connection, state: _Tenant, batch: RevisionBatch, live: set[str]
 ) -> None:
     """Stores one revision in one statement and advances `state`."""
-    columns: list[list[Any]] = [[] for _ in range(11)]
     for event in batch.events:
-        entry, value = event.entry, event.entry.value
-        row = (
-            entry.key,
-            int(event.type),
-            None if value is None else int(value.kind),
-            None if value is None else value.content_type,
-            None if value is None else value.schema_version,
-            None if value is None else value.data,
-            entry.create_revision,
-            entry.version,
-            entry.writer_agent_id,
-            entry.expire_time,
-            entry.update_time,
-        )
-        for column, item in zip(columns, row, strict=True):
-            column.append(item)
         if event.type == EventType.PUT:
-            if entry.key not in live:
-                live.add(entry.key)
+            if event.key not in live:
+                live.add(event.key)
                 state.key_count += 1
-        elif entry.key in live:
-            live.discard(entry.key)
+        elif event.key in live:
+            live.discard(event.key)
             state.key_count -= 1
-    await conn.execute(
-        _WRITE_BATCH,
-        state.tenant,
-        batch.board,
-        batch.revision,
-        batch.commit_time,
-        *columns,
-        state.key_count,
-    )
+    await conn.execute(_WRITE_BATCH, *_write_arguments(state.tenant, batch, state.key_count))
     state.revision = batch.revision
 
 

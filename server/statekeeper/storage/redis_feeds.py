@@ -449,8 +449,11 @@ class RedisStreamFeed(BlackboardEventFeed):
         if client is None or not batches or not self._publishing.allows():
             return
         try:
-            for batch in batches:
-                await self._xadd(client, batch)
+            # One round trip for a whole group commit, in revision order.
+            async with client.pipeline(transaction=False) as pipe:
+                for batch in batches:
+                    self._queue_xadd(pipe, batch)
+                await pipe.execute()
         except FAILURES as exc:
             self.stats.publish_failures += 1
             self._publishing.failed(exc)
@@ -458,18 +461,18 @@ class RedisStreamFeed(BlackboardEventFeed):
         self.stats.published += len(batches)
         self._publishing.succeeded()
 
-    async def _xadd(self, client: redis.Redis, batch: RevisionBatch) -> None:
+    def _queue_xadd(self, pipe: Any, batch: RevisionBatch) -> None:
         key = self.stream_key(batch.tenant)
         data = encode_batch(batch)
         if len(data) > self._inline_limit:
             data = b""  # a reference: readers fetch it from PostgreSQL
         fields: dict[Any, Any] = {"o": self._origin, "r": batch.revision, "d": data}
-        await client.xadd(key, fields, maxlen=self._max_length, approximate=True)
+        pipe.xadd(key, fields, maxlen=self._max_length, approximate=True)
         # The stream of an idle tenant expires; its TTL is refreshed now and
         # then rather than on every publish (one command per write, not two).
         now = time.monotonic()
         if self._ttl_refreshed.get(batch.tenant, 0.0) <= now:
-            await client.pexpire(key, self._ttl_ms)
+            pipe.pexpire(key, self._ttl_ms)
             if len(self._ttl_refreshed) > 10_000:
                 self._ttl_refreshed.clear()
             self._ttl_refreshed[batch.tenant] = now + self._ttl_ms / 10_000
