@@ -272,6 +272,8 @@ class StreamLimiter:
         self._total = limits.max_open_streams
         self._open: dict[str, int] = {}
         self._open_total = 0
+        self._refused: dict[str, int] = {}
+        self._last_logged: dict[str, float] = {}
 
     @contextlib.asynccontextmanager
     async def open(self, method: str, context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
@@ -296,11 +298,23 @@ class StreamLimiter:
             self._refuse(method, peer, "max_open_streams", self._total)
 
     def _refuse(self, method: str, peer: str, limit_name: str, limit: int) -> None:
-        log.warning(
-            "stream refused: %s reached",
-            limit_name,
-            extra={"rpc_method": method, "peer": peer, "limit": limit},
-        )
+        # One line per second and limit at most: a client retrying in a loop
+        # must not flood the log; the line says how many refusals it stands for.
+        refused = self._refused.get(limit_name, 0) + 1
+        now = time.monotonic()
+        if now - self._last_logged.get(limit_name, float("-inf")) < 1.0:
+            self._refused[limit_name] = refused
+        else:
+            log.warning(
+                "%d stream(s) refused, the last %s from %s: %s (%d) reached",
+                refused,
+                method,
+                peer,
+                limit_name,
+                limit,
+                extra={"rpc_method": method, "peer": peer, "limit": limit, "refused": refused},
+            )
+            self._refused[limit_name], self._last_logged[limit_name] = 0, now
         raise LimitExceededError(limit_name, limit, "too many streams open")
 
 

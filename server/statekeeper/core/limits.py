@@ -26,5 +26,5 @@ class Limits:
     max_request_bytes: int = 8 * 1024 * 1024
     # Streaming calls (Watch, ReceiveMessages) open at once on one connection
     # and on the whole server; past either, a new one gets RESOURCE_EXHAUSTED.
-    max_streams_per_connection: int = 1000
-    max_open_streams: int = 10_000
+    max_streams_per_connection: int = 4000
+    max_open_streams: int = 20_000
