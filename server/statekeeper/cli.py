@@ -46,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     except config.ConfigError as exc:
         parser.error(str(exc))
     logs.configure(settings.log_level, settings.log_format)
+    if args.command == "serve" and settings.worker_count > 1:
+        from statekeeper.workers import serve_workers
+
+        return serve_workers(settings, serve_process)
     runners: dict[str, Callable[[], Coroutine[Any, Any, int]]] = {
         "serve": lambda: _serve(settings),
         "migrate": lambda: _migrate(settings),
@@ -73,11 +77,28 @@ def _add_audit_list(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
 
 
-async def _serve(settings: config.Settings) -> int:
+def serve_process(settings: config.Settings, reuse_port: bool) -> int:
+    """One server process's main (a worker of `serve --workers N` sets
+    `reuse_port`, see statekeeper/workers.py)."""
+    try:
+        return asyncio.run(_serve(settings, reuse_port))
+    except StatekeeperError as exc:
+        print(f"statekeeper serve: {exc.message}", file=sys.stderr)
+        return 1
+
+
+async def _serve(settings: config.Settings, reuse_port: bool = False) -> int:
     # Imported here so that `statekeeper --help` stays fast.
     from statekeeper.server import StatekeeperServer
+    from statekeeper.workers import check_free
 
-    server = StatekeeperServer(settings)
+    if not reuse_port:
+        try:
+            check_free(settings.listen)
+        except OSError as exc:
+            log.error("cannot start: %s", exc.strerror or exc)
+            return 1
+    server = StatekeeperServer(settings, reuse_port=reuse_port)
     try:
         await server.start()
     except (OSError, StatekeeperError) as exc:

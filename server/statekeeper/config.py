@@ -56,12 +56,22 @@ class Settings:
     redis_key_prefix: str = "sk"
     cache_ttl_seconds: float = 300.0
     health_interval_seconds: float = 1.0
+    # Server processes on the listen port; 0: one per core on the production
+    # tier, 1 on the embedded store (which keeps one writer).
+    workers: int = 0
     limits: Limits = field(default_factory=Limits)
 
     @property
     def production(self) -> bool:
         """True when the PostgreSQL (+ Redis) tier replaces the embedded store."""
         return bool(self.postgres_dsn)
+
+    @property
+    def worker_count(self) -> int:
+        """How many server processes `serve` runs (`workers`, or its default)."""
+        if self.workers:
+            return self.workers
+        return (os.cpu_count() or 1) if self.production else 1
 
 
 # Options other than api_keys and limits, with their help text.
@@ -97,6 +107,8 @@ _OPTIONS: dict[str, str] = {
     "redis_key_prefix": "prefix of every Redis key (to share one Redis between deployments)",
     "cache_ttl_seconds": "seconds a cached session record lives in Redis after its last read",
     "health_interval_seconds": "seconds between health probes of the storage tiers",
+    "workers": "server processes sharing the listen port, each a full replica (0: one per"
+    " core on the production tier; the embedded store allows 1)",
 }
 
 
@@ -229,6 +241,13 @@ def _check(settings: Settings) -> None:
         raise ConfigError("expired_retention_seconds: must not be negative")
     if settings.shutdown_grace_seconds < 0:
         raise ConfigError("shutdown_grace_seconds: must not be negative")
+    if settings.workers < 0:
+        raise ConfigError("workers: must not be negative")
+    if settings.workers > 1 and not settings.production:
+        raise ConfigError(
+            "workers: the embedded store keeps one writer, so it runs 1 worker; use the"
+            " production tier (postgres_dsn) for more"
+        )
     _check_production(settings)
 
 

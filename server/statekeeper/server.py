@@ -65,12 +65,24 @@ def grpc_options(limits: Limits) -> list[tuple[str, int]]:
         ("grpc.max_receive_message_length", limits.max_request_bytes),
         ("grpc.max_send_message_length", limits.max_request_bytes),
         ("grpc.max_concurrent_streams", 2 * limits.max_streams_per_connection),
+        # Calls that arrived before the server asked for them wait in gRPC core's
+        # pending queue; past its soft limit (default 1000) core cancels a random
+        # share of them with CANCELLED and logs nothing. A burst of stream opens
+        # on one connection reaches it, so the queue holds what the limits admit.
+        ("grpc.server.max_pending_requests", limits.max_open_streams),
+        ("grpc.server.max_pending_requests_hard_limit", 2 * limits.max_open_streams),
     ]
 
 
 class StatekeeperServer:
-    def __init__(self, settings: Settings) -> None:
+    """One server process. `reuse_port` is for the workers of `serve
+    --workers N` only (statekeeper/workers.py): a lone server binds without
+    SO_REUSEPORT, so that a port already in use fails its start instead of
+    silently splitting clients between two servers."""
+
+    def __init__(self, settings: Settings, reuse_port: bool = False) -> None:
         self.settings = settings
+        self.reuse_port = reuse_port
         self.storage = build_storage(settings)
         counter = TokenCounter()
         summarizer = build_summarizer(settings, counter)
@@ -98,7 +110,10 @@ class StatekeeperServer:
             await capability.start()
         server = grpc.aio.server(
             interceptors=[DomainInterceptor(self.authenticator, self.settings.limits)],
-            options=grpc_options(self.settings.limits),
+            options=[
+                *grpc_options(self.settings.limits),
+                ("grpc.so_reuseport", 1 if self.reuse_port else 0),
+            ],
         )
         session_pb2_grpc.add_SessionServiceServicer_to_server(
             SessionServicer(self.sessions), server
@@ -108,9 +123,15 @@ class StatekeeperServer:
             capability.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         reflection.enable([*STATEKEEPER_SERVICES, health.SERVICE_NAME], server)
-        self.port = server.add_insecure_port(self.settings.listen)
+        try:
+            self.port = server.add_insecure_port(self.settings.listen)
+        except RuntimeError:  # grpcio raises on a failed bind (older versions return 0)
+            self.port = 0
         if self.port == 0:
-            raise OSError(f"cannot listen on {self.settings.listen}")
+            raise OSError(
+                f"cannot listen on {self.settings.listen}: address already in use or not"
+                " available"
+            )
         await server.start()
         self._server = server
         await self._set_serving(True)
