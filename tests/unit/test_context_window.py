@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 import tiktoken
@@ -25,6 +26,7 @@ from statekeeper.core.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.interfaces import SessionStore
 
 TENANT = "t1"
 ACTOR = Actor(Principal(TENANT, "key-1"), "statekeeper.v1.SessionService", "Test")
@@ -260,3 +262,63 @@ async def test_window_from_the_tail_equals_the_window_from_everything(
         assert window.summary
         assert window.summarized_message_count == len(visible) - len(got)
         assert window.accounting.total_tokens <= budget
+
+
+class ReadLog:
+    """The real embedded store, noting where each window read started."""
+
+    def __init__(self, store: SessionStore) -> None:
+        self._store = store
+        self.window_reads: list[int] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+    async def list_window_messages(
+        self, tenant: str, session_id: str, after_sequence: int, max_tokens: int
+    ) -> list[Message]:
+        self.window_reads.append(after_sequence)
+        return await self._store.list_window_messages(
+            tenant, session_id, after_sequence, max_tokens
+        )
+
+
+async def test_windows_of_a_live_session_read_only_new_messages_and_match_a_fresh_plan(
+    tmp_path: Path,
+) -> None:
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    counter = TokenCounter()
+    reads = ReadLog(storage.sessions)
+    live = SessionManager(
+        cast(SessionStore, reads), counter, ExtractiveSummarizer(counter), Limits()
+    )
+    try:
+        await fill(live, "s", conversation(150))
+        turns = conversation(40)
+        for step, turn in enumerate(turns):
+            await live.append(ACTOR, "s", [turn], "", "")
+            if step == 20:
+                record = await live.get(TENANT, "s")
+                await live.rollback(ACTOR, "s", record.version - 3, "")
+            if step == 30:
+                await live.compact(ACTOR, "s", 40, "")
+            budget = (300, 4000, 1200, 4000)[step % 4]
+            request = WindowRequest(token_budget=budget, system_prompt="Be brief.")
+            # A manager that never saw the session plans from scratch.
+            fresh = SessionManager(
+                storage.sessions, counter, ExtractiveSummarizer(counter), Limits()
+            )
+            expected = await fresh.context_window(TENANT, "s", request)
+            reads.window_reads.clear()
+            got = await live.context_window(TENANT, "s", request)
+            assert got == expected, step
+        # Same budget, one append: the window reads from the previous end.
+        record = await live.get(TENANT, "s")
+        await live.context_window(TENANT, "s", WindowRequest(token_budget=4000))
+        await live.append(ACTOR, "s", [MessageDraft(Role.USER, "one more")], "", "")
+        reads.window_reads.clear()
+        await live.context_window(TENANT, "s", WindowRequest(token_budget=4000))
+        assert reads.window_reads == [record.last_sequence]
+    finally:
+        await storage.close()

@@ -7,8 +7,10 @@ is what keeps GetContextWindow cheap on long sessions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
-from statekeeper.core.models import MessageMeta, Role
+from statekeeper.core.models import Message, MessageMeta, Role, SeqRange, SessionRecord
 
 Unit = list[MessageMeta]
 
@@ -70,3 +72,90 @@ def compaction_cut(units: Sequence[Unit], keep_recent_messages: int) -> int:
 
 def flatten(units: Sequence[Unit]) -> list[MessageMeta]:
     return [message for unit in units for message in unit]
+
+
+class _Costed(Protocol):
+    """What deciding where a tail ends needs of a message."""
+
+    @property
+    def role(self) -> Role: ...
+
+    @property
+    def token_count(self) -> int: ...
+
+
+C = TypeVar("C", bound=_Costed)
+
+
+class WindowTail(Generic[C]):
+    """Collects the newest part of a working window, fed newest first, and
+    says when it has enough (see SessionStore.list_window_tail): once the
+    messages taken cost more than `max_tokens` or number `max_messages`, and
+    the oldest one taken is not a TOOL message, so that it starts a unit
+    (an ASSISTANT message with tool calls and the TOOL results after it are
+    never split)."""
+
+    def __init__(self, max_tokens: int, max_messages: int) -> None:
+        self._max_tokens = max_tokens
+        self._max_messages = max_messages
+        self._tokens = 0
+        self._newest_first: list[C] = []
+
+    def add(self, message: C) -> bool:
+        """Takes one more (older) message; True when the tail is complete."""
+        self._newest_first.append(message)
+        self._tokens += message.token_count
+        enough = self._tokens > self._max_tokens or len(self._newest_first) >= self._max_messages
+        return enough and message.role != Role.TOOL
+
+    def messages(self) -> list[C]:
+        """What was taken, oldest first."""
+        return self._newest_first[::-1]
+
+
+@dataclass(frozen=True)
+class CachedTail:
+    """The window tail read for one session at one record: reused for a
+    later record of the same session when only appends happened in between
+    (messages never change once written; their visibility is a function of
+    `visible_ranges`), so a window costs a read of the new messages only."""
+
+    incarnation: float
+    compacted_through: int
+    visible_ranges: tuple[SeqRange, ...]
+    last_sequence: int
+    max_tokens: int
+    # True when `messages` costs more than max_tokens (a proper tail); False
+    # when it is the whole window.
+    complete: bool
+    messages: tuple[Message, ...]
+
+    def reusable_for(self, record: SessionRecord, max_tokens: int) -> bool:
+        return (
+            record.create_time == self.incarnation
+            and record.compacted_through == self.compacted_through
+            and record.last_sequence >= self.last_sequence
+            and (max_tokens <= self.max_tokens or not self.complete)
+            and clip_ranges(record.visible_ranges, self.last_sequence)
+            == clip_ranges(self.visible_ranges, self.last_sequence)
+        )
+
+
+def clip_ranges(ranges: Sequence[SeqRange], last: int) -> list[SeqRange]:
+    """The parts of inclusive `ranges` at or below `last`."""
+    return [(low, min(high, last)) for low, high in ranges if low <= last]
+
+
+def extend_tail(
+    older: Sequence[Message], newer: Sequence[Message], max_tokens: int
+) -> tuple[list[Message], bool]:
+    """The tail of `older + newer` (both ascending, contiguous) for
+    `max_tokens`, and whether it is complete (see WindowTail)."""
+    tail: WindowTail[Message] = WindowTail(max_tokens, 2**62)
+    for message in reversed(newer):
+        if tail.add(message):
+            return tail.messages(), True
+    for message in reversed(older):
+        if tail.add(message):
+            return tail.messages(), True
+    return tail.messages(), False

@@ -24,7 +24,9 @@ from typing import Any
 from statekeeper.core import paging
 from statekeeper.core.audit import Actor, record_for, system_actor
 from statekeeper.core.context_window import (
+    CachedTail,
     compaction_cut,
+    extend_tail,
     flatten,
     group_units,
     newest_fitting,
@@ -92,6 +94,11 @@ MIN_USEFUL_SUMMARY_TOKENS = 64
 SUMMARY_INPUT_MESSAGES = 200
 MESSAGE_PAGE_DEFAULT = 100
 UNCONDITIONAL_RETRIES = 64
+# Window tails kept per process (see `_window_tail`): sessions, and messages
+# per session beyond which a tail is not kept.
+TAIL_CACHE_SESSIONS = 1024
+TAIL_CACHE_MAX_MESSAGES = 4096
+TAIL_READ_ATTEMPTS = 3
 # "No limit" for a window tail read by count only or by tokens only.
 _UNLIMITED = 2**62
 ENTITY = "session"
@@ -204,6 +211,7 @@ class SessionManager:
         self._limits = limits
         self._clock = clock
         self._summary_cache: OrderedDict[tuple[Any, ...], tuple[str, bool]] = OrderedDict()
+        self._tails: OrderedDict[tuple[str, str], CachedTail] = OrderedDict()
 
     # ----- lifecycle -------------------------------------------------------
 
@@ -459,11 +467,7 @@ class SessionManager:
                 f" more than the budget of {request.token_budget}"
             )
         available = request.token_budget - fixed
-        # Only the newest messages that can matter are read, whole: the
-        # store stops once they cost more than the budget.
-        tail = await self._store.list_window_messages(
-            tenant, session_id, record.compacted_through, available
-        )
+        record, tail = await self._window_tail(tenant, record, available)
         units = group_units([message.meta() for message in tail])
         first = newest_fitting(units, available)
         summary_cap = _summary_cap(request.summary_max_tokens)
@@ -507,6 +511,64 @@ class SessionManager:
             version=record.version,
             summary_is_fallback=fallback,
         )
+
+    async def _window_tail(
+        self, tenant: str, record: SessionRecord, max_tokens: int
+    ) -> tuple[SessionRecord, list[Message]]:
+        """The newest window messages that can matter for `max_tokens`, and
+        the record they belong to.
+
+        Only those are read, whole: the store stops once they cost more than
+        the budget. When this session's tail was read before and only
+        appends happened since, only the new messages are read."""
+        session_id = record.session_id
+        key = (tenant, session_id)
+        for _ in range(TAIL_READ_ATTEMPTS):
+            cached = self._tails.get(key)
+            if cached is not None and cached.reusable_for(record, max_tokens):
+                older, after = cached.messages, cached.last_sequence
+            else:
+                older, after = (), record.compacted_through
+            newer = await self._store.list_window_messages(tenant, session_id, after, max_tokens)
+            if not newer or newer[-1].sequence <= record.last_sequence:
+                break
+            # Appended after `record` was read: plan on the newer record.
+            record = await self.get(tenant, session_id)
+        else:
+            # Appends keep outrunning the reads: answer with what was read
+            # (it may hold messages newer than `record`), and keep nothing.
+            return record, extend_tail(older, newer, max_tokens)[0]
+        tail, complete = extend_tail(older, newer, max_tokens)
+        # Keep only what provably belongs to `record`: a rollback committed
+        # between the two reads would have changed the messages' visibility.
+        latest = await self._store.get_session(tenant, session_id)
+        if latest is not None and latest.version == record.version:
+            self._remember_tail(key, record, max_tokens, complete, tail)
+        return record, tail
+
+    def _remember_tail(
+        self,
+        key: tuple[str, str],
+        record: SessionRecord,
+        max_tokens: int,
+        complete: bool,
+        tail: list[Message],
+    ) -> None:
+        if len(tail) > TAIL_CACHE_MAX_MESSAGES:
+            self._tails.pop(key, None)
+            return
+        self._tails[key] = CachedTail(
+            incarnation=record.create_time,
+            compacted_through=record.compacted_through,
+            visible_ranges=record.visible_ranges,
+            last_sequence=record.last_sequence,
+            max_tokens=max_tokens,
+            complete=complete,
+            messages=tuple(tail),
+        )
+        self._tails.move_to_end(key)
+        while len(self._tails) > TAIL_CACHE_SESSIONS:
+            self._tails.popitem(last=False)
 
     async def _summarize_prefix(
         self,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from statekeeper.core.context_window import WindowTail
 from statekeeper.core.errors import (
     AlreadyExistsError,
     ConcurrentModificationError,
@@ -44,7 +45,6 @@ from statekeeper.storage.sql import (
     MESSAGE_COLUMNS,
     MESSAGE_INSERT_COLUMNS,
     WINDOW_META_COLUMNS,
-    WindowTail,
     audit_from_row,
     audit_query,
     audit_values,

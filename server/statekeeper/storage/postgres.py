@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import asyncpg
 import asyncpg.pool
 
+from statekeeper.core.context_window import WindowTail
 from statekeeper.core.errors import (
     AlreadyExistsError,
     ConcurrentModificationError,
@@ -57,7 +58,6 @@ from statekeeper.storage.sql import (
     MESSAGE_COLUMNS,
     MESSAGE_INSERT_COLUMNS,
     WINDOW_META_COLUMNS,
-    WindowTail,
     audit_from_row,
     audit_query,
     audit_values,

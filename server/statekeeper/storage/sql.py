@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Protocol
 
 from statekeeper.core.models import (
     AuditFilter,
@@ -86,43 +86,6 @@ def meta_from_row(row: Row) -> MessageMeta:
         tool_call_ids=tuple(json.loads(ids)) if ids else (),
         tool_call_id=row["tool_call_id"],
     )
-
-
-class _Costed(Protocol):
-    @property
-    def role(self) -> Role: ...
-
-    @property
-    def token_count(self) -> int: ...
-
-
-C = TypeVar("C", bound=_Costed)
-
-
-class WindowTail(Generic[C]):
-    """Collects the newest part of a working window, fed newest first, and
-    says when it has enough (see SessionStore.list_window_tail): once the
-    messages taken cost more than `max_tokens` or number `max_messages`, and
-    the oldest one taken is not a TOOL message, so that it starts a unit
-    (an ASSISTANT message with tool calls and the TOOL results after it are
-    never split)."""
-
-    def __init__(self, max_tokens: int, max_messages: int) -> None:
-        self._max_tokens = max_tokens
-        self._max_messages = max_messages
-        self._tokens = 0
-        self._newest_first: list[C] = []
-
-    def add(self, message: C) -> bool:
-        """Takes one more (older) message; True when the tail is complete."""
-        self._newest_first.append(message)
-        self._tokens += message.token_count
-        enough = self._tokens > self._max_tokens or len(self._newest_first) >= self._max_messages
-        return enough and message.role != Role.TOOL
-
-    def messages(self) -> list[C]:
-        """What was taken, oldest first."""
-        return self._newest_first[::-1]
 
 
 def message_from_row(row: Row) -> Message:
