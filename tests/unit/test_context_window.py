@@ -320,5 +320,10 @@ async def test_windows_of_a_live_session_read_only_new_messages_and_match_a_fres
         reads.window_reads.clear()
         await live.context_window(TENANT, "s", WindowRequest(token_budget=4000))
         assert reads.window_reads == [record.last_sequence]
+        # Nothing new, same or smaller budget: nothing is read.
+        again = await live.context_window(TENANT, "s", WindowRequest(token_budget=3000))
+        assert reads.window_reads == [record.last_sequence]
+        fresh = SessionManager(storage.sessions, counter, ExtractiveSummarizer(counter), Limits())
+        assert again == await fresh.context_window(TENANT, "s", WindowRequest(token_budget=3000))
     finally:
         await storage.close()

@@ -526,6 +526,10 @@ class SessionManager:
         for _ in range(TAIL_READ_ATTEMPTS):
             cached = self._tails.get(key)
             if cached is not None and cached.reusable_for(record, max_tokens):
+                if cached.last_sequence == record.last_sequence:
+                    # Nothing appended since: no read at all.
+                    self._tails.move_to_end(key)
+                    return record, extend_tail(cached.messages, (), max_tokens)[0]
                 older, after = cached.messages, cached.last_sequence
             else:
                 older, after = (), record.compacted_through
