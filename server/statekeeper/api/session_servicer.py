@@ -2,19 +2,48 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import grpc
 
 from statekeeper.api import convert
 from statekeeper.api.interceptor import current_actor, current_tenant
-from statekeeper.core.models import SessionFilter
+from statekeeper.core.models import Message, SessionFilter
 from statekeeper.core.sessions import UPDATABLE_PATHS, SessionManager, WindowRequest
 from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1 import session_pb2_grpc
+
+# Message protos kept for GetContextWindow (a few hundred windows' worth).
+WINDOW_PROTO_CACHE_SIZE = 65_536
+
+
+class _ProtoCache:
+    """Message protos of recent windows. A live session's windows return
+    the same (immutable) `Message` objects call after call, kept by the
+    domain, so each is converted once; entries are keyed by identity and
+    hold their message, so an id is never reused while its entry lives."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[int, tuple[Message, pb.SessionMessage]] = OrderedDict()
+
+    def get(self, message: Message) -> pb.SessionMessage:
+        key = id(message)
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] is message:
+            self._entries.move_to_end(key)
+            return entry[1]
+        proto = convert.message_to_proto(message)
+        self._entries[key] = (message, proto)
+        while len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+        return proto
 
 
 class SessionServicer(session_pb2_grpc.SessionServiceServicer):
     def __init__(self, sessions: SessionManager) -> None:
         self._sessions = sessions
+        self._window_protos = _ProtoCache(WINDOW_PROTO_CACHE_SIZE)
 
     async def CreateSession(
         self, request: pb.CreateSessionRequest, context: grpc.aio.ServicerContext
@@ -118,7 +147,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         )
         accounting = window.accounting
         return pb.GetContextWindowResponse(
-            messages=[convert.message_to_proto(m) for m in window.messages],
+            messages=[self._window_protos.get(m) for m in window.messages],
             summary=window.summary,
             summarized_message_count=window.summarized_message_count,
             accounting=pb.TokenAccounting(
