@@ -176,7 +176,7 @@ async def test_model_endpoints_over_http(tmp_path: Path) -> None:
             recalled = await memory.Recall(
                 pb.RecallRequest(user_id="u1", query_text="tea"), metadata=auth()
             )
-            assert recalled.ranking == pb.RECALL_RANKING_VECTOR
+            assert recalled.ranking == 3  # HYBRID (text query with an embedder)
             assert [r.episode.id for r in recalled.results] == [recorded.episode.id]
             assert "/v1/embeddings" in fake.paths() and "/v1/chat/completions" in fake.paths()
             fake.fail_with = 502

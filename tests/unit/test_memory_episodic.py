@@ -29,25 +29,13 @@ from statekeeper.core.memory_models import (
     ValueSource,
 )
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
+from tests.fakes.clock import FakeClock
 from tests.fakes.openai_server import FakeOpenAI
 from tests.memory.helpers import memory_app, quiet_config
 
 T = "tenant-a"
 DAY = 86_400.0
 ONLY_SIMILARITY = WeightOverrides(similarity=1.0, recency=0.0, importance=0.0)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture
@@ -196,7 +184,7 @@ async def test_configured_embedder_and_its_outage(tmp_path: Path) -> None:
             assert recorded.episode.embedding_model == "fake-embed"
             await episodes.record(T, draft("quarterly tax report"))
             outcome = await episodes.recall(T, RecallQuery("u1", query_text="green tea"))
-            assert outcome.ranking == Ranking.VECTOR
+            assert outcome.ranking == Ranking.HYBRID
             assert outcome.results[0].episode.user_message == "green tea every morning"
             stats = await episodes.index_stats(T, "u1")
             assert stats.embedding_model == "fake-embed" and stats.vector_count == 2

@@ -3,7 +3,12 @@
 Recall scores every candidate with three parts in [0, 1]:
 
 * similarity: cosine similarity of unit vectors, clamped at 0 (VECTOR), or
-  BM25 normalised by the best candidate's score (LEXICAL);
+  BM25 over the store's full-text index normalised by the best candidate's
+  score (LEXICAL, see core/lexical.py), or for a text query with an embedder
+  (HYBRID) the weighted mean VECTOR_SHARE * cosine / best cosine +
+  (1 - VECTOR_SHARE) * BM25 / best BM25 over the union of the best
+  `_hybrid_depth` of each list (an episode missing from one list gets 0
+  from it);
 * recency: 0.5 ** (age / half_life), age from `occur_time` to now;
 * importance: the episode's stored importance (age is already in recency,
   so the decayed value is not used here);
@@ -15,6 +20,11 @@ k-th best combined score is at least the best any unseen episode could reach
 (its similarity is at most the n-th one's; its recency and importance at
 most the user's maxima); otherwise n grows. On an exact index the top k by
 combined score are therefore exact, not a re-ranking of a fixed short list.
+LEXICAL and HYBRID re-rank fixed-depth candidate lists.
+
+Vectors of different models are never compared: when the user's index holds
+vectors of another model (or the client's own), text recall is LEXICAL and
+new episodes are stored without a server embedding (still found lexically).
 """
 
 from __future__ import annotations
@@ -24,7 +34,6 @@ import math
 import re
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -32,7 +41,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from statekeeper.core import paging
+from statekeeper.core import lexical, paging
 from statekeeper.core.audit import Actor
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError, NotFoundError
 from statekeeper.core.limits import Limits
@@ -71,7 +80,10 @@ SUMMARY_MAX_CHARS = 240
 _FIRST_SEARCH = 64  # candidates fetched by the first vector search, at least
 _GROWTH = 4  # how much a vector search widens when the answer is not proven yet
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
-_TOKEN = re.compile(r"\w+")
+# HYBRID similarity: share of the vector part, the rest is lexical. Chosen on
+# the LoCoMo development conversations (bench/locomo.py).
+VECTOR_SHARE = 0.5
+_HYBRID_MIN_DEPTH = 100
 
 
 class Embedder(Protocol):
@@ -285,12 +297,19 @@ class EpisodicMemory:
             vector = self._check_vector("embedding", draft.embedding)
             await self._check_dimension(tenant, draft.user_id, "embedding", vector)
             return vector, ValueSource.CLIENT, ""
-        if self._embedder is None:
+        if self._embedder is None or not await self._model_matches(tenant, draft.user_id):
             return None, ValueSource.NONE, ""
         text = "\n".join(p for p in (draft.user_message, draft.assistant_response) if p)
         vector = unit_vector((await self._embedder.embed([text]))[0])
         await self._check_dimension(tenant, draft.user_id, "embedding", vector)
         return vector, ValueSource.MODEL, self._embedder.model
+
+    async def _model_matches(self, tenant: str, user_id: str) -> bool:
+        """True if the user has no vectors yet or only the embedder's: its
+        vectors must not be compared with another model's (or a client's)."""
+        assert self._embedder is not None
+        stats = await self._indexes.load_stats(tenant, user_id)
+        return stats.dimension == 0 or stats.embedding_model == self._embedder.model
 
     async def _check_dimension(self, tenant: str, user_id: str, name: str, vector: Vector) -> None:
         expected = await self._indexes.dimension(tenant, user_id)
@@ -434,9 +453,10 @@ class EpisodicMemory:
             vector = self._check_vector("query_vector.values", query.query_vector)
         elif query.query_text.strip():
             check_text("query_text", query.query_text, limits.max_text_bytes)
-            if self._embedder is None:
+            if self._embedder is None or not await self._model_matches(tenant, query.user_id):
                 return await self._recall_lexical(tenant, query, weights, top_k)
             vector = unit_vector((await self._embedder.embed([query.query_text]))[0])
+            return await self._recall_hybrid(tenant, query, vector, weights, top_k)
         else:
             raise InvalidArgumentError("query", "set query_text or query_vector")
         return await self._recall_vector(tenant, query, vector, weights, top_k)
@@ -527,29 +547,95 @@ class EpisodicMemory:
     async def _recall_lexical(
         self, tenant: str, query: RecallQuery, weights: Weights, top_k: int
     ) -> RecallOutcome:
-        episodes = await self._store.list_episodes(
-            tenant,
-            query.user_id,
-            query.episode_filter,
-            None,
-            self._config.limits.max_lexical_candidates,
-            query.include_embedding,
-        )
+        lexical_scores = await self._lexical_scores(tenant, query, self._lexical_depth(top_k))
         now = self._clock()
-        minimum = query.episode_filter.min_importance
-        episodes = [e for e in episodes if self.decayed_importance(e, now) >= minimum]
-        similarities = bm25_similarities(query.query_text, [_document(e) for e in episodes])
-        results = [
-            Recalled(e, combine(sim, e.importance, e.occur_time, now, weights))
-            for e, sim in zip(episodes, similarities, strict=True)
-            if sim > 0
-        ]
-        results.sort(key=lambda r: (-r.score.combined, -r.episode.occur_time, r.episode.episode_id))
-        candidate_count = len(results)
-        results = [r for r in results if r.score.combined >= query.min_score]
-        return RecallOutcome(
-            results[:top_k], Ranking.LEXICAL, "", weights, candidate_count, len(results)
+        scored = self._score_fused(query, {}, lexical_scores, 0.0, weights, now)
+        return await self._outcome(tenant, query, scored, top_k, Ranking.LEXICAL, "", weights)
+
+    async def _recall_hybrid(
+        self, tenant: str, query: RecallQuery, vector: Vector, weights: Weights, top_k: int
+    ) -> RecallOutcome:
+        await self._check_dimension(tenant, query.user_id, "query_text", vector)
+        depth = max(top_k * _GROWTH, _HYBRID_MIN_DEPTH)
+        allowed: npt.NDArray[np.int64] | None = None
+        if query.episode_filter.narrows_storage:
+            keys = await self._store.matching_keys(
+                tenant,
+                query.user_id,
+                query.episode_filter,
+                self._config.limits.max_filter_candidates,
+            )
+            allowed = np.asarray(keys, dtype=np.int64)
+        found = await self._indexes.search(tenant, query.user_id, vector, depth, allowed)
+        vector_scores = {c.key: c for c in found.candidates if c.similarity > 0}
+        lexical_scores = await self._lexical_scores(tenant, query, depth)
+        now = self._clock()
+        scored = self._score_fused(query, vector_scores, lexical_scores, VECTOR_SHARE, weights, now)
+        return await self._outcome(
+            tenant, query, scored, top_k, Ranking.HYBRID, found.index_type, weights
         )
+
+    def _lexical_depth(self, top_k: int) -> int:
+        return min(max(top_k * _GROWTH, self._config.limits.max_lexical_candidates), 100_000)
+
+    async def _lexical_scores(
+        self, tenant: str, query: RecallQuery, depth: int
+    ) -> dict[int, tuple[float, Candidate]]:
+        """BM25 of the index's matches, by vector key, with what ranking
+        needs (importance, occur_time) in a Candidate."""
+        wanted = lexical.query_terms(query.query_text)
+        matches = await self._store.lexical_matches(
+            tenant, query.user_id, wanted, query.episode_filter, depth
+        )
+        scores = lexical.bm25_scores(wanted, matches)
+        return {
+            c.key: (score, Candidate(c.key, 0.0, c.importance, c.occur_time))
+            for c, score in zip(matches.candidates, scores, strict=True)
+            if score > 0
+        }
+
+    def _score_fused(
+        self,
+        query: RecallQuery,
+        vector_scores: dict[int, Candidate],
+        lexical_scores: dict[int, tuple[float, Candidate]],
+        vector_share: float,
+        weights: Weights,
+        now: float,
+    ) -> list[_Scored]:
+        """similarity = vector_share * cosine / best cosine + (1 - share) *
+        BM25 / best BM25, each part 0 for an episode its list lacks."""
+        best_vector = max((c.similarity for c in vector_scores.values()), default=0.0)
+        best_lexical = max((score for score, _ in lexical_scores.values()), default=0.0)
+        fused: dict[int, tuple[float, Candidate]] = {}
+        for key, (score, candidate) in lexical_scores.items():
+            fused[key] = ((1 - vector_share) * score / best_lexical, candidate)
+        for key, candidate in vector_scores.items():
+            part = vector_share * candidate.similarity / best_vector
+            fused[key] = (fused.get(key, (0.0, candidate))[0] + part, candidate)
+        minimum = query.episode_filter.min_importance
+        rate = self._config.decay_rate_per_day
+        scored = [
+            _Scored(key, combine(sim, c.importance, c.occur_time, now, weights), c.occur_time)
+            for key, (sim, c) in fused.items()
+            if not minimum or decayed_importance(c.importance, c.occur_time, now, rate) >= minimum
+        ]
+        scored.sort(key=lambda s: (-s.score.combined, -s.occur_time, s.key))
+        return scored
+
+    async def _outcome(
+        self,
+        tenant: str,
+        query: RecallQuery,
+        scored: list[_Scored],
+        top_k: int,
+        ranking: Ranking,
+        index_type: str,
+        weights: Weights,
+    ) -> RecallOutcome:
+        qualified = [s for s in scored if s.score.combined >= query.min_score]
+        results = await self._materialize(tenant, query, qualified[:top_k])
+        return RecallOutcome(results, ranking, index_type, weights, len(scored), len(qualified))
 
 
 def combine(
@@ -565,32 +651,6 @@ def combine(
         + weights.importance * importance
     ) / weights.total
     return Score(similarity, recency, importance, combined)
-
-
-def bm25_similarities(
-    query: str, documents: Sequence[str], k1: float = 1.2, b: float = 0.75
-) -> list[float]:
-    """BM25 of each document for the query, divided by the best score, so
-    the best match gets 1 and non-matches 0."""
-    terms = set(_TOKEN.findall(query.casefold()))
-    if not documents or not terms:
-        return [0.0] * len(documents)
-    tokenized = [Counter(_TOKEN.findall(doc.casefold())) for doc in documents]
-    lengths = [sum(doc.values()) for doc in tokenized]
-    average = (sum(lengths) / len(lengths)) or 1.0
-    frequency = {t: sum(1 for doc in tokenized if t in doc) for t in terms}
-    count = len(documents)
-    scores = []
-    for doc, length in zip(tokenized, lengths, strict=True):
-        score = 0.0
-        for term in terms:
-            tf = doc.get(term, 0)
-            if tf:
-                idf = math.log(1 + (count - frequency[term] + 0.5) / (frequency[term] + 0.5))
-                score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
-        scores.append(score)
-    best = max(scores)
-    return [s / best if best > 0 else 0.0 for s in scores]
 
 
 def offline_summary(user_message: str, assistant_response: str) -> str:
@@ -612,10 +672,6 @@ def _one_line(text: str) -> str:
     if len(flat) > SUMMARY_MAX_CHARS:
         flat = flat[: SUMMARY_MAX_CHARS - 3].rstrip() + "..."
     return flat
-
-
-def _document(episode: Episode) -> str:
-    return f"{episode.user_message}\n{episode.assistant_response}\n{episode.summary}"
 
 
 def _added(tenant: str, episode: Episode, vector: Vector) -> VectorChange:

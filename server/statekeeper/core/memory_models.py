@@ -61,6 +61,7 @@ class Ranking(enum.IntEnum):
     UNSPECIFIED = 0
     VECTOR = 1
     LEXICAL = 2
+    HYBRID = 3
 
 
 class FactOrigin(enum.IntEnum):
@@ -206,6 +207,18 @@ class VectorBatch:
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
+
+
+@dataclass(frozen=True)
+class VectorManifest:
+    """A user's embedded episodes without their vectors: what a saved index
+    is compared with to find the changes it misses."""
+
+    keys: npt.NDArray[np.int64]
+    importance: npt.NDArray[np.float32]
+    occur_time: npt.NDArray[np.float64]
+    dimension: int
+    embedding_model: str = ""
 
 
 @dataclass(frozen=True)

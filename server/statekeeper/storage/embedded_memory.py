@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from statekeeper.core import lexical
+from statekeeper.core.lexical import LexicalCandidate, LexicalMatches
 from statekeeper.core.memory_models import (
     ConsolidationPlan,
     DimensionMismatchError,
@@ -35,6 +37,7 @@ from statekeeper.core.memory_models import (
     Predicate,
     ValueSource,
     VectorBatch,
+    VectorManifest,
     entity_key,
 )
 from statekeeper.core.models import AuditRecord
@@ -119,7 +122,20 @@ MEMORY_MIGRATIONS: list[tuple[int, list[str]]] = [
             )""",
         ],
     ),
+    (
+        2,
+        [
+            # Lexical index: terms come from core.lexical (NULL: not indexed
+            # yet, see _index_terms); FTS5 only splits them on spaces.
+            "ALTER TABLE memory_episodes ADD COLUMN lexical_terms TEXT",
+            "CREATE VIRTUAL TABLE memory_episode_terms USING fts5(scope, terms,"
+            " tokenize = 'unicode61 remove_diacritics 0')",
+            "CREATE TRIGGER memory_episode_terms_delete AFTER DELETE ON memory_episodes"
+            " BEGIN DELETE FROM memory_episode_terms WHERE rowid = old.vector_key; END",
+        ],
+    ),
 ]
+_INDEX_BATCH = 500
 
 _EPISODE_COLUMNS = (
     "vector_key, episode_id, user_id, session_id, user_message, assistant_response, summary,"
@@ -157,6 +173,37 @@ def migrate_memory(db: sqlite3.Connection) -> None:
                 "INSERT INTO memory_schema_migrations (version, applied_at) VALUES (?, ?)",
                 (version, time.time()),
             )
+    _index_terms(db)
+
+
+def _index_terms(db: sqlite3.Connection) -> None:
+    """Indexes the terms of episodes stored before the lexical index
+    existed (migration 2), in batches of their own transactions."""
+    while True:
+        with db:
+            rows = db.execute(
+                "SELECT vector_key, tenant, user_id, user_message, assistant_response, summary"
+                " FROM memory_episodes WHERE lexical_terms IS NULL LIMIT ?",
+                (_INDEX_BATCH,),
+            ).fetchall()
+            for row in rows:
+                _store_terms(
+                    db,
+                    row[0],
+                    row[1],
+                    row[2],
+                    lexical.document_terms(row[3], row[4], row[5]),
+                )
+        if len(rows) < _INDEX_BATCH:
+            return
+
+
+def _store_terms(db: sqlite3.Connection, key: int, tenant: str, user_id: str, terms: str) -> None:
+    db.execute("UPDATE memory_episodes SET lexical_terms = ? WHERE vector_key = ?", (terms, key))
+    db.execute(
+        "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)",
+        (key, lexical.scope_token(tenant, user_id), terms),
+    )
 
 
 class EmbeddedMemoryStore(MemoryStore):
@@ -289,6 +336,45 @@ class EmbeddedMemoryStore(MemoryStore):
 
         return await self._run(work)
 
+    async def lexical_matches(
+        self,
+        tenant: str,
+        user_id: str,
+        query_terms: Sequence[str],
+        episode_filter: EpisodeFilter,
+        limit: int,
+    ) -> LexicalMatches:
+        wanted = list(dict.fromkeys(query_terms))
+        if not wanted:
+            return LexicalMatches([], 0)
+        scope = f'scope : "{lexical.scope_token(tenant, user_id)}"'
+        either = " OR ".join(f'"{term}"' for term in wanted)
+        clauses, params = _episode_clauses(tenant, user_id, episode_filter)
+        # bm25 weights: the scope column matches every episode of the user,
+        # so it must not count. The ranking that matters is core.lexical's.
+        sql = (
+            "SELECT vector_key, lexical_terms, importance, occur_time FROM memory_episode_terms"
+            " JOIN memory_episodes ON memory_episodes.vector_key = memory_episode_terms.rowid"
+            f" WHERE memory_episode_terms MATCH ? AND {' AND '.join(clauses)}"
+            " ORDER BY bm25(memory_episode_terms, 0.0, 1.0) LIMIT ?"
+        )
+        count_sql = "SELECT count(*) FROM memory_episode_terms WHERE memory_episode_terms MATCH ?"
+
+        def work(db: sqlite3.Connection) -> LexicalMatches:
+            rows = db.execute(sql, (f"{scope} AND terms : ({either})", *params, limit))
+            candidates = [LexicalCandidate(r[0], r[1] or "", r[2], r[3]) for r in rows]
+            frequency = {
+                term: int(db.execute(count_sql, (f'{scope} AND terms : "{term}"',)).fetchone()[0])
+                for term in wanted
+            }
+            total = db.execute(
+                "SELECT count(*) FROM memory_episodes WHERE tenant = ? AND user_id = ?",
+                (tenant, user_id),
+            ).fetchone()[0]
+            return LexicalMatches(candidates, int(total), frequency)
+
+        return await self._run(work)
+
     async def delete_episodes(
         self, tenant: str, episode_ids: Sequence[str], audit: AuditRecord | None = None
     ) -> list[Episode]:
@@ -337,6 +423,31 @@ class EmbeddedMemoryStore(MemoryStore):
                 vectors=matrix.astype(np.float32).reshape(len(rows), dimension),
                 importance=np.fromiter((row["importance"] for row in rows), np.float32),
                 occur_time=np.fromiter((row["occur_time"] for row in rows), np.float64),
+                embedding_model=model_row[0] if model_row else "",
+            )
+
+        return await self._run(work)
+
+    async def vector_manifest(self, tenant: str, user_id: str) -> VectorManifest | None:
+        def work(db: sqlite3.Connection) -> VectorManifest | None:
+            # One database thread runs every store call: no write between.
+            rows = db.execute(
+                "SELECT vector_key, importance, occur_time, dimension FROM memory_episodes"
+                " WHERE tenant=? AND user_id=? AND dimension > 0",
+                (tenant, user_id),
+            ).fetchall()
+            model_row = db.execute(
+                "SELECT embedding_model FROM memory_episodes WHERE tenant=? AND user_id=?"
+                " AND embedding_source=? ORDER BY vector_key DESC LIMIT 1",
+                (tenant, user_id, int(ValueSource.MODEL)),
+            ).fetchone()
+            if not rows:
+                return None
+            return VectorManifest(
+                keys=np.fromiter((row[0] for row in rows), np.int64, len(rows)),
+                importance=np.fromiter((row[1] for row in rows), np.float32, len(rows)),
+                occur_time=np.fromiter((row[2] for row in rows), np.float64, len(rows)),
+                dimension=int(rows[0][3]),
                 embedding_model=model_row[0] if model_row else "",
             )
 
@@ -620,7 +731,12 @@ def _insert_episode(db: sqlite3.Connection, tenant: str, episode: Episode) -> Ep
             dumps(list(episode.derived_fact_ids)),
         ),
     )
-    return episode.evolve(vector_key=int(cursor.lastrowid or 0))
+    key = int(cursor.lastrowid or 0)
+    terms = lexical.document_terms(
+        episode.user_message, episode.assistant_response, episode.summary
+    )
+    _store_terms(db, key, tenant, episode.user_id, terms)
+    return episode.evolve(vector_key=key)
 
 
 def _check_dimension(db: sqlite3.Connection, tenant: str, user_id: str, dimension: int) -> None:

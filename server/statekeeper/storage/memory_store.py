@@ -29,6 +29,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 
+from statekeeper.core.lexical import LexicalMatches
 from statekeeper.core.memory_models import (
     ConsolidationPlan,
     Episode,
@@ -43,6 +44,7 @@ from statekeeper.core.memory_models import (
     NeighbourhoodQuery,
     Predicate,
     VectorBatch,
+    VectorManifest,
 )
 from statekeeper.core.models import AuditRecord
 
@@ -116,6 +118,25 @@ class EpisodeStore(abc.ABC):
         (same rules as `list_episodes`), at most `limit`, newest first."""
 
     @abc.abstractmethod
+    async def lexical_matches(
+        self,
+        tenant: str,
+        user_id: str,
+        query_terms: Sequence[str],
+        episode_filter: EpisodeFilter,
+        limit: int,
+    ) -> LexicalMatches:
+        """The user's episodes whose stored terms (`core.lexical.document_terms`
+        of user message, assistant response and summary, computed at insert)
+        contain at least one of `query_terms`, found through a full-text index
+        (not a scan of the user's episodes), filtered as `list_episodes`
+        filters. At most `limit`; when more match, the backend's own relevance
+        order picks which. Also returns the user's episode count and, for each
+        query term, how many of the user's episodes contain it (filters
+        ignored). Episodes stored before the index existed MUST be indexed by
+        the migration that added it."""
+
+    @abc.abstractmethod
     async def delete_episodes(
         self, tenant: str, episode_ids: Sequence[str], audit: AuditRecord | None = None
     ) -> list[Episode]:
@@ -126,6 +147,13 @@ class EpisodeStore(abc.ABC):
     async def load_vectors(self, tenant: str, user_id: str) -> VectorBatch | None:
         """Every embedding of the user, with key, importance and occur_time,
         or None if the user has none. Used to (re)build the user's index."""
+
+    @abc.abstractmethod
+    async def vector_manifest(self, tenant: str, user_id: str) -> VectorManifest | None:
+        """Key, importance and occur_time of every embedded episode of the
+        user (no vectors), the dimension and the model as `load_vectors`
+        gives them, or None if the user has none. Read from one snapshot;
+        used to bring a saved index up to date."""
 
     @abc.abstractmethod
     async def index_owners(self) -> list[tuple[str, str]]:

@@ -49,7 +49,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from statekeeper.core import lexical
 from statekeeper.core.errors import StorageUnavailableError
+from statekeeper.core.lexical import LexicalCandidate, LexicalMatches
 from statekeeper.core.memory_models import (
     ConsolidationPlan,
     DimensionMismatchError,
@@ -68,6 +70,7 @@ from statekeeper.core.memory_models import (
     Predicate,
     ValueSource,
     VectorBatch,
+    VectorManifest,
     entity_key,
 )
 from statekeeper.core.models import AuditRecord
@@ -170,7 +173,22 @@ MEMORY_MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX memory_vector_changes_time ON memory_vector_changes (change_time)",
         ),
     ),
+    Migration(
+        2,
+        "lexical index of episodes (terms from core.lexical, GIN over a tsvector)",
+        (
+            # NULL: not indexed yet (rows older than this migration are
+            # indexed by index_missing_terms, which start() runs).
+            "ALTER TABLE memory_episodes ADD COLUMN lexical_terms text",
+            # The terms are lexemes as they are: no parser, no dictionary, so
+            # both backends match exactly the terms core.lexical produced.
+            "ALTER TABLE memory_episodes ADD COLUMN lexical tsvector GENERATED ALWAYS AS"
+            " (array_to_tsvector(string_to_array(coalesce(lexical_terms, ''), ' '))) STORED",
+            "CREATE INDEX memory_episodes_lexical ON memory_episodes USING gin (lexical)",
+        ),
+    ),
 )
+_INDEX_BATCH = 500
 LATEST_MEMORY_SCHEMA = MEMORY_MIGRATIONS[-1].version
 # pg_advisory_xact_lock key that serialises memory migrations ("skmemory").
 MEMORY_MIGRATION_LOCK_KEY = 0x736B6D656D6F7279
@@ -210,19 +228,20 @@ _INSERT_EPISODES = """
 INSERT INTO memory_episodes (tenant, episode_id, user_id, session_id, user_message,
     assistant_response, summary, summary_source, embedding, dimension, embedding_source,
     embedding_model, importance, metadata, occur_time, create_time, content_hash,
-    consolidate_time, derived_fact_ids)
+    consolidate_time, derived_fact_ids, lexical_terms)
 SELECT $1, e.episode_id, e.user_id, e.session_id, e.user_message, e.assistant_response,
     e.summary, e.summary_source, e.embedding, e.dimension, e.embedding_source,
     e.embedding_model, e.importance, e.metadata::jsonb, e.occur_time, e.create_time,
     e.content_hash, e.consolidate_time,
-    ARRAY(SELECT jsonb_array_elements_text(e.derived::jsonb))
+    ARRAY(SELECT jsonb_array_elements_text(e.derived::jsonb)), e.lexical_terms
 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
     $8::integer[], $9::bytea[], $10::integer[], $11::integer[], $12::text[], $13::float8[],
-    $14::text[], $15::float8[], $16::float8[], $17::text[], $18::float8[], $19::text[])
+    $14::text[], $15::float8[], $16::float8[], $17::text[], $18::float8[], $19::text[],
+    $20::text[])
     WITH ORDINALITY AS e(episode_id, user_id, session_id, user_message, assistant_response,
         summary, summary_source, embedding, dimension, embedding_source, embedding_model,
         importance, metadata, occur_time, create_time, content_hash, consolidate_time,
-        derived, position)
+        derived, lexical_terms, position)
 ORDER BY e.position
 ON CONFLICT (tenant, user_id, content_hash) DO NOTHING
 RETURNING vector_key, episode_id
@@ -291,6 +310,28 @@ async def migrate_memory(conn: Connection) -> list[int]:
     return applied_now
 
 
+async def index_missing_terms(conn: Connection) -> int:
+    """Derives the lexical terms of episodes stored before migration 2, in
+    batches of their own transactions (replicas may run it together: each
+    batch locks the rows it takes, skipping those another one holds)."""
+    total = 0
+    while True:
+        async with conn.transaction():
+            rows = await conn.fetch(
+                "SELECT vector_key, user_message, assistant_response, summary"
+                " FROM memory_episodes WHERE lexical_terms IS NULL LIMIT $1"
+                " FOR UPDATE SKIP LOCKED",
+                _INDEX_BATCH,
+            )
+            await conn.executemany(
+                "UPDATE memory_episodes SET lexical_terms = $2 WHERE vector_key = $1",
+                [(r["vector_key"], lexical.document_terms(r[1], r[2], r[3])) for r in rows],
+            )
+        total += len(rows)
+        if len(rows) < _INDEX_BATCH:
+            return total
+
+
 class _Params:
     """Positional parameters of one statement: `add` returns the mark."""
 
@@ -326,6 +367,7 @@ class PostgresMemoryStore(MemoryStore):
         """Applies pending memory migrations (idempotent, replica-safe)."""
         async with self._db.connection("memory migrations") as conn:
             await migrate_memory(conn)
+            await index_missing_terms(conn)
 
     async def close(self) -> None:
         """Nothing of its own to release: the pool belongs to PostgresStorage."""
@@ -469,6 +511,46 @@ class PostgresMemoryStore(MemoryStore):
             rows = await conn.fetch(sql, *params.values)
         return [int(row[0]) for row in rows]
 
+    async def lexical_matches(
+        self,
+        tenant: str,
+        user_id: str,
+        query_terms: Sequence[str],
+        episode_filter: EpisodeFilter,
+        limit: int,
+    ) -> LexicalMatches:
+        wanted = list(dict.fromkeys(query_terms))
+        if not wanted:
+            return LexicalMatches([], 0)
+        clauses, params = _episode_clauses(tenant, user_id, episode_filter)
+        # Terms are letters and digits only (core.lexical), safe to quote.
+        query = params.add(" | ".join(f"'{term}'" for term in wanted))
+        # ts_rank only picks which matches to return when there are more than
+        # `limit`; core.lexical ranks them with BM25 like the other backend.
+        sql = (
+            "SELECT vector_key, lexical_terms, importance, occur_time FROM memory_episodes"
+            f" WHERE {' AND '.join(clauses)} AND lexical @@ {query}::tsquery"
+            f" ORDER BY ts_rank(lexical, {query}::tsquery) DESC LIMIT {params.add(limit)}"
+        )
+        frequency_sql = (
+            "SELECT term, (SELECT count(*) FROM memory_episodes WHERE tenant = $1"
+            " AND user_id = $2 AND lexical @@ quote_literal(term)::tsquery)"
+            " FROM unnest($3::text[]) AS term"
+        )
+        async with self._db.connection("lexical search") as conn:
+            rows = await conn.fetch(sql, *params.values)
+            frequency = await conn.fetch(frequency_sql, tenant, user_id, wanted)
+            total = await conn.fetchval(
+                "SELECT count(*) FROM memory_episodes WHERE tenant = $1 AND user_id = $2",
+                tenant,
+                user_id,
+            )
+        return LexicalMatches(
+            [LexicalCandidate(r[0], r[1] or "", r[2], r[3]) for r in rows],
+            int(total),
+            {r[0]: int(r[1]) for r in frequency},
+        )
+
     async def delete_episodes(
         self, tenant: str, episode_ids: Sequence[str], audit: AuditRecord | None = None
     ) -> list[Episode]:
@@ -508,6 +590,34 @@ class PostgresMemoryStore(MemoryStore):
                 int(ValueSource.MODEL),
             )
         return _vector_batch(rows, model or "")
+
+    async def vector_manifest(self, tenant: str, user_id: str) -> VectorManifest | None:
+        async with (
+            self._db.connection("vector manifest") as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            rows = await conn.fetch(
+                "SELECT vector_key, importance, occur_time, dimension FROM memory_episodes"
+                " WHERE tenant=$1 AND user_id=$2 AND dimension > 0",
+                tenant,
+                user_id,
+            )
+            if not rows:
+                return None
+            model = await conn.fetchval(
+                "SELECT embedding_model FROM memory_episodes WHERE tenant=$1 AND user_id=$2"
+                " AND embedding_source=$3 ORDER BY vector_key DESC LIMIT 1",
+                tenant,
+                user_id,
+                int(ValueSource.MODEL),
+            )
+        return VectorManifest(
+            keys=np.fromiter((row[0] for row in rows), np.int64, len(rows)),
+            importance=np.fromiter((row[1] for row in rows), np.float32, len(rows)),
+            occur_time=np.fromiter((row[2] for row in rows), np.float64, len(rows)),
+            dimension=int(rows[0][3]),
+            embedding_model=model or "",
+        )
 
     async def index_owners(self) -> list[tuple[str, str]]:
         async with self._db.connection("index owners") as conn:
@@ -818,7 +928,7 @@ async def _lock_all(conn: Connection, lock_class: int, names: Sequence[str]) -> 
 
 def _episode_columns_of(episodes: Sequence[Episode]) -> list[list[object]]:
     """The episodes as column arrays, in the order of _INSERT_EPISODES."""
-    columns: list[list[object]] = [[] for _ in range(18)]
+    columns: list[list[object]] = [[] for _ in range(19)]
     for episode in episodes:
         blob = None
         if episode.embedding is not None:
@@ -842,6 +952,9 @@ def _episode_columns_of(episodes: Sequence[Episode]) -> list[list[object]]:
             episode.content_hash,
             episode.consolidate_time,
             json.dumps(list(episode.derived_fact_ids)),
+            lexical.document_terms(
+                episode.user_message, episode.assistant_response, episode.summary
+            ),
         )
         for column, value in zip(columns, values, strict=True):
             column.append(value)

@@ -1,0 +1,165 @@
+"""Lexical terms and BM25, shared by every store so both backends agree.
+
+Text is turned into terms here, in Python, once at write time; the stores
+only index the resulting space-separated term string (SQLite FTS5,
+PostgreSQL tsvector) and never tokenize it themselves. So English and
+Chinese are split the same way on both backends:
+
+* runs of Latin (and other space-delimited) letters and digits become
+  words, case-folded, English stop words dropped, Snowball-stemmed
+  ("hiking" and "hikes" both give "hike");
+* runs of CJK characters (no spaces between words) become overlapping
+  character bigrams ("团子三岁" gives "团子 子三 三岁"), a run of one
+  character stays a unigram. Bigrams need no dictionary and match
+  Chinese words of two or more characters, the common case.
+
+Stores return the matching episodes with their terms and the corpus
+statistics (document count, per-term document frequency); `bm25_scores`
+ranks them. Ranking in Python, not in SQL, keeps the scores the same on
+both backends (PostgreSQL's ts_rank knows no inverse document frequency).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import snowballstemmer
+
+# Bump when the terms a text gives change: stores re-derive older rows.
+TERMS_VERSION = 1
+MAX_QUERY_TERMS = 64
+
+_RUN = re.compile(r"[^\W_]+")
+_CJK = re.compile(
+    "([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002ffff]+)"
+)
+# Words too common to tell episodes apart; they would only add noise to the
+# OR query (idf makes them cheap but not free).
+_STOP_WORD_TEXT = """a about above after again against all am an and any are as at be because
+    been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t d ll m re ve"""
+_STOP_WORDS = frozenset(_STOP_WORD_TEXT.split())
+_stemmer = snowballstemmer.stemmer("english")
+
+
+def terms(text: str) -> list[str]:
+    """The index terms of `text`, in order, repeats kept (they count)."""
+    return list(_iter_terms(text))
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query, first occurrence first, at most
+    MAX_QUERY_TERMS."""
+    return list(dict.fromkeys(_iter_terms(text)))[:MAX_QUERY_TERMS]
+
+
+def document_terms(*parts: str) -> str:
+    """The term string stored and indexed for an episode's texts."""
+    return " ".join(t for part in parts if part for t in _iter_terms(part))
+
+
+def scope_token(tenant: str, user_id: str) -> str:
+    """One opaque index term per (tenant, user), so a full-text query can
+    be limited to one user's episodes by the index itself."""
+    digest = hashlib.blake2b(f"{tenant}\0{user_id}".encode(), digest_size=12).hexdigest()
+    return "u" + digest
+
+
+def _iter_terms(text: str) -> Iterator[str]:
+    normal = unicodedata.normalize("NFKC", text).casefold()
+    for run in _RUN.findall(normal):
+        for piece in _CJK.split(run):
+            if not piece:
+                continue
+            if _CJK.fullmatch(piece):
+                yield from _bigrams(piece)
+            elif piece not in _STOP_WORDS:
+                yield _stem(piece)
+
+
+def _bigrams(run: str) -> Iterator[str]:
+    if len(run) == 1:
+        yield run
+        return
+    for i in range(len(run) - 1):
+        yield run[i : i + 2]
+
+
+@lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    stem: str = _stemmer.stemWord(word)
+    return stem
+
+
+@dataclass(frozen=True)
+class LexicalCandidate:
+    """An episode that matches at least one query term."""
+
+    key: int
+    terms: str
+    importance: float
+    occur_time: float
+
+
+@dataclass(frozen=True)
+class LexicalMatches:
+    """What a store's full-text index found for a user, with the corpus
+    statistics BM25 needs."""
+
+    candidates: list[LexicalCandidate]
+    document_count: int
+    document_frequency: dict[str, int] = field(default_factory=dict)
+
+
+def bm25_scores(
+    query: Sequence[str], matches: LexicalMatches, k1: float = 1.2, b: float = 0.75
+) -> list[float]:
+    """Okapi BM25 of each candidate for the distinct `query` terms, in the
+    candidates' order. The average length is the candidates' (the stores do
+    not keep the user's), which only shifts the length normalisation."""
+    documents = [Counter(c.terms.split()) for c in matches.candidates]
+    if not documents:
+        return []
+    lengths = [sum(doc.values()) for doc in documents]
+    average = (sum(lengths) / len(lengths)) or 1.0
+    count = max(matches.document_count, len(documents))
+    idf = {}
+    for term in query:
+        frequency = min(max(matches.document_frequency.get(term, 0), 1), count)
+        idf[term] = math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+    scores = []
+    for doc, length in zip(documents, lengths, strict=True):
+        norm = k1 * (1 - b + b * length / average)
+        score = 0.0
+        for term in query:
+            tf = doc.get(term, 0)
+            if tf:
+                score += idf[term] * tf * (k1 + 1) / (tf + norm)
+        scores.append(score)
+    return scores
+
+
+def bm25_texts(query: str, documents: Sequence[str]) -> list[float]:
+    """BM25 of raw texts (no store), e.g. for a baseline or small sets."""
+    wanted = query_terms(query)
+    candidates = [
+        LexicalCandidate(i, document_terms(doc), 0.0, 0.0) for i, doc in enumerate(documents)
+    ]
+    frequency: Counter[str] = Counter()
+    for candidate in candidates:
+        frequency.update(set(candidate.terms.split()))
+    matches = LexicalMatches(candidates, len(candidates), dict(frequency))
+    return bm25_scores(wanted, matches)
