@@ -275,6 +275,12 @@ class _SqliteSessionStore(SessionStore):
     async def apply_change(self, tenant: str, change: SessionChange) -> None:
         record = change.record
 
+        # Encoded here, not on the writer thread, whose time every write of
+        # the group waits for; the snapshot is the record itself.
+        state = record_to_json(record)
+        snapshot = state if change.version.snapshot is record else None
+        messages = [message_values(tenant, record.session_id, m) for m in change.new_messages]
+
         def work(db: sqlite3.Connection) -> None:
             row = db.execute(
                 "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
@@ -295,16 +301,16 @@ class _SqliteSessionStore(SessionStore):
                     int(record.status),
                     record.expire_time,
                     record.version,
-                    record_to_json(record),
+                    state,
                     tenant,
                     record.session_id,
                 ),
             )
-            _insert_version(db, tenant, record.session_id, change.version)
+            _insert_version(db, tenant, record.session_id, change.version, snapshot)
             db.executemany(
                 f"INSERT INTO messages (tenant, session_id, {MESSAGE_INSERT_COLUMNS})"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [message_values(tenant, record.session_id, m) for m in change.new_messages],
+                messages,
             )
             if change.visibility_changed:
                 _reset_visibility(db, tenant, record)
@@ -534,8 +540,13 @@ def _insert_audit(db: sqlite3.Connection, tenant: str, audit: AuditRecord | None
 
 
 def _insert_version(
-    db: sqlite3.Connection, tenant: str, session_id: str, version: SessionVersion
+    db: sqlite3.Connection,
+    tenant: str,
+    session_id: str,
+    version: SessionVersion,
+    snapshot: str | None = None,
 ) -> None:
+    """`snapshot`: version.snapshot already encoded, if it is at hand."""
     db.execute(
         "INSERT INTO session_versions (tenant, session_id, version, parent_version,"
         " change_kind, create_time, snapshot) VALUES (?,?,?,?,?,?,?)",
@@ -546,7 +557,7 @@ def _insert_version(
             version.parent_version,
             int(version.change_kind),
             version.create_time,
-            record_to_json(version.snapshot),
+            snapshot or record_to_json(version.snapshot),
         ),
     )
 

@@ -225,6 +225,7 @@ def _apply_change_args(tenant: str, change: SessionChange) -> list[object]:
     sequences = [m.sequence for m in change.new_messages]
     audit = change.audit
     audit_args = audit_values(audit, tenant)[1:] if audit else (None,) * 8
+    state = record_to_json(record)
     return [
         tenant,
         record.session_id,
@@ -232,12 +233,13 @@ def _apply_change_args(tenant: str, change: SessionChange) -> list[object]:
         int(record.status),
         record.expire_time,
         record.version,
-        record_to_json(record),
+        state,
         change.expected_version,
         version.parent_version,
         int(version.change_kind),
         version.create_time,
-        record_to_json(version.snapshot),
+        # The snapshot is the new record itself (encoded once).
+        state if version.snapshot is record else record_to_json(version.snapshot),
         *columns[:11],
         change.request_id or None,
         min(sequences, default=0),
