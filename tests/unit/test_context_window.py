@@ -274,6 +274,10 @@ class ReadLog:
     def __getattr__(self, name: str) -> object:
         return getattr(self._store, name)
 
+    async def list_recent_messages(self, *args: object) -> list[Message]:
+        self.window_reads.append(-1)  # a read of the summary's inputs
+        return await self._store.list_recent_messages(*args)  # type: ignore[arg-type]
+
     async def list_window_messages(
         self, tenant: str, session_id: str, after_sequence: int, max_tokens: int
     ) -> list[Message]:
@@ -313,7 +317,8 @@ async def test_windows_of_a_live_session_read_only_new_messages_and_match_a_fres
             reads.window_reads.clear()
             got = await live.context_window(TENANT, "s", request)
             assert got == expected, step
-        # Same budget, one append: the window reads from the previous end.
+        # Same budget, one append: the window reads from the previous end
+        # (and nothing else: the summary's inputs slid along with the tail).
         record = await live.get(TENANT, "s")
         await live.context_window(TENANT, "s", WindowRequest(token_budget=4000))
         await live.append(ACTOR, "s", [MessageDraft(Role.USER, "one more")], "", "")

@@ -7,7 +7,7 @@ is what keeps GetContextWindow cheap on long sessions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, Protocol, TypeVar
 
 from statekeeper.core.models import Message, MessageMeta, Role, SeqRange, SessionRecord
@@ -115,10 +115,13 @@ class WindowTail(Generic[C]):
 
 @dataclass(frozen=True)
 class CachedTail:
-    """The window tail read for one session at one record: reused for a
-    later record of the same session when only appends happened in between
-    (messages never change once written; their visibility is a function of
-    `visible_ranges`), so a window costs a read of the new messages only."""
+    """The window tail read for one session at one record, with the newest
+    messages before it (what a summary of the left-out part reads).
+
+    Kept per session and reused for a later record when only appends
+    happened in between (messages never change once written, and their
+    visibility is a function of `visible_ranges`), so a window costs a read
+    of the new messages only."""
 
     incarnation: float
     compacted_through: int
@@ -129,6 +132,9 @@ class CachedTail:
     # when it is the whole window.
     complete: bool
     messages: tuple[Message, ...]
+    # The newest (up to a cap) window messages older than `messages`,
+    # ascending; None until read.
+    prefix: tuple[Message, ...] | None = None
 
     def reusable_for(self, record: SessionRecord, max_tokens: int) -> bool:
         return (
@@ -140,22 +146,56 @@ class CachedTail:
             == clip_ranges(self.visible_ranges, self.last_sequence)
         )
 
+    @staticmethod
+    def extended(
+        base: CachedTail | None,
+        record: SessionRecord,
+        newer: Sequence[Message],
+        max_tokens: int,
+        prefix_cap: int,
+    ) -> CachedTail:
+        """The tail for `record` from `base` (None: nothing kept) and the
+        messages appended after it (ascending)."""
+        older = base.messages if base else ()
+        combined = [*older, *newer]
+        messages, complete = _tail_of(combined, max_tokens)
+        prefix = None
+        if base is not None and base.prefix is not None:
+            dropped = combined[: len(combined) - len(messages)]
+            prefix = (*base.prefix, *dropped)[-prefix_cap:]
+        return CachedTail(
+            incarnation=record.create_time,
+            compacted_through=record.compacted_through,
+            visible_ranges=record.visible_ranges,
+            last_sequence=record.last_sequence,
+            max_tokens=max_tokens,
+            complete=complete,
+            messages=tuple(messages),
+            prefix=prefix,
+        )
+
+    def shrunk(self, max_tokens: int, prefix_cap: int) -> CachedTail:
+        """This tail for a budget no larger than `max_tokens`."""
+        if max_tokens == self.max_tokens:
+            return self
+        messages, complete = _tail_of(self.messages, max_tokens)
+        dropped = self.messages[: len(self.messages) - len(messages)]
+        prefix = None if self.prefix is None else (*self.prefix, *dropped)[-prefix_cap:]
+        return replace(
+            self, max_tokens=max_tokens, complete=complete, messages=tuple(messages), prefix=prefix
+        )
+
 
 def clip_ranges(ranges: Sequence[SeqRange], last: int) -> list[SeqRange]:
     """The parts of inclusive `ranges` at or below `last`."""
     return [(low, min(high, last)) for low, high in ranges if low <= last]
 
 
-def extend_tail(
-    older: Sequence[Message], newer: Sequence[Message], max_tokens: int
-) -> tuple[list[Message], bool]:
-    """The tail of `older + newer` (both ascending, contiguous) for
-    `max_tokens`, and whether it is complete (see WindowTail)."""
+def _tail_of(messages: Sequence[Message], max_tokens: int) -> tuple[list[Message], bool]:
+    """The tail of `messages` (ascending, contiguous) for `max_tokens`, and
+    whether it is complete (see WindowTail)."""
     tail: WindowTail[Message] = WindowTail(max_tokens, 2**62)
-    for message in reversed(newer):
-        if tail.add(message):
-            return tail.messages(), True
-    for message in reversed(older):
+    for message in reversed(messages):
         if tail.add(message):
             return tail.messages(), True
     return tail.messages(), False

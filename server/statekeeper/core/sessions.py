@@ -18,7 +18,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from statekeeper.core import paging
@@ -26,7 +26,6 @@ from statekeeper.core.audit import Actor, record_for, system_actor
 from statekeeper.core.context_window import (
     CachedTail,
     compaction_cut,
-    extend_tail,
     flatten,
     group_units,
     newest_fitting,
@@ -467,7 +466,8 @@ class SessionManager:
                 f" more than the budget of {request.token_budget}"
             )
         available = request.token_budget - fixed
-        record, tail = await self._window_tail(tenant, record, available)
+        record, kept_tail = await self._window_tail(tenant, record, available)
+        tail = kept_tail.messages
         units = group_units([message.meta() for message in tail])
         first = newest_fitting(units, available)
         summary_cap = _summary_cap(request.summary_max_tokens)
@@ -484,12 +484,13 @@ class SessionManager:
                 first += 1
             cap = min(summary_cap, room - frame)
             if cap > 0:
+                before = _first_sequence(units[first:], record)
                 summary, fallback = await self._summarize_prefix(
-                    tenant, record, _first_sequence(units[first:], record), first > 0, cap
+                    tenant, record, kept_tail, before, first > 0, cap
                 )
                 summary_tokens = self._counter.system_message_tokens(summary)
         kept_count = len(flatten(units[first:]))
-        messages = tail[len(tail) - kept_count :] if kept_count else []
+        messages = list(tail[len(tail) - kept_count :]) if kept_count else []
         # Every window message not returned was left out (the planner read
         # only the newest ones); compacted ones are in the compaction summary.
         left_out = record.window_message_count - kept_count
@@ -514,7 +515,7 @@ class SessionManager:
 
     async def _window_tail(
         self, tenant: str, record: SessionRecord, max_tokens: int
-    ) -> tuple[SessionRecord, list[Message]]:
+    ) -> tuple[SessionRecord, CachedTail]:
         """The newest window messages that can matter for `max_tokens`, and
         the record they belong to.
 
@@ -525,14 +526,13 @@ class SessionManager:
         key = (tenant, session_id)
         for _ in range(TAIL_READ_ATTEMPTS):
             cached = self._tails.get(key)
-            if cached is not None and cached.reusable_for(record, max_tokens):
-                if cached.last_sequence == record.last_sequence:
-                    # Nothing appended since: no read at all.
-                    self._tails.move_to_end(key)
-                    return record, extend_tail(cached.messages, (), max_tokens)[0]
-                older, after = cached.messages, cached.last_sequence
-            else:
-                older, after = (), record.compacted_through
+            if cached is None or not cached.reusable_for(record, max_tokens):
+                cached = None
+            elif cached.last_sequence == record.last_sequence:
+                # Nothing appended since: no read at all.
+                self._tails.move_to_end(key)
+                return record, cached.shrunk(max_tokens, SUMMARY_INPUT_MESSAGES)
+            after = cached.last_sequence if cached else record.compacted_through
             newer = await self._store.list_window_messages(tenant, session_id, after, max_tokens)
             if not newer or newer[-1].sequence <= record.last_sequence:
                 break
@@ -541,35 +541,22 @@ class SessionManager:
         else:
             # Appends keep outrunning the reads: answer with what was read
             # (it may hold messages newer than `record`), and keep nothing.
-            return record, extend_tail(older, newer, max_tokens)[0]
-        tail, complete = extend_tail(older, newer, max_tokens)
+            return record, CachedTail.extended(
+                cached, record, newer, max_tokens, SUMMARY_INPUT_MESSAGES
+            )
+        tail = CachedTail.extended(cached, record, newer, max_tokens, SUMMARY_INPUT_MESSAGES)
         # Keep only what provably belongs to `record`: a rollback committed
         # between the two reads would have changed the messages' visibility.
         latest = await self._store.get_session(tenant, session_id)
         if latest is not None and latest.version == record.version:
-            self._remember_tail(key, record, max_tokens, complete, tail)
+            self._remember_tail(key, tail)
         return record, tail
 
-    def _remember_tail(
-        self,
-        key: tuple[str, str],
-        record: SessionRecord,
-        max_tokens: int,
-        complete: bool,
-        tail: list[Message],
-    ) -> None:
-        if len(tail) > TAIL_CACHE_MAX_MESSAGES:
+    def _remember_tail(self, key: tuple[str, str], tail: CachedTail) -> None:
+        if len(tail.messages) > TAIL_CACHE_MAX_MESSAGES:
             self._tails.pop(key, None)
             return
-        self._tails[key] = CachedTail(
-            incarnation=record.create_time,
-            compacted_through=record.compacted_through,
-            visible_ranges=record.visible_ranges,
-            last_sequence=record.last_sequence,
-            max_tokens=max_tokens,
-            complete=complete,
-            messages=tuple(tail),
-        )
+        self._tails[key] = tail
         self._tails.move_to_end(key)
         while len(self._tails) > TAIL_CACHE_SESSIONS:
             self._tails.popitem(last=False)
@@ -578,13 +565,14 @@ class SessionManager:
         self,
         tenant: str,
         record: SessionRecord,
+        tail: CachedTail,
         before_sequence: int,
         messages_left_out: bool,
         cap: int,
     ) -> tuple[str, bool]:
         """Summary of the compaction summary plus the window messages older
         than `before_sequence` (the newest SUMMARY_INPUT_MESSAGES of them:
-        a bounded read, whatever the length of the history)."""
+        kept with the tail and slid along with it, read once)."""
         if not messages_left_out:
             # Only the compacted prefix is left out: its summary stands as is.
             return self._counter.truncate(record.compaction_summary, cap), False
@@ -592,13 +580,7 @@ class SessionManager:
         cached = self._summary_cache.get(key)
         if cached is not None:
             return cached
-        inputs = await self._store.list_recent_messages(
-            tenant,
-            record.session_id,
-            record.compacted_through,
-            before_sequence,
-            SUMMARY_INPUT_MESSAGES,
-        )
+        inputs = await self._summary_inputs(tenant, record, tail, before_sequence)
         if record.compaction_summary:
             inputs.insert(0, _summary_message(record.compaction_summary))
         summary = await self._summarizer.summarize(inputs, cap)
@@ -607,6 +589,27 @@ class SessionManager:
         while len(self._summary_cache) > 1024:
             self._summary_cache.popitem(last=False)
         return result
+
+    async def _summary_inputs(
+        self, tenant: str, record: SessionRecord, tail: CachedTail, before_sequence: int
+    ) -> list[Message]:
+        prefix = tail.prefix
+        if prefix is None:
+            first = tail.messages[0].sequence if tail.messages else record.last_sequence + 1
+            prefix = tuple(
+                await self._store.list_recent_messages(
+                    tenant,
+                    record.session_id,
+                    record.compacted_through,
+                    first,
+                    SUMMARY_INPUT_MESSAGES,
+                )
+            )
+            key = (tenant, record.session_id)
+            if self._tails.get(key) is tail:
+                self._tails[key] = replace(tail, prefix=prefix)
+        left_out = [*prefix, *(m for m in tail.messages if m.sequence < before_sequence)]
+        return left_out[-SUMMARY_INPUT_MESSAGES:]
 
     async def compact(
         self, actor: Actor, session_id: str, keep_recent_messages: int, expected_etag: str
