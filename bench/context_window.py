@@ -40,8 +40,7 @@ from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 SIZES = (100, 1_000, 10_000)
 BUDGET = 4_000
 APPEND_CHUNK = 100  # the server's default max_messages_per_append
-# The session message type is being renamed (Message -> SessionMessage).
-SessionMessage: Any = getattr(pb, "SessionMessage", None) or pb.Message
+SessionMessage = pb.SessionMessage
 
 
 def conversation(count: int) -> list[Any]:

@@ -123,7 +123,7 @@ def bench_grpc(address: str, ops: int) -> Samples:
         stub.CreateSession(
             pb.CreateSessionRequest(session_id="bench", session=pb.Session(user_id="u"))
         )
-        message = pb.Message(role=pb.ROLE_USER, content=CONTENT)
+        message = pb.SessionMessage(role=pb.ROLE_USER, content=CONTENT)
         request = pb.AppendMessagesRequest(session_id="bench", messages=[message])
         get = pb.GetSessionRequest(session_id="bench")
         stub.GetSession(get)  # warm the cache like any live session

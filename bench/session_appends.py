@@ -46,7 +46,7 @@ CONTENT = "Find me a train from Paris to Lyon tomorrow morning, before nine if p
 CLIENTS = (1, 8, 64)
 CLIENTS_PER_CHANNEL = 8
 # The session message type is being renamed (Message -> SessionMessage).
-SessionMessage: Any = getattr(pb, "SessionMessage", None) or pb.Message
+SessionMessage: Any = getattr(pb, "SessionMessage", None) or pb.SessionMessage
 
 
 @dataclass

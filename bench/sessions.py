@@ -88,7 +88,7 @@ def bench_statekeeper(address: str, ops: int) -> dict[str, list[float]]:
         stub.CreateSession(
             pb.CreateSessionRequest(session_id="bench", session=pb.Session(user_id="u"))
         )
-        message = pb.Message(role=pb.ROLE_USER, content=CONTENT)
+        message = pb.SessionMessage(role=pb.ROLE_USER, content=CONTENT)
         append = timed(
             lambda i: stub.AppendMessages(
                 pb.AppendMessagesRequest(session_id="bench", messages=[message])

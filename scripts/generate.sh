@@ -27,8 +27,10 @@ scripts/install-codegen-tools.sh codegen
 rm -f clients/go/statekeeperv1/*.pb.go
 rm -rf clients/python/statekeeper_client/v1
 
-# 2. Go through buf.gen.yaml.
-"$BUF" generate
+# 2. Go through buf.gen.yaml, for the contract only: the vendored
+#    third_party/google/api protos are imported from their own Go package
+#    (google.golang.org/genproto/googleapis/api/annotations).
+"$BUF" generate --path proto/statekeeper
 
 # 3. Python. protoc names the package after the proto path (statekeeper.v1);
 #    the imports between the generated modules are rewritten to the client
@@ -36,7 +38,9 @@ rm -rf clients/python/statekeeper_client/v1
 GRPC_PROTO_INCLUDE=$("$PY" -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$PY" -m grpc_tools.protoc -Iproto -I"$GRPC_PROTO_INCLUDE" \
+# google/api/*.proto come from third_party/ at compile time; their generated
+# modules (google.api.field_behavior_pb2) from googleapis-common-protos.
+"$PY" -m grpc_tools.protoc -Iproto -Ithird_party -I"$GRPC_PROTO_INCLUDE" \
   --python_out="$tmp" --pyi_out="$tmp" --grpc_python_out="$tmp" \
   proto/statekeeper/v1/*.proto
 mkdir -p clients/python/statekeeper_client/v1

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let contract = PathBuf::from("../../proto");
+    // Vendored protos the contract imports (google/api/field_behavior.proto).
+    let third_party = PathBuf::from("../../third_party");
     let mut protos: Vec<PathBuf> = std::fs::read_dir(contract.join("statekeeper/v1"))?
         .map(|entry| entry.map(|e| e.path()))
         .collect::<Result<_, _>>()?;
@@ -24,10 +26,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .compile_with_config(
             config,
             &protos,
-            &[contract.clone(), protoc_bin_vendored::include_path()?],
+            &[
+                contract.clone(),
+                third_party.clone(),
+                protoc_bin_vendored::include_path()?,
+            ],
         )?;
     // Regenerate when a proto changes, is added or is removed.
     println!("cargo:rerun-if-changed={}", contract.display());
+    println!("cargo:rerun-if-changed={}", third_party.display());
     for proto in &protos {
         println!("cargo:rerun-if-changed={}", proto.display());
     }

@@ -40,7 +40,7 @@ def test_sigterm_drains_and_exits_cleanly(tmp_path: Path) -> None:
                     stub.AppendMessages(
                         pb.AppendMessagesRequest(
                             session_id="drain",
-                            messages=[pb.Message(role=pb.ROLE_USER, content=content)],
+                            messages=[pb.SessionMessage(role=pb.ROLE_USER, content=content)],
                         ),
                         timeout=scaled(30),
                     )

@@ -31,7 +31,7 @@ def alpha_session(server: Any) -> str:
         stub.AppendMessages(
             pb.AppendMessagesRequest(
                 session_id="secret",
-                messages=[pb.Message(role=pb.ROLE_USER, content="alpha's secret")],
+                messages=[pb.SessionMessage(role=pb.ROLE_USER, content="alpha's secret")],
                 request_id="alpha-req",
             ),
             metadata=ALPHA,
@@ -54,7 +54,7 @@ def beta_calls(stub: SessionServiceStub, session_id: str) -> dict[str, Callable[
         ),
         "append": lambda: stub.AppendMessages(
             pb.AppendMessagesRequest(
-                session_id=session_id, messages=[pb.Message(role=pb.ROLE_USER, content="x")]
+                session_id=session_id, messages=[pb.SessionMessage(role=pb.ROLE_USER, content="x")]
             ),
             metadata=BETA,
         ),
@@ -95,7 +95,7 @@ def test_other_tenant_sees_nothing(sessions: SessionServiceStub, alpha_session: 
     replay = sessions.AppendMessages(
         pb.AppendMessagesRequest(
             session_id="beta-own",
-            messages=[pb.Message(role=pb.ROLE_USER, content="beta's own")],
+            messages=[pb.SessionMessage(role=pb.ROLE_USER, content="beta's own")],
             request_id="alpha-req",
         ),
         metadata=BETA,

@@ -21,8 +21,8 @@ TOO_BIG = grpc.StatusCode.RESOURCE_EXHAUSTED
 BIG = "x" * (256 * 1024 + 1)
 
 
-def ok_user() -> pb.Message:
-    return pb.Message(role=pb.ROLE_USER, content="hello")
+def ok_user() -> pb.SessionMessage:
+    return pb.SessionMessage(role=pb.ROLE_USER, content="hello")
 
 
 # (case id, rpc name, request, expected code, expected field)
@@ -152,7 +152,7 @@ CASES: list[tuple[str, str, Any, grpc.StatusCode, str]] = [
         "append-unknown-role",
         "AppendMessages",
         pb.AppendMessagesRequest(
-            session_id="valid", messages=[ok_user(), pb.Message(role=17, content="x")]
+            session_id="valid", messages=[ok_user(), pb.SessionMessage(role=17, content="x")]
         ),  # type: ignore[arg-type]
         INVALID,
         "messages[1].role",
@@ -160,7 +160,7 @@ CASES: list[tuple[str, str, Any, grpc.StatusCode, str]] = [
     (
         "append-unset-role",
         "AppendMessages",
-        pb.AppendMessagesRequest(session_id="valid", messages=[pb.Message(content="x")]),
+        pb.AppendMessagesRequest(session_id="valid", messages=[pb.SessionMessage(content="x")]),
         INVALID,
         "messages[0].role",
     ),
@@ -168,7 +168,7 @@ CASES: list[tuple[str, str, Any, grpc.StatusCode, str]] = [
         "append-oversized",
         "AppendMessages",
         pb.AppendMessagesRequest(
-            session_id="valid", messages=[pb.Message(role=pb.ROLE_USER, content=BIG)]
+            session_id="valid", messages=[pb.SessionMessage(role=pb.ROLE_USER, content=BIG)]
         ),
         TOO_BIG,
         "messages[0].content",

@@ -130,9 +130,9 @@ async def test_duplicates_are_suppressed_by_idempotency_key(
 ) -> None:
     first_replica, second_replica = stubs
     inbox, other = agent(), agent()
-    original = await send(first_replica, inbox, idempotency_key="order-42")
-    repeat = await send(second_replica, inbox, idempotency_key="order-42")
-    elsewhere = await send(first_replica, other, idempotency_key="order-42")
+    original = await send(first_replica, inbox, request_id="order-42")
+    repeat = await send(second_replica, inbox, request_id="order-42")
+    elsewhere = await send(first_replica, other, request_id="order-42")
     assert not original.duplicate and repeat.duplicate
     assert repeat.message_id == original.message_id
     assert not elsewhere.duplicate and elsewhere.message_id != original.message_id

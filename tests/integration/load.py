@@ -21,7 +21,7 @@ def append_request(session_id: str, content: str) -> pb.AppendMessagesRequest:
     # The content doubles as the idempotency key, so a retry cannot duplicate.
     return pb.AppendMessagesRequest(
         session_id=session_id,
-        messages=[pb.Message(role=pb.ROLE_USER, content=content)],
+        messages=[pb.SessionMessage(role=pb.ROLE_USER, content=content)],
         request_id=content,
     )
 

@@ -28,8 +28,8 @@ ALPHA = [("x-api-key", "key-alpha")]
 BETA = [("x-api-key", "key-beta")]
 
 
-def user(text: str) -> pb.Message:
-    return pb.Message(role=pb.ROLE_USER, content=text)
+def user(text: str) -> pb.SessionMessage:
+    return pb.SessionMessage(role=pb.ROLE_USER, content=text)
 
 
 def mixed_workload(stub: SessionServiceStub) -> Counter[str]:

@@ -150,7 +150,8 @@ def test_postgres_stop_start_unavailable_then_recovers(
         with grpc.insecure_channel(server.address) as channel, pytest_raises() as failure:
             SessionServiceStub(channel).AppendMessages(
                 pb.AppendMessagesRequest(
-                    session_id="durable", messages=[pb.Message(role=pb.ROLE_USER, content="x")]
+                    session_id="durable",
+                    messages=[pb.SessionMessage(role=pb.ROLE_USER, content="x")],
                 ),
                 timeout=scaled(30),
             )

@@ -53,7 +53,7 @@ def test_written_on_one_read_updated_and_listed_on_the_other(
         appended = one.AppendMessages(
             pb.AppendMessagesRequest(
                 session_id="shared",
-                messages=[pb.Message(role=pb.ROLE_USER, content="hi")],
+                messages=[pb.SessionMessage(role=pb.ROLE_USER, content="hi")],
                 expected_etag=seen.etag,
             )
         ).session

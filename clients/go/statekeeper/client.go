@@ -157,7 +157,7 @@ func ErrorInfo(err error) *errdetails.ErrorInfo {
 }
 
 // IsUnimplemented reports whether err is UNIMPLEMENTED: the server does not
-// have that capability yet (ErrorInfo reason NOT_IMPLEMENTED).
+// serve that method (for example a server older than this client's contract).
 func IsUnimplemented(err error) bool {
 	var st interface{ GRPCStatus() *status.Status }
 	if errors.As(err, &st) {

@@ -7,6 +7,7 @@
 package statekeeperv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -334,9 +335,9 @@ var File_statekeeper_v1_admin_proto protoreflect.FileDescriptor
 
 const file_statekeeper_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1astatekeeper/v1/admin.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa9\x02\n" +
-	"\vAuditRecord\x12\x19\n" +
-	"\baudit_id\x18\x01 \x01(\x03R\aauditId\x12\x1c\n" +
+	"\x1astatekeeper/v1/admin.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaf\x02\n" +
+	"\vAuditRecord\x12\x1f\n" +
+	"\baudit_id\x18\x01 \x01(\x03B\x04\xe2A\x01\x03R\aauditId\x12\x1c\n" +
 	"\tprincipal\x18\x02 \x01(\tR\tprincipal\x12\x18\n" +
 	"\aservice\x18\x03 \x01(\tR\aservice\x12\x16\n" +
 	"\x06method\x18\x04 \x01(\tR\x06method\x12\x1f\n" +

@@ -7,6 +7,7 @@
 package statekeeperv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
@@ -2685,7 +2686,7 @@ var File_statekeeper_v1_blackboard_proto protoreflect.FileDescriptor
 
 const file_statekeeper_v1_blackboard_proto_rawDesc = "" +
 	"\n" +
-	"\x1fstatekeeper/v1/blackboard.proto\x12\x0estatekeeper.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bstatekeeper/v1/common.proto\"W\n" +
+	"\x1fstatekeeper/v1/blackboard.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bstatekeeper/v1/common.proto\"W\n" +
 	"\x10BlackboardHeader\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\x03R\brevision\x12'\n" +
 	"\x0foldest_revision\x18\x02 \x01(\x03R\x0eoldestRevision\"}\n" +
@@ -2704,11 +2705,11 @@ const file_statekeeper_v1_blackboard_proto_rawDesc = "" +
 	"\vexpire_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"expireTime\x12;\n" +
 	"\vupdate_time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updateTime\"\xdc\x02\n" +
-	"\x0fPutEntryRequest\x12\x14\n" +
-	"\x05board\x18\x01 \x01(\tR\x05board\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\x125\n" +
-	"\x05value\x18\x03 \x01(\v2\x1f.statekeeper.v1.BlackboardValueR\x05value\x12&\n" +
+	"updateTime\"\xee\x02\n" +
+	"\x0fPutEntryRequest\x12\x1a\n" +
+	"\x05board\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x05board\x12\x16\n" +
+	"\x03key\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x03key\x12;\n" +
+	"\x05value\x18\x03 \x01(\v2\x1f.statekeeper.v1.BlackboardValueB\x04\xe2A\x01\x02R\x05value\x12&\n" +
 	"\x0fwriter_agent_id\x18\x04 \x01(\tR\rwriterAgentId\x12+\n" +
 	"\x03ttl\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12\x19\n" +
 	"\bkeep_ttl\x18\x06 \x01(\bR\akeepTtl\x127\n" +
@@ -2718,27 +2719,27 @@ const file_statekeeper_v1_blackboard_proto_rawDesc = "" +
 	"\x10PutEntryResponse\x128\n" +
 	"\x06header\x18\x01 \x01(\v2 .statekeeper.v1.BlackboardHeaderR\x06header\x125\n" +
 	"\x05entry\x18\x02 \x01(\v2\x1f.statekeeper.v1.BlackboardEntryR\x05entry\x12;\n" +
-	"\bprevious\x18\x03 \x01(\v2\x1f.statekeeper.v1.BlackboardEntryR\bprevious\"U\n" +
-	"\x0fGetEntryRequest\x12\x14\n" +
-	"\x05board\x18\x01 \x01(\tR\x05board\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\x12\x1a\n" +
+	"\bprevious\x18\x03 \x01(\v2\x1f.statekeeper.v1.BlackboardEntryR\bprevious\"a\n" +
+	"\x0fGetEntryRequest\x12\x1a\n" +
+	"\x05board\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x05board\x12\x16\n" +
+	"\x03key\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x03key\x12\x1a\n" +
 	"\brevision\x18\x03 \x01(\x03R\brevision\"\x99\x01\n" +
 	"\x10GetEntryResponse\x128\n" +
 	"\x06header\x18\x01 \x01(\v2 .statekeeper.v1.BlackboardHeaderR\x06header\x12\x14\n" +
 	"\x05found\x18\x02 \x01(\bR\x05found\x125\n" +
-	"\x05entry\x18\x03 \x01(\v2\x1f.statekeeper.v1.BlackboardEntryR\x05entry\"\xb8\x01\n" +
-	"\x12DeleteEntryRequest\x12\x14\n" +
-	"\x05board\x18\x01 \x01(\tR\x05board\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\x127\n" +
+	"\x05entry\x18\x03 \x01(\v2\x1f.statekeeper.v1.BlackboardEntryR\x05entry\"\xc4\x01\n" +
+	"\x12DeleteEntryRequest\x12\x1a\n" +
+	"\x05board\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x05board\x12\x16\n" +
+	"\x03key\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x03key\x127\n" +
 	"\x15expected_mod_revision\x18\x03 \x01(\x03H\x00R\x13expectedModRevision\x88\x01\x01\x12'\n" +
 	"\x0freturn_previous\x18\x04 \x01(\bR\x0ereturnPreviousB\x18\n" +
 	"\x16_expected_mod_revision\"\xa6\x01\n" +
 	"\x13DeleteEntryResponse\x128\n" +
 	"\x06header\x18\x01 \x01(\v2 .statekeeper.v1.BlackboardHeaderR\x06header\x12\x18\n" +
 	"\adeleted\x18\x02 \x01(\bR\adeleted\x12;\n" +
-	"\bprevious\x18\x03 \x01(\v2\x1f.statekeeper.v1.BlackboardEntryR\bprevious\"\xe1\x01\n" +
-	"\x12ListEntriesRequest\x12\x14\n" +
-	"\x05board\x18\x01 \x01(\tR\x05board\x12\x18\n" +
+	"\bprevious\x18\x03 \x01(\v2\x1f.statekeeper.v1.BlackboardEntryR\bprevious\"\xe7\x01\n" +
+	"\x12ListEntriesRequest\x12\x1a\n" +
+	"\x05board\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x05board\x12\x18\n" +
 	"\x06prefix\x18\x02 \x01(\tH\x00R\x06prefix\x12\x1a\n" +
 	"\apattern\x18\x03 \x01(\tH\x00R\apattern\x12\x1a\n" +
 	"\brevision\x18\x04 \x01(\x03R\brevision\x12\x1b\n" +
@@ -2751,28 +2752,28 @@ const file_statekeeper_v1_blackboard_proto_rawDesc = "" +
 	"\x13ListEntriesResponse\x128\n" +
 	"\x06header\x18\x01 \x01(\v2 .statekeeper.v1.BlackboardHeaderR\x06header\x129\n" +
 	"\aentries\x18\x02 \x03(\v2\x1f.statekeeper.v1.BlackboardEntryR\aentries\x12&\n" +
-	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\"\xa7\x02\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\"\xb3\x02\n" +
 	"\n" +
-	"TxnCompare\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12>\n" +
-	"\boperator\x18\x02 \x01(\x0e2\".statekeeper.v1.TxnCompareOperatorR\boperator\x12#\n" +
+	"TxnCompare\x12\x16\n" +
+	"\x03key\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x03key\x12D\n" +
+	"\boperator\x18\x02 \x01(\x0e2\".statekeeper.v1.TxnCompareOperatorB\x04\xe2A\x01\x02R\boperator\x12#\n" +
 	"\fmod_revision\x18\x03 \x01(\x03H\x00R\vmodRevision\x12)\n" +
 	"\x0fcreate_revision\x18\x04 \x01(\x03H\x00R\x0ecreateRevision\x12\x1a\n" +
 	"\aversion\x18\x05 \x01(\x03H\x00R\aversion\x127\n" +
 	"\x05value\x18\x06 \x01(\v2\x1f.statekeeper.v1.BlackboardValueH\x00R\x05value\x12\x18\n" +
 	"\x06exists\x18\a \x01(\bH\x00R\x06existsB\b\n" +
-	"\x06target\"\xc2\x01\n" +
-	"\x06TxnPut\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x125\n" +
-	"\x05value\x18\x02 \x01(\v2\x1f.statekeeper.v1.BlackboardValueR\x05value\x12+\n" +
+	"\x06target\"\xce\x01\n" +
+	"\x06TxnPut\x12\x16\n" +
+	"\x03key\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x03key\x12;\n" +
+	"\x05value\x18\x02 \x01(\v2\x1f.statekeeper.v1.BlackboardValueB\x04\xe2A\x01\x02R\x05value\x12+\n" +
 	"\x03ttl\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12\x19\n" +
 	"\bkeep_ttl\x18\x04 \x01(\bR\akeepTtl\x12'\n" +
-	"\x0freturn_previous\x18\x05 \x01(\bR\x0ereturnPrevious\"F\n" +
-	"\tTxnDelete\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12'\n" +
-	"\x0freturn_previous\x18\x02 \x01(\bR\x0ereturnPrevious\"\x1a\n" +
-	"\x06TxnGet\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\"\xbb\x01\n" +
+	"\x0freturn_previous\x18\x05 \x01(\bR\x0ereturnPrevious\"L\n" +
+	"\tTxnDelete\x12\x16\n" +
+	"\x03key\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x03key\x12'\n" +
+	"\x0freturn_previous\x18\x02 \x01(\bR\x0ereturnPrevious\" \n" +
+	"\x06TxnGet\x12\x16\n" +
+	"\x03key\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x03key\"\xbb\x01\n" +
 	"\x05TxnOp\x125\n" +
 	"\tput_entry\x18\x01 \x01(\v2\x16.statekeeper.v1.TxnPutH\x00R\bputEntry\x12>\n" +
 	"\fdelete_entry\x18\x02 \x01(\v2\x19.statekeeper.v1.TxnDeleteH\x00R\vdeleteEntry\x125\n" +
@@ -2791,10 +2792,10 @@ const file_statekeeper_v1_blackboard_proto_rawDesc = "" +
 	"\tput_entry\x18\x01 \x01(\v2\x1c.statekeeper.v1.TxnPutResultH\x00R\bputEntry\x12D\n" +
 	"\fdelete_entry\x18\x02 \x01(\v2\x1f.statekeeper.v1.TxnDeleteResultH\x00R\vdeleteEntry\x12;\n" +
 	"\tget_entry\x18\x03 \x01(\v2\x1c.statekeeper.v1.TxnGetResultH\x00R\bgetEntryB\b\n" +
-	"\x06result\"\xe4\x01\n" +
+	"\x06result\"\xea\x01\n" +
 	"\n" +
-	"TxnRequest\x12\x14\n" +
-	"\x05board\x18\x01 \x01(\tR\x05board\x126\n" +
+	"TxnRequest\x12\x1a\n" +
+	"\x05board\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x05board\x126\n" +
 	"\bcompares\x18\x02 \x03(\v2\x1a.statekeeper.v1.TxnCompareR\bcompares\x12/\n" +
 	"\asuccess\x18\x03 \x03(\v2\x15.statekeeper.v1.TxnOpR\asuccess\x12/\n" +
 	"\afailure\x18\x04 \x03(\v2\x15.statekeeper.v1.TxnOpR\afailure\x12&\n" +
@@ -2807,9 +2808,9 @@ const file_statekeeper_v1_blackboard_proto_rawDesc = "" +
 	"\x04type\x18\x01 \x01(\x0e2#.statekeeper.v1.BlackboardEventTypeR\x04type\x125\n" +
 	"\x05entry\x18\x02 \x01(\v2\x1f.statekeeper.v1.BlackboardEntryR\x05entry\x12;\n" +
 	"\bprevious\x18\x03 \x01(\v2\x1f.statekeeper.v1.BlackboardEntryR\bprevious\x12\x1a\n" +
-	"\brevision\x18\x04 \x01(\x03R\brevision\"\xf2\x02\n" +
-	"\fWatchRequest\x12\x14\n" +
-	"\x05board\x18\x01 \x01(\tR\x05board\x12\x18\n" +
+	"\brevision\x18\x04 \x01(\x03R\brevision\"\xf8\x02\n" +
+	"\fWatchRequest\x12\x1a\n" +
+	"\x05board\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x05board\x12\x18\n" +
 	"\x06prefix\x18\x02 \x01(\tH\x00R\x06prefix\x12\x1a\n" +
 	"\apattern\x18\x03 \x01(\tH\x00R\apattern\x12%\n" +
 	"\x0estart_revision\x18\x04 \x01(\x03R\rstartRevision\x12)\n" +
@@ -2844,9 +2845,9 @@ const file_statekeeper_v1_blackboard_proto_rawDesc = "" +
 	"\x0esnapshot_chunk\x18\x06 \x01(\v2\".statekeeper.v1.WatchSnapshotChunkH\x00R\rsnapshotChunk\x12E\n" +
 	"\fsnapshot_end\x18\a \x01(\v2 .statekeeper.v1.WatchSnapshotEndH\x00R\vsnapshotEnd\x12'\n" +
 	"\x0fresume_revision\x18\b \x01(\x03R\x0eresumeRevisionB\x06\n" +
-	"\x04kind\"6\n" +
-	"\x18CompactBlackboardRequest\x12\x1a\n" +
-	"\brevision\x18\x01 \x01(\x03R\brevision\"U\n" +
+	"\x04kind\"<\n" +
+	"\x18CompactBlackboardRequest\x12 \n" +
+	"\brevision\x18\x01 \x01(\x03B\x04\xe2A\x01\x02R\brevision\"U\n" +
 	"\x19CompactBlackboardResponse\x128\n" +
 	"\x06header\x18\x01 \x01(\v2 .statekeeper.v1.BlackboardHeaderR\x06header*\xbf\x01\n" +
 	"\x12TxnCompareOperator\x12$\n" +

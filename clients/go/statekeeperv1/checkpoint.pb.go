@@ -7,6 +7,7 @@
 package statekeeperv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
@@ -3560,9 +3561,9 @@ var File_statekeeper_v1_checkpoint_proto protoreflect.FileDescriptor
 
 const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\n" +
-	"\x1fstatekeeper/v1/checkpoint.proto\x12\x0estatekeeper.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bstatekeeper/v1/common.proto\"z\n" +
-	"\fChannelValue\x12\x18\n" +
-	"\aversion\x18\x01 \x01(\tR\aversion\x12-\n" +
+	"\x1fstatekeeper/v1/checkpoint.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bstatekeeper/v1/common.proto\"\x80\x01\n" +
+	"\fChannelValue\x12\x1e\n" +
+	"\aversion\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\aversion\x12-\n" +
 	"\x05value\x18\x02 \x01(\v2\x17.statekeeper.v1.PayloadR\x05value\x12!\n" +
 	"\fcontent_hash\x18\x03 \x01(\tR\vcontentHash\"\xa3\x01\n" +
 	"\fPendingWrite\x12\x17\n" +
@@ -3570,10 +3571,10 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\ttask_path\x18\x02 \x01(\tR\btaskPath\x12\x14\n" +
 	"\x05index\x18\x03 \x01(\x05R\x05index\x12\x18\n" +
 	"\achannel\x18\x04 \x01(\tR\achannel\x12-\n" +
-	"\x05value\x18\x05 \x01(\v2\x17.statekeeper.v1.PayloadR\x05value\"\x8f\x05\n" +
+	"\x05value\x18\x05 \x01(\v2\x17.statekeeper.v1.PayloadR\x05value\"\xa1\x05\n" +
 	"\n" +
-	"Checkpoint\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x1c\n" +
+	"Checkpoint\x12'\n" +
+	"\fexecution_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\vexecutionId\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12#\n" +
 	"\rcheckpoint_id\x18\x03 \x01(\tR\fcheckpointId\x120\n" +
 	"\x14parent_checkpoint_id\x18\x04 \x01(\tR\x12parentCheckpointId\x12\x12\n" +
@@ -3585,15 +3586,15 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\x06run_id\x18\n" +
 	" \x01(\tR\x05runId\x12;\n" +
 	"\vcreate_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\x12\x1a\n" +
-	"\bsequence\x18\f \x01(\x03R\bsequence\x12C\n" +
-	"\x0epending_writes\x18\r \x03(\v2\x1c.statekeeper.v1.PendingWriteR\rpendingWrites\x1aY\n" +
+	"createTime\x12 \n" +
+	"\bsequence\x18\f \x01(\x03B\x04\xe2A\x01\x03R\bsequence\x12I\n" +
+	"\x0epending_writes\x18\r \x03(\v2\x1c.statekeeper.v1.PendingWriteB\x04\xe2A\x01\x03R\rpendingWrites\x1aY\n" +
 	"\rChannelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x122\n" +
-	"\x05value\x18\x02 \x01(\v2\x1c.statekeeper.v1.ChannelValueR\x05value:\x028\x01\"|\n" +
-	"\x15SaveCheckpointRequest\x12:\n" +
+	"\x05value\x18\x02 \x01(\v2\x1c.statekeeper.v1.ChannelValueR\x05value:\x028\x01\"\x82\x01\n" +
+	"\x15SaveCheckpointRequest\x12@\n" +
 	"\n" +
-	"checkpoint\x18\x01 \x01(\v2\x1a.statekeeper.v1.CheckpointR\n" +
+	"checkpoint\x18\x01 \x01(\v2\x1a.statekeeper.v1.CheckpointB\x04\xe2A\x01\x02R\n" +
 	"checkpoint\x12'\n" +
 	"\x0fownership_epoch\x18\x02 \x01(\x03R\x0eownershipEpoch\"\xb2\x01\n" +
 	"\x16SaveCheckpointResponse\x12#\n" +
@@ -3601,9 +3602,9 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\bsequence\x18\x02 \x01(\x03R\bsequence\x12;\n" +
 	"\vcreate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12\x1a\n" +
-	"\breplaced\x18\x04 \x01(\bR\breplaced\"\xdc\x01\n" +
-	"\x14GetCheckpointRequest\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x1c\n" +
+	"\breplaced\x18\x04 \x01(\bR\breplaced\"\xe2\x01\n" +
+	"\x14GetCheckpointRequest\x12'\n" +
+	"\fexecution_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\vexecutionId\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12#\n" +
 	"\rcheckpoint_id\x18\x03 \x01(\tR\fcheckpointId\x12.\n" +
 	"\x13omit_channel_values\x18\x04 \x01(\bR\x11omitChannelValues\x12.\n" +
@@ -3627,17 +3628,17 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"_namespace\"\x7f\n" +
 	"\x17ListCheckpointsResponse\x12<\n" +
 	"\vcheckpoints\x18\x01 \x03(\v2\x1a.statekeeper.v1.CheckpointR\vcheckpoints\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"k\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"q\n" +
 	"\n" +
 	"WriteInput\x12\x14\n" +
-	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x18\n" +
-	"\achannel\x18\x02 \x01(\tR\achannel\x12-\n" +
-	"\x05value\x18\x03 \x01(\v2\x17.statekeeper.v1.PayloadR\x05value\"\x8b\x02\n" +
-	"\x10PutWritesRequest\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x1c\n" +
-	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12#\n" +
-	"\rcheckpoint_id\x18\x03 \x01(\tR\fcheckpointId\x12\x17\n" +
-	"\atask_id\x18\x04 \x01(\tR\x06taskId\x12\x1b\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x1e\n" +
+	"\achannel\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\achannel\x12-\n" +
+	"\x05value\x18\x03 \x01(\v2\x17.statekeeper.v1.PayloadR\x05value\"\x9d\x02\n" +
+	"\x10PutWritesRequest\x12'\n" +
+	"\fexecution_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\vexecutionId\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12)\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\tB\x04\xe2A\x01\x02R\fcheckpointId\x12\x1d\n" +
+	"\atask_id\x18\x04 \x01(\tB\x04\xe2A\x01\x02R\x06taskId\x12\x1b\n" +
 	"\ttask_path\x18\x05 \x01(\tR\btaskPath\x122\n" +
 	"\x06writes\x18\x06 \x03(\v2\x1a.statekeeper.v1.WriteInputR\x06writes\x12'\n" +
 	"\x0fownership_epoch\x18\a \x01(\x03R\x0eownershipEpoch\"_\n" +
@@ -3651,9 +3652,9 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\x0emissing_hashes\x18\x02 \x03(\tR\rmissingHashes\x1aR\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
-	"\x05value\x18\x02 \x01(\v2\x17.statekeeper.v1.PayloadR\x05value:\x028\x01\";\n" +
-	"\x16DeleteExecutionRequest\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\"q\n" +
+	"\x05value\x18\x02 \x01(\v2\x17.statekeeper.v1.PayloadR\x05value:\x028\x01\"A\n" +
+	"\x16DeleteExecutionRequest\x12'\n" +
+	"\fexecution_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\vexecutionId\"q\n" +
 	"\x17DeleteExecutionResponse\x12/\n" +
 	"\x13deleted_checkpoints\x18\x01 \x01(\x03R\x12deletedCheckpoints\x12%\n" +
 	"\x0edeleted_writes\x18\x02 \x01(\x03R\rdeletedWrites\",\n" +
@@ -3661,10 +3662,10 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\arun_ids\x18\x01 \x03(\tR\x06runIds\"l\n" +
 	"\x12DeleteRunsResponse\x12/\n" +
 	"\x13deleted_checkpoints\x18\x01 \x01(\x03R\x12deletedCheckpoints\x12%\n" +
-	"\x0edeleted_writes\x18\x02 \x01(\x03R\rdeletedWrites\"\xa6\x01\n" +
-	"\x14CopyExecutionRequest\x12.\n" +
-	"\x13source_execution_id\x18\x01 \x01(\tR\x11sourceExecutionId\x12.\n" +
-	"\x13target_execution_id\x18\x02 \x01(\tR\x11targetExecutionId\x12.\n" +
+	"\x0edeleted_writes\x18\x02 \x01(\x03R\rdeletedWrites\"\xb2\x01\n" +
+	"\x14CopyExecutionRequest\x124\n" +
+	"\x13source_execution_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x11sourceExecutionId\x124\n" +
+	"\x13target_execution_id\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x11targetExecutionId\x12.\n" +
 	"\x13until_checkpoint_id\x18\x03 \x01(\tR\x11untilCheckpointId\"k\n" +
 	"\x15CopyExecutionResponse\x12-\n" +
 	"\x12copied_checkpoints\x18\x01 \x01(\x03R\x11copiedCheckpoints\x12#\n" +
@@ -3679,9 +3680,9 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\x18PruneCheckpointsResponse\x12/\n" +
 	"\x13deleted_checkpoints\x18\x01 \x01(\x03R\x12deletedCheckpoints\x12%\n" +
 	"\x0edeleted_writes\x18\x02 \x01(\x03R\rdeletedWrites\x124\n" +
-	"\x16deleted_channel_values\x18\x03 \x01(\x03R\x14deletedChannelValues\":\n" +
-	"\x15ClaimExecutionRequest\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\"A\n" +
+	"\x16deleted_channel_values\x18\x03 \x01(\x03R\x14deletedChannelValues\"@\n" +
+	"\x15ClaimExecutionRequest\x12'\n" +
+	"\fexecution_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\vexecutionId\"A\n" +
 	"\x16ClaimExecutionResponse\x12'\n" +
 	"\x0fownership_epoch\x18\x01 \x01(\x03R\x0eownershipEpoch\"\xb7\x01\n" +
 	"\x11StepBackoffPolicy\x12D\n" +
@@ -3689,9 +3690,9 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\n" +
 	"multiplier\x18\x02 \x01(\x01R\n" +
 	"multiplier\x12<\n" +
-	"\fmax_interval\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\vmaxInterval\"\xed\x01\n" +
-	"\x10WorkflowStepSpec\x12\x17\n" +
-	"\astep_id\x18\x01 \x01(\tR\x06stepId\x12\x12\n" +
+	"\fmax_interval\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\vmaxInterval\"\xf3\x01\n" +
+	"\x10WorkflowStepSpec\x12\x1d\n" +
+	"\astep_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06stepId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
 	"depends_on\x18\x03 \x03(\tR\tdependsOn\x12/\n" +
@@ -3747,9 +3748,9 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\bmetadata\x18\x03 \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12!\n" +
 	"\fexecution_id\x18\x04 \x01(\tR\vexecutionId\"M\n" +
 	"\x15StartWorkflowResponse\x124\n" +
-	"\bworkflow\x18\x01 \x01(\v2\x18.statekeeper.v1.WorkflowR\bworkflow\"5\n" +
-	"\x12GetWorkflowRequest\x12\x1f\n" +
-	"\vworkflow_id\x18\x01 \x01(\tR\n" +
+	"\bworkflow\x18\x01 \x01(\v2\x18.statekeeper.v1.WorkflowR\bworkflow\";\n" +
+	"\x12GetWorkflowRequest\x12%\n" +
+	"\vworkflow_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\n" +
 	"workflowId\"K\n" +
 	"\x13GetWorkflowResponse\x124\n" +
 	"\bworkflow\x18\x01 \x01(\v2\x18.statekeeper.v1.WorkflowR\bworkflow\"\xaf\x01\n" +
@@ -3761,11 +3762,11 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\rinclude_steps\x18\x04 \x01(\bR\fincludeSteps\"w\n" +
 	"\x15ListWorkflowsResponse\x126\n" +
 	"\tworkflows\x18\x01 \x03(\v2\x18.statekeeper.v1.WorkflowR\tworkflows\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x8d\x02\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x93\x02\n" +
 	"\x11ClaimStepsRequest\x12\x1f\n" +
 	"\vworkflow_id\x18\x01 \x01(\tR\n" +
-	"workflowId\x12\x1b\n" +
-	"\tworker_id\x18\x02 \x01(\tR\bworkerId\x12\x1d\n" +
+	"workflowId\x12!\n" +
+	"\tworker_id\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\bworkerId\x12\x1d\n" +
 	"\n" +
 	"step_names\x18\x03 \x03(\tR\tstepNames\x12\x1b\n" +
 	"\tmax_steps\x18\x04 \x01(\x05R\bmaxSteps\x12@\n" +
@@ -3782,22 +3783,22 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12-\n" +
 	"\x05value\x18\x02 \x01(\v2\x17.statekeeper.v1.PayloadR\x05value:\x028\x01\"G\n" +
 	"\x12ClaimStepsResponse\x121\n" +
-	"\x05steps\x18\x01 \x03(\v2\x1b.statekeeper.v1.ClaimedStepR\x05steps\"\x9d\x01\n" +
-	"\x13CompleteStepRequest\x12\x1f\n" +
-	"\vworkflow_id\x18\x01 \x01(\tR\n" +
-	"workflowId\x12\x17\n" +
-	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12\x19\n" +
-	"\blease_id\x18\x03 \x01(\tR\aleaseId\x121\n" +
+	"\x05steps\x18\x01 \x03(\v2\x1b.statekeeper.v1.ClaimedStepR\x05steps\"\xaf\x01\n" +
+	"\x13CompleteStepRequest\x12%\n" +
+	"\vworkflow_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\n" +
+	"workflowId\x12\x1d\n" +
+	"\astep_id\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x06stepId\x12\x1f\n" +
+	"\blease_id\x18\x03 \x01(\tB\x04\xe2A\x01\x02R\aleaseId\x121\n" +
 	"\aoutputs\x18\x04 \x01(\v2\x17.statekeeper.v1.PayloadR\aoutputs\"\xbe\x01\n" +
 	"\x14CompleteStepResponse\x120\n" +
 	"\x04step\x18\x01 \x01(\v2\x1c.statekeeper.v1.WorkflowStepR\x04step\x12+\n" +
 	"\x11already_completed\x18\x02 \x01(\bR\x10alreadyCompleted\x12G\n" +
-	"\x0fworkflow_status\x18\x03 \x01(\x0e2\x1e.statekeeper.v1.WorkflowStatusR\x0eworkflowStatus\"\xf9\x01\n" +
-	"\x0fFailStepRequest\x12\x1f\n" +
-	"\vworkflow_id\x18\x01 \x01(\tR\n" +
-	"workflowId\x12\x17\n" +
-	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12\x19\n" +
-	"\blease_id\x18\x03 \x01(\tR\aleaseId\x127\n" +
+	"\x0fworkflow_status\x18\x03 \x01(\x0e2\x1e.statekeeper.v1.WorkflowStatusR\x0eworkflowStatus\"\x8b\x02\n" +
+	"\x0fFailStepRequest\x12%\n" +
+	"\vworkflow_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\n" +
+	"workflowId\x12\x1d\n" +
+	"\astep_id\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x06stepId\x12\x1f\n" +
+	"\blease_id\x18\x03 \x01(\tB\x04\xe2A\x01\x02R\aleaseId\x127\n" +
 	"\x05error\x18\x04 \x01(\v2!.statekeeper.v1.WorkflowStepErrorR\x05error\x12\x1c\n" +
 	"\tretryable\x18\x05 \x01(\bR\tretryable\x12:\n" +
 	"\vretry_delay\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\n" +
@@ -3805,26 +3806,26 @@ const file_statekeeper_v1_checkpoint_proto_rawDesc = "" +
 	"\x10FailStepResponse\x120\n" +
 	"\x04step\x18\x01 \x01(\v2\x1c.statekeeper.v1.WorkflowStepR\x04step\x12)\n" +
 	"\x10already_recorded\x18\x02 \x01(\bR\x0falreadyRecorded\x12G\n" +
-	"\x0fworkflow_status\x18\x03 \x01(\x0e2\x1e.statekeeper.v1.WorkflowStatusR\x0eworkflowStatus\"~\n" +
-	"\x0fSkipStepRequest\x12\x1f\n" +
-	"\vworkflow_id\x18\x01 \x01(\tR\n" +
-	"workflowId\x12\x17\n" +
-	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12\x19\n" +
+	"\x0fworkflow_status\x18\x03 \x01(\x0e2\x1e.statekeeper.v1.WorkflowStatusR\x0eworkflowStatus\"\x8a\x01\n" +
+	"\x0fSkipStepRequest\x12%\n" +
+	"\vworkflow_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\n" +
+	"workflowId\x12\x1d\n" +
+	"\astep_id\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x06stepId\x12\x19\n" +
 	"\blease_id\x18\x03 \x01(\tR\aleaseId\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\"\x8d\x01\n" +
 	"\x10SkipStepResponse\x120\n" +
 	"\x04step\x18\x01 \x01(\v2\x1c.statekeeper.v1.WorkflowStepR\x04step\x12G\n" +
-	"\x0fworkflow_status\x18\x02 \x01(\x0e2\x1e.statekeeper.v1.WorkflowStatusR\x0eworkflowStatus\"\xae\x01\n" +
-	"\x15RenewStepLeaseRequest\x12\x1f\n" +
-	"\vworkflow_id\x18\x01 \x01(\tR\n" +
-	"workflowId\x12\x17\n" +
-	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12\x19\n" +
-	"\blease_id\x18\x03 \x01(\tR\aleaseId\x12@\n" +
+	"\x0fworkflow_status\x18\x02 \x01(\x0e2\x1e.statekeeper.v1.WorkflowStatusR\x0eworkflowStatus\"\xc0\x01\n" +
+	"\x15RenewStepLeaseRequest\x12%\n" +
+	"\vworkflow_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\n" +
+	"workflowId\x12\x1d\n" +
+	"\astep_id\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x06stepId\x12\x1f\n" +
+	"\blease_id\x18\x03 \x01(\tB\x04\xe2A\x01\x02R\aleaseId\x12@\n" +
 	"\x0elease_duration\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\rleaseDuration\"`\n" +
 	"\x16RenewStepLeaseResponse\x12F\n" +
-	"\x11lease_expire_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x0fleaseExpireTime\"u\n" +
-	"\x15CancelWorkflowRequest\x12\x1f\n" +
-	"\vworkflow_id\x18\x01 \x01(\tR\n" +
+	"\x11lease_expire_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x0fleaseExpireTime\"{\n" +
+	"\x15CancelWorkflowRequest\x12%\n" +
+	"\vworkflow_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\n" +
 	"workflowId\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12#\n" +
 	"\rexpected_etag\x18\x03 \x01(\tR\fexpectedEtag\"N\n" +

@@ -222,10 +222,15 @@ type CheckpointServiceClient interface {
 	//
 	// Errors: INVALID_ARGUMENT (INVALID_FIELD) if an id is empty; NOT_FOUND
 	// (NOT_FOUND) if the workflow or step does not exist; FAILED_PRECONDITION
-	// (FAILED_PRECONDITION) with metadata["condition"] = "LEASE_MISMATCH" if
-	// `lease_id` is not the step's current lease (another worker holds it, or
-	// it finished under another lease), "LEASE_EXPIRED" if the lease has
-	// expired, or "WORKFLOW_FINISHED" if the workflow was cancelled or failed.
+	// (FAILED_PRECONDITION) with metadata["condition"] saying what the worker
+	// should conclude, checked in this order: "WORKFLOW_FINISHED" if the
+	// workflow has ended, in SUCCESS, FAILED or CANCELLED (nothing of it runs
+	// again); "LEASE_EXPIRED" if this lease expired and the step is still to be
+	// done (waiting for a claim, RETRYING, or RUNNING under another worker's
+	// lease: the worker was too slow and should renew sooner);
+	// "LEASE_MISMATCH" for any other lease that is not the step's current one
+	// (unknown, or the step finished under another lease, expired or not: its
+	// result is not needed). In every case the worker must drop its result.
 	CompleteStep(ctx context.Context, in *CompleteStepRequest, opts ...grpc.CallOption) (*CompleteStepResponse, error)
 	// Records the failure of a claimed step. If the failure is retryable and
 	// attempts remain (`attempt` <= `max_retries`), the step becomes RETRYING
@@ -244,7 +249,8 @@ type CheckpointServiceClient interface {
 	// (NOT_FOUND) if the workflow or step does not exist; FAILED_PRECONDITION
 	// (FAILED_PRECONDITION) with metadata["condition"] = "STEP_FINISHED" if the
 	// step is SUCCESS, FAILED or CANCELLED, "LEASE_MISMATCH" if it is RUNNING
-	// and `lease_id` is not its lease, or "WORKFLOW_FINISHED".
+	// and `lease_id` is not its lease, or "WORKFLOW_FINISHED" if the workflow
+	// has ended (SUCCESS, FAILED or CANCELLED).
 	SkipStep(ctx context.Context, in *SkipStepRequest, opts ...grpc.CallOption) (*SkipStepResponse, error)
 	// Extends the lease of a claimed step (a worker heartbeat).
 	//
@@ -643,10 +649,15 @@ type CheckpointServiceServer interface {
 	//
 	// Errors: INVALID_ARGUMENT (INVALID_FIELD) if an id is empty; NOT_FOUND
 	// (NOT_FOUND) if the workflow or step does not exist; FAILED_PRECONDITION
-	// (FAILED_PRECONDITION) with metadata["condition"] = "LEASE_MISMATCH" if
-	// `lease_id` is not the step's current lease (another worker holds it, or
-	// it finished under another lease), "LEASE_EXPIRED" if the lease has
-	// expired, or "WORKFLOW_FINISHED" if the workflow was cancelled or failed.
+	// (FAILED_PRECONDITION) with metadata["condition"] saying what the worker
+	// should conclude, checked in this order: "WORKFLOW_FINISHED" if the
+	// workflow has ended, in SUCCESS, FAILED or CANCELLED (nothing of it runs
+	// again); "LEASE_EXPIRED" if this lease expired and the step is still to be
+	// done (waiting for a claim, RETRYING, or RUNNING under another worker's
+	// lease: the worker was too slow and should renew sooner);
+	// "LEASE_MISMATCH" for any other lease that is not the step's current one
+	// (unknown, or the step finished under another lease, expired or not: its
+	// result is not needed). In every case the worker must drop its result.
 	CompleteStep(context.Context, *CompleteStepRequest) (*CompleteStepResponse, error)
 	// Records the failure of a claimed step. If the failure is retryable and
 	// attempts remain (`attempt` <= `max_retries`), the step becomes RETRYING
@@ -665,7 +676,8 @@ type CheckpointServiceServer interface {
 	// (NOT_FOUND) if the workflow or step does not exist; FAILED_PRECONDITION
 	// (FAILED_PRECONDITION) with metadata["condition"] = "STEP_FINISHED" if the
 	// step is SUCCESS, FAILED or CANCELLED, "LEASE_MISMATCH" if it is RUNNING
-	// and `lease_id` is not its lease, or "WORKFLOW_FINISHED".
+	// and `lease_id` is not its lease, or "WORKFLOW_FINISHED" if the workflow
+	// has ended (SUCCESS, FAILED or CANCELLED).
 	SkipStep(context.Context, *SkipStepRequest) (*SkipStepResponse, error)
 	// Extends the lease of a claimed step (a worker heartbeat).
 	//

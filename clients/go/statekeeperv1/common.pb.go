@@ -58,9 +58,6 @@ const (
 	// No credentials, or credentials that map to no tenant. Code
 	// UNAUTHENTICATED.
 	ErrorReason_ERROR_REASON_UNAUTHENTICATED ErrorReason = 10
-	// The capability is part of the contract but not built into this server
-	// yet. Code UNIMPLEMENTED; metadata["capability"] names it.
-	ErrorReason_ERROR_REASON_NOT_IMPLEMENTED ErrorReason = 11
 	// A backing store is unreachable; retry later. Code UNAVAILABLE.
 	ErrorReason_ERROR_REASON_STORAGE_UNAVAILABLE ErrorReason = 12
 	// A streaming subscriber fell too far behind and was cancelled. Code
@@ -72,6 +69,15 @@ const (
 	// A vector's dimension does not match the index it is meant for. Code
 	// INVALID_ARGUMENT.
 	ErrorReason_ERROR_REASON_DIMENSION_MISMATCH ErrorReason = 15
+	// An unexpected server failure; the details are in the server log only.
+	// Code INTERNAL.
+	ErrorReason_ERROR_REASON_INTERNAL ErrorReason = 16
+	// A write lost a race with another writer of the same record and the
+	// server's own retries ran out; retrying the call is safe. Code ABORTED.
+	ErrorReason_ERROR_REASON_CONCURRENT_MODIFICATION ErrorReason = 17
+	// A user's vector index is still loading after the bounded wait; retry
+	// later. Code UNAVAILABLE.
+	ErrorReason_ERROR_REASON_INDEX_LOADING ErrorReason = 18
 )
 
 // Enum value maps for ErrorReason.
@@ -88,29 +94,33 @@ var (
 		8:  "ERROR_REASON_REVISION_MISMATCH",
 		9:  "ERROR_REASON_FAILED_PRECONDITION",
 		10: "ERROR_REASON_UNAUTHENTICATED",
-		11: "ERROR_REASON_NOT_IMPLEMENTED",
 		12: "ERROR_REASON_STORAGE_UNAVAILABLE",
 		13: "ERROR_REASON_SLOW_CONSUMER",
 		14: "ERROR_REASON_REPLY_TIMEOUT",
 		15: "ERROR_REASON_DIMENSION_MISMATCH",
+		16: "ERROR_REASON_INTERNAL",
+		17: "ERROR_REASON_CONCURRENT_MODIFICATION",
+		18: "ERROR_REASON_INDEX_LOADING",
 	}
 	ErrorReason_value = map[string]int32{
-		"ERROR_REASON_UNSPECIFIED":         0,
-		"ERROR_REASON_INVALID_FIELD":       1,
-		"ERROR_REASON_LIMIT_EXCEEDED":      2,
-		"ERROR_REASON_ETAG_MISMATCH":       3,
-		"ERROR_REASON_SESSION_EXPIRED":     4,
-		"ERROR_REASON_NOT_FOUND":           5,
-		"ERROR_REASON_ALREADY_EXISTS":      6,
-		"ERROR_REASON_REVISION_COMPACTED":  7,
-		"ERROR_REASON_REVISION_MISMATCH":   8,
-		"ERROR_REASON_FAILED_PRECONDITION": 9,
-		"ERROR_REASON_UNAUTHENTICATED":     10,
-		"ERROR_REASON_NOT_IMPLEMENTED":     11,
-		"ERROR_REASON_STORAGE_UNAVAILABLE": 12,
-		"ERROR_REASON_SLOW_CONSUMER":       13,
-		"ERROR_REASON_REPLY_TIMEOUT":       14,
-		"ERROR_REASON_DIMENSION_MISMATCH":  15,
+		"ERROR_REASON_UNSPECIFIED":             0,
+		"ERROR_REASON_INVALID_FIELD":           1,
+		"ERROR_REASON_LIMIT_EXCEEDED":          2,
+		"ERROR_REASON_ETAG_MISMATCH":           3,
+		"ERROR_REASON_SESSION_EXPIRED":         4,
+		"ERROR_REASON_NOT_FOUND":               5,
+		"ERROR_REASON_ALREADY_EXISTS":          6,
+		"ERROR_REASON_REVISION_COMPACTED":      7,
+		"ERROR_REASON_REVISION_MISMATCH":       8,
+		"ERROR_REASON_FAILED_PRECONDITION":     9,
+		"ERROR_REASON_UNAUTHENTICATED":         10,
+		"ERROR_REASON_STORAGE_UNAVAILABLE":     12,
+		"ERROR_REASON_SLOW_CONSUMER":           13,
+		"ERROR_REASON_REPLY_TIMEOUT":           14,
+		"ERROR_REASON_DIMENSION_MISMATCH":      15,
+		"ERROR_REASON_INTERNAL":                16,
+		"ERROR_REASON_CONCURRENT_MODIFICATION": 17,
+		"ERROR_REASON_INDEX_LOADING":           18,
 	}
 )
 
@@ -218,7 +228,7 @@ const file_statekeeper_v1_common_proto_rawDesc = "" +
 	"\aPayload\x12!\n" +
 	"\fcontent_type\x18\x01 \x01(\tR\vcontentType\x12%\n" +
 	"\x0eschema_version\x18\x02 \x01(\x05R\rschemaVersion\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\fR\x04data*\xa9\x04\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data*\x90\x05\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aERROR_REASON_INVALID_FIELD\x10\x01\x12\x1f\n" +
@@ -231,12 +241,14 @@ const file_statekeeper_v1_common_proto_rawDesc = "" +
 	"\x1eERROR_REASON_REVISION_MISMATCH\x10\b\x12$\n" +
 	" ERROR_REASON_FAILED_PRECONDITION\x10\t\x12 \n" +
 	"\x1cERROR_REASON_UNAUTHENTICATED\x10\n" +
-	"\x12 \n" +
-	"\x1cERROR_REASON_NOT_IMPLEMENTED\x10\v\x12$\n" +
+	"\x12$\n" +
 	" ERROR_REASON_STORAGE_UNAVAILABLE\x10\f\x12\x1e\n" +
 	"\x1aERROR_REASON_SLOW_CONSUMER\x10\r\x12\x1e\n" +
 	"\x1aERROR_REASON_REPLY_TIMEOUT\x10\x0e\x12#\n" +
-	"\x1fERROR_REASON_DIMENSION_MISMATCH\x10\x0fBn\n" +
+	"\x1fERROR_REASON_DIMENSION_MISMATCH\x10\x0f\x12\x19\n" +
+	"\x15ERROR_REASON_INTERNAL\x10\x10\x12(\n" +
+	"$ERROR_REASON_CONCURRENT_MODIFICATION\x10\x11\x12\x1e\n" +
+	"\x1aERROR_REASON_INDEX_LOADING\x10\x12\"\x04\b\v\x10\v*\x1cERROR_REASON_NOT_IMPLEMENTEDBn\n" +
 	"\x12dev.statekeeper.v1B\vCommonProtoP\x01ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1b\x06proto3"
 
 var (

@@ -7,6 +7,7 @@
 package statekeeperv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
@@ -4532,9 +4533,9 @@ var File_statekeeper_v1_memory_proto protoreflect.FileDescriptor
 
 const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\n" +
-	"\x1bstatekeeper/v1/memory.proto\x12\x0estatekeeper.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cstatekeeper/v1/session.proto\"\xd4\x06\n" +
-	"\aEpisode\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
+	"\x1bstatekeeper/v1/memory.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cstatekeeper/v1/session.proto\"\xda\x06\n" +
+	"\aEpisode\x12\x14\n" +
+	"\x02id\x18\x01 \x01(\tB\x04\xe2A\x01\x03R\x02id\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x03 \x01(\tR\tsessionId\x12!\n" +
@@ -4570,9 +4571,9 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\x0emin_importance\x18\x05 \x01(\x02R\rminImportance\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb0\x04\n" +
-	"\x14RecordEpisodeRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1d\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb6\x04\n" +
+	"\x14RecordEpisodeRequest\x12\x1d\n" +
+	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06userId\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x02 \x01(\tR\tsessionId\x12!\n" +
 	"\fuser_message\x18\x03 \x01(\tR\vuserMessage\x12-\n" +
@@ -4597,10 +4598,10 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x12!\n" +
 	"\fduplicate_of\x18\x03 \x01(\tR\vduplicateOf\x12D\n" +
 	"\x0eduplicate_kind\x18\x04 \x01(\x0e2\x1d.statekeeper.v1.DuplicateKindR\rduplicateKind\x121\n" +
-	"\x14duplicate_similarity\x18\x05 \x01(\x02R\x13duplicateSimilarity\"_\n" +
-	"\x11GetEpisodeRequest\x12\x1d\n" +
+	"\x14duplicate_similarity\x18\x05 \x01(\x02R\x13duplicateSimilarity\"e\n" +
+	"\x11GetEpisodeRequest\x12#\n" +
 	"\n" +
-	"episode_id\x18\x01 \x01(\tR\tepisodeId\x12+\n" +
+	"episode_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tepisodeId\x12+\n" +
 	"\x11include_embedding\x18\x02 \x01(\bR\x10includeEmbedding\"G\n" +
 	"\x12GetEpisodeResponse\x121\n" +
 	"\aepisode\x18\x01 \x01(\v2\x17.statekeeper.v1.EpisodeR\aepisode\"\xce\x01\n" +
@@ -4613,10 +4614,10 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\x11include_embedding\x18\x05 \x01(\bR\x10includeEmbedding\"s\n" +
 	"\x14ListEpisodesResponse\x123\n" +
 	"\bepisodes\x18\x01 \x03(\v2\x17.statekeeper.v1.EpisodeR\bepisodes\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"5\n" +
-	"\x14DeleteEpisodeRequest\x12\x1d\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\";\n" +
+	"\x14DeleteEpisodeRequest\x12#\n" +
 	"\n" +
-	"episode_id\x18\x01 \x01(\tR\tepisodeId\"6\n" +
+	"episode_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tepisodeId\"6\n" +
 	"\x15DeleteEpisodeResponse\x12\x1d\n" +
 	"\n" +
 	"episode_id\x18\x01 \x01(\tR\tepisodeId\"%\n" +
@@ -4634,9 +4635,9 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\v_similarityB\n" +
 	"\n" +
 	"\b_recencyB\r\n" +
-	"\v_importance\"\xe3\x02\n" +
-	"\rRecallRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\v_importance\"\xe9\x02\n" +
+	"\rRecallRequest\x12\x1d\n" +
+	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06userId\x12\x1f\n" +
 	"\n" +
 	"query_text\x18\x02 \x01(\tH\x00R\tqueryText\x12@\n" +
 	"\fquery_vector\x18\x03 \x01(\v2\x1b.statekeeper.v1.QueryVectorH\x00R\vqueryVector\x12\x13\n" +
@@ -4664,9 +4665,9 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\n" +
 	"index_type\x18\x03 \x01(\tR\tindexType\x12J\n" +
 	"\x11effective_weights\x18\x04 \x01(\v2\x1d.statekeeper.v1.RecallWeightsR\x10effectiveWeights\x12'\n" +
-	"\x0fcandidate_count\x18\x05 \x01(\x05R\x0ecandidateCount\"\xe5\x04\n" +
-	"\x04Fact\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
+	"\x0fcandidate_count\x18\x05 \x01(\x05R\x0ecandidateCount\"\xeb\x04\n" +
+	"\x04Fact\x12\x14\n" +
+	"\x02id\x18\x01 \x01(\tB\x04\xe2A\x01\x03R\x02id\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x18\n" +
 	"\asubject\x18\x03 \x01(\tR\asubject\x12\x1c\n" +
 	"\tpredicate\x18\x04 \x01(\tR\tpredicate\x12\x16\n" +
@@ -4685,11 +4686,11 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"createTime\x12C\n" +
 	"\x0finvalidate_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\x0einvalidateTime\x12%\n" +
 	"\x0einvalidated_by\x18\x0e \x01(\tR\rinvalidatedBy\x12/\n" +
-	"\x13invalidation_reason\x18\x0f \x01(\tR\x12invalidationReason\"\x99\x02\n" +
-	"\tFactInput\x12\x18\n" +
-	"\asubject\x18\x01 \x01(\tR\asubject\x12\x1c\n" +
-	"\tpredicate\x18\x02 \x01(\tR\tpredicate\x12\x16\n" +
-	"\x06object\x18\x03 \x01(\tR\x06object\x12\x16\n" +
+	"\x13invalidation_reason\x18\x0f \x01(\tR\x12invalidationReason\"\xab\x02\n" +
+	"\tFactInput\x12\x1e\n" +
+	"\asubject\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\asubject\x12\"\n" +
+	"\tpredicate\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\tpredicate\x12\x1c\n" +
+	"\x06object\x18\x03 \x01(\tB\x04\xe2A\x01\x02R\x06object\x12\x16\n" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12#\n" +
 	"\n" +
 	"confidence\x18\x05 \x01(\x02H\x00R\n" +
@@ -4719,9 +4720,9 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\x14ExtractFactsResponse\x127\n" +
 	"\textracted\x18\x01 \x03(\v2\x19.statekeeper.v1.FactInputR\textracted\x124\n" +
 	"\aresults\x18\x02 \x03(\v2\x1a.statekeeper.v1.FactResultR\aresults\x12?\n" +
-	"\textractor\x18\x03 \x01(\x0e2!.statekeeper.v1.MemoryValueSourceR\textractor\")\n" +
-	"\x0eGetFactRequest\x12\x17\n" +
-	"\afact_id\x18\x01 \x01(\tR\x06factId\";\n" +
+	"\textractor\x18\x03 \x01(\x0e2!.statekeeper.v1.MemoryValueSourceR\textractor\"/\n" +
+	"\x0eGetFactRequest\x12\x1d\n" +
+	"\afact_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06factId\";\n" +
 	"\x0fGetFactResponse\x12(\n" +
 	"\x04fact\x18\x01 \x01(\v2\x14.statekeeper.v1.FactR\x04fact\"\xe8\x01\n" +
 	"\x10ListFactsRequest\x12\x17\n" +
@@ -4739,10 +4740,10 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\n" +
 	"EntityNode\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05depth\x18\x02 \x01(\x05R\x05depth\"\xfa\x01\n" +
+	"\x05depth\x18\x02 \x01(\x05R\x05depth\"\x80\x02\n" +
 	"\x12QueryEntityRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x16\n" +
-	"\x06entity\x18\x02 \x01(\tR\x06entity\x12\x14\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1c\n" +
+	"\x06entity\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x06entity\x12\x14\n" +
 	"\x05depth\x18\x03 \x01(\x05R\x05depth\x12/\n" +
 	"\x05as_of\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\x12/\n" +
 	"\x13include_invalidated\x18\x05 \x01(\bR\x12includeInvalidated\x12\x1e\n" +
@@ -4753,9 +4754,9 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\x13QueryEntityResponse\x120\n" +
 	"\x05nodes\x18\x01 \x03(\v2\x1a.statekeeper.v1.EntityNodeR\x05nodes\x12*\n" +
 	"\x05edges\x18\x02 \x03(\v2\x14.statekeeper.v1.FactR\x05edges\x12\x1c\n" +
-	"\ttruncated\x18\x03 \x01(\bR\ttruncated\"\x7f\n" +
-	"\x15InvalidateFactRequest\x12\x17\n" +
-	"\afact_id\x18\x01 \x01(\tR\x06factId\x12\x16\n" +
+	"\ttruncated\x18\x03 \x01(\bR\ttruncated\"\x85\x01\n" +
+	"\x15InvalidateFactRequest\x12\x1d\n" +
+	"\afact_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06factId\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x125\n" +
 	"\bvalid_to\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\avalidTo\"s\n" +
 	"\x16InvalidateFactResponse\x12(\n" +
@@ -4768,9 +4769,9 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\vcreate_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12;\n" +
 	"\vupdate_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updateTime\"t\n" +
-	"\x17DeclarePredicateRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
+	"updateTime\"z\n" +
+	"\x17DeclarePredicateRequest\x12\x18\n" +
+	"\x04name\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x04name\x12#\n" +
 	"\rsingle_valued\x18\x02 \x01(\bR\fsingleValued\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\"S\n" +
 	"\x18DeclarePredicateResponse\x127\n" +
@@ -4810,9 +4811,9 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\bepisodes\x18\x05 \x01(\x05R\bepisodes\x12\x14\n" +
 	"\x05facts\x18\x06 \x01(\x05R\x05facts\x12\x14\n" +
 	"\x05total\x18\a \x01(\x05R\x05total\x12\x1c\n" +
-	"\tremaining\x18\b \x01(\x05R\tremaining\"\xad\x03\n" +
-	"\x13BuildContextRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1d\n" +
+	"\tremaining\x18\b \x01(\x05R\tremaining\"\xb3\x03\n" +
+	"\x13BuildContextRequest\x12\x1d\n" +
+	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06userId\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x02 \x01(\tR\tsessionId\x12\x18\n" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12!\n" +
@@ -4890,13 +4891,13 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\fvector_count\x18\x05 \x01(\x03R\vvectorCount\x12'\n" +
 	"\x0ftombstone_count\x18\x06 \x01(\x03R\x0etombstoneCount\x12F\n" +
 	"\x11last_rebuild_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x0flastRebuildTime\x12'\n" +
-	"\x0fembedding_model\x18\b \x01(\tR\x0eembeddingModel\"/\n" +
-	"\x14GetIndexStatsRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"O\n" +
+	"\x0fembedding_model\x18\b \x01(\tR\x0eembeddingModel\"5\n" +
+	"\x14GetIndexStatsRequest\x12\x1d\n" +
+	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06userId\"O\n" +
 	"\x15GetIndexStatsResponse\x126\n" +
-	"\x05stats\x18\x01 \x01(\v2 .statekeeper.v1.MemoryIndexStatsR\x05stats\".\n" +
-	"\x13RebuildIndexRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"N\n" +
+	"\x05stats\x18\x01 \x01(\v2 .statekeeper.v1.MemoryIndexStatsR\x05stats\"4\n" +
+	"\x13RebuildIndexRequest\x12\x1d\n" +
+	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06userId\"N\n" +
 	"\x14RebuildIndexResponse\x126\n" +
 	"\x05stats\x18\x01 \x01(\v2 .statekeeper.v1.MemoryIndexStatsR\x05stats*\xb7\x01\n" +
 	"\x11MemoryValueSource\x12#\n" +

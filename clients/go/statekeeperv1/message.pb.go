@@ -7,6 +7,7 @@
 package statekeeperv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
@@ -166,8 +167,8 @@ type AgentMessage struct {
 	InReplyTo string `protobuf:"bytes,8,opt,name=in_reply_to,json=inReplyTo,proto3" json:"in_reply_to,omitempty"`
 	// Application-defined headers. Empty if none.
 	Headers map[string]string `protobuf:"bytes,9,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// The sender's idempotency key. Empty if none was given.
-	IdempotencyKey string `protobuf:"bytes,10,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// The `request_id` (idempotency key) the sender gave. Empty if none.
+	RequestId string `protobuf:"bytes,10,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// When the message was accepted.
 	SendTime *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=send_time,json=sendTime,proto3" json:"send_time,omitempty"`
 	// When the message first became (or becomes) deliverable.
@@ -274,9 +275,9 @@ func (x *AgentMessage) GetHeaders() map[string]string {
 	return nil
 }
 
-func (x *AgentMessage) GetIdempotencyKey() string {
+func (x *AgentMessage) GetRequestId() string {
 	if x != nil {
-		return x.IdempotencyKey
+		return x.RequestId
 	}
 	return ""
 }
@@ -470,9 +471,9 @@ type SendMessageRequest struct {
 	InReplyTo string `protobuf:"bytes,7,opt,name=in_reply_to,json=inReplyTo,proto3" json:"in_reply_to,omitempty"`
 	// Application-defined headers. Unset: none.
 	Headers map[string]string `protobuf:"bytes,8,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// Deduplication key, scoped to the recipient, for the configured window.
-	// Unset: no deduplication.
-	IdempotencyKey string `protobuf:"bytes,9,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// Idempotency key (AIP-155): deduplication key, scoped to the recipient,
+	// for the configured window. Unset: no deduplication.
+	RequestId string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Lifetime from now; the message is dropped if not acknowledged by then.
 	// Unset: the configured default (no expiry unless configured).
 	Ttl *durationpb.Duration `protobuf:"bytes,10,opt,name=ttl,proto3" json:"ttl,omitempty"`
@@ -571,9 +572,9 @@ func (x *SendMessageRequest) GetHeaders() map[string]string {
 	return nil
 }
 
-func (x *SendMessageRequest) GetIdempotencyKey() string {
+func (x *SendMessageRequest) GetRequestId() string {
 	if x != nil {
-		return x.IdempotencyKey
+		return x.RequestId
 	}
 	return ""
 }
@@ -604,7 +605,7 @@ type SendMessageResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the stored message, or of the earlier one when `duplicate`.
 	MessageId string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
-	// True if nothing was stored because `idempotency_key` was already used.
+	// True if nothing was stored because `request_id` was already used.
 	Duplicate bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
 	// When the message becomes deliverable.
 	VisibleTime   *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=visible_time,json=visibleTime,proto3" json:"visible_time,omitempty"`
@@ -1248,10 +1249,10 @@ type RequestReplyRequest struct {
 	Timeout *durationpb.Duration `protobuf:"bytes,7,opt,name=timeout,proto3" json:"timeout,omitempty"`
 	// Lifetime of the request message. Unset: `timeout`.
 	Ttl *durationpb.Duration `protobuf:"bytes,8,opt,name=ttl,proto3" json:"ttl,omitempty"`
-	// Deduplication key of the request, as in SendMessage. Unset: none.
-	IdempotencyKey string `protobuf:"bytes,9,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Idempotency key of the request message, as in SendMessage. Unset: none.
+	RequestId     string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RequestReplyRequest) Reset() {
@@ -1340,9 +1341,9 @@ func (x *RequestReplyRequest) GetTtl() *durationpb.Duration {
 	return nil
 }
 
-func (x *RequestReplyRequest) GetIdempotencyKey() string {
+func (x *RequestReplyRequest) GetRequestId() string {
 	if x != nil {
-		return x.IdempotencyKey
+		return x.RequestId
 	}
 	return ""
 }
@@ -1415,10 +1416,10 @@ type SendReplyRequest struct {
 	Payload *Payload `protobuf:"bytes,4,opt,name=payload,proto3" json:"payload,omitempty"`
 	// Application-defined headers. Unset: none.
 	Headers map[string]string `protobuf:"bytes,5,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// Deduplication key, as in SendMessage. Unset: none.
-	IdempotencyKey string `protobuf:"bytes,6,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Idempotency key, as in SendMessage. Unset: none.
+	RequestId     string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SendReplyRequest) Reset() {
@@ -1486,9 +1487,9 @@ func (x *SendReplyRequest) GetHeaders() map[string]string {
 	return nil
 }
 
-func (x *SendReplyRequest) GetIdempotencyKey() string {
+func (x *SendReplyRequest) GetRequestId() string {
 	if x != nil {
-		return x.IdempotencyKey
+		return x.RequestId
 	}
 	return ""
 }
@@ -1498,7 +1499,7 @@ type SendReplyResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the reply message.
 	MessageId string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
-	// True if nothing was sent because `idempotency_key` was already used.
+	// True if nothing was sent because `request_id` was already used.
 	Duplicate bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
 	// True if the reply was handed to a waiting RequestReply call; false if it
 	// went to the inbox.
@@ -1874,10 +1875,10 @@ var File_statekeeper_v1_message_proto protoreflect.FileDescriptor
 
 const file_statekeeper_v1_message_proto_rawDesc = "" +
 	"\n" +
-	"\x1cstatekeeper/v1/message.proto\x12\x0estatekeeper.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bstatekeeper/v1/common.proto\"\x96\x05\n" +
-	"\fAgentMessage\x12\x1d\n" +
+	"\x1cstatekeeper/v1/message.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bstatekeeper/v1/common.proto\"\x92\x05\n" +
+	"\fAgentMessage\x12#\n" +
 	"\n" +
-	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x1d\n" +
+	"message_id\x18\x01 \x01(\tB\x04\xe2A\x01\x03R\tmessageId\x12\x1d\n" +
 	"\n" +
 	"from_agent\x18\x02 \x01(\tR\tfromAgent\x12\x19\n" +
 	"\bto_agent\x18\x03 \x01(\tR\atoAgent\x12\x12\n" +
@@ -1886,9 +1887,10 @@ const file_statekeeper_v1_message_proto_rawDesc = "" +
 	"\breply_to\x18\x06 \x01(\tR\areplyTo\x12%\n" +
 	"\x0ecorrelation_id\x18\a \x01(\tR\rcorrelationId\x12\x1e\n" +
 	"\vin_reply_to\x18\b \x01(\tR\tinReplyTo\x12C\n" +
-	"\aheaders\x18\t \x03(\v2).statekeeper.v1.AgentMessage.HeadersEntryR\aheaders\x12'\n" +
-	"\x0fidempotency_key\x18\n" +
-	" \x01(\tR\x0eidempotencyKey\x127\n" +
+	"\aheaders\x18\t \x03(\v2).statekeeper.v1.AgentMessage.HeadersEntryR\aheaders\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\n" +
+	" \x01(\tR\trequestId\x127\n" +
 	"\tsend_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\bsendTime\x12=\n" +
 	"\fvisible_time\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\vvisibleTime\x12;\n" +
 	"\vexpire_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\n" +
@@ -1905,18 +1907,19 @@ const file_statekeeper_v1_message_proto_rawDesc = "" +
 	"\rReceiptResult\x12%\n" +
 	"\x0ereceipt_handle\x18\x01 \x01(\tR\rreceiptHandle\x125\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x1d.statekeeper.v1.ReceiptStatusR\x06status\x12F\n" +
-	"\x11next_visible_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0fnextVisibleTime\"\xac\x04\n" +
+	"\x11next_visible_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0fnextVisibleTime\"\xa8\x04\n" +
 	"\x12SendMessageRequest\x12\x1d\n" +
 	"\n" +
-	"from_agent\x18\x01 \x01(\tR\tfromAgent\x12\x19\n" +
-	"\bto_agent\x18\x02 \x01(\tR\atoAgent\x12\x12\n" +
+	"from_agent\x18\x01 \x01(\tR\tfromAgent\x12\x1f\n" +
+	"\bto_agent\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\atoAgent\x12\x12\n" +
 	"\x04type\x18\x03 \x01(\tR\x04type\x121\n" +
 	"\apayload\x18\x04 \x01(\v2\x17.statekeeper.v1.PayloadR\apayload\x12\x19\n" +
 	"\breply_to\x18\x05 \x01(\tR\areplyTo\x12%\n" +
 	"\x0ecorrelation_id\x18\x06 \x01(\tR\rcorrelationId\x12\x1e\n" +
 	"\vin_reply_to\x18\a \x01(\tR\tinReplyTo\x12I\n" +
-	"\aheaders\x18\b \x03(\v2/.statekeeper.v1.SendMessageRequest.HeadersEntryR\aheaders\x12'\n" +
-	"\x0fidempotency_key\x18\t \x01(\tR\x0eidempotencyKey\x12+\n" +
+	"\aheaders\x18\b \x03(\v2/.statekeeper.v1.SendMessageRequest.HeadersEntryR\aheaders\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\t \x01(\tR\trequestId\x12+\n" +
 	"\x03ttl\x18\n" +
 	" \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12/\n" +
 	"\x05delay\x18\v \x01(\v2\x19.google.protobuf.DurationR\x05delay\x12%\n" +
@@ -1928,18 +1931,18 @@ const file_statekeeper_v1_message_proto_rawDesc = "" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x12=\n" +
-	"\fvisible_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vvisibleTime\"\xb7\x01\n" +
-	"\x16ReceiveMessagesRequest\x12\x19\n" +
-	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\"\n" +
+	"\fvisible_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vvisibleTime\"\xbd\x01\n" +
+	"\x16ReceiveMessagesRequest\x12\x1f\n" +
+	"\bagent_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\aagentId\x12\"\n" +
 	"\rmax_in_flight\x18\x02 \x01(\x05R\vmaxInFlight\x12H\n" +
 	"\x12visibility_timeout\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x11visibilityTimeout\x12\x14\n" +
 	"\x05types\x18\x04 \x03(\tR\x05types\"S\n" +
 	"\x17ReceiveMessagesResponse\x128\n" +
 	"\n" +
 	"deliveries\x18\x01 \x03(\v2\x18.statekeeper.v1.DeliveryR\n" +
-	"deliveries\"\xf1\x01\n" +
-	"\x13PullMessagesRequest\x12\x19\n" +
-	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12!\n" +
+	"deliveries\"\xf7\x01\n" +
+	"\x13PullMessagesRequest\x12\x1f\n" +
+	"\bagent_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\aagentId\x12!\n" +
 	"\fmax_messages\x18\x02 \x01(\x05R\vmaxMessages\x12H\n" +
 	"\x12visibility_timeout\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x11visibilityTimeout\x12<\n" +
 	"\fwait_timeout\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\vwaitTimeout\x12\x14\n" +
@@ -1959,37 +1962,39 @@ const file_statekeeper_v1_message_proto_rawDesc = "" +
 	"deadLetter\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\"O\n" +
 	"\x14NackMessagesResponse\x127\n" +
-	"\aresults\x18\x01 \x03(\v2\x1d.statekeeper.v1.ReceiptResultR\aresults\"\x8c\x01\n" +
+	"\aresults\x18\x01 \x03(\v2\x1d.statekeeper.v1.ReceiptResultR\aresults\"\x92\x01\n" +
 	"\x17ExtendVisibilityRequest\x12'\n" +
-	"\x0freceipt_handles\x18\x01 \x03(\tR\x0ereceiptHandles\x12H\n" +
-	"\x12visibility_timeout\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x11visibilityTimeout\"S\n" +
+	"\x0freceipt_handles\x18\x01 \x03(\tR\x0ereceiptHandles\x12N\n" +
+	"\x12visibility_timeout\x18\x02 \x01(\v2\x19.google.protobuf.DurationB\x04\xe2A\x01\x02R\x11visibilityTimeout\"S\n" +
 	"\x18ExtendVisibilityResponse\x127\n" +
-	"\aresults\x18\x01 \x03(\v2\x1d.statekeeper.v1.ReceiptResultR\aresults\"\xd0\x03\n" +
-	"\x13RequestReplyRequest\x12\x1d\n" +
+	"\aresults\x18\x01 \x03(\v2\x1d.statekeeper.v1.ReceiptResultR\aresults\"\xd2\x03\n" +
+	"\x13RequestReplyRequest\x12#\n" +
 	"\n" +
-	"from_agent\x18\x01 \x01(\tR\tfromAgent\x12\x19\n" +
-	"\bto_agent\x18\x02 \x01(\tR\atoAgent\x12\x12\n" +
+	"from_agent\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tfromAgent\x12\x1f\n" +
+	"\bto_agent\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\atoAgent\x12\x12\n" +
 	"\x04type\x18\x03 \x01(\tR\x04type\x121\n" +
 	"\apayload\x18\x04 \x01(\v2\x17.statekeeper.v1.PayloadR\apayload\x12%\n" +
 	"\x0ecorrelation_id\x18\x05 \x01(\tR\rcorrelationId\x12J\n" +
 	"\aheaders\x18\x06 \x03(\v20.statekeeper.v1.RequestReplyRequest.HeadersEntryR\aheaders\x123\n" +
 	"\atimeout\x18\a \x01(\v2\x19.google.protobuf.DurationR\atimeout\x12+\n" +
-	"\x03ttl\x18\b \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12'\n" +
-	"\x0fidempotency_key\x18\t \x01(\tR\x0eidempotencyKey\x1a:\n" +
+	"\x03ttl\x18\b \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\t \x01(\tR\trequestId\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"x\n" +
 	"\x14RequestReplyResponse\x12,\n" +
 	"\x12request_message_id\x18\x01 \x01(\tR\x10requestMessageId\x122\n" +
-	"\x05reply\x18\x02 \x01(\v2\x1c.statekeeper.v1.AgentMessageR\x05reply\"\xd4\x02\n" +
-	"\x10SendReplyRequest\x12,\n" +
-	"\x12request_message_id\x18\x01 \x01(\tR\x10requestMessageId\x12\x1d\n" +
+	"\x05reply\x18\x02 \x01(\v2\x1c.statekeeper.v1.AgentMessageR\x05reply\"\xd0\x02\n" +
+	"\x10SendReplyRequest\x122\n" +
+	"\x12request_message_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x10requestMessageId\x12\x1d\n" +
 	"\n" +
 	"from_agent\x18\x02 \x01(\tR\tfromAgent\x12\x12\n" +
 	"\x04type\x18\x03 \x01(\tR\x04type\x121\n" +
 	"\apayload\x18\x04 \x01(\v2\x17.statekeeper.v1.PayloadR\apayload\x12G\n" +
-	"\aheaders\x18\x05 \x03(\v2-.statekeeper.v1.SendReplyRequest.HeadersEntryR\aheaders\x12'\n" +
-	"\x0fidempotency_key\x18\x06 \x01(\tR\x0eidempotencyKey\x1a:\n" +
+	"\aheaders\x18\x05 \x03(\v2-.statekeeper.v1.SendReplyRequest.HeadersEntryR\aheaders\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x06 \x01(\tR\trequestId\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x80\x01\n" +
@@ -2004,17 +2009,17 @@ const file_statekeeper_v1_message_proto_rawDesc = "" +
 	"\x0edelivery_count\x18\x02 \x01(\x05R\rdeliveryCount\x128\n" +
 	"\x06reason\x18\x03 \x01(\x0e2 .statekeeper.v1.DeadLetterReasonR\x06reason\x12\x16\n" +
 	"\x06detail\x18\x04 \x01(\tR\x06detail\x12D\n" +
-	"\x10dead_letter_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x0edeadLetterTime\"o\n" +
-	"\x16ListDeadLettersRequest\x12\x19\n" +
-	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1b\n" +
+	"\x10dead_letter_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x0edeadLetterTime\"u\n" +
+	"\x16ListDeadLettersRequest\x12\x1f\n" +
+	"\bagent_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\aagentId\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"\x80\x01\n" +
 	"\x17ListDeadLettersResponse\x12=\n" +
 	"\fdead_letters\x18\x01 \x03(\v2\x1a.statekeeper.v1.DeadLetterR\vdeadLetters\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"W\n" +
-	"\x19RedriveDeadLettersRequest\x12\x19\n" +
-	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1f\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"]\n" +
+	"\x19RedriveDeadLettersRequest\x12\x1f\n" +
+	"\bagent_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\aagentId\x12\x1f\n" +
 	"\vmessage_ids\x18\x02 \x03(\tR\n" +
 	"messageIds\"v\n" +
 	"\x1aRedriveDeadLettersResponse\x12%\n" +

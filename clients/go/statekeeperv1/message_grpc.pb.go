@@ -51,7 +51,7 @@ const (
 //     them.
 //   - Order: messages are delivered roughly in the order they became visible
 //     (send time plus delay); a redelivered message may overtake newer ones.
-//   - Duplicates: a send with an `idempotency_key` already used for the same
+//   - Duplicates: a send with a `request_id` already used for the same
 //     recipient within the configured deduplication window stores nothing and
 //     returns the first message's id. Receivers must still tolerate
 //     redelivery.
@@ -136,7 +136,7 @@ type MessageServiceClient interface {
 	// Answers a message: sends a message to the original's `reply_to` (or its
 	// sender) with the original's correlation id (or its message id when it
 	// had none) and `in_reply_to` set. Replying twice with the same
-	// `idempotency_key` is deduplicated as in SendMessage.
+	// `request_id` is deduplicated as in SendMessage.
 	//
 	// Errors: INVALID_ARGUMENT (INVALID_FIELD) if `request_message_id` is
 	// empty; NOT_FOUND (NOT_FOUND) if the original message is unknown (it may
@@ -295,7 +295,7 @@ func (c *messageServiceClient) RedriveDeadLetters(ctx context.Context, in *Redri
 //     them.
 //   - Order: messages are delivered roughly in the order they became visible
 //     (send time plus delay); a redelivered message may overtake newer ones.
-//   - Duplicates: a send with an `idempotency_key` already used for the same
+//   - Duplicates: a send with a `request_id` already used for the same
 //     recipient within the configured deduplication window stores nothing and
 //     returns the first message's id. Receivers must still tolerate
 //     redelivery.
@@ -380,7 +380,7 @@ type MessageServiceServer interface {
 	// Answers a message: sends a message to the original's `reply_to` (or its
 	// sender) with the original's correlation id (or its message id when it
 	// had none) and `in_reply_to` set. Replying twice with the same
-	// `idempotency_key` is deduplicated as in SendMessage.
+	// `request_id` is deduplicated as in SendMessage.
 	//
 	// Errors: INVALID_ARGUMENT (INVALID_FIELD) if `request_message_id` is
 	// empty; NOT_FOUND (NOT_FOUND) if the original message is unknown (it may

@@ -7,6 +7,7 @@
 package statekeeperv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
@@ -499,8 +500,10 @@ func (x *ToolCall) GetArguments() string {
 	return ""
 }
 
-// Message is one entry in a session's history.
-type Message struct {
+// SessionMessage is one entry in a session's history. (Not `Message`: that
+// name clashes with the protobuf runtime's own Message type in Java, Rust
+// and Python.)
+type SessionMessage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Output only. Position in the history, starting at 1, never reused.
 	Sequence int64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
@@ -532,20 +535,20 @@ type Message struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *Message) Reset() {
-	*x = Message{}
+func (x *SessionMessage) Reset() {
+	*x = SessionMessage{}
 	mi := &file_statekeeper_v1_session_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *Message) String() string {
+func (x *SessionMessage) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*Message) ProtoMessage() {}
+func (*SessionMessage) ProtoMessage() {}
 
-func (x *Message) ProtoReflect() protoreflect.Message {
+func (x *SessionMessage) ProtoReflect() protoreflect.Message {
 	mi := &file_statekeeper_v1_session_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -557,82 +560,82 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use Message.ProtoReflect.Descriptor instead.
-func (*Message) Descriptor() ([]byte, []int) {
+// Deprecated: Use SessionMessage.ProtoReflect.Descriptor instead.
+func (*SessionMessage) Descriptor() ([]byte, []int) {
 	return file_statekeeper_v1_session_proto_rawDescGZIP(), []int{2}
 }
 
-func (x *Message) GetSequence() int64 {
+func (x *SessionMessage) GetSequence() int64 {
 	if x != nil {
 		return x.Sequence
 	}
 	return 0
 }
 
-func (x *Message) GetMessageId() string {
+func (x *SessionMessage) GetMessageId() string {
 	if x != nil {
 		return x.MessageId
 	}
 	return ""
 }
 
-func (x *Message) GetRole() Role {
+func (x *SessionMessage) GetRole() Role {
 	if x != nil {
 		return x.Role
 	}
 	return Role_ROLE_UNSPECIFIED
 }
 
-func (x *Message) GetContent() string {
+func (x *SessionMessage) GetContent() string {
 	if x != nil {
 		return x.Content
 	}
 	return ""
 }
 
-func (x *Message) GetName() string {
+func (x *SessionMessage) GetName() string {
 	if x != nil {
 		return x.Name
 	}
 	return ""
 }
 
-func (x *Message) GetToolCalls() []*ToolCall {
+func (x *SessionMessage) GetToolCalls() []*ToolCall {
 	if x != nil {
 		return x.ToolCalls
 	}
 	return nil
 }
 
-func (x *Message) GetToolCallId() string {
+func (x *SessionMessage) GetToolCallId() string {
 	if x != nil {
 		return x.ToolCallId
 	}
 	return ""
 }
 
-func (x *Message) GetMetadata() map[string]string {
+func (x *SessionMessage) GetMetadata() map[string]string {
 	if x != nil {
 		return x.Metadata
 	}
 	return nil
 }
 
-func (x *Message) GetTokenCount() int32 {
+func (x *SessionMessage) GetTokenCount() int32 {
 	if x != nil {
 		return x.TokenCount
 	}
 	return 0
 }
 
-func (x *Message) GetCreateTime() *timestamppb.Timestamp {
+func (x *SessionMessage) GetCreateTime() *timestamppb.Timestamp {
 	if x != nil {
 		return x.CreateTime
 	}
 	return nil
 }
 
-func (x *Message) GetRolledBack() bool {
+func (x *SessionMessage) GetRolledBack() bool {
 	if x != nil {
 		return x.RolledBack
 	}
@@ -1184,12 +1187,12 @@ type AppendMessagesRequest struct {
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The messages, in order. At least one; at most the configured maximum per
 	// call (default 100).
-	Messages []*Message `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
+	Messages []*SessionMessage `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
 	// If set, the append applies only if the session's etag still equals it.
 	ExpectedEtag string `protobuf:"bytes,3,opt,name=expected_etag,json=expectedEtag,proto3" json:"expected_etag,omitempty"`
-	// Idempotency key, 1-128 characters of [A-Za-z0-9._:-]. A retry with the same
-	// key returns the first call's result without appending again. Unset means
-	// the append is not idempotent.
+	// Idempotency key (AIP-155), 1-128 characters of [A-Za-z0-9._:-]. A retry
+	// with the same key returns the first call's result without appending
+	// again. Unset means the append is not idempotent.
 	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1232,7 +1235,7 @@ func (x *AppendMessagesRequest) GetSessionId() string {
 	return ""
 }
 
-func (x *AppendMessagesRequest) GetMessages() []*Message {
+func (x *AppendMessagesRequest) GetMessages() []*SessionMessage {
 	if x != nil {
 		return x.Messages
 	}
@@ -1259,7 +1262,7 @@ type AppendMessagesResponse struct {
 	// The session after the append.
 	Session *Session `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
 	// The appended messages with their sequence numbers, ids and token counts.
-	Messages []*Message `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
+	Messages []*SessionMessage `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
 	// True if this answer replays an earlier call with the same `request_id`.
 	Replayed      bool `protobuf:"varint,3,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1303,7 +1306,7 @@ func (x *AppendMessagesResponse) GetSession() *Session {
 	return nil
 }
 
-func (x *AppendMessagesResponse) GetMessages() []*Message {
+func (x *AppendMessagesResponse) GetMessages() []*SessionMessage {
 	if x != nil {
 		return x.Messages
 	}
@@ -1397,7 +1400,7 @@ func (x *ListMessagesRequest) GetIncludeRolledBack() bool {
 type ListMessagesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page of messages, oldest first.
-	Messages []*Message `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	Messages []*SessionMessage `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
 	// Token for the next page; empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1434,7 +1437,7 @@ func (*ListMessagesResponse) Descriptor() ([]byte, []int) {
 	return file_statekeeper_v1_session_proto_rawDescGZIP(), []int{16}
 }
 
-func (x *ListMessagesResponse) GetMessages() []*Message {
+func (x *ListMessagesResponse) GetMessages() []*SessionMessage {
 	if x != nil {
 		return x.Messages
 	}
@@ -1665,7 +1668,7 @@ func (x *TokenAccounting) GetRemainingTokens() int32 {
 type GetContextWindowResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The newest messages that fit, oldest first.
-	Messages []*Message `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	Messages []*SessionMessage `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
 	// Summary of the part of the working window that did not fit (including the
 	// compaction summary, if the window was compacted). Empty if everything
 	// fit or summaries are disabled.
@@ -1713,7 +1716,7 @@ func (*GetContextWindowResponse) Descriptor() ([]byte, []int) {
 	return file_statekeeper_v1_session_proto_rawDescGZIP(), []int{19}
 }
 
-func (x *GetContextWindowResponse) GetMessages() []*Message {
+func (x *GetContextWindowResponse) GetMessages() []*SessionMessage {
 	if x != nil {
 		return x.Messages
 	}
@@ -2298,57 +2301,57 @@ var File_statekeeper_v1_session_proto protoreflect.FileDescriptor
 
 const file_statekeeper_v1_session_proto_rawDesc = "" +
 	"\n" +
-	"\x1cstatekeeper/v1/session.proto\x12\x0estatekeeper.v1\x1a\x1egoogle/protobuf/duration.proto\x1a google/protobuf/field_mask.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\a\n" +
+	"\x1cstatekeeper/v1/session.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1egoogle/protobuf/duration.proto\x1a google/protobuf/field_mask.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x82\b\n" +
 	"\aSession\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
-	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x19\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1e\n" +
+	"\auser_id\x18\x02 \x01(\tB\x05\xe2A\x02\x02\x05R\x06userId\x12\x19\n" +
 	"\bagent_id\x18\x03 \x01(\tR\aagentId\x125\n" +
 	"\x06status\x18\x04 \x01(\x0e2\x1d.statekeeper.v1.SessionStatusR\x06status\x12D\n" +
 	"\x11context_variables\x18\x05 \x01(\v2\x17.google.protobuf.StructR\x10contextVariables\x12!\n" +
 	"\factive_tools\x18\x06 \x03(\tR\vactiveTools\x12F\n" +
 	"\x12pending_tool_calls\x18\a \x03(\v2\x18.statekeeper.v1.ToolCallR\x10pendingToolCalls\x12A\n" +
 	"\bmetadata\x18\b \x03(\v2%.statekeeper.v1.Session.MetadataEntryR\bmetadata\x12+\n" +
-	"\x03ttl\x18\t \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12;\n" +
+	"\x03ttl\x18\t \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12A\n" +
 	"\vexpire_time\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"expireTime\x12;\n" +
-	"\vcreate_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\x12;\n" +
-	"\vupdate_time\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updateTime\x12\x18\n" +
-	"\aversion\x18\r \x01(\x03R\aversion\x12\x12\n" +
-	"\x04etag\x18\x0e \x01(\tR\x04etag\x12#\n" +
-	"\rmessage_count\x18\x0f \x01(\x03R\fmessageCount\x120\n" +
-	"\x14window_message_count\x18\x10 \x01(\x03R\x12windowMessageCount\x12#\n" +
-	"\rwindow_tokens\x18\x11 \x01(\x03R\fwindowTokens\x12-\n" +
-	"\x12compaction_summary\x18\x12 \x01(\tR\x11compactionSummary\x12<\n" +
-	"\x1acompacted_through_sequence\x18\x13 \x01(\x03R\x18compactedThroughSequence\x1a;\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\xe2A\x01\x03R\n" +
+	"expireTime\x12A\n" +
+	"\vcreate_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampB\x04\xe2A\x01\x03R\n" +
+	"createTime\x12A\n" +
+	"\vupdate_time\x18\f \x01(\v2\x1a.google.protobuf.TimestampB\x04\xe2A\x01\x03R\n" +
+	"updateTime\x12\x1e\n" +
+	"\aversion\x18\r \x01(\x03B\x04\xe2A\x01\x03R\aversion\x12\x18\n" +
+	"\x04etag\x18\x0e \x01(\tB\x04\xe2A\x01\x03R\x04etag\x12)\n" +
+	"\rmessage_count\x18\x0f \x01(\x03B\x04\xe2A\x01\x03R\fmessageCount\x126\n" +
+	"\x14window_message_count\x18\x10 \x01(\x03B\x04\xe2A\x01\x03R\x12windowMessageCount\x12)\n" +
+	"\rwindow_tokens\x18\x11 \x01(\x03B\x04\xe2A\x01\x03R\fwindowTokens\x123\n" +
+	"\x12compaction_summary\x18\x12 \x01(\tB\x04\xe2A\x01\x03R\x11compactionSummary\x12B\n" +
+	"\x1acompacted_through_sequence\x18\x13 \x01(\x03B\x04\xe2A\x01\x03R\x18compactedThroughSequence\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"L\n" +
-	"\bToolCall\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
-	"\targuments\x18\x03 \x01(\tR\targuments\"\xf6\x03\n" +
-	"\aMessage\x12\x1a\n" +
-	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12\x1d\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"X\n" +
+	"\bToolCall\x12\x14\n" +
+	"\x02id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x02id\x12\x18\n" +
+	"\x04name\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x04name\x12\x1c\n" +
+	"\targuments\x18\x03 \x01(\tR\targuments\"\xae\x04\n" +
+	"\x0eSessionMessage\x12 \n" +
+	"\bsequence\x18\x01 \x01(\x03B\x04\xe2A\x01\x03R\bsequence\x12#\n" +
 	"\n" +
-	"message_id\x18\x02 \x01(\tR\tmessageId\x12(\n" +
-	"\x04role\x18\x03 \x01(\x0e2\x14.statekeeper.v1.RoleR\x04role\x12\x18\n" +
-	"\acontent\x18\x04 \x01(\tR\acontent\x12\x12\n" +
-	"\x04name\x18\x05 \x01(\tR\x04name\x127\n" +
+	"message_id\x18\x02 \x01(\tB\x04\xe2A\x01\x03R\tmessageId\x12.\n" +
+	"\x04role\x18\x03 \x01(\x0e2\x14.statekeeper.v1.RoleB\x04\xe2A\x01\x02R\x04role\x12\x18\n" +
+	"\acontent\x18\x04 \x01(\tR\acontent\x12\x18\n" +
+	"\x04name\x18\x05 \x01(\tB\x04\xe2A\x01\x01R\x04name\x127\n" +
 	"\n" +
 	"tool_calls\x18\x06 \x03(\v2\x18.statekeeper.v1.ToolCallR\ttoolCalls\x12 \n" +
 	"\ftool_call_id\x18\a \x01(\tR\n" +
-	"toolCallId\x12A\n" +
-	"\bmetadata\x18\b \x03(\v2%.statekeeper.v1.Message.MetadataEntryR\bmetadata\x12\x1f\n" +
-	"\vtoken_count\x18\t \x01(\x05R\n" +
-	"tokenCount\x12;\n" +
+	"toolCallId\x12H\n" +
+	"\bmetadata\x18\b \x03(\v2,.statekeeper.v1.SessionMessage.MetadataEntryR\bmetadata\x12%\n" +
+	"\vtoken_count\x18\t \x01(\x05B\x04\xe2A\x01\x03R\n" +
+	"tokenCount\x12A\n" +
 	"\vcreate_time\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\x12\x1f\n" +
-	"\vrolled_back\x18\v \x01(\bR\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampB\x04\xe2A\x01\x03R\n" +
+	"createTime\x12%\n" +
+	"\vrolled_back\x18\v \x01(\bB\x04\xe2A\x01\x03R\n" +
 	"rolledBack\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
@@ -2358,10 +2361,10 @@ const file_statekeeper_v1_session_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x121\n" +
 	"\asession\x18\x02 \x01(\v2\x17.statekeeper.v1.SessionR\asession\"J\n" +
 	"\x15CreateSessionResponse\x121\n" +
-	"\asession\x18\x01 \x01(\v2\x17.statekeeper.v1.SessionR\asession\"2\n" +
-	"\x11GetSessionRequest\x12\x1d\n" +
+	"\asession\x18\x01 \x01(\v2\x17.statekeeper.v1.SessionR\asession\"8\n" +
+	"\x11GetSessionRequest\x12#\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"G\n" +
+	"session_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tsessionId\"G\n" +
 	"\x12GetSessionResponse\x121\n" +
 	"\asession\x18\x01 \x01(\v2\x17.statekeeper.v1.SessionR\asession\"\xbc\x01\n" +
 	"\x13ListSessionsRequest\x12\x1b\n" +
@@ -2380,37 +2383,37 @@ const file_statekeeper_v1_session_proto_rawDesc = "" +
 	"updateMask\x12#\n" +
 	"\rexpected_etag\x18\x03 \x01(\tR\fexpectedEtag\"J\n" +
 	"\x15UpdateSessionResponse\x121\n" +
-	"\asession\x18\x01 \x01(\v2\x17.statekeeper.v1.SessionR\asession\"Z\n" +
-	"\x14DeleteSessionRequest\x12\x1d\n" +
+	"\asession\x18\x01 \x01(\v2\x17.statekeeper.v1.SessionR\asession\"`\n" +
+	"\x14DeleteSessionRequest\x12#\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12#\n" +
+	"session_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tsessionId\x12#\n" +
 	"\rexpected_etag\x18\x02 \x01(\tR\fexpectedEtag\"\x17\n" +
-	"\x15DeleteSessionResponse\"\xaf\x01\n" +
-	"\x15AppendMessagesRequest\x12\x1d\n" +
+	"\x15DeleteSessionResponse\"\xbc\x01\n" +
+	"\x15AppendMessagesRequest\x12#\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x123\n" +
-	"\bmessages\x18\x02 \x03(\v2\x17.statekeeper.v1.MessageR\bmessages\x12#\n" +
+	"session_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tsessionId\x12:\n" +
+	"\bmessages\x18\x02 \x03(\v2\x1e.statekeeper.v1.SessionMessageR\bmessages\x12#\n" +
 	"\rexpected_etag\x18\x03 \x01(\tR\fexpectedEtag\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x04 \x01(\tR\trequestId\"\x9c\x01\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\"\xa3\x01\n" +
 	"\x16AppendMessagesResponse\x121\n" +
-	"\asession\x18\x01 \x01(\v2\x17.statekeeper.v1.SessionR\asession\x123\n" +
-	"\bmessages\x18\x02 \x03(\v2\x17.statekeeper.v1.MessageR\bmessages\x12\x1a\n" +
-	"\breplayed\x18\x03 \x01(\bR\breplayed\"\xa0\x01\n" +
-	"\x13ListMessagesRequest\x12\x1d\n" +
+	"\asession\x18\x01 \x01(\v2\x17.statekeeper.v1.SessionR\asession\x12:\n" +
+	"\bmessages\x18\x02 \x03(\v2\x1e.statekeeper.v1.SessionMessageR\bmessages\x12\x1a\n" +
+	"\breplayed\x18\x03 \x01(\bR\breplayed\"\xa6\x01\n" +
+	"\x13ListMessagesRequest\x12#\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1b\n" +
+	"session_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tsessionId\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\x12.\n" +
-	"\x13include_rolled_back\x18\x04 \x01(\bR\x11includeRolledBack\"s\n" +
-	"\x14ListMessagesResponse\x123\n" +
-	"\bmessages\x18\x01 \x03(\v2\x17.statekeeper.v1.MessageR\bmessages\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x83\x02\n" +
-	"\x17GetContextWindowRequest\x12\x1d\n" +
+	"\x13include_rolled_back\x18\x04 \x01(\bR\x11includeRolledBack\"z\n" +
+	"\x14ListMessagesResponse\x12:\n" +
+	"\bmessages\x18\x01 \x03(\v2\x1e.statekeeper.v1.SessionMessageR\bmessages\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x8f\x02\n" +
+	"\x17GetContextWindowRequest\x12#\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12!\n" +
-	"\ftoken_budget\x18\x02 \x01(\x05R\vtokenBudget\x124\n" +
+	"session_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tsessionId\x12'\n" +
+	"\ftoken_budget\x18\x02 \x01(\x05B\x04\xe2A\x01\x02R\vtokenBudget\x124\n" +
 	"\x16reserved_output_tokens\x18\x03 \x01(\x05R\x14reservedOutputTokens\x12#\n" +
 	"\rsystem_prompt\x18\x04 \x01(\tR\fsystemPrompt\x12\x1d\n" +
 	"\n" +
@@ -2425,19 +2428,19 @@ const file_statekeeper_v1_session_proto_rawDesc = "" +
 	"\x0fmessages_tokens\x18\x06 \x01(\x05R\x0emessagesTokens\x12%\n" +
 	"\x0eframing_tokens\x18\a \x01(\x05R\rframingTokens\x12!\n" +
 	"\ftotal_tokens\x18\b \x01(\x05R\vtotalTokens\x12)\n" +
-	"\x10remaining_tokens\x18\t \x01(\x05R\x0fremainingTokens\"\xae\x02\n" +
-	"\x18GetContextWindowResponse\x123\n" +
-	"\bmessages\x18\x01 \x03(\v2\x17.statekeeper.v1.MessageR\bmessages\x12\x18\n" +
+	"\x10remaining_tokens\x18\t \x01(\x05R\x0fremainingTokens\"\xb5\x02\n" +
+	"\x18GetContextWindowResponse\x12:\n" +
+	"\bmessages\x18\x01 \x03(\v2\x1e.statekeeper.v1.SessionMessageR\bmessages\x12\x18\n" +
 	"\asummary\x18\x02 \x01(\tR\asummary\x128\n" +
 	"\x18summarized_message_count\x18\x03 \x01(\x05R\x16summarizedMessageCount\x12?\n" +
 	"\n" +
 	"accounting\x18\x04 \x01(\v2\x1f.statekeeper.v1.TokenAccountingR\n" +
 	"accounting\x12\x18\n" +
 	"\aversion\x18\x05 \x01(\x03R\aversion\x12.\n" +
-	"\x13summary_is_fallback\x18\x06 \x01(\bR\x11summaryIsFallback\"\x8d\x01\n" +
-	"\x15CompactSessionRequest\x12\x1d\n" +
+	"\x13summary_is_fallback\x18\x06 \x01(\bR\x11summaryIsFallback\"\x93\x01\n" +
+	"\x15CompactSessionRequest\x12#\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x120\n" +
+	"session_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tsessionId\x120\n" +
 	"\x14keep_recent_messages\x18\x02 \x01(\x05R\x12keepRecentMessages\x12#\n" +
 	"\rexpected_etag\x18\x03 \x01(\tR\fexpectedEtag\"\x83\x01\n" +
 	"\x16CompactSessionResponse\x121\n" +
@@ -2450,26 +2453,26 @@ const file_statekeeper_v1_session_proto_rawDesc = "" +
 	"changeKind\x12;\n" +
 	"\vcreate_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x121\n" +
-	"\asession\x18\x05 \x01(\v2\x17.statekeeper.v1.SessionR\asession\"w\n" +
-	"\x1aListSessionVersionsRequest\x12\x1d\n" +
+	"\asession\x18\x05 \x01(\v2\x17.statekeeper.v1.SessionR\asession\"}\n" +
+	"\x1aListSessionVersionsRequest\x12#\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1b\n" +
+	"session_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tsessionId\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"\x81\x01\n" +
 	"\x1bListSessionVersionsResponse\x12:\n" +
 	"\bversions\x18\x01 \x03(\v2\x1e.statekeeper.v1.SessionVersionR\bversions\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"S\n" +
-	"\x18GetSessionVersionRequest\x12\x1d\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"_\n" +
+	"\x18GetSessionVersionRequest\x12#\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\"U\n" +
+	"session_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tsessionId\x12\x1e\n" +
+	"\aversion\x18\x02 \x01(\x03B\x04\xe2A\x01\x02R\aversion\"U\n" +
 	"\x19GetSessionVersionResponse\x128\n" +
-	"\aversion\x18\x01 \x01(\v2\x1e.statekeeper.v1.SessionVersionR\aversion\"\x83\x01\n" +
-	"\x16RollbackSessionRequest\x12\x1d\n" +
+	"\aversion\x18\x01 \x01(\v2\x1e.statekeeper.v1.SessionVersionR\aversion\"\x8f\x01\n" +
+	"\x16RollbackSessionRequest\x12#\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12%\n" +
-	"\x0etarget_version\x18\x02 \x01(\x03R\rtargetVersion\x12#\n" +
+	"session_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tsessionId\x12+\n" +
+	"\x0etarget_version\x18\x02 \x01(\x03B\x04\xe2A\x01\x02R\rtargetVersion\x12#\n" +
 	"\rexpected_etag\x18\x03 \x01(\tR\fexpectedEtag\"L\n" +
 	"\x17RollbackSessionResponse\x121\n" +
 	"\asession\x18\x01 \x01(\v2\x17.statekeeper.v1.SessionR\asession*\xba\x01\n" +
@@ -2530,7 +2533,7 @@ var file_statekeeper_v1_session_proto_goTypes = []any{
 	(ChangeKind)(0),                     // 2: statekeeper.v1.ChangeKind
 	(*Session)(nil),                     // 3: statekeeper.v1.Session
 	(*ToolCall)(nil),                    // 4: statekeeper.v1.ToolCall
-	(*Message)(nil),                     // 5: statekeeper.v1.Message
+	(*SessionMessage)(nil),              // 5: statekeeper.v1.SessionMessage
 	(*CreateSessionRequest)(nil),        // 6: statekeeper.v1.CreateSessionRequest
 	(*CreateSessionResponse)(nil),       // 7: statekeeper.v1.CreateSessionResponse
 	(*GetSessionRequest)(nil),           // 8: statekeeper.v1.GetSessionRequest
@@ -2558,7 +2561,7 @@ var file_statekeeper_v1_session_proto_goTypes = []any{
 	(*RollbackSessionRequest)(nil),      // 30: statekeeper.v1.RollbackSessionRequest
 	(*RollbackSessionResponse)(nil),     // 31: statekeeper.v1.RollbackSessionResponse
 	nil,                                 // 32: statekeeper.v1.Session.MetadataEntry
-	nil,                                 // 33: statekeeper.v1.Message.MetadataEntry
+	nil,                                 // 33: statekeeper.v1.SessionMessage.MetadataEntry
 	(*structpb.Struct)(nil),             // 34: google.protobuf.Struct
 	(*durationpb.Duration)(nil),         // 35: google.protobuf.Duration
 	(*timestamppb.Timestamp)(nil),       // 36: google.protobuf.Timestamp
@@ -2573,10 +2576,10 @@ var file_statekeeper_v1_session_proto_depIdxs = []int32{
 	36, // 5: statekeeper.v1.Session.expire_time:type_name -> google.protobuf.Timestamp
 	36, // 6: statekeeper.v1.Session.create_time:type_name -> google.protobuf.Timestamp
 	36, // 7: statekeeper.v1.Session.update_time:type_name -> google.protobuf.Timestamp
-	1,  // 8: statekeeper.v1.Message.role:type_name -> statekeeper.v1.Role
-	4,  // 9: statekeeper.v1.Message.tool_calls:type_name -> statekeeper.v1.ToolCall
-	33, // 10: statekeeper.v1.Message.metadata:type_name -> statekeeper.v1.Message.MetadataEntry
-	36, // 11: statekeeper.v1.Message.create_time:type_name -> google.protobuf.Timestamp
+	1,  // 8: statekeeper.v1.SessionMessage.role:type_name -> statekeeper.v1.Role
+	4,  // 9: statekeeper.v1.SessionMessage.tool_calls:type_name -> statekeeper.v1.ToolCall
+	33, // 10: statekeeper.v1.SessionMessage.metadata:type_name -> statekeeper.v1.SessionMessage.MetadataEntry
+	36, // 11: statekeeper.v1.SessionMessage.create_time:type_name -> google.protobuf.Timestamp
 	3,  // 12: statekeeper.v1.CreateSessionRequest.session:type_name -> statekeeper.v1.Session
 	3,  // 13: statekeeper.v1.CreateSessionResponse.session:type_name -> statekeeper.v1.Session
 	3,  // 14: statekeeper.v1.GetSessionResponse.session:type_name -> statekeeper.v1.Session
@@ -2585,11 +2588,11 @@ var file_statekeeper_v1_session_proto_depIdxs = []int32{
 	3,  // 17: statekeeper.v1.UpdateSessionRequest.session:type_name -> statekeeper.v1.Session
 	37, // 18: statekeeper.v1.UpdateSessionRequest.update_mask:type_name -> google.protobuf.FieldMask
 	3,  // 19: statekeeper.v1.UpdateSessionResponse.session:type_name -> statekeeper.v1.Session
-	5,  // 20: statekeeper.v1.AppendMessagesRequest.messages:type_name -> statekeeper.v1.Message
+	5,  // 20: statekeeper.v1.AppendMessagesRequest.messages:type_name -> statekeeper.v1.SessionMessage
 	3,  // 21: statekeeper.v1.AppendMessagesResponse.session:type_name -> statekeeper.v1.Session
-	5,  // 22: statekeeper.v1.AppendMessagesResponse.messages:type_name -> statekeeper.v1.Message
-	5,  // 23: statekeeper.v1.ListMessagesResponse.messages:type_name -> statekeeper.v1.Message
-	5,  // 24: statekeeper.v1.GetContextWindowResponse.messages:type_name -> statekeeper.v1.Message
+	5,  // 22: statekeeper.v1.AppendMessagesResponse.messages:type_name -> statekeeper.v1.SessionMessage
+	5,  // 23: statekeeper.v1.ListMessagesResponse.messages:type_name -> statekeeper.v1.SessionMessage
+	5,  // 24: statekeeper.v1.GetContextWindowResponse.messages:type_name -> statekeeper.v1.SessionMessage
 	21, // 25: statekeeper.v1.GetContextWindowResponse.accounting:type_name -> statekeeper.v1.TokenAccounting
 	3,  // 26: statekeeper.v1.CompactSessionResponse.session:type_name -> statekeeper.v1.Session
 	2,  // 27: statekeeper.v1.SessionVersion.change_kind:type_name -> statekeeper.v1.ChangeKind

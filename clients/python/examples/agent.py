@@ -26,7 +26,7 @@ def main() -> None:
             sk.sessions.AppendMessages(
                 session_pb2.AppendMessagesRequest(
                     session_id=session.session_id,
-                    messages=[session_pb2.Message(role=role, content=content)],
+                    messages=[session_pb2.SessionMessage(role=role, content=content)],
                 )
             )
 

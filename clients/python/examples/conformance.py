@@ -98,19 +98,23 @@ class Report:
 # ---- requests shared by both passes: the same scenario as every language ----
 
 
-def conversation() -> list[session_pb2.Message]:
+def conversation() -> list[session_pb2.SessionMessage]:
     return [
-        session_pb2.Message(role=session_pb2.ROLE_USER, content="What is the weather in Paris?"),
-        session_pb2.Message(
+        session_pb2.SessionMessage(
+            role=session_pb2.ROLE_USER, content="What is the weather in Paris?"
+        ),
+        session_pb2.SessionMessage(
             role=session_pb2.ROLE_ASSISTANT,
             tool_calls=[
                 session_pb2.ToolCall(id="call-1", name="get_weather", arguments='{"city":"Paris"}')
             ],
         ),
-        session_pb2.Message(
+        session_pb2.SessionMessage(
             role=session_pb2.ROLE_TOOL, tool_call_id="call-1", content='{"temp_c":21}'
         ),
-        session_pb2.Message(role=session_pb2.ROLE_ASSISTANT, content="It is 21 degrees in Paris."),
+        session_pb2.SessionMessage(
+            role=session_pb2.ROLE_ASSISTANT, content="It is 21 degrees in Paris."
+        ),
     ]
 
 

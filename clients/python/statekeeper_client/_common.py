@@ -41,8 +41,8 @@ RETRYABLE_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
 #: not apply the change twice.
 IDEMPOTENCY_FIELDS = {
     "AppendMessages": "request_id",
-    "SendMessage": "idempotency_key",
-    "SendReply": "idempotency_key",
+    "SendMessage": "request_id",
+    "SendReply": "request_id",
 }
 
 
@@ -101,7 +101,7 @@ def merge_metadata(auth: Metadata, extra: Metadata | None) -> list[tuple[str, An
     return merged
 
 
-def with_idempotency_key(method: str, request: Message) -> Message:
+def with_request_id(method: str, request: Message) -> Message:
     """A copy of `request` with its idempotency field filled, or `request`."""
     field = IDEMPOTENCY_FIELDS.get(method)
     if field is None or getattr(request, field):

@@ -20,7 +20,7 @@ from statekeeper_client._common import (
     ServiceSpec,
     auth_metadata,
     merge_metadata,
-    with_idempotency_key,
+    with_request_id,
 )
 from statekeeper_client.client import DEFAULT_TIMEOUT
 from statekeeper_client.errors import wrap
@@ -54,7 +54,7 @@ class _AsyncUnaryMethod:
         client = self._client
         policy = client.retry
         if policy.max_attempts > 1:
-            request = with_idempotency_key(self._name, request)
+            request = with_request_id(self._name, request)
         budget = client.timeout if timeout is None else timeout
         deadline = time.monotonic() + budget
         md = merge_metadata(client._auth, metadata)

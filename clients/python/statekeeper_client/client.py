@@ -18,7 +18,7 @@ from statekeeper_client._common import (
     ServiceSpec,
     auth_metadata,
     merge_metadata,
-    with_idempotency_key,
+    with_request_id,
 )
 from statekeeper_client.errors import wrap
 from statekeeper_client.watch import Watch, _WatchState
@@ -54,7 +54,7 @@ class _UnaryMethod:
         client = self._client
         policy = client.retry
         if policy.max_attempts > 1:
-            request = with_idempotency_key(self._name, request)
+            request = with_request_id(self._name, request)
         budget = client.timeout if timeout is None else timeout
         deadline = time.monotonic() + budget
         md = merge_metadata(client._auth, metadata)
@@ -121,7 +121,7 @@ class Client:
     Every call carries the credentials, gets `timeout` as its deadline unless
     the caller passes one, and is retried with exponential backoff when it
     fails with UNAVAILABLE (only), within that deadline. AppendMessages,
-    SendMessage and SendReply get a random request id / idempotency key when
+    SendMessage and SendReply get a random `request_id` (idempotency key) when
     the request has none, so that a retry never applies a change twice. A
     failed call raises `statekeeper_client.errors.StatekeeperRpcError` (a
     `grpc.RpcError` carrying the server's ErrorInfo reason).

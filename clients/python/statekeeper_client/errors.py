@@ -3,7 +3,7 @@
 Every failed call made through `Client` or `AsyncClient` raises a
 `StatekeeperRpcError`, which is a `grpc.RpcError` (so `except grpc.RpcError`
 keeps working) that also exposes the AIP-193 `google.rpc.ErrorInfo` the server
-attaches: `reason` (e.g. "ETAG_MISMATCH", "NOT_IMPLEMENTED") and
+attaches: `reason` (e.g. "ETAG_MISMATCH", "NOT_FOUND") and
 `error_metadata` (e.g. {"field": "session_id"}).
 """
 
@@ -78,9 +78,10 @@ class StatekeeperRpcError(grpc.RpcError):  # type: ignore[misc]
 
 
 class ServiceNotImplementedError(StatekeeperRpcError):
-    """The server answered UNIMPLEMENTED: the capability is part of the contract
-    but not built into this server (ErrorInfo reason NOT_IMPLEMENTED, with
-    metadata["capability"]), or the server does not know the method at all."""
+    """The server answered UNIMPLEMENTED: it does not serve the method (for
+    example an older server than the contract this client was built from).
+    `capability` is the ErrorInfo metadata["capability"] when a server names
+    one, else the status details."""
 
     @property
     def capability(self) -> str:

@@ -93,13 +93,8 @@ class Blackboard(blackboard_pb2_grpc.BlackboardServiceServicer):
     def Watch(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         self.requests.append(request)
         if self.unimplemented:
-            _abort(
-                context,
-                grpc.StatusCode.UNIMPLEMENTED,
-                "no blackboard",
-                "NOT_IMPLEMENTED",
-                capability="the shared blackboard",
-            )
+            # What grpc answers for a method the server does not serve.
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
         script = self.scripts.pop(0) if self.scripts else []
         for item in script:
             if isinstance(item, grpc.StatusCode):
@@ -287,8 +282,8 @@ def test_watch_surfaces_unimplemented(server: tuple[str, Sessions, Blackboard]) 
     board.unimplemented = True
     with Client(addr, retry=FAST) as sk, pytest.raises(ServiceNotImplementedError) as raised:
         next(iter(sk.watch("b1", timeout=5)))
-    assert raised.value.reason == "NOT_IMPLEMENTED"
-    assert raised.value.capability == "the shared blackboard"
+    assert raised.value.reason == ""
+    assert raised.value.capability == "Method not found!"
     assert len(board.requests) == 1  # not retried
 
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use prost_types::{value, Struct, Value};
 use statekeeper_client::v1::{
     blackboard_value, AppendMessagesRequest, BlackboardValue, CreateSessionRequest,
-    GetContextWindowRequest, Message, PutEntryRequest, Role, Session,
+    GetContextWindowRequest, PutEntryRequest, Role, Session, SessionMessage,
 };
 use statekeeper_client::{connect, is_unimplemented};
 
@@ -31,7 +31,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_default();
     let say = |role: Role, content: String| AppendMessagesRequest {
         session_id: session.session_id.clone(),
-        messages: vec![Message { role: role as i32, content, ..Default::default() }],
+        messages: vec![SessionMessage { role: role as i32, content, ..Default::default() }],
         ..Default::default()
     };
 

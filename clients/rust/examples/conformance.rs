@@ -14,9 +14,9 @@ use prost_types::{value, Struct, Value};
 use statekeeper_client::v1::{
     blackboard_value, recall_request, watch_request, watch_response, AckMessagesRequest,
     AppendMessagesRequest, BlackboardEventType, BlackboardValue, Checkpoint, CreateSessionRequest,
-    GetCheckpointRequest, GetContextWindowRequest, Message, Payload, PullMessagesRequest,
-    PutEntryRequest, RecallRequest, ReceiptStatus, RecordEpisodeRequest, Role,
-    SaveCheckpointRequest, SendMessageRequest, Session, ToolCall, WatchRequest,
+    GetCheckpointRequest, GetContextWindowRequest, Payload, PullMessagesRequest, PutEntryRequest,
+    RecallRequest, ReceiptStatus, RecordEpisodeRequest, Role, SaveCheckpointRequest,
+    SendMessageRequest, Session, SessionMessage, ToolCall, WatchRequest,
 };
 use statekeeper_client::{is_unimplemented, Client, HealthCheckRequest};
 use tonic::Status;
@@ -106,10 +106,10 @@ impl Report {
     }
 }
 
-fn conversation() -> Vec<Message> {
+fn conversation() -> Vec<SessionMessage> {
     vec![
-        Message { role: Role::User as i32, content: "What is the weather in Paris?".into(), ..Default::default() },
-        Message {
+        SessionMessage { role: Role::User as i32, content: "What is the weather in Paris?".into(), ..Default::default() },
+        SessionMessage {
             role: Role::Assistant as i32,
             tool_calls: vec![ToolCall {
                 id: "call-1".into(),
@@ -118,13 +118,13 @@ fn conversation() -> Vec<Message> {
             }],
             ..Default::default()
         },
-        Message {
+        SessionMessage {
             role: Role::Tool as i32,
             tool_call_id: "call-1".into(),
             content: r#"{"temp_c":21}"#.into(),
             ..Default::default()
         },
-        Message { role: Role::Assistant as i32, content: "It is 21 degrees in Paris.".into(), ..Default::default() },
+        SessionMessage { role: Role::Assistant as i32, content: "It is 21 degrees in Paris.".into(), ..Default::default() },
     ]
 }
 

@@ -332,7 +332,7 @@ export function errorInfo(error: unknown): ErrorInfo | undefined {
   return undefined;
 }
 
-/** True if the call failed with UNIMPLEMENTED (capability not built into the server). */
+/** True if the call failed with UNIMPLEMENTED (the server does not serve that method, e.g. an older server). */
 export function isUnimplemented(error: unknown): boolean {
   return (error as ServiceError | undefined)?.code === status.UNIMPLEMENTED;
 }

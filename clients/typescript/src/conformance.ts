@@ -20,7 +20,7 @@ import {
   AppendMessagesRequest,
   CreateSessionRequest,
   GetContextWindowRequest,
-  Message,
+  SessionMessage,
   Role,
 } from "./gen/statekeeper/v1/session";
 
@@ -69,15 +69,15 @@ class Report {
   }
 }
 
-function conversation(): Message[] {
+function conversation(): SessionMessage[] {
   return [
-    Message.fromPartial({ role: Role.ROLE_USER, content: "What is the weather in Paris?" }),
-    Message.fromPartial({
+    SessionMessage.fromPartial({ role: Role.ROLE_USER, content: "What is the weather in Paris?" }),
+    SessionMessage.fromPartial({
       role: Role.ROLE_ASSISTANT,
       toolCalls: [{ id: "call-1", name: "get_weather", arguments: '{"city":"Paris"}' }],
     }),
-    Message.fromPartial({ role: Role.ROLE_TOOL, toolCallId: "call-1", content: '{"temp_c":21}' }),
-    Message.fromPartial({ role: Role.ROLE_ASSISTANT, content: "It is 21 degrees in Paris." }),
+    SessionMessage.fromPartial({ role: Role.ROLE_TOOL, toolCallId: "call-1", content: '{"temp_c":21}' }),
+    SessionMessage.fromPartial({ role: Role.ROLE_ASSISTANT, content: "It is 21 degrees in Paris." }),
   ];
 }
 
@@ -120,7 +120,7 @@ async function main(): Promise<number> {
         CreateSessionRequest.fromPartial({ session: { userId: user, agentId: agent } }),
       );
       check(!!session?.sessionId, "no session_id");
-      check(session?.version === 1, `version ${session?.version}`);
+      check(session?.version === 1n, `version ${session?.version}`);
       sessionId = session!.sessionId;
       return `session_id=${sessionId}`;
     });
@@ -131,7 +131,7 @@ async function main(): Promise<number> {
         AppendMessagesRequest.fromPartial({ sessionId, messages: conversation(), requestId: `append-${run}` }),
       );
       check(res.messages.length === 4, `${res.messages.length} messages appended`);
-      check(res.session?.messageCount === 4, `message_count ${res.session?.messageCount}`);
+      check(res.session?.messageCount === 4n, `message_count ${res.session?.messageCount}`);
       return `version=${res.session?.version}`;
     });
 
@@ -212,7 +212,7 @@ async function main(): Promise<number> {
             value: { kind: { $case: "json", json: { status: "done" } } },
           }),
         );
-        const revision = put.header?.revision ?? -1;
+        const revision = put.header?.revision ?? -1n;
         for (;;) {
           const next = await responses.next();
           if (next.done) throw new StepFailed("watch ended without the event");

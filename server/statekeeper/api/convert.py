@@ -123,7 +123,7 @@ def set_paths(session: pb.Session) -> set[str]:
     return paths
 
 
-def message_draft(message: pb.Message, field: str) -> MessageDraft:
+def message_draft(message: pb.SessionMessage, field: str) -> MessageDraft:
     return MessageDraft(
         role=role_from_proto(f"{field}.role", message.role),
         content=message.content,
@@ -160,8 +160,8 @@ def session_to_proto(record: SessionRecord) -> pb.Session:
     return session
 
 
-def message_to_proto(message: Message) -> pb.Message:
-    return pb.Message(
+def message_to_proto(message: Message) -> pb.SessionMessage:
+    return pb.SessionMessage(
         sequence=message.sequence,
         message_id=message.message_id,
         role=int(message.role),  # type: ignore[arg-type]

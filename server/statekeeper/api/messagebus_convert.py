@@ -36,7 +36,7 @@ def send_draft(request: pb.SendMessageRequest) -> SendDraft:
         correlation_id=request.correlation_id,
         in_reply_to=request.in_reply_to,
         headers=dict(request.headers),
-        idempotency_key=request.idempotency_key,
+        idempotency_key=request.request_id,
         ttl_seconds=optional_seconds(request, "ttl"),
         delay_seconds=optional_seconds(request, "delay"),
         max_deliveries=request.max_deliveries,
@@ -51,7 +51,7 @@ def request_draft(request: pb.RequestReplyRequest) -> SendDraft:
         payload=payload_from_proto(request.payload),
         correlation_id=request.correlation_id,
         headers=dict(request.headers),
-        idempotency_key=request.idempotency_key,
+        idempotency_key=request.request_id,
         ttl_seconds=optional_seconds(request, "ttl"),
     )
 
@@ -63,7 +63,7 @@ def reply_draft(request: pb.SendReplyRequest) -> SendDraft:
         type=request.type,
         payload=payload_from_proto(request.payload),
         headers=dict(request.headers),
-        idempotency_key=request.idempotency_key,
+        idempotency_key=request.request_id,
     )
 
 
@@ -88,7 +88,7 @@ def message_to_proto(message: AgentMessage) -> pb.AgentMessage:
         correlation_id=message.correlation_id,
         in_reply_to=message.in_reply_to,
         headers=message.headers,
-        idempotency_key=message.idempotency_key,
+        request_id=message.idempotency_key,
         send_time=timestamp(message.send_time),
         visible_time=timestamp(message.visible_time),
         expire_time=timestamp(message.expire_time),

@@ -99,15 +99,3 @@ class StorageUnavailableError(StatekeeperError):
 
     code = "UNAVAILABLE"
     reason = "STORAGE_UNAVAILABLE"
-
-
-class CapabilityNotImplementedError(StatekeeperError):
-    """Part of the contract that this server does not implement yet."""
-
-    code = "UNIMPLEMENTED"
-    reason = "NOT_IMPLEMENTED"
-
-    def __init__(self, capability: str) -> None:
-        super().__init__(
-            f"{capability} is not implemented in this server yet", capability=capability
-        )

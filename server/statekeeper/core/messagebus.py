@@ -533,7 +533,7 @@ class MessageBus:
         check_text("type", draft.type, limits.max_type_bytes)
         check_text("correlation_id", draft.correlation_id, limits.max_correlation_bytes)
         check_text("in_reply_to", draft.in_reply_to, limits.max_correlation_bytes)
-        check_text("idempotency_key", draft.idempotency_key, limits.max_idempotency_key_bytes)
+        check_text("request_id", draft.idempotency_key, limits.max_idempotency_key_bytes)
         check_metadata("headers", draft.headers, self._ids)
         size = len(draft.payload.data) + len(draft.payload.content_type.encode())
         if size > limits.max_payload_bytes:

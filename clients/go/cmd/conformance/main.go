@@ -75,8 +75,8 @@ func env(name, fallback string) string {
 	return fallback
 }
 
-func conversation() []*sk.Message {
-	return []*sk.Message{
+func conversation() []*sk.SessionMessage {
+	return []*sk.SessionMessage{
 		{Role: sk.Role_ROLE_USER, Content: "What is the weather in Paris?"},
 		{Role: sk.Role_ROLE_ASSISTANT, ToolCalls: []*sk.ToolCall{
 			{Id: "call-1", Name: "get_weather", Arguments: `{"city":"Paris"}`},

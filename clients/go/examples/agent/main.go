@@ -42,7 +42,7 @@ func main() {
 
 	for _, question := range []string{"Hello!", "What can you remember?"} {
 		if _, err := c.Sessions.AppendMessages(ctx, &sk.AppendMessagesRequest{
-			SessionId: id, Messages: []*sk.Message{{Role: sk.Role_ROLE_USER, Content: question}},
+			SessionId: id, Messages: []*sk.SessionMessage{{Role: sk.Role_ROLE_USER, Content: question}},
 		}); err != nil {
 			log.Fatalf("append: %v", err)
 		}
@@ -57,7 +57,7 @@ func main() {
 		answer := fmt.Sprintf("(echo) %s [%d messages, %d tokens in context]",
 			question, len(window.Messages), window.Accounting.GetTotalTokens())
 		if _, err := c.Sessions.AppendMessages(ctx, &sk.AppendMessagesRequest{
-			SessionId: id, Messages: []*sk.Message{{Role: sk.Role_ROLE_ASSISTANT, Content: answer}},
+			SessionId: id, Messages: []*sk.SessionMessage{{Role: sk.Role_ROLE_ASSISTANT, Content: answer}},
 		}); err != nil {
 			log.Fatalf("append: %v", err)
 		}

@@ -409,10 +409,15 @@ class CheckpointServiceServicer:
 
         Errors: INVALID_ARGUMENT (INVALID_FIELD) if an id is empty; NOT_FOUND
         (NOT_FOUND) if the workflow or step does not exist; FAILED_PRECONDITION
-        (FAILED_PRECONDITION) with metadata["condition"] = "LEASE_MISMATCH" if
-        `lease_id` is not the step's current lease (another worker holds it, or
-        it finished under another lease), "LEASE_EXPIRED" if the lease has
-        expired, or "WORKFLOW_FINISHED" if the workflow was cancelled or failed.
+        (FAILED_PRECONDITION) with metadata["condition"] saying what the worker
+        should conclude, checked in this order: "WORKFLOW_FINISHED" if the
+        workflow has ended, in SUCCESS, FAILED or CANCELLED (nothing of it runs
+        again); "LEASE_EXPIRED" if this lease expired and the step is still to be
+        done (waiting for a claim, RETRYING, or RUNNING under another worker's
+        lease: the worker was too slow and should renew sooner);
+        "LEASE_MISMATCH" for any other lease that is not the step's current one
+        (unknown, or the step finished under another lease, expired or not: its
+        result is not needed). In every case the worker must drop its result.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -441,7 +446,8 @@ class CheckpointServiceServicer:
         (NOT_FOUND) if the workflow or step does not exist; FAILED_PRECONDITION
         (FAILED_PRECONDITION) with metadata["condition"] = "STEP_FINISHED" if the
         step is SUCCESS, FAILED or CANCELLED, "LEASE_MISMATCH" if it is RUNNING
-        and `lease_id` is not its lease, or "WORKFLOW_FINISHED".
+        and `lease_id` is not its lease, or "WORKFLOW_FINISHED" if the workflow
+        has ended (SUCCESS, FAILED or CANCELLED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,5 +1,6 @@
 import datetime
 
+from google.api import field_behavior_pb2 as _field_behavior_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from statekeeper_client.v1 import common_pb2 as _common_pb2
@@ -37,7 +38,7 @@ DEAD_LETTER_REASON_MAX_DELIVERIES: DeadLetterReason
 DEAD_LETTER_REASON_REJECTED: DeadLetterReason
 
 class AgentMessage(_message.Message):
-    __slots__ = ("message_id", "from_agent", "to_agent", "type", "payload", "reply_to", "correlation_id", "in_reply_to", "headers", "idempotency_key", "send_time", "visible_time", "expire_time", "max_deliveries")
+    __slots__ = ("message_id", "from_agent", "to_agent", "type", "payload", "reply_to", "correlation_id", "in_reply_to", "headers", "request_id", "send_time", "visible_time", "expire_time", "max_deliveries")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -54,7 +55,7 @@ class AgentMessage(_message.Message):
     CORRELATION_ID_FIELD_NUMBER: _ClassVar[int]
     IN_REPLY_TO_FIELD_NUMBER: _ClassVar[int]
     HEADERS_FIELD_NUMBER: _ClassVar[int]
-    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SEND_TIME_FIELD_NUMBER: _ClassVar[int]
     VISIBLE_TIME_FIELD_NUMBER: _ClassVar[int]
     EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -68,12 +69,12 @@ class AgentMessage(_message.Message):
     correlation_id: str
     in_reply_to: str
     headers: _containers.ScalarMap[str, str]
-    idempotency_key: str
+    request_id: str
     send_time: _timestamp_pb2.Timestamp
     visible_time: _timestamp_pb2.Timestamp
     expire_time: _timestamp_pb2.Timestamp
     max_deliveries: int
-    def __init__(self, message_id: _Optional[str] = ..., from_agent: _Optional[str] = ..., to_agent: _Optional[str] = ..., type: _Optional[str] = ..., payload: _Optional[_Union[_common_pb2.Payload, _Mapping]] = ..., reply_to: _Optional[str] = ..., correlation_id: _Optional[str] = ..., in_reply_to: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., idempotency_key: _Optional[str] = ..., send_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., visible_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_deliveries: _Optional[int] = ...) -> None: ...
+    def __init__(self, message_id: _Optional[str] = ..., from_agent: _Optional[str] = ..., to_agent: _Optional[str] = ..., type: _Optional[str] = ..., payload: _Optional[_Union[_common_pb2.Payload, _Mapping]] = ..., reply_to: _Optional[str] = ..., correlation_id: _Optional[str] = ..., in_reply_to: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., send_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., visible_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_deliveries: _Optional[int] = ...) -> None: ...
 
 class Delivery(_message.Message):
     __slots__ = ("receipt_handle", "message", "delivery_count", "visibility_deadline")
@@ -98,7 +99,7 @@ class ReceiptResult(_message.Message):
     def __init__(self, receipt_handle: _Optional[str] = ..., status: _Optional[_Union[ReceiptStatus, str]] = ..., next_visible_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SendMessageRequest(_message.Message):
-    __slots__ = ("from_agent", "to_agent", "type", "payload", "reply_to", "correlation_id", "in_reply_to", "headers", "idempotency_key", "ttl", "delay", "max_deliveries")
+    __slots__ = ("from_agent", "to_agent", "type", "payload", "reply_to", "correlation_id", "in_reply_to", "headers", "request_id", "ttl", "delay", "max_deliveries")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -114,7 +115,7 @@ class SendMessageRequest(_message.Message):
     CORRELATION_ID_FIELD_NUMBER: _ClassVar[int]
     IN_REPLY_TO_FIELD_NUMBER: _ClassVar[int]
     HEADERS_FIELD_NUMBER: _ClassVar[int]
-    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     TTL_FIELD_NUMBER: _ClassVar[int]
     DELAY_FIELD_NUMBER: _ClassVar[int]
     MAX_DELIVERIES_FIELD_NUMBER: _ClassVar[int]
@@ -126,11 +127,11 @@ class SendMessageRequest(_message.Message):
     correlation_id: str
     in_reply_to: str
     headers: _containers.ScalarMap[str, str]
-    idempotency_key: str
+    request_id: str
     ttl: _duration_pb2.Duration
     delay: _duration_pb2.Duration
     max_deliveries: int
-    def __init__(self, from_agent: _Optional[str] = ..., to_agent: _Optional[str] = ..., type: _Optional[str] = ..., payload: _Optional[_Union[_common_pb2.Payload, _Mapping]] = ..., reply_to: _Optional[str] = ..., correlation_id: _Optional[str] = ..., in_reply_to: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., idempotency_key: _Optional[str] = ..., ttl: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., max_deliveries: _Optional[int] = ...) -> None: ...
+    def __init__(self, from_agent: _Optional[str] = ..., to_agent: _Optional[str] = ..., type: _Optional[str] = ..., payload: _Optional[_Union[_common_pb2.Payload, _Mapping]] = ..., reply_to: _Optional[str] = ..., correlation_id: _Optional[str] = ..., in_reply_to: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ..., ttl: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., max_deliveries: _Optional[int] = ...) -> None: ...
 
 class SendMessageResponse(_message.Message):
     __slots__ = ("message_id", "duplicate", "visible_time")
@@ -225,7 +226,7 @@ class ExtendVisibilityResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[ReceiptResult, _Mapping]]] = ...) -> None: ...
 
 class RequestReplyRequest(_message.Message):
-    __slots__ = ("from_agent", "to_agent", "type", "payload", "correlation_id", "headers", "timeout", "ttl", "idempotency_key")
+    __slots__ = ("from_agent", "to_agent", "type", "payload", "correlation_id", "headers", "timeout", "ttl", "request_id")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -241,7 +242,7 @@ class RequestReplyRequest(_message.Message):
     HEADERS_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     TTL_FIELD_NUMBER: _ClassVar[int]
-    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     from_agent: str
     to_agent: str
     type: str
@@ -250,8 +251,8 @@ class RequestReplyRequest(_message.Message):
     headers: _containers.ScalarMap[str, str]
     timeout: _duration_pb2.Duration
     ttl: _duration_pb2.Duration
-    idempotency_key: str
-    def __init__(self, from_agent: _Optional[str] = ..., to_agent: _Optional[str] = ..., type: _Optional[str] = ..., payload: _Optional[_Union[_common_pb2.Payload, _Mapping]] = ..., correlation_id: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., ttl: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, from_agent: _Optional[str] = ..., to_agent: _Optional[str] = ..., type: _Optional[str] = ..., payload: _Optional[_Union[_common_pb2.Payload, _Mapping]] = ..., correlation_id: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., ttl: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class RequestReplyResponse(_message.Message):
     __slots__ = ("request_message_id", "reply")
@@ -262,7 +263,7 @@ class RequestReplyResponse(_message.Message):
     def __init__(self, request_message_id: _Optional[str] = ..., reply: _Optional[_Union[AgentMessage, _Mapping]] = ...) -> None: ...
 
 class SendReplyRequest(_message.Message):
-    __slots__ = ("request_message_id", "from_agent", "type", "payload", "headers", "idempotency_key")
+    __slots__ = ("request_message_id", "from_agent", "type", "payload", "headers", "request_id")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -275,14 +276,14 @@ class SendReplyRequest(_message.Message):
     TYPE_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
     HEADERS_FIELD_NUMBER: _ClassVar[int]
-    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     request_message_id: str
     from_agent: str
     type: str
     payload: _common_pb2.Payload
     headers: _containers.ScalarMap[str, str]
-    idempotency_key: str
-    def __init__(self, request_message_id: _Optional[str] = ..., from_agent: _Optional[str] = ..., type: _Optional[str] = ..., payload: _Optional[_Union[_common_pb2.Payload, _Mapping]] = ..., headers: _Optional[_Mapping[str, str]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, request_message_id: _Optional[str] = ..., from_agent: _Optional[str] = ..., type: _Optional[str] = ..., payload: _Optional[_Union[_common_pb2.Payload, _Mapping]] = ..., headers: _Optional[_Mapping[str, str]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class SendReplyResponse(_message.Message):
     __slots__ = ("message_id", "duplicate", "delivered_to_waiter")

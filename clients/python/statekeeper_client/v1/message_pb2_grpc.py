@@ -42,7 +42,7 @@ class MessageServiceStub:
     them.
     * Order: messages are delivered roughly in the order they became visible
     (send time plus delay); a redelivered message may overtake newer ones.
-    * Duplicates: a send with an `idempotency_key` already used for the same
+    * Duplicates: a send with a `request_id` already used for the same
     recipient within the configured deduplication window stores nothing and
     returns the first message's id. Receivers must still tolerate
     redelivery.
@@ -132,7 +132,7 @@ class MessageServiceServicer:
     them.
     * Order: messages are delivered roughly in the order they became visible
     (send time plus delay); a redelivered message may overtake newer ones.
-    * Duplicates: a send with an `idempotency_key` already used for the same
+    * Duplicates: a send with a `request_id` already used for the same
     recipient within the configured deduplication window stores nothing and
     returns the first message's id. Receivers must still tolerate
     redelivery.
@@ -254,7 +254,7 @@ class MessageServiceServicer:
         """Answers a message: sends a message to the original's `reply_to` (or its
         sender) with the original's correlation id (or its message id when it
         had none) and `in_reply_to` set. Replying twice with the same
-        `idempotency_key` is deduplicated as in SendMessage.
+        `request_id` is deduplicated as in SendMessage.
 
         Errors: INVALID_ARGUMENT (INVALID_FIELD) if `request_message_id` is
         empty; NOT_FOUND (NOT_FOUND) if the original message is unknown (it may
@@ -366,7 +366,7 @@ class MessageService:
     them.
     * Order: messages are delivered roughly in the order they became visible
     (send time plus delay); a redelivered message may overtake newer ones.
-    * Duplicates: a send with an `idempotency_key` already used for the same
+    * Duplicates: a send with a `request_id` already used for the same
     recipient within the configured deduplication window stores nothing and
     returns the first message's id. Receivers must still tolerate
     redelivery.

@@ -1,5 +1,6 @@
 import datetime
 
+from google.api import field_behavior_pb2 as _field_behavior_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import field_mask_pb2 as _field_mask_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
@@ -115,7 +116,7 @@ class ToolCall(_message.Message):
     arguments: str
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., arguments: _Optional[str] = ...) -> None: ...
 
-class Message(_message.Message):
+class SessionMessage(_message.Message):
     __slots__ = ("sequence", "message_id", "role", "content", "name", "tool_calls", "tool_call_id", "metadata", "token_count", "create_time", "rolled_back")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
@@ -231,10 +232,10 @@ class AppendMessagesRequest(_message.Message):
     EXPECTED_ETAG_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     session_id: str
-    messages: _containers.RepeatedCompositeFieldContainer[Message]
+    messages: _containers.RepeatedCompositeFieldContainer[SessionMessage]
     expected_etag: str
     request_id: str
-    def __init__(self, session_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., expected_etag: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, session_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[SessionMessage, _Mapping]]] = ..., expected_etag: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class AppendMessagesResponse(_message.Message):
     __slots__ = ("session", "messages", "replayed")
@@ -242,9 +243,9 @@ class AppendMessagesResponse(_message.Message):
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     REPLAYED_FIELD_NUMBER: _ClassVar[int]
     session: Session
-    messages: _containers.RepeatedCompositeFieldContainer[Message]
+    messages: _containers.RepeatedCompositeFieldContainer[SessionMessage]
     replayed: bool
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., replayed: _Optional[bool] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., messages: _Optional[_Iterable[_Union[SessionMessage, _Mapping]]] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
 class ListMessagesRequest(_message.Message):
     __slots__ = ("session_id", "page_size", "page_token", "include_rolled_back")
@@ -262,9 +263,9 @@ class ListMessagesResponse(_message.Message):
     __slots__ = ("messages", "next_page_token")
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
-    messages: _containers.RepeatedCompositeFieldContainer[Message]
+    messages: _containers.RepeatedCompositeFieldContainer[SessionMessage]
     next_page_token: str
-    def __init__(self, messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+    def __init__(self, messages: _Optional[_Iterable[_Union[SessionMessage, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class GetContextWindowRequest(_message.Message):
     __slots__ = ("session_id", "token_budget", "reserved_output_tokens", "system_prompt", "tools_json", "summary_max_tokens")
@@ -312,13 +313,13 @@ class GetContextWindowResponse(_message.Message):
     ACCOUNTING_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_IS_FALLBACK_FIELD_NUMBER: _ClassVar[int]
-    messages: _containers.RepeatedCompositeFieldContainer[Message]
+    messages: _containers.RepeatedCompositeFieldContainer[SessionMessage]
     summary: str
     summarized_message_count: int
     accounting: TokenAccounting
     version: int
     summary_is_fallback: bool
-    def __init__(self, messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., summary: _Optional[str] = ..., summarized_message_count: _Optional[int] = ..., accounting: _Optional[_Union[TokenAccounting, _Mapping]] = ..., version: _Optional[int] = ..., summary_is_fallback: _Optional[bool] = ...) -> None: ...
+    def __init__(self, messages: _Optional[_Iterable[_Union[SessionMessage, _Mapping]]] = ..., summary: _Optional[str] = ..., summarized_message_count: _Optional[int] = ..., accounting: _Optional[_Union[TokenAccounting, _Mapping]] = ..., version: _Optional[int] = ..., summary_is_fallback: _Optional[bool] = ...) -> None: ...
 
 class CompactSessionRequest(_message.Message):
     __slots__ = ("session_id", "keep_recent_messages", "expected_etag")

@@ -165,7 +165,7 @@ public final class StatekeeperClient implements AutoCloseable {
     return Optional.empty();
   }
 
-  /** True if the call failed with UNIMPLEMENTED: the capability is not built into the server. */
+  /** True if the call failed with UNIMPLEMENTED: the server does not serve that method. */
   public static boolean isUnimplemented(Throwable error) {
     return error instanceof StatusRuntimeException
         && ((StatusRuntimeException) error).getStatus().getCode() == Status.Code.UNIMPLEMENTED;

@@ -19,7 +19,6 @@ import dev.statekeeper.v1.GetCheckpointRequest;
 import dev.statekeeper.v1.GetCheckpointResponse;
 import dev.statekeeper.v1.GetContextWindowRequest;
 import dev.statekeeper.v1.GetContextWindowResponse;
-import dev.statekeeper.v1.Message;
 import dev.statekeeper.v1.Payload;
 import dev.statekeeper.v1.PullMessagesRequest;
 import dev.statekeeper.v1.PullMessagesResponse;
@@ -37,6 +36,7 @@ import dev.statekeeper.v1.SaveCheckpointResponse;
 import dev.statekeeper.v1.SendMessageRequest;
 import dev.statekeeper.v1.SendMessageResponse;
 import dev.statekeeper.v1.Session;
+import dev.statekeeper.v1.SessionMessage;
 import dev.statekeeper.v1.ToolCall;
 import dev.statekeeper.v1.WatchRequest;
 import dev.statekeeper.v1.WatchResponse;
@@ -125,10 +125,10 @@ public final class Conformance {
     return value == null || value.isEmpty() ? fallback : value;
   }
 
-  private static List<Message> conversation() {
+  private static List<SessionMessage> conversation() {
     return List.of(
-        Message.newBuilder().setRole(Role.ROLE_USER).setContent("What is the weather in Paris?").build(),
-        Message.newBuilder()
+        SessionMessage.newBuilder().setRole(Role.ROLE_USER).setContent("What is the weather in Paris?").build(),
+        SessionMessage.newBuilder()
             .setRole(Role.ROLE_ASSISTANT)
             .addToolCalls(
                 ToolCall.newBuilder()
@@ -136,12 +136,12 @@ public final class Conformance {
                     .setName("get_weather")
                     .setArguments("{\"city\":\"Paris\"}"))
             .build(),
-        Message.newBuilder()
+        SessionMessage.newBuilder()
             .setRole(Role.ROLE_TOOL)
             .setToolCallId("call-1")
             .setContent("{\"temp_c\":21}")
             .build(),
-        Message.newBuilder()
+        SessionMessage.newBuilder()
             .setRole(Role.ROLE_ASSISTANT)
             .setContent("It is 21 degrees in Paris.")
             .build());

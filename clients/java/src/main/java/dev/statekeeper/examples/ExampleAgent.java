@@ -8,10 +8,10 @@ import dev.statekeeper.v1.BlackboardValue;
 import dev.statekeeper.v1.CreateSessionRequest;
 import dev.statekeeper.v1.GetContextWindowRequest;
 import dev.statekeeper.v1.GetContextWindowResponse;
-import dev.statekeeper.v1.Message;
 import dev.statekeeper.v1.PutEntryRequest;
 import dev.statekeeper.v1.Role;
 import dev.statekeeper.v1.Session;
+import dev.statekeeper.v1.SessionMessage;
 
 /**
  * A tiny example agent: it keeps its conversation in a statekeeper session, asks for a context
@@ -43,7 +43,7 @@ public final class ExampleAgent {
             .appendMessages(
                 AppendMessagesRequest.newBuilder()
                     .setSessionId(sessionId)
-                    .addMessages(Message.newBuilder().setRole(Role.ROLE_USER).setContent(question))
+                    .addMessages(SessionMessage.newBuilder().setRole(Role.ROLE_USER).setContent(question))
                     .build());
         GetContextWindowResponse window =
             sk.sessions()
@@ -63,7 +63,7 @@ public final class ExampleAgent {
             .appendMessages(
                 AppendMessagesRequest.newBuilder()
                     .setSessionId(sessionId)
-                    .addMessages(Message.newBuilder().setRole(Role.ROLE_ASSISTANT).setContent(answer))
+                    .addMessages(SessionMessage.newBuilder().setRole(Role.ROLE_ASSISTANT).setContent(answer))
                     .build());
         System.out.println("agent: " + answer);
       }
