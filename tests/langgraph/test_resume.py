@@ -9,11 +9,8 @@ writes were saved as pending writes and are replayed on resume.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -21,11 +18,12 @@ from typing import Any
 import pytest
 
 from statekeeper_client.langgraph import StatekeeperSaver
+from tests.harness import processes
+from tests.harness.deadlines import scaled, wait_until
 from tests.langgraph.conftest import API_KEY
 from tests.langgraph.graph_app import INPUT, Behaviour, compiled
 from tests.langgraph.harness import CheckpointServer
 
-REPO = Path(__file__).resolve().parents[2]
 EXPECTED_LOG = ["start", "left", "right", "join", "finish"]
 
 
@@ -73,24 +71,21 @@ def test_a_killed_worker_process_resumes_from_the_checkpoint(
 ) -> None:
     expected = reference_state(checkpoint_server, tmp_path / "reference")
     thread_id = "killed"
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
+    worker = processes.spawn(
+        processes.python_module(
             "tests.langgraph.graph_app",
             *(checkpoint_server.address, API_KEY, thread_id, str(tmp_path)),
-        ],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        ),
+        tmp_path / "worker.log",
     )
     try:
         with StatekeeperSaver(checkpoint_server.address, api_key=API_KEY) as saver:
             wait_until_left_is_saved(saver, thread_id, tmp_path, worker)
         worker.send_signal(signal.SIGKILL)
-        worker.wait(timeout=30)
+        worker.wait(timeout=scaled(30))
     finally:
         if worker.poll() is None:
-            worker.kill()
+            processes.kill(worker)
     assert worker.returncode == -signal.SIGKILL
 
     behaviour = Behaviour(tmp_path)
@@ -112,15 +107,20 @@ def wait_until_left_is_saved(
 ) -> None:
     """Waits until `right` hangs and `left`'s write is stored on the server,
     so the kill lands mid-superstep with one parallel task done."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+
+    def left_is_saved() -> bool:
         assert worker.poll() is None, "the worker exited before it could be killed"
-        if (workdir / "right-started").exists():
-            latest = saver.get_tuple(config(thread_id))
-            writes = latest.pending_writes if latest else None
-            if writes and any(
-                value == ["left"] for _, channel, value in writes if channel == "log"
-            ):
-                return
-        time.sleep(0.05)
-    raise AssertionError("left's pending write never reached the server")
+        if not (workdir / "right-started").exists():
+            return False
+        latest = saver.get_tuple(config(thread_id))
+        writes = latest.pending_writes if latest else None
+        return bool(writes) and any(
+            value == ["left"] for _, channel, value in writes or [] if channel == "log"
+        )
+
+    wait_until(
+        left_is_saved,
+        60,
+        "left's pending write on the server",
+        lambda: processes.log_tail(workdir / "worker.log"),
+    )

@@ -4,13 +4,19 @@ load, and the session can see what is still running."""
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from tests.harness import deadlines, processes
+from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
+from tests.harness import backends, deadlines, processes
+from tests.harness.inproc import in_process_statekeeper, settings_for
 from tests.harness.servers import ManagedProcess, ServerExitedError
 
 
@@ -56,7 +62,7 @@ def test_a_server_that_ignores_sigterm_is_killed_after_the_grace_period(tmp_path
     assert server.alive() and server.process in processes.leftovers()
     server.stop(grace=0.2)
     assert not server.alive()
-    assert server.process.returncode == -9  # type: ignore[union-attr]
+    assert server.process is not None and server.process.returncode == -9
     (tmp_path / "ready").unlink()  # ready again only once SIGTERM is ignored
     server.start()
     with pytest.raises(TimeoutError):  # terminate() insists on a clean exit
@@ -86,12 +92,12 @@ def test_leftovers_are_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_deadlines_stretch_with_load_and_the_factor(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(deadlines.os, "getloadavg", lambda: (16.0, 0.0, 0.0))
-    monkeypatch.setattr(deadlines.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (16.0, 0.0, 0.0))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert deadlines.scaled(10) == pytest.approx(80)
     monkeypatch.setenv(deadlines.FACTOR_ENV, "2")
     assert deadlines.scaled(10) == pytest.approx(160)
-    monkeypatch.setattr(deadlines.os, "getloadavg", lambda: (0.1, 0.0, 0.0))
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.0, 0.0))
     assert deadlines.scaled(10) == pytest.approx(20)  # never shorter than the base
 
 
@@ -100,3 +106,24 @@ def test_wait_until_fails_with_what_it_waited_for_and_the_details() -> None:
         deadlines.wait_until(lambda: None, 0.1, "the replica to catch up", lambda: "log tail")
     assert "the replica to catch up" in str(failed.value) and "log tail" in str(failed.value)
     assert deadlines.wait_until(lambda: 42, 0.1, "an answer") == 42
+
+
+@pytest.mark.parametrize("backend", backends.BACKENDS)
+def test_the_whole_server_runs_in_process_on_each_backend(tmp_path: Path, backend: str) -> None:
+    with backends.backend(backend, kind="inproc") as where:
+        settings = settings_for(tmp_path, where, {"key-alpha": "alpha"})
+        with (
+            in_process_statekeeper(settings) as server,
+            grpc.insecure_channel(server.address) as channel,
+        ):
+            health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+            sessions = SessionServiceStub(channel)  # type: ignore[no-untyped-call]
+            sessions.CreateSession(
+                pb.CreateSessionRequest(session_id="s", session=pb.Session(user_id="u")),
+                metadata=[("x-api-key", "key-alpha")],
+            )
+            got = sessions.GetSession(
+                pb.GetSessionRequest(session_id="s"), metadata=[("x-api-key", "key-alpha")]
+            )
+    assert health.status == health_pb2.HealthCheckResponse.SERVING
+    assert got.session.user_id == "u"

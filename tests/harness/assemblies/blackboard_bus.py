@@ -53,7 +53,7 @@ from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiter
 
 def overrides(cls: type[Any], pairs: list[str]) -> Any:
     """An instance of the limits dataclass `cls` with NAME=VALUE overrides."""
-    kinds = {f.name: type(f.default) for f in dataclasses.fields(cls)}
+    kinds: dict[str, Any] = {f.name: type(f.default) for f in dataclasses.fields(cls)}
     values: dict[str, Any] = {}
     for pair in pairs:
         name, _, raw = pair.partition("=")
