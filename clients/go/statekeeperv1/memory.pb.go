@@ -148,9 +148,13 @@ const (
 	RecallRanking_RECALL_RANKING_UNSPECIFIED RecallRanking = 0
 	// Vector similarity in the user's index.
 	RecallRanking_RECALL_RANKING_VECTOR RecallRanking = 1
-	// Lexical similarity (BM25-style, normalised to [0, 1]) because no query
-	// vector was given and no embedder is configured.
+	// Lexical similarity (BM25 over the full-text index, normalised to [0, 1])
+	// because no query vector was given and no embedder is configured, or the
+	// user's vectors come from another model than the configured embedder's.
 	RecallRanking_RECALL_RANKING_LEXICAL RecallRanking = 2
+	// A text query with an embedder: the mean of vector similarity and BM25,
+	// each normalised by its best candidate (see the server's README).
+	RecallRanking_RECALL_RANKING_HYBRID RecallRanking = 3
 )
 
 // Enum value maps for RecallRanking.
@@ -159,11 +163,13 @@ var (
 		0: "RECALL_RANKING_UNSPECIFIED",
 		1: "RECALL_RANKING_VECTOR",
 		2: "RECALL_RANKING_LEXICAL",
+		3: "RECALL_RANKING_HYBRID",
 	}
 	RecallRanking_value = map[string]int32{
 		"RECALL_RANKING_UNSPECIFIED": 0,
 		"RECALL_RANKING_VECTOR":      1,
 		"RECALL_RANKING_LEXICAL":     2,
+		"RECALL_RANKING_HYBRID":      3,
 	}
 )
 
@@ -4909,11 +4915,12 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\rDuplicateKind\x12\x1e\n" +
 	"\x1aDUPLICATE_KIND_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14DUPLICATE_KIND_EXACT\x10\x01\x12\x17\n" +
-	"\x13DUPLICATE_KIND_NEAR\x10\x02*f\n" +
+	"\x13DUPLICATE_KIND_NEAR\x10\x02*\x81\x01\n" +
 	"\rRecallRanking\x12\x1e\n" +
 	"\x1aRECALL_RANKING_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15RECALL_RANKING_VECTOR\x10\x01\x12\x1a\n" +
-	"\x16RECALL_RANKING_LEXICAL\x10\x02*|\n" +
+	"\x16RECALL_RANKING_LEXICAL\x10\x02\x12\x19\n" +
+	"\x15RECALL_RANKING_HYBRID\x10\x03*|\n" +
 	"\n" +
 	"FactOrigin\x12\x1b\n" +
 	"\x17FACT_ORIGIN_UNSPECIFIED\x10\x00\x12\x16\n" +

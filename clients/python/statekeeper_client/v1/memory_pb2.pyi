@@ -32,6 +32,7 @@ class RecallRanking(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RECALL_RANKING_UNSPECIFIED: _ClassVar[RecallRanking]
     RECALL_RANKING_VECTOR: _ClassVar[RecallRanking]
     RECALL_RANKING_LEXICAL: _ClassVar[RecallRanking]
+    RECALL_RANKING_HYBRID: _ClassVar[RecallRanking]
 
 class FactOrigin(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -63,6 +64,7 @@ DUPLICATE_KIND_NEAR: DuplicateKind
 RECALL_RANKING_UNSPECIFIED: RecallRanking
 RECALL_RANKING_VECTOR: RecallRanking
 RECALL_RANKING_LEXICAL: RecallRanking
+RECALL_RANKING_HYBRID: RecallRanking
 FACT_ORIGIN_UNSPECIFIED: FactOrigin
 FACT_ORIGIN_CLIENT: FactOrigin
 FACT_ORIGIN_EXTRACTION: FactOrigin

@@ -253,10 +253,11 @@ class MemoryServiceServicer:
         descending, ties broken by newer `occur_time`, and cut at `top_k` after
         dropping those under `min_score`.
 
-        Ranking is VECTOR when `query_vector` is given or when `query_text` is
-        given and an embedder is configured; it is LEXICAL when `query_text` is
-        given and no embedder is configured. In VECTOR ranking, episodes stored
-        without an embedding are not candidates.
+        Ranking is VECTOR when `query_vector` is given; HYBRID (vector and
+        lexical) when `query_text` is given and an embedder is configured whose
+        model made the user's vectors; LEXICAL when `query_text` is given
+        otherwise. In VECTOR ranking, episodes stored without an embedding are
+        not candidates.
 
         Errors: INVALID_ARGUMENT (INVALID_FIELD) if `user_id` is empty, no query
         is set, `top_k` or `min_score` is negative, a weight is negative, all
