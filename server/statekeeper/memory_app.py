@@ -4,11 +4,16 @@ server.py builds one `MemoryApp` next to its SessionManager, registers it on
 the gRPC server, and starts and stops it with the storage:
 
     memory = MemoryApp(storage, sessions, counter, summarizer, limits,
-                       MemoryConfig(), ModelEndpoints(...))
+                       MemoryConfig(), ModelEndpoints(...), index_dir=Path(...))
     await memory.start()          # after storage.start()
     memory.register(server)
     ...
     await memory.stop()           # before storage.close()
+
+With `index_dir`, vector indexes survive restarts: big ones are saved there
+(periodically and at stop) and loaded at start, then brought up to date with
+the store (see VectorIndexes). Without it every index is rebuilt from the
+store at start.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 
@@ -38,10 +44,12 @@ from statekeeper.core.vector_index import (
     ChangeFeed,
     FaissIndexFactory,
     InProcessChangeFeed,
+    LoadingState,
     VectorIndexes,
 )
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from statekeeper.storage.index_snapshots import FileSnapshotStore
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.memory_store import MemoryStore
 
@@ -111,12 +119,14 @@ class MemoryApp:
         feed: ChangeFeed | None = None,
         clock: Callable[[], float] = time.time,
         store: MemoryStore | None = None,
+        index_dir: Path | None = None,
     ) -> None:
         self.config = config
         self.storage = storage
         self.store: MemoryStore = store if store is not None else embedded_store(storage)
         self.feed = feed if feed is not None else InProcessChangeFeed()
-        self.indexes = VectorIndexes(self.store, FaissIndexFactory(config.index), self.feed, clock)
+        self.snapshots = None if index_dir is None else FileSnapshotStore(index_dir)
+        self.indexes = VectorIndexes(self.store, FaissIndexFactory(config.index), self.feed, clock, snapshots=self.snapshots, config=config.index)
         self.embedder = build_embedder(endpoints)
         extractor = build_extractor(endpoints, config)
         episodes = EpisodicMemory(
@@ -140,6 +150,7 @@ class MemoryApp:
             self.store, forgetting, consolidation, self.indexes, config
         )
         self._rebuild: asyncio.Task[int] | None = None
+        self._saver: asyncio.Task[None] | None = None
 
     async def start(self, wait_for_indexes: bool = False) -> None:
         """Migrates the memory schema, starts rebuilding every index from the
@@ -150,16 +161,40 @@ class MemoryApp:
         if wait_for_indexes:
             await self._rebuild
         self.maintenance.start()
+        interval = self.config.index_snapshot_interval_seconds
+        if self.snapshots is not None and interval > 0:
+            self._saver = asyncio.create_task(self._save_forever(interval), name="memory-snapshots")
+
+    def index_loading(self) -> LoadingState:
+        """How many indexes are loading, and whether the startup load ended:
+        health stays SERVING meanwhile (other users are served, and a
+        loading user's recall answers from an exact scan or waits, bounded)."""
+        return self.indexes.loading_state()
+
+    async def _save_forever(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.indexes.save_snapshots()
+            except Exception:
+                log.exception("saving vector index snapshots failed; will retry")
 
     def register(self, server: grpc.aio.Server) -> MemoryServicer:
         return register(server, self.domain)
 
     async def stop(self) -> None:
+        """Stops the jobs, saves the indexes changed since their last
+        snapshot (so the next start loads them), and unsubscribes."""
         await self.maintenance.stop()
-        if self._rebuild is not None and not self._rebuild.done():
-            self._rebuild.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._rebuild
+        for task in (self._rebuild, self._saver):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        try:
+            await self.indexes.save_snapshots()
+        except Exception:  # a failed save costs a rebuild at the next start, no data
+            log.exception("saving vector index snapshots at shutdown failed")
         self.indexes.close()
         closer = getattr(self.embedder, "aclose", None)
         if closer is not None:

@@ -87,7 +87,7 @@ async def test_auto_switches_to_hnsw_when_the_user_grows(store: SlowStore) -> No
     assert (await indexes.load_stats(T, "u1")).index_type == "Flat"
     await add(store, indexes, 45, seed=4)
     assert await indexes.maintain() == 1
-    assert (await indexes.load_stats(T, "u1")).index_type == "HNSW24"
+    assert (await indexes.load_stats(T, "u1")).index_type == f"HNSW{IndexConfig().hnsw_m}"
     assert await indexes.maintain() == 0
 
 

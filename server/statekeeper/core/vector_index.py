@@ -17,6 +17,7 @@ arrives while it runs (changes are queued and replayed onto the new index).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -27,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from statekeeper.core.errors import FailedPreconditionError
+from statekeeper.core.errors import FailedPreconditionError, StatekeeperError
 from statekeeper.core.memory_config import IndexConfig
 from statekeeper.core.memory_models import IndexState, Vector, VectorBatch
 from statekeeper.storage.memory_store import EpisodeStore
@@ -43,7 +44,20 @@ _INLINE_SEARCH_FLOATS = 4_000_000
 # 3-10x slower (bench/memory.py). Bulk adds (HNSW graph building) use all
 # cores. OpenMP's thread count is per calling thread, so each call sets it.
 _PARALLEL_ADD_MIN = 1000
+# efSearch of an HNSW index before it is tuned (and the old fixed value).
+_UNTUNED_EF = 256
+# Vectors of a fresh HNSW index used to tune its search breadth.
+_TUNING_SAMPLE = 64
 _ALL_CORES = os.cpu_count() or 1
+# Loading: vectors added per FAISS call while building (progress is logged
+# between calls), keys read per store call when catching a snapshot up, how
+# often progress is logged, and which loads are slow enough to log.
+_BUILD_CHUNK = 20_000
+_TAIL_CHUNK = 2_000
+_PROGRESS_SECONDS = 5.0
+_SLOW_LOAD_SECONDS = 1.0
+# A recall waiting for a loading index re-checks at least this often.
+_POLL_SECONDS = 0.1
 
 
 class VectorIndex(Protocol):
@@ -72,6 +86,10 @@ class VectorIndex(Protocol):
 
     def contains(self, key: int) -> bool: ...
 
+    def live_keys(self) -> npt.NDArray[np.int64]:
+        """Every live key, in no particular order."""
+        ...
+
     def add(self, keys: npt.NDArray[np.int64], vectors: Vector) -> None:
         """Adds vectors whose keys are not in the index (callers filter)."""
         ...
@@ -81,19 +99,56 @@ class VectorIndex(Protocol):
         ...
 
     def search(
-        self, query: Vector, k: int, allowed: npt.NDArray[np.int64] | None
+        self,
+        query: Vector,
+        k: int,
+        allowed: npt.NDArray[np.int64] | None,
+        ef_search: int = 0,
     ) -> list[tuple[int, float]]:
         """Up to k (key, similarity) pairs, best first, among `allowed` keys
-        if given."""
+        if given. Returns min(k, matching live vectors) pairs: an
+        approximate search that finds fewer falls back to an exact one.
+        `ef_search` > 0 overrides the index's search breadth (HNSW)."""
+        ...
+
+    def serialize(self) -> npt.NDArray[np.uint8]:
+        """The index as bytes (a snapshot payload; see IndexFactory.restore)."""
+        ...
+
+    @property
+    def search_breadth(self) -> int:
+        """How wide a search looks (HNSW efSearch); 0 for an exact scan."""
+        ...
+
+    def tune(self, sample: Vector) -> None:
+        """Called once after a build with some of the index's own vectors:
+        an approximate index measures how wide it must search."""
         ...
 
 
 class IndexFactory(Protocol):
     def create(self, dimension: int, expected_size: int) -> VectorIndex: ...
 
+    def restore(self, payload: npt.NDArray[np.uint8], search_breadth: int) -> VectorIndex:
+        """An index from `VectorIndex.serialize` bytes; raises SnapshotError
+        if they do not hold one."""
+        ...
+
     def wants_rebuild(self, index: VectorIndex) -> bool:
         """True if the index should be rebuilt (type outgrown, tombstones)."""
         ...
+
+
+class SnapshotError(Exception):
+    """A snapshot cannot be used (corrupt, truncated, foreign): the index is
+    rebuilt from the store instead."""
+
+
+class IndexLoadingError(StatekeeperError):
+    """The user's index is still loading after the bounded wait."""
+
+    code = "UNAVAILABLE"
+    reason = "INDEX_LOADING"
 
 
 # ----- FAISS -------------------------------------------------------------------
@@ -109,13 +164,12 @@ def _faiss() -> Any:
 class _FaissIndex:
     """Common part: an IndexIDMap over a FAISS index, with the key set."""
 
-    def __init__(self, inner: object, dimension: int, description: str) -> None:
-        faiss = _faiss()
-        self._faiss = faiss
-        self._index = faiss.IndexIDMap2(inner) if description == "Flat" else faiss.IndexIDMap(inner)
+    def __init__(self, wrapped: Any, dimension: int, description: str) -> None:
+        self._faiss = _faiss()
+        self._index = wrapped
         self._dimension = dimension
         self._description = description
-        self._live: set[int] = set()
+        self._live: set[int] = set(self._stored_ids().tolist())
         self._tombstones: set[int] = set()
 
     @property
@@ -137,6 +191,9 @@ class _FaissIndex:
     def contains(self, key: int) -> bool:
         return key in self._live
 
+    def live_keys(self) -> npt.NDArray[np.int64]:
+        return np.fromiter(self._live, np.int64, len(self._live))
+
     def add(self, keys: npt.NDArray[np.int64], vectors: Vector) -> None:
         if len(keys) == 0:
             return
@@ -144,16 +201,37 @@ class _FaissIndex:
         self._index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), keys)
         self._live.update(int(k) for k in keys)
 
+    def serialize(self) -> npt.NDArray[np.uint8]:
+        payload: npt.NDArray[np.uint8] = self._faiss.serialize_index(self._index)
+        return payload
+
     def search(
-        self, query: Vector, k: int, allowed: npt.NDArray[np.int64] | None
+        self,
+        query: Vector,
+        k: int,
+        allowed: npt.NDArray[np.int64] | None,
+        ef_search: int = 0,
     ) -> list[tuple[int, float]]:
         k = min(k, len(self._live) if allowed is None else len(allowed))
         if k <= 0:
             return []
-        params = self._search_params(allowed)
         self._faiss.omp_set_num_threads(1)
-        scores, ids = self._index.search(query.reshape(1, -1), k, params=params)
-        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+        return self._search(query.reshape(1, -1), k, allowed, ef_search)
+
+    def _search(
+        self, query: Vector, k: int, allowed: npt.NDArray[np.int64] | None, ef_search: int
+    ) -> list[tuple[int, float]]:
+        params = self._params(self._faiss.SearchParameters(), self._selector(allowed))
+        scores, ids = self._index.search(query, k, params=params)
+        return _pairs(ids[0], scores[0])
+
+    def _stored_ids(self) -> npt.NDArray[np.int64]:
+        """Every id in the FAISS index, tombstoned ones included (a view)."""
+        id_map = self._index.id_map
+        if id_map.size() == 0:
+            return np.zeros(0, dtype=np.int64)
+        ids: npt.NDArray[np.int64] = self._faiss.rev_swig_ptr(id_map.data(), id_map.size())
+        return ids
 
     def _selector(self, allowed: npt.NDArray[np.int64] | None) -> Any:
         faiss = self._faiss
@@ -166,26 +244,35 @@ class _FaissIndex:
         selected = faiss.IDSelectorBatch(np.ascontiguousarray(allowed, dtype=np.int64))
         return selected if excluded is None else faiss.IDSelectorAnd(selected, excluded)
 
-    def _search_params(self, allowed: npt.NDArray[np.int64] | None) -> Any:
-        selector = self._selector(allowed)
-        if selector is None:
-            return None
-        params = self._faiss.SearchParameters()
-        params.sel = selector
-        # The selector must outlive the search; FAISS keeps a raw pointer.
-        params._keepalive = selector
+    @staticmethod
+    def _params(params: Any, selector: Any) -> Any:
+        if selector is not None:
+            params.sel = selector
+            # The selector must outlive the search; FAISS keeps a raw pointer.
+            params._keepalive = selector
         return params
 
 
 class FlatIndex(_FaissIndex):
-    """Exact search: every live vector is compared. Removal is real."""
+    """Exact search: every live vector is compared (a filter is applied
+    during the scan, so filtered searches are exact too). Removal is real."""
 
-    def __init__(self, dimension: int) -> None:
-        super().__init__(_faiss().IndexFlatIP(dimension), dimension, "Flat")
+    def __init__(self, dimension: int, wrapped: Any = None) -> None:
+        if wrapped is None:
+            faiss = _faiss()
+            wrapped = faiss.IndexIDMap2(faiss.IndexFlatIP(dimension))
+        super().__init__(wrapped, dimension, "Flat")
 
     @property
     def search_floats(self) -> int:
         return self.live_count * self.dimension
+
+    @property
+    def search_breadth(self) -> int:
+        return 0
+
+    def tune(self, sample: Vector) -> None:
+        return None  # exact: nothing to measure
 
     def remove(self, keys: Sequence[int]) -> None:
         present = [k for k in keys if k in self._live]
@@ -195,35 +282,174 @@ class FlatIndex(_FaissIndex):
 
 
 class HnswIndex(_FaissIndex):
-    """Approximate search on an HNSW graph. Removal leaves a tombstone."""
+    """Approximate search on an HNSW graph. Removal leaves a tombstone.
 
-    def __init__(self, dimension: int, config: IndexConfig) -> None:
+    Search breadth: `hnsw_ef_search` if configured, else measured once per
+    build (`tune`): the smallest efSearch whose recall@10 against an exact
+    scan reaches `hnsw_target_recall` on a sample of the index's own vectors,
+    or an exact scan of the graph's stored vectors (breadth 0) when no
+    efSearch up to `hnsw_max_ef_search` reaches it or the exact scan is
+    cheaper. Easy data (real embeddings) gets a narrow, fast search; hard
+    data (isotropic random vectors) a wide or exact one, never a bad answer.
+
+    Filtered searches: a filter admitting at most `exact_filter_max_vectors`
+    is answered by an exact scan of the admitted vectors (the graph walk
+    would mostly visit excluded nodes); a wider filter widens efSearch by
+    live / admitted. Any search that finds fewer than k matches falls back
+    to the exact scan, so a caller always gets min(k, matches)."""
+
+    def __init__(
+        self, dimension: int, config: IndexConfig, wrapped: Any = None, breadth: int = -1
+    ) -> None:
         faiss = _faiss()
-        inner = faiss.IndexHNSWFlat(dimension, config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-        inner.hnsw.efConstruction = config.hnsw_ef_construction
-        inner.hnsw.efSearch = config.hnsw_ef_search
-        self._ef_search = config.hnsw_ef_search
-        self._m = config.hnsw_m
-        super().__init__(inner, dimension, f"HNSW{config.hnsw_m}")
+        if wrapped is None:
+            inner = faiss.IndexHNSWFlat(dimension, config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            inner.hnsw.efConstruction = config.hnsw_ef_construction
+            wrapped = faiss.IndexIDMap(inner)
+        self._graph = faiss.downcast_index(wrapped.index)
+        self._m = int(self._graph.hnsw.nb_neighbors(1))
+        self._config = config
+        # The configured breadth wins; else the tuned one (from a snapshot),
+        # else the old fixed default until `tune` runs.
+        if config.hnsw_ef_search:
+            self._ef = config.hnsw_ef_search
+        else:
+            self._ef = breadth if breadth >= 0 else _UNTUNED_EF
+        super().__init__(wrapped, dimension, f"HNSW{self._m}")
 
     @property
     def search_floats(self) -> int:
+        if self._ef == 0:
+            return self.live_count * self.dimension
         # A search visits about efSearch nodes with up to 2*M neighbours each.
-        return min(self.live_count, self._ef_search * 2 * self._m) * self.dimension
+        return min(self.live_count, self._ef * 2 * self._m) * self.dimension
+
+    @property
+    def search_breadth(self) -> int:
+        return self._ef
 
     def remove(self, keys: Sequence[int]) -> None:
         present = [k for k in keys if k in self._live]
         self._live.difference_update(present)
         self._tombstones.update(present)
 
-    def _search_params(self, allowed: npt.NDArray[np.int64] | None) -> Any:
+    def tune(self, sample: Vector) -> None:
+        if self._config.hnsw_ef_search:
+            self._ef = self._config.hnsw_ef_search  # configured: nothing to measure
+            return
+        self._ef = measure_breadth(self, sample, self._config)
+
+    def graph_search(self, queries: Vector, k: int, ef: int) -> npt.NDArray[np.int64]:
+        """Keys of a plain graph search (no filter, no fallback), one row per
+        query: what tuning and benchmarks compare with the exact scan."""
         params = self._faiss.SearchParametersHNSW()
-        params.efSearch = max(self._ef_search, 1)
+        params.efSearch = max(ef, k)
+        _, ids = self._index.search(np.ascontiguousarray(queries), k, params=params)
+        keys: npt.NDArray[np.int64] = ids
+        return keys
+
+    def exact_search(self, queries: Vector, k: int) -> npt.NDArray[np.int64]:
+        """Keys of an exact scan, one row per query (see graph_search)."""
+        _, positions = self._graph.storage.search(np.ascontiguousarray(queries), k)
+        ids = self._stored_ids()
+        keys: npt.NDArray[np.int64] = np.where(positions >= 0, ids[positions], -1)
+        return keys
+
+    def _search(
+        self, query: Vector, k: int, allowed: npt.NDArray[np.int64] | None, ef_search: int
+    ) -> list[tuple[int, float]]:
+        ef = ef_search or self._ef
+        if ef == 0 or (
+            allowed is not None and len(allowed) <= self._config.exact_filter_max_vectors
+        ):
+            return self._exact(query, k, allowed)
+        ef = max(ef, k)
+        if allowed is not None:  # only ~admitted/live of the visited nodes can be results
+            widened = ef * self.live_count // max(len(allowed), 1)
+            ef = max(ef, min(widened, self._config.hnsw_max_ef_search))
+        params = self._faiss.SearchParametersHNSW()
+        params.efSearch = ef
+        selected = self._params(params, self._selector(allowed))
+        scores, ids = self._index.search(query, k, params=selected)
+        hits = _pairs(ids[0], scores[0])
+        return hits if len(hits) >= k else self._exact(query, k, allowed)
+
+    def _exact(
+        self, query: Vector, k: int, allowed: npt.NDArray[np.int64] | None
+    ) -> list[tuple[int, float]]:
+        """Brute force over the graph's stored vectors, admitted ones only:
+        the selector is translated from keys to storage positions, so only
+        admitted vectors are compared."""
+        faiss = self._faiss
         selector = self._selector(allowed)
+        params = None
         if selector is not None:
-            params.sel = selector
-            params._keepalive = selector
-        return params
+            translated = faiss.IDSelectorTranslated(self._index.id_map, selector)
+            params = self._params(faiss.SearchParameters(), translated)
+            params._keepalive_inner = selector
+        scores, positions = self._graph.storage.search(query, k, params=params)
+        ids = self._stored_ids()
+        return [
+            (int(ids[p]), float(s)) for p, s in zip(positions[0], scores[0], strict=True) if p >= 0
+        ]
+
+
+def measure_breadth(index: HnswIndex, sample: Vector, config: IndexConfig) -> int:
+    """The efSearch `index` needs (see HnswIndex): recall@10 of graph
+    searches against an exact scan, each sample vector's own key left out
+    (it is its own best match), for efSearch 32, 64, ... up to the maximum;
+    0 (exact scan) if none reaches the target or the exact scan is faster.
+    Per-query times are measured on one thread, as searches run."""
+    faiss = _faiss()
+    faiss.omp_set_num_threads(_ALL_CORES)
+    truth = index.exact_search(sample, 11)
+    faiss.omp_set_num_threads(1)
+    exact_seconds = _seconds_per_query(lambda q: index.exact_search(q, 10), sample[:8])
+    ef = 32
+    while ef <= config.hnsw_max_ef_search:
+        started = time.perf_counter()
+        found = index.graph_search(sample, 11, ef)
+        graph_seconds = (time.perf_counter() - started) / len(sample)
+        recall = _recall_without_self(found, truth)
+        if recall >= config.hnsw_target_recall:
+            chosen = ef if graph_seconds < exact_seconds else 0
+            _log_breadth(index, chosen, recall, graph_seconds, exact_seconds)
+            return chosen
+        ef *= 2
+    _log_breadth(index, 0, recall, graph_seconds, exact_seconds)
+    return 0
+
+
+def _seconds_per_query(search: Callable[[Vector], object], queries: Vector) -> float:
+    started = time.perf_counter()
+    for row in range(len(queries)):
+        search(queries[row : row + 1])
+    return (time.perf_counter() - started) / max(len(queries), 1)
+
+
+def _recall_without_self(found: npt.NDArray[np.int64], truth: npt.NDArray[np.int64]) -> float:
+    """Share of each exact top 10 (own key excluded) that `found` has."""
+    hits = 0
+    for found_row, truth_row in zip(found, truth, strict=True):
+        own = truth_row[0]
+        expected = [int(k) for k in truth_row if k != own][:10]
+        hits += len(set(expected) & {int(k) for k in found_row if k != own})
+    return hits / (10 * len(truth))
+
+
+def _log_breadth(
+    index: HnswIndex, ef: int, recall: float, graph_seconds: float, exact_seconds: float
+) -> None:
+    log.info(
+        "tuned HNSW search breadth",
+        extra={
+            "vectors": index.live_count,
+            "ef_search": ef or "exact scan",
+            "recall_at_10": round(recall, 3),
+            "graph_ms": round(graph_seconds * 1e3, 2),
+            "exact_ms": round(exact_seconds * 1e3, 2),
+        },
+    )
 
 
 class FaissIndexFactory:
@@ -237,16 +463,110 @@ class FaissIndexFactory:
             return HnswIndex(dimension, self._config)
         return FlatIndex(dimension)
 
+    def restore(self, payload: npt.NDArray[np.uint8], search_breadth: int) -> VectorIndex:
+        faiss = _faiss()
+        try:
+            wrapped = faiss.downcast_index(faiss.deserialize_index(payload))
+            inner = faiss.downcast_index(wrapped.index)
+        except (RuntimeError, AttributeError) as exc:
+            raise SnapshotError(f"not a FAISS index: {exc}") from exc
+        if isinstance(wrapped, faiss.IndexIDMap2) and isinstance(inner, faiss.IndexFlatIP):
+            return FlatIndex(inner.d, wrapped)
+        hnsw = isinstance(wrapped, faiss.IndexIDMap) and isinstance(inner, faiss.IndexHNSWFlat)
+        if hnsw and inner.metric_type == faiss.METRIC_INNER_PRODUCT:
+            return HnswIndex(inner.d, self._config, wrapped, search_breadth)
+        raise SnapshotError(f"unexpected FAISS index type {type(inner).__name__}")
+
     def wants_rebuild(self, index: VectorIndex) -> bool:
         total = index.live_count + index.tombstone_count
         if total and index.tombstone_count / total > self._config.tombstone_rebuild_ratio:
             return True
-        is_hnsw = index.description.startswith("HNSW")
-        return is_hnsw != self._use_hnsw(index.live_count)
+        return index.description != self._description_for(index.live_count)
+
+    def _description_for(self, size: int) -> str:
+        return f"HNSW{self._config.hnsw_m}" if self._use_hnsw(size) else "Flat"
 
     def _use_hnsw(self, size: int) -> bool:
         kind = self._config.kind
         return kind == "hnsw" or (kind == "auto" and size >= self._config.hnsw_min_vectors)
+
+
+def _pairs(ids: npt.NDArray[np.int64], scores: npt.NDArray[np.float32]) -> list[tuple[int, float]]:
+    return [(int(i), float(s)) for i, s in zip(ids, scores, strict=True) if i >= 0]
+
+
+class ExactScan:
+    """A read-only exact index over a batch just read from the store: what
+    answers searches while the user's real index is being built."""
+
+    def __init__(self, batch: VectorBatch) -> None:
+        self._keys = batch.keys
+        self._vectors = np.ascontiguousarray(batch.vectors, dtype=np.float32)
+        self._members = set(batch.keys.tolist())
+
+    @property
+    def description(self) -> str:
+        return "Flat"
+
+    @property
+    def dimension(self) -> int:
+        return int(self._vectors.shape[1])
+
+    @property
+    def live_count(self) -> int:
+        return len(self._keys)
+
+    @property
+    def tombstone_count(self) -> int:
+        return 0
+
+    @property
+    def search_floats(self) -> int:
+        return int(self._vectors.size)
+
+    def contains(self, key: int) -> bool:
+        return key in self._members
+
+    def live_keys(self) -> npt.NDArray[np.int64]:
+        return self._keys
+
+    def add(self, keys: npt.NDArray[np.int64], vectors: Vector) -> None:
+        raise TypeError("an exact scan over a loading batch is read-only")
+
+    def remove(self, keys: Sequence[int]) -> None:
+        raise TypeError("an exact scan over a loading batch is read-only")
+
+    def serialize(self) -> npt.NDArray[np.uint8]:
+        raise TypeError("an exact scan over a loading batch is not saved")
+
+    @property
+    def search_breadth(self) -> int:
+        return 0
+
+    def tune(self, sample: Vector) -> None:
+        return None
+
+    def search(
+        self,
+        query: Vector,
+        k: int,
+        allowed: npt.NDArray[np.int64] | None,
+        ef_search: int = 0,
+    ) -> list[tuple[int, float]]:
+        rows = np.arange(len(self._keys))
+        if allowed is not None:
+            rows = rows[np.isin(self._keys, allowed)]
+        k = min(k, len(rows))
+        if k <= 0:
+            return []
+        scores = (
+            self._vectors[rows] @ query.reshape(-1)
+            if allowed is not None
+            else (self._vectors @ query.reshape(-1))
+        )
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return [(int(self._keys[rows[i]]), float(scores[i])) for i in best]
 
 
 # ----- change feed ---------------------------------------------------------------
@@ -304,6 +624,45 @@ class InProcessChangeFeed:
                 log.exception("vector change handler failed")
 
 
+# ----- snapshots -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One user's index as saved: the FAISS payload and what it covers.
+    `max_key` is the highest vector key the index had seen (keys are never
+    reused); the keys themselves are inside the payload."""
+
+    tenant: str
+    user_id: str
+    payload: npt.NDArray[np.uint8]
+    description: str
+    dimension: int
+    vector_count: int
+    max_key: int
+    embedding_model: str
+    saved_at: float
+    search_breadth: int = 0
+
+
+class SnapshotStore(Protocol):
+    """Where snapshots live (storage/index_snapshots.py: files). Blocking
+    calls: VectorIndexes runs them in worker threads."""
+
+    def save(self, snapshot: Snapshot) -> int:
+        """Replaces the user's snapshot atomically; returns bytes written."""
+        ...
+
+    def load(self, tenant: str, user_id: str) -> Snapshot | None:
+        """The user's snapshot, None if there is none; SnapshotError if it
+        cannot be trusted (bad checksum, truncated, another user's)."""
+        ...
+
+    def discard(self, tenant: str, user_id: str) -> None:
+        """Deletes the user's snapshot if there is one."""
+        ...
+
+
 # ----- per-user indexes ----------------------------------------------------------
 
 
@@ -315,11 +674,14 @@ class _UserIndex:
     importance: dict[int, float] = field(default_factory=dict)
     occur_time: dict[int, float] = field(default_factory=dict)
     embedding_model: str = ""
-    # Searches running in worker threads; FAISS must not be changed under
-    # them, so changes wait in `deferred` until the last one finishes.
+    # Searches and snapshot writes running in worker threads; FAISS must not
+    # be changed under them, so changes wait in `deferred` until the last one
+    # finishes.
     readers: int = 0
     deferred: list[VectorChange] = field(default_factory=list)
     cached_ceiling: tuple[float, float] | None = None
+    # Bumped by every applied change: a snapshot is due when it moved.
+    version: int = 0
 
     def apply(self, change: VectorChange) -> None:
         if self.readers:
@@ -342,6 +704,7 @@ class _UserIndex:
 
     def _apply_now(self, change: VectorChange) -> None:
         self.cached_ceiling = None
+        self.version += 1
         fresh = [
             e for e in change.upserts if e.vector is not None and not self.index.contains(e.key)
         ]
@@ -368,6 +731,18 @@ class _Slot:
     pending: list[VectorChange] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     last_rebuild_time: float | None = None
+    # While a first load builds the index: an exact scan over the vectors
+    # already read, so recall answers instead of waiting for the build.
+    interim: _UserIndex | None = None
+    # Set whenever `current` or `interim` becomes available or a load ends.
+    progress: asyncio.Event = field(default_factory=asyncio.Event)
+    loader: asyncio.Task[None] | None = None
+    failure: Exception | None = None
+    saved_version: int = -1
+
+    @property
+    def loaded(self) -> bool:
+        return self.current is not None or self.last_rebuild_time is not None
 
 
 @dataclass(frozen=True)
@@ -380,6 +755,16 @@ class IndexStats:
     tombstone_count: int = 0
     last_rebuild_time: float | None = None
     embedding_model: str = ""
+
+
+@dataclass(frozen=True)
+class LoadingState:
+    """What health and operators read: how many indexes are loading now,
+    and whether the startup load of every index has finished."""
+
+    loading: int
+    loaded: int
+    startup_done: bool
 
 
 @dataclass(frozen=True)
@@ -398,7 +783,9 @@ class SearchOutcome:
 
 
 class VectorIndexes:
-    """Every user's index in this process, kept in sync through the feed."""
+    """Every user's index in this process, kept in sync through the feed,
+    saved to `snapshots` (if given) so that a restart loads them instead of
+    rebuilding them."""
 
     def __init__(
         self,
@@ -406,16 +793,24 @@ class VectorIndexes:
         factory: IndexFactory,
         feed: ChangeFeed,
         clock: Clock = time.time,
+        snapshots: SnapshotStore | None = None,
+        config: IndexConfig | None = None,
     ) -> None:
         self._store = store
         self._factory = factory
         self._feed = feed
         self._clock = clock
+        self._snapshots = snapshots
+        self._config = config or IndexConfig()
         self._slots: dict[tuple[str, str], _Slot] = {}
+        self._startup_done = False
         self._unsubscribe = feed.subscribe(self._on_change)
 
     def close(self) -> None:
         self._unsubscribe()
+        for slot in self._slots.values():
+            if slot.loader is not None:
+                slot.loader.cancel()
 
     @property
     def feed(self) -> ChangeFeed:
@@ -445,19 +840,23 @@ class VectorIndexes:
         query: Vector,
         k: int,
         allowed: npt.NDArray[np.int64] | None,
+        ef_search: int = 0,
     ) -> SearchOutcome:
+        """The k most similar vectors (among `allowed` keys if given). On a
+        user whose index is loading, answers from an exact scan of the
+        vectors read so far, or waits (bounded) for one."""
         user_index = await self._loaded(tenant, user_id)
         if user_index is None:
             return SearchOutcome([], "", exhausted=True)
         index = user_index.index
         if index.search_floats < _INLINE_SEARCH_FLOATS:
-            hits = index.search(query, k, allowed)
+            hits = index.search(query, k, allowed, ef_search)
         else:
             # FAISS releases the GIL while it searches; changes arriving
             # meanwhile are deferred (see _UserIndex.apply).
             user_index.readers += 1
             try:
-                hits = await asyncio.to_thread(index.search, query, k, allowed)
+                hits = await asyncio.to_thread(index.search, query, k, allowed, ef_search)
             finally:
                 user_index.release_reader()
         population = index.live_count if allowed is None else len(allowed)
@@ -486,11 +885,12 @@ class VectorIndexes:
         slot = self._slots.get((tenant, user_id))
         if slot is None:
             return None
-        if slot.current is None:
+        shown = slot.current or slot.interim
+        if shown is None:
             if slot.building:
                 return IndexStats(user_id, IndexState.BUILDING)
             return IndexStats(user_id, IndexState.ABSENT)
-        index = slot.current.index
+        index = shown.index
         return IndexStats(
             user_id=user_id,
             state=IndexState.BUILDING if slot.building else IndexState.READY,
@@ -499,11 +899,19 @@ class VectorIndexes:
             vector_count=index.live_count,
             tombstone_count=index.tombstone_count,
             last_rebuild_time=slot.last_rebuild_time,
-            embedding_model=slot.current.embedding_model,
+            embedding_model=shown.embedding_model,
         )
 
+    def loading_state(self) -> LoadingState:
+        loading = sum(1 for slot in self._slots.values() if slot.building and not slot.loaded)
+        loaded = sum(1 for slot in self._slots.values() if slot.loaded)
+        return LoadingState(loading, loaded, self._startup_done)
+
     async def load_stats(self, tenant: str, user_id: str) -> IndexStats:
-        await self._loaded(tenant, user_id)
+        """Stats once the index is loaded; BUILDING if it is still loading
+        after the bounded wait."""
+        with contextlib.suppress(IndexLoadingError):
+            await self._loaded(tenant, user_id, interim_ok=False)
         stats = self.stats(tenant, user_id)
         return stats if stats is not None else IndexStats(user_id, IndexState.ABSENT)
 
@@ -515,28 +923,37 @@ class VectorIndexes:
             raise FailedPreconditionError(
                 f"a rebuild of {user_id!r}'s index is running", condition="RUN_IN_PROGRESS"
             )
-        await self._build(tenant, user_id, slot)
+        await self._build(tenant, user_id, slot, from_snapshot=False)
         return await self.load_stats(tenant, user_id)
 
     async def rebuild_all(self) -> int:
-        """Builds the index of every user with vectors (server startup),
-        logging progress; returns how many were built."""
+        """Loads the index of every user with vectors (server startup): from
+        its snapshot plus the changes since, or from the store. Logs
+        progress; returns how many were loaded."""
         owners = await self._store.index_owners()
         started = time.monotonic()
-        log.info("rebuilding vector indexes", extra={"indexes": len(owners)})
+        log.info(
+            "loading vector indexes; recall on a user not loaded yet answers from an exact"
+            " scan or waits for its index",
+            extra={"indexes": len(owners), "snapshots": self._snapshots is not None},
+        )
+        last_report = started
         for done, (tenant, user_id) in enumerate(owners, start=1):
             slot = self._slots.setdefault((tenant, user_id), _Slot())
-            if slot.last_rebuild_time is None:  # not loaded on demand meanwhile
-                await self._build(tenant, user_id, slot)
-            if done % 100 == 0 or done == len(owners):
+            await self._load_first(tenant, user_id, slot)
+            now = time.monotonic()
+            if done == len(owners) or now - last_report >= _PROGRESS_SECONDS:
+                last_report = now
                 log.info(
-                    "vector index rebuild progress",
+                    "vector index load progress",
                     extra={
-                        "built": done,
+                        "loaded": done,
                         "indexes": len(owners),
-                        "elapsed_s": round(time.monotonic() - started, 2),
+                        "elapsed_s": round(now - started, 2),
                     },
                 )
+        self._startup_done = True
+        log.info("vector indexes loaded", extra={"indexes": len(owners)})
         return len(owners)
 
     async def maintain(self) -> int:
@@ -547,49 +964,282 @@ class VectorIndexes:
             current = slot.current
             if current is None or slot.building or not self._factory.wants_rebuild(current.index):
                 continue
-            await self._build(tenant, user_id, slot)
+            await self._build(tenant, user_id, slot, from_snapshot=False)
             rebuilt += 1
         return rebuilt
 
-    async def _loaded(self, tenant: str, user_id: str) -> _UserIndex | None:
+    async def save_snapshots(self) -> int:
+        """Saves every index changed since its last snapshot that is big
+        enough to be worth it (`snapshot_min_vectors`); returns how many
+        were saved. Periodic, and at shutdown."""
+        if self._snapshots is None:
+            return 0
+        saved = 0
+        for (tenant, user_id), slot in list(self._slots.items()):
+            current = slot.current
+            if current is None or slot.building or current.version == slot.saved_version:
+                continue
+            if current.index.live_count < self._config.snapshot_min_vectors:
+                continue
+            try:
+                await self._save(tenant, user_id, slot, current, self._snapshots)
+            except OSError as exc:  # a full disk must not stop the server
+                log.error(
+                    "could not save a vector index snapshot",
+                    extra={"tenant": tenant, "user_id": user_id, "error": str(exc)},
+                )
+                continue
+            saved += 1
+        return saved
+
+    async def _save(
+        self,
+        tenant: str,
+        user_id: str,
+        slot: _Slot,
+        current: _UserIndex,
+        snapshots: SnapshotStore,
+    ) -> None:
+        version = current.version
+        index = current.index
+        started = time.monotonic()
+        current.readers += 1  # no change may touch FAISS while it is written
+        try:
+
+            def write() -> int:
+                keys = index.live_keys()
+                return snapshots.save(
+                    Snapshot(
+                        tenant=tenant,
+                        user_id=user_id,
+                        payload=index.serialize(),
+                        description=index.description,
+                        dimension=index.dimension,
+                        vector_count=index.live_count,
+                        max_key=int(keys.max()) if len(keys) else 0,
+                        embedding_model=current.embedding_model,
+                        saved_at=self._clock(),
+                        search_breadth=index.search_breadth,
+                    )
+                )
+
+            written = await asyncio.to_thread(write)
+        finally:
+            current.release_reader()
+        slot.saved_version = version
+        log.info(
+            "saved vector index snapshot",
+            extra={
+                "tenant": tenant,
+                "user_id": user_id,
+                "vectors": index.live_count,
+                "bytes": written,
+                "seconds": round(time.monotonic() - started, 2),
+            },
+        )
+
+    async def _loaded(
+        self, tenant: str, user_id: str, interim_ok: bool = True
+    ) -> _UserIndex | None:
+        """The user's index, loading it first if needed. While it loads: the
+        interim exact scan as soon as there is one (if `interim_ok`), waiting
+        at most `load_wait_seconds` (IndexLoadingError after that)."""
         slot = self._slots.setdefault((tenant, user_id), _Slot())
-        if slot.current is None and slot.last_rebuild_time is None:
-            async with slot.lock:
-                if slot.current is None and slot.last_rebuild_time is None:
-                    await self._build_locked(tenant, user_id, slot)
-        return slot.current
+        deadline = time.monotonic() + self._config.load_wait_seconds
+        while True:
+            available = slot.current or (slot.interim if interim_ok else None)
+            if slot.loaded and slot.loader is not None:
+                # Loaded; let the loader release the user's lock first (it is
+                # past its last await but for that).
+                await asyncio.shield(slot.loader)
+            if available is not None or (slot.loaded and not slot.building):
+                return available
+            if slot.loader is None and not slot.building:
+                if slot.failure is not None:
+                    failure, slot.failure = slot.failure, None
+                    raise failure  # e.g. the store is unavailable; the next call retries
+                slot.loader = asyncio.create_task(
+                    self._load_on_demand(tenant, user_id, slot), name="vector-index-load"
+                )
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise IndexLoadingError(
+                    f"the vector index of {user_id!r} is still loading; retry shortly",
+                    user_id=user_id,
+                )
+            slot.progress.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(slot.progress.wait(), min(remaining, _POLL_SECONDS))
 
-    async def _build(self, tenant: str, user_id: str, slot: _Slot) -> None:
+    async def _load_on_demand(self, tenant: str, user_id: str, slot: _Slot) -> None:
+        """A first load started by a call; its failure is handed to the
+        waiting callers (see _loaded)."""
+        try:
+            await self._load_first(tenant, user_id, slot)
+        except Exception as exc:
+            slot.failure = exc
+        finally:
+            slot.loader = None
+            slot.progress.set()
+
+    async def _load_first(self, tenant: str, user_id: str, slot: _Slot) -> None:
+        async with slot.lock:
+            if not slot.loaded:  # a concurrent first load may have won
+                await self._build_locked(tenant, user_id, slot, from_snapshot=True)
+
+    async def _build(self, tenant: str, user_id: str, slot: _Slot, from_snapshot: bool) -> None:
         async with slot.lock:  # one build per user at a time
-            await self._build_locked(tenant, user_id, slot)
+            await self._build_locked(tenant, user_id, slot, from_snapshot)
 
-    async def _build_locked(self, tenant: str, user_id: str, slot: _Slot) -> None:
+    async def _build_locked(
+        self, tenant: str, user_id: str, slot: _Slot, from_snapshot: bool
+    ) -> None:
         slot.building = True
         slot.pending = []
+        started = time.monotonic()
+        source = "store"
         try:
-            batch = await self._store.load_vectors(tenant, user_id)
-            fresh = None if batch is None else await asyncio.to_thread(self._index_from, batch)
-            if fresh is not None:
-                for change in slot.pending:
+            fresh = None
+            if from_snapshot and self._snapshots is not None:
+                fresh = await self._from_snapshot(tenant, user_id, self._snapshots)
+                source = "snapshot"
+            if fresh is None:
+                source = "store"
+                fresh = await self._from_store(tenant, user_id, slot)
+            for change in slot.pending:
+                if fresh is None:
+                    fresh = self._index_from_changes([change])
+                else:
                     fresh.apply(change)
-            elif slot.pending:
-                fresh = self._index_from_changes(slot.pending)
             slot.current = fresh
             slot.last_rebuild_time = self._clock()
+            if source == "snapshot":
+                # The file matches unless a tail was applied (then version > 0).
+                slot.saved_version = 0
         finally:
             slot.building = False
             slot.pending = []
+            slot.interim = None
+            slot.progress.set()
+        elapsed = time.monotonic() - started
+        if fresh is not None and elapsed >= _SLOW_LOAD_SECONDS:
+            log.info(
+                "vector index loaded",
+                extra={
+                    "tenant": tenant,
+                    "user_id": user_id,
+                    "source": source,
+                    "vectors": fresh.index.live_count,
+                    "index_type": fresh.index.description,
+                    "seconds": round(elapsed, 2),
+                },
+            )
 
-    def _index_from(self, batch: VectorBatch) -> _UserIndex:
-        index = self._factory.create(batch.dimension, len(batch))
-        index.add(batch.keys, batch.vectors)
-        keys = [int(k) for k in batch.keys]
-        return _UserIndex(
-            index=index,
-            importance=dict(zip(keys, batch.importance.tolist(), strict=True)),
-            occur_time=dict(zip(keys, batch.occur_time.tolist(), strict=True)),
-            embedding_model=batch.embedding_model,
+    async def _from_store(self, tenant: str, user_id: str, slot: _Slot) -> _UserIndex | None:
+        batch = await self._store.load_vectors(tenant, user_id)
+        if batch is None:
+            return None
+        if slot.current is None:  # a first load: searches use an exact scan meanwhile
+            slot.interim = _UserIndex(ExactScan(batch), *_ranking(batch.keys, batch))
+            slot.interim.embedding_model = batch.embedding_model
+            slot.progress.set()
+        return await asyncio.to_thread(self._index_from, batch, f"{tenant}/{user_id}")
+
+    async def _from_snapshot(
+        self, tenant: str, user_id: str, snapshots: SnapshotStore
+    ) -> _UserIndex | None:
+        """The snapshot brought up to date with the store, or None (no
+        snapshot, unusable, or too far behind: the caller rebuilds).
+
+        Catching up diffs the snapshot's keys against the store's current
+        key manifest (keys, importance, occur_time; no vectors): keys the
+        store no longer has are removed, keys it gained are read with their
+        vectors and added, ranking data comes from the manifest. That is
+        exact whatever happened meanwhile (deletes, consolidation, imports,
+        changes made by other replicas) and reads vectors only for the
+        tail."""
+        try:
+            snapshot = await asyncio.to_thread(snapshots.load, tenant, user_id)
+            if snapshot is None:
+                return None
+            index = await asyncio.to_thread(
+                self._factory.restore, snapshot.payload, snapshot.search_breadth
+            )
+        except SnapshotError as exc:
+            log.warning(
+                "vector index snapshot unusable; rebuilding from the store",
+                extra={"tenant": tenant, "user_id": user_id, "error": str(exc)},
+            )
+            await asyncio.to_thread(snapshots.discard, tenant, user_id)
+            return None
+        del snapshot  # the payload can be large; the index holds its own copy
+        manifest = await self._store.vector_manifest(tenant, user_id)
+        if manifest is None or manifest.dimension != index.dimension:
+            return None
+        present = index.live_keys()
+        added = np.setdiff1d(manifest.keys, present, assume_unique=True)
+        removed = np.setdiff1d(present, manifest.keys, assume_unique=True)
+        if len(added) > self._config.snapshot_max_tail_fraction * len(manifest.keys):
+            log.info(
+                "vector index snapshot too far behind the store; rebuilding",
+                extra={"tenant": tenant, "user_id": user_id, "missing": len(added)},
+            )
+            return None
+        await self._add_tail(tenant, user_id, index, added)
+        index.remove(removed.tolist())
+        user_index = _UserIndex(index, *_ranking(manifest.keys, manifest))
+        user_index.embedding_model = manifest.embedding_model
+        user_index.version = 1 if len(added) or len(removed) else 0  # due for a new snapshot?
+        log.info(
+            "vector index loaded from snapshot",
+            extra={
+                "tenant": tenant,
+                "user_id": user_id,
+                "vectors": index.live_count,
+                "tail_added": len(added),
+                "tail_removed": len(removed),
+            },
         )
+        return user_index
+
+    async def _add_tail(
+        self, tenant: str, user_id: str, index: VectorIndex, keys: npt.NDArray[np.int64]
+    ) -> None:
+        for start in range(0, len(keys), _TAIL_CHUNK):
+            chunk = [int(k) for k in keys[start : start + _TAIL_CHUNK]]
+            episodes = await self._store.get_episodes_by_keys(tenant, user_id, chunk, True)
+            rows = [e for e in episodes if e.embedding is not None]
+            if rows:
+                await asyncio.to_thread(
+                    index.add,
+                    np.fromiter((e.vector_key for e in rows), np.int64, len(rows)),
+                    np.vstack([e.embedding for e in rows if e.embedding is not None]),
+                )
+
+    def _index_from(self, batch: VectorBatch, name: str) -> _UserIndex:
+        """Builds in chunks so that a long build logs its progress."""
+        index = self._factory.create(batch.dimension, len(batch))
+        started = last_report = time.monotonic()
+        for start in range(0, len(batch), _BUILD_CHUNK):
+            end = start + _BUILD_CHUNK
+            index.add(batch.keys[start:end], batch.vectors[start:end])
+            now = time.monotonic()
+            if now - last_report >= _PROGRESS_SECONDS and end < len(batch):
+                last_report = now
+                log.info(
+                    "building vector index",
+                    extra={
+                        "index": name,
+                        "added": end,
+                        "vectors": len(batch),
+                        "elapsed_s": round(now - started, 1),
+                    },
+                )
+        rows = np.random.default_rng(0).choice(len(batch), min(_TUNING_SAMPLE, len(batch)), False)
+        index.tune(batch.vectors[np.sort(rows)])
+        user_index = _UserIndex(index, *_ranking(batch.keys, batch))
+        user_index.embedding_model = batch.embedding_model
+        return user_index
 
     def _index_from_changes(self, changes: list[VectorChange]) -> _UserIndex | None:
         """The first vectors of a user arrived while the store had none."""
@@ -603,3 +1253,21 @@ class VectorIndexes:
 
     async def publish(self, change: VectorChange) -> None:
         await self._feed.publish(change)
+
+
+class _Ranked(Protocol):
+    @property
+    def importance(self) -> npt.NDArray[np.float32]: ...
+
+    @property
+    def occur_time(self) -> npt.NDArray[np.float64]: ...
+
+
+def _ranking(
+    keys: npt.NDArray[np.int64], source: _Ranked
+) -> tuple[dict[int, float], dict[int, float]]:
+    as_ints = keys.tolist()
+    return (
+        dict(zip(as_ints, source.importance.tolist(), strict=True)),
+        dict(zip(as_ints, source.occur_time.tolist(), strict=True)),
+    )
