@@ -38,7 +38,7 @@ def writer(
                 stub.AppendMessages(
                     pb.AppendMessagesRequest(
                         session_id=session_id,
-                        messages=[pb.Message(role=pb.ROLE_USER, content=content)],
+                        messages=[pb.SessionMessage(role=pb.ROLE_USER, content=content)],
                         request_id=content,
                     ),
                     timeout=scaled(30),
@@ -103,7 +103,7 @@ def test_acknowledged_appends_survive_kill_9(tmp_path: Path) -> None:
                 stub.AppendMessages(
                     pb.AppendMessagesRequest(
                         session_id="crashy",
-                        messages=[pb.Message(role=pb.ROLE_USER, content=content)],
+                        messages=[pb.SessionMessage(role=pb.ROLE_USER, content=content)],
                         request_id=content,
                     )
                 )

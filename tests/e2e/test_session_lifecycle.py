@@ -22,7 +22,7 @@ def count(text: str) -> int:
     return len(ENCODING.encode(text, disallowed_special=())) if text else 0
 
 
-def message_cost(message: pb.Message) -> int:
+def message_cost(message: pb.SessionMessage) -> int:
     role = pb.Role.Name(message.role).removeprefix("ROLE_").lower()
     total = 3 + count(role) + count(message.content)
     if message.name:
@@ -32,12 +32,12 @@ def message_cost(message: pb.Message) -> int:
     return total + count(message.tool_call_id)
 
 
-def user(text: str) -> pb.Message:
-    return pb.Message(role=pb.ROLE_USER, content=text)
+def user(text: str) -> pb.SessionMessage:
+    return pb.SessionMessage(role=pb.ROLE_USER, content=text)
 
 
-def assistant(text: str) -> pb.Message:
-    return pb.Message(role=pb.ROLE_ASSISTANT, content=text)
+def assistant(text: str) -> pb.SessionMessage:
+    return pb.SessionMessage(role=pb.ROLE_ASSISTANT, content=text)
 
 
 def test_lifecycle(sessions: SessionServiceStub) -> None:
@@ -54,11 +54,11 @@ def test_lifecycle(sessions: SessionServiceStub) -> None:
     # Append a conversation with a tool call and its result.
     turn = [
         user("What is the weather in Paris?"),
-        pb.Message(
+        pb.SessionMessage(
             role=pb.ROLE_ASSISTANT,
             tool_calls=[pb.ToolCall(id="call-1", name="weather", arguments='{"city":"Paris"}')],
         ),
-        pb.Message(role=pb.ROLE_TOOL, content="Sunny, 21C", tool_call_id="call-1"),
+        pb.SessionMessage(role=pb.ROLE_TOOL, content="Sunny, 21C", tool_call_id="call-1"),
         assistant("It is sunny and 21C in Paris."),
     ]
     appended = sessions.AppendMessages(

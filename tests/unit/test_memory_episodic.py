@@ -184,7 +184,7 @@ async def test_configured_embedder_and_its_outage(tmp_path: Path) -> None:
             assert recorded.episode.embedding_model == "fake-embed"
             await episodes.record(T, draft("quarterly tax report"))
             outcome = await episodes.recall(T, RecallQuery("u1", query_text="green tea"))
-            assert outcome.ranking == Ranking.VECTOR
+            assert outcome.ranking == Ranking.HYBRID
             assert outcome.results[0].episode.user_message == "green tea every morning"
             stats = await episodes.index_stats(T, "u1")
             assert stats.embedding_model == "fake-embed" and stats.vector_count == 2
