@@ -31,11 +31,40 @@ start_services() {
   SERVICES_DIR=$(mktemp -d "${TMPDIR:-/tmp}/statekeeper-services.XXXXXX")
   scripts/services.sh start "$SERVICES_DIR"
 }
+# Every process this run starts inherits this mark, so the end of the run finds
+# any that outlived it (a server a test forgot, or one whose pytest was killed
+# before its own cleanup ran), kills it and fails the run.
+export STATEKEEPER_TEST_RUN="$$-$(date +%s%N)"
+run_leftovers() {
+  local file pid
+  for file in /proc/[0-9]*/environ; do
+    pid=${file#/proc/}
+    pid=${pid%/environ}
+    # grep runs without the mark, so it never finds itself.
+    if env -u STATEKEEPER_TEST_RUN grep -qsxz "STATEKEEPER_TEST_RUN=$STATEKEEPER_TEST_RUN" "$file"; then
+      echo "$pid"
+    fi
+  done
+}
+stop_leftovers() {
+  local pids
+  pids=$(run_leftovers)
+  [ -n "$pids" ] || return 0
+  echo "==> processes this run left running (killed now):"
+  # shellcheck disable=SC2086 # one pid per word
+  ps -o pid=,args= -p "$(echo $pids | tr ' ' ',')" || true
+  # shellcheck disable=SC2086
+  kill -9 $pids 2>/dev/null || true
+  return 1
+}
 finish() {
   local status=$?
   if [ -n "$SERVICES_DIR" ]; then
     scripts/services.sh stop "$SERVICES_DIR" || true
     rm -rf "$SERVICES_DIR"
+  fi
+  if ! stop_leftovers && [ "$status" -eq 0 ]; then
+    status=1
   fi
   report
   exit "$status"
