@@ -22,6 +22,8 @@ from typing import Annotated, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from tests.harness.deadlines import scaled
+
 
 class State(TypedDict, total=False):
     log: Annotated[list[str], operator.add]
@@ -46,7 +48,8 @@ class Behaviour:
         return path.read_text().split() if path.exists() else []
 
     def wait_for(self, node: str, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
+        """Waits until `node` ran (a load-scaled deadline)."""
+        deadline = time.monotonic() + scaled(timeout)
         while node not in self.executions():
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{node} never ran")

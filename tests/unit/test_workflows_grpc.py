@@ -18,6 +18,7 @@ from google.protobuf import duration_pb2
 from statekeeper_client.v1 import checkpoint_pb2 as pb
 from statekeeper_client.v1 import checkpoint_pb2_grpc, common_pb2
 from tests.e2e.errors import bad_field, error_info
+from tests.harness.deadlines import scaled
 from tests.langgraph.harness import CheckpointServer
 
 KEY = (("x-api-key", "key-alpha"),)
@@ -301,7 +302,8 @@ def test_three_workers_fifty_steps_random_failures_one_worker_dies(
 
 
 def wait_for_end(stub: Stub, workflow_id: str, timeout: float) -> pb.Workflow:
-    deadline = time.monotonic() + timeout
+    """The workflow once it is no longer running (a load-scaled deadline)."""
+    deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:
         workflow = stub.GetWorkflow(pb.GetWorkflowRequest(workflow_id=workflow_id), metadata=KEY)
         if workflow.workflow.status != pb.WORKFLOW_STATUS_RUNNING:
