@@ -61,6 +61,9 @@ class IndexConfig:
     # may ask for another breadth.
     hnsw_ef_search: int = 0
     hnsw_target_recall: float = 0.97
+    # When the tuned graph search is measured slower than an exact scan of
+    # the same vectors (small or very hard indexes), search exactly.
+    hnsw_prefer_exact_scan: bool = True
     # Also the cap of a filtered search's widened efSearch (live / admitted).
     hnsw_max_ef_search: int = 4096
     # A filter admitting at most this many vectors is searched exactly (the

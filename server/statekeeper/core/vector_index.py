@@ -23,7 +23,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -47,7 +47,7 @@ _PARALLEL_ADD_MIN = 1000
 # efSearch of an HNSW index before it is tuned (and the old fixed value).
 _UNTUNED_EF = 256
 # Vectors of a fresh HNSW index used to tune its search breadth.
-_TUNING_SAMPLE = 64
+_TUNING_SAMPLE = 100
 _ALL_CORES = os.cpu_count() or 1
 # Loading: vectors added per FAISS call while building (progress is logged
 # between calls), keys read per store call when catching a snapshot up, how
@@ -348,12 +348,23 @@ class HnswIndex(_FaissIndex):
         keys: npt.NDArray[np.int64] = ids
         return keys
 
-    def exact_search(self, queries: Vector, k: int) -> npt.NDArray[np.int64]:
-        """Keys of an exact scan, one row per query (see graph_search)."""
-        _, positions = self._graph.storage.search(np.ascontiguousarray(queries), k)
+    @overload
+    def exact_search(self, queries: Vector, k: int) -> npt.NDArray[np.int64]: ...
+
+    @overload
+    def exact_search(
+        self, queries: Vector, k: int, with_scores: Literal[True]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
+
+    def exact_search(
+        self, queries: Vector, k: int, with_scores: bool = False
+    ) -> npt.NDArray[np.int64] | tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """Keys (and similarities) of an exact scan, one row per query (see
+        graph_search). Tombstones are not excluded: for measuring only."""
+        scores, positions = self._graph.storage.search(np.ascontiguousarray(queries), k)
         ids = self._stored_ids()
         keys: npt.NDArray[np.int64] = np.where(positions >= 0, ids[positions], -1)
-        return keys
+        return (keys, scores) if with_scores else keys
 
     def _search(
         self, query: Vector, k: int, allowed: npt.NDArray[np.int64] | None, ef_search: int
@@ -396,28 +407,48 @@ class HnswIndex(_FaissIndex):
 
 def measure_breadth(index: HnswIndex, sample: Vector, config: IndexConfig) -> int:
     """The efSearch `index` needs (see HnswIndex): recall@10 of graph
-    searches against an exact scan, each sample vector's own key left out
-    (it is its own best match), for efSearch 32, 64, ... up to the maximum;
-    0 (exact scan) if none reaches the target or the exact scan is faster.
-    Per-query times are measured on one thread, as searches run."""
+    searches against an exact scan for efSearch 32, 64, ... up to the
+    maximum; 0 (exact scan) if none reaches the target, or if the exact scan
+    is faster and preferred. Per-query times are measured on one thread, as
+    searches run.
+
+    The queries are new points near the data, not the sample itself (a
+    stored vector is found too easily: the graph links it to its
+    neighbours): each is moved away from its sample vector until it is as
+    far from it as that vector's nearest neighbour."""
     faiss = _faiss()
     faiss.omp_set_num_threads(_ALL_CORES)
-    truth = index.exact_search(sample, 11)
+    queries = _near_points(index, sample)
+    truth = index.exact_search(queries, 10)
     faiss.omp_set_num_threads(1)
-    exact_seconds = _seconds_per_query(lambda q: index.exact_search(q, 10), sample[:8])
+    exact_seconds = _seconds_per_query(lambda q: index.exact_search(q, 10), queries[:8])
     ef = 32
+    recall = graph_seconds = 0.0
     while ef <= config.hnsw_max_ef_search:
         started = time.perf_counter()
-        found = index.graph_search(sample, 11, ef)
-        graph_seconds = (time.perf_counter() - started) / len(sample)
-        recall = _recall_without_self(found, truth)
+        found = index.graph_search(queries, 10, ef)
+        graph_seconds = (time.perf_counter() - started) / len(queries)
+        recall = _recall(found, truth)
         if recall >= config.hnsw_target_recall:
-            chosen = ef if graph_seconds < exact_seconds else 0
+            cheaper = graph_seconds < exact_seconds or not config.hnsw_prefer_exact_scan
+            chosen = ef if cheaper else 0
             _log_breadth(index, chosen, recall, graph_seconds, exact_seconds)
             return chosen
         ef *= 2
     _log_breadth(index, 0, recall, graph_seconds, exact_seconds)
     return 0
+
+
+def _near_points(index: HnswIndex, sample: Vector) -> Vector:
+    """For each sample vector v with nearest-neighbour similarity s, a unit
+    vector q with q.v = s, in a random direction."""
+    _, similarities = index.exact_search(sample, 2, with_scores=True)
+    nearest = np.clip(similarities[:, 1:2], -1.0, 1.0).astype(np.float32)
+    noise = np.random.default_rng(0).standard_normal(sample.shape).astype(np.float32)
+    noise -= np.sum(noise * sample, axis=1, keepdims=True) * sample  # orthogonal to v
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    points: Vector = nearest * sample + np.sqrt(1.0 - nearest**2) * noise
+    return np.ascontiguousarray(points, dtype=np.float32)
 
 
 def _seconds_per_query(search: Callable[[Vector], object], queries: Vector) -> float:
@@ -427,13 +458,12 @@ def _seconds_per_query(search: Callable[[Vector], object], queries: Vector) -> f
     return (time.perf_counter() - started) / max(len(queries), 1)
 
 
-def _recall_without_self(found: npt.NDArray[np.int64], truth: npt.NDArray[np.int64]) -> float:
-    """Share of each exact top 10 (own key excluded) that `found` has."""
-    hits = 0
-    for found_row, truth_row in zip(found, truth, strict=True):
-        own = truth_row[0]
-        expected = [int(k) for k in truth_row if k != own][:10]
-        hits += len(set(expected) & {int(k) for k in found_row if k != own})
+def _recall(found: npt.NDArray[np.int64], truth: npt.NDArray[np.int64]) -> float:
+    """Share of each exact top 10 that `found` has."""
+    hits = sum(
+        len({int(k) for k in t if k >= 0} & {int(k) for k in f if k >= 0})
+        for f, t in zip(found, truth, strict=True)
+    )
     return hits / (10 * len(truth))
 
 
@@ -466,7 +496,9 @@ class FaissIndexFactory:
     def restore(self, payload: npt.NDArray[np.uint8], search_breadth: int) -> VectorIndex:
         faiss = _faiss()
         try:
-            wrapped = faiss.downcast_index(faiss.deserialize_index(payload))
+            # deserialize_index returns the owning proxy of the right type;
+            # a downcast of it would not own it (and FAISS would free it).
+            wrapped = faiss.deserialize_index(np.ascontiguousarray(payload))
             inner = faiss.downcast_index(wrapped.index)
         except (RuntimeError, AttributeError) as exc:
             raise SnapshotError(f"not a FAISS index: {exc}") from exc
