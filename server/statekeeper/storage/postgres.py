@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import asyncpg
 import asyncpg.pool
 
+from statekeeper import logs
 from statekeeper.core.context_window import WindowTail
 from statekeeper.core.errors import (
     AlreadyExistsError,
@@ -294,8 +294,8 @@ class SchemaOutOfDateError(StatekeeperError):
 
 
 def redact(dsn: str) -> str:
-    """The DSN without its password, for logs."""
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", dsn)
+    """The DSN without its password (user info or `password=` parameter), for logs."""
+    return logs.redact(dsn)
 
 
 async def migrate(conn: Connection) -> list[int]:
