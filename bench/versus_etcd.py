@@ -90,7 +90,10 @@ def main() -> None:
             embedded = stack.enter_context(server(directory / "embedded"))
             dsn, url = stack.enter_context(services())
             database = asyncio.run(fresh_database(dsn))
+            # Two replicas of one worker each, on two ports: the driver knows
+            # which replica each connection reaches (watches cross replicas).
             options = ("--postgres-dsn", database, "--redis-url", url, "--migrate-on-start")
+            options += ("--workers", "1")
             replica_a = stack.enter_context(server(directory / "replica-a", *options))
             replica_b = stack.enter_context(server(directory / "replica-b", *options))
             print(f"before: {load()}", flush=True)

@@ -32,6 +32,7 @@ from statekeeper.core.blackboard_models import BlackboardLimits, RevisionBatch, 
 from statekeeper.core.blackboard_watch import WatchMessageKind
 from statekeeper.core.errors import AlreadyExistsError
 from statekeeper.core.messagebus_models import AgentMessage, new_message_id
+from statekeeper.storage import postgres_blackboard, postgres_messagebus
 from statekeeper.storage.postgres import PostgresStorage
 from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
 from statekeeper.storage.postgres_messagebus import PostgresMessageStore
@@ -241,8 +242,14 @@ async def test_replicas_starting_together_apply_each_migration_once(services: Se
                 stores += [PostgresBlackboardStore(pool, None), PostgresMessageStore(pool)]
             await asyncio.gather(*(store.start() for store in stores))
             async with pools[0].connection("check") as conn:
-                for table in ("bb_schema_migrations", "mb_schema_migrations"):
-                    assert await conn.fetchval(f"SELECT count(*) FROM {table}") == 1
+                for table, migrations in (
+                    ("bb_schema_migrations", postgres_blackboard.MIGRATIONS),
+                    ("mb_schema_migrations", postgres_messagebus.MIGRATIONS),
+                ):
+                    versions = await conn.fetch(f"SELECT version FROM {table}")
+                    assert sorted(row["version"] for row in versions) == [
+                        migration.version for migration in migrations
+                    ], "each migration applied once"
             for store in stores:
                 await store.close()
         finally:

@@ -25,13 +25,15 @@ General rules:
 
 Notes for the production backend (PostgreSQL + Redis Streams):
 
-* `mutate` runs in a PostgreSQL transaction that starts by locking the
-  tenant's counter row (`SELECT ... FROM bb_tenants WHERE tenant = $1 FOR
-  UPDATE`), which serializes the tenant's mutations across replicas; it then
-  reads the named keys, calls `decide`, writes the history rows and the
-  entries, and sets the counter. Concurrent mutations of a tenant on one
-  replica share a transaction (group commit), each deciding on the state the
-  ones before it left. Only after COMMIT is the batch published: XADD to the
+* `mutate` reads the tenant's counter and the named keys, calls `decide`,
+  and commits the history rows, the entries and the new counter only if the
+  counter has not moved since the read (one `bb_commit` call: the row lock
+  lasts one statement); if it has, it decides again, and after repeated
+  losses it locks the counter row first (`SELECT ... FOR UPDATE`). Either
+  way the tenant's mutations are serialized across replicas. Concurrent
+  mutations of a tenant on one replica share a commit (group commit), each
+  deciding on the state the ones before it left. Only after COMMIT is the
+  batch published: XADD to the
   tenant's stream (hash-tagged by tenant for Redis Cluster, trimmed with
   MAXLEN), payload = the batch with previous entries.
 * A crash between COMMIT and XADD loses the publish, not the data: the

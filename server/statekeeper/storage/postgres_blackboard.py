@@ -1,24 +1,34 @@
 """Production blackboard store: PostgreSQL is the source of truth, Redis
 Streams carry commits to the other replicas (storage/redis_feeds.py).
 
-Serialization. Mutations run in transactions that first lock the tenant's
-counter row (`SELECT ... FROM bb_tenants ... FOR UPDATE`), so the mutations
-of a tenant are serialized across every replica: each decision sees exactly
-the state it commits on, and its revision is the counter plus one. That
-makes compare-and-swap correct on any number of replicas without retries.
-Reads need no lock: each is one statement (one snapshot) or a REPEATABLE
-READ transaction when it takes several.
+Serialization. Every mutation advances the tenant's revision counter
+(bb_tenants), and a mutation commits only on the state its decision saw:
 
-Group commit. The lock is held for a fixed number of round trips (lock,
-read the named keys, write, COMMIT), so taking it once per mutation caps a
-tenant at one mutation per few round trips, on all replicas together. A
-replica therefore queues the mutations of a tenant that arrive while one
-of its transactions runs and commits them together in the next one: the
+* optimistically (the common case): one statement reads the counters and
+  the named keys (one snapshot, no lock), the decisions run in Python, and
+  one call of the `bb_commit` function writes everything in its own
+  implicit transaction only if the counter is still the one read - the
+  UPDATE that checks it takes the row lock, so the lock is held for one
+  statement and its commit, never across a round trip to this process.
+  If another mutation got there first, nothing is written and the
+  decisions run again on the new state (the contract lets a store call
+  `decide` again);
+* after OPTIMISTIC_ATTEMPTS such losses (replicas racing on one tenant),
+  under the lock: a transaction that locks the counter row (`SELECT ...
+  FOR UPDATE`), reads, writes and commits, which cannot lose.
+
+Either way the decision sees exactly the state it commits on and its
+revision is the counter plus one: compare-and-swap is correct on any number
+of replicas. Reads need no lock: each is one statement (one snapshot) or a
+REPEATABLE READ transaction when it takes several.
+
+Group commit. A replica queues the mutations of a tenant that arrive while
+one of its commits runs and commits them together in the next one: the
 decisions run in arrival order, each on the state the ones before it left
-(so the group equals the same mutations one by one), every revision of the
-group is written in one pipelined round trip, and callers are answered
-after COMMIT. A refused decision fails alone; a failed transaction fails
-the whole group and leaves nothing.
+(so the group equals the same mutations one by one), all their revisions
+go in one `bb_commit` call, and callers are answered after COMMIT. A
+refused decision fails alone; a failed commit fails the whole group and
+leaves nothing.
 
 Tables (key columns use the "C" collation, so keys sort and compare by
 UTF-8 bytes, i.e. code points):
@@ -141,6 +151,68 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX bb_log_by_board ON bb_log (tenant, board, revision)",
         ),
     ),
+    Migration(
+        2,
+        "blackboard: bb_commit, a group of revisions in one call if the tenant is unchanged",
+        (
+            """CREATE FUNCTION bb_commit(
+                p_tenant text, p_expected bigint, p_revision bigint, p_key_count bigint,
+                v_board text[], v_key text[], v_revision bigint[], v_seq integer[],
+                v_event_type smallint[], v_kind smallint[], v_content_type text[],
+                v_schema_version integer[], v_data bytea[], v_create_revision bigint[],
+                v_version bigint[], v_writer text[], v_expire_time float8[],
+                v_update_time float8[], v_commit_time float8[],
+                p_put_rows integer[], p_deleted_boards text[], p_deleted_keys text[],
+                l_revision bigint[], l_board text[], l_commit_time float8[]
+            ) RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE
+                oldest bigint;
+            BEGIN
+                INSERT INTO bb_tenants (tenant, revision, oldest_revision, key_count)
+                VALUES (p_tenant, 0, 1, 0) ON CONFLICT (tenant) DO NOTHING;
+                -- The row lock, taken only if no other mutation committed since
+                -- the caller read the state its decisions ran on.
+                UPDATE bb_tenants SET revision = p_revision, key_count = p_key_count
+                WHERE tenant = p_tenant AND revision = p_expected
+                RETURNING oldest_revision INTO oldest;
+                IF NOT FOUND THEN
+                    RETURN NULL;
+                END IF;
+                INSERT INTO bb_versions (tenant, board, key, revision, seq, event_type, kind,
+                    content_type, schema_version, data, create_revision, version, writer,
+                    expire_time, update_time)
+                SELECT p_tenant, u.board, u.key, u.revision, u.seq, u.event_type, u.kind,
+                    u.content_type, u.schema_version, u.data, u.create_revision, u.version,
+                    u.writer, u.expire_time, u.commit_time
+                FROM unnest(v_board, v_key, v_revision, v_seq, v_event_type, v_kind,
+                    v_content_type, v_schema_version, v_data, v_create_revision, v_version,
+                    v_writer, v_expire_time, v_commit_time)
+                    AS u(board, key, revision, seq, event_type, kind, content_type,
+                        schema_version, data, create_revision, version, writer, expire_time,
+                        commit_time);
+                INSERT INTO bb_entries (tenant, board, key, kind, content_type, schema_version,
+                    data, create_revision, revision, version, writer, expire_time, update_time)
+                SELECT p_tenant, v_board[i], v_key[i], v_kind[i], v_content_type[i],
+                    v_schema_version[i], v_data[i], v_create_revision[i], v_revision[i],
+                    v_version[i], v_writer[i], v_expire_time[i], v_update_time[i]
+                FROM unnest(p_put_rows) AS i
+                ON CONFLICT (tenant, board, key) DO UPDATE SET kind = excluded.kind,
+                    content_type = excluded.content_type,
+                    schema_version = excluded.schema_version, data = excluded.data,
+                    create_revision = excluded.create_revision, revision = excluded.revision,
+                    version = excluded.version, writer = excluded.writer,
+                    expire_time = excluded.expire_time, update_time = excluded.update_time;
+                DELETE FROM bb_entries e
+                USING unnest(p_deleted_boards, p_deleted_keys) AS d(board, key)
+                WHERE e.tenant = p_tenant AND e.board = d.board AND e.key = d.key;
+                INSERT INTO bb_log (tenant, revision, board, commit_time)
+                SELECT p_tenant, l.revision, l.board, l.commit_time
+                FROM unnest(l_revision, l_board, l_commit_time) AS l(revision, board, commit_time);
+                RETURN oldest;
+            END
+            $$""",
+        ),
+    ),
 )
 LATEST_SCHEMA = MIGRATIONS[-1].version
 # pg_advisory_xact_lock key of these migrations ("blackbrd" in ASCII).
@@ -220,6 +292,22 @@ LEFT JOIN LATERAL (
 # Mutations of one tenant committed in one transaction at most: bounds the
 # time the tenant's lock is held and the latency of the group's first caller.
 MAX_GROUP = 128
+# Optimistic commits of a group before it takes the tenant's lock instead.
+OPTIMISTIC_ATTEMPTS = 2
+
+_COMMIT = "SELECT bb_commit(" + ", ".join(f"${n}" for n in range(1, 26)) + ")"
+
+# The tenant's counters and the current entries of some (board, key) pairs,
+# in one snapshot.
+_READ_STATE = f"""
+SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, h.key_count AS h_key_count, e.*
+FROM (SELECT 1) AS one
+LEFT JOIN bb_tenants h ON h.tenant = $1
+LEFT JOIN LATERAL (
+    SELECT {_ENTRY_COLUMNS} FROM bb_entries
+    WHERE tenant = $1 AND (board, key) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+) e ON true
+"""
 
 
 @dataclass
@@ -231,6 +319,11 @@ class _Pending:
     now: float
     decide: Decide[Any]
     future: asyncio.Future[MutationOutcome[Any]]
+
+
+# A committed group: its revisions (each with the key count after it) and
+# each mutation's outcome or refusal.
+_Committed = tuple[list[tuple[RevisionBatch, int]], list[MutationOutcome[Any] | Exception]]
 
 
 @dataclass
@@ -343,19 +436,18 @@ class PostgresBlackboardStore(BlackboardStore):
                 del self._pending[tenant]
 
     async def _commit_group(self, tenant: str, group: list[_Pending]) -> None:
-        """One transaction for `group`: lock the tenant, read every named
-        key, run the decisions in arrival order (each sees the ones before
-        it), write every revision, commit; then publish and answer. A
-        refused decision fails alone; a database failure fails them all
-        and leaves nothing behind."""
+        """Commits `group` (optimistically, then under the tenant's lock if
+        other replicas keep winning), then publishes and answers. A refused
+        decision fails alone; a database failure fails them all and leaves
+        nothing behind."""
         try:
-            async with self._db.transaction("blackboard mutation") as conn:
-                state = await _lock_tenant(conn, tenant)
-                wanted = {(p.board, key) for p in group for key in p.keys}
-                live = await _entries_of(conn, tenant, wanted)
-                writes: list[tuple[RevisionBatch, int]] = []
-                results = [_apply(state, live, pending, writes) for pending in group]
-                await _write_batches(conn, state.tenant, writes)
+            committed = None
+            for _ in range(OPTIMISTIC_ATTEMPTS):
+                committed = await self._commit_optimistic(tenant, group)
+                if committed is not None:
+                    break
+            if committed is None:
+                committed = await self._commit_locked(tenant, group)
         except BaseException as exc:
             for pending in group:
                 if not pending.future.done():
@@ -363,6 +455,7 @@ class PostgresBlackboardStore(BlackboardStore):
             if not isinstance(exc, Exception):
                 raise
             return
+        writes, results = committed
         await self._feed.publish([batch for batch, _ in writes])
         for pending, result in zip(group, results, strict=True):
             if pending.future.done():
@@ -371,6 +464,35 @@ class PostgresBlackboardStore(BlackboardStore):
                 pending.future.set_exception(result)
             else:
                 pending.future.set_result(result)
+
+    async def _commit_optimistic(self, tenant: str, group: list[_Pending]) -> _Committed | None:
+        """Two round trips and no lock held across them: read the tenant's
+        state and the named keys (one statement, one snapshot), decide, then
+        one `bb_commit` call that writes the group only if the tenant's
+        revision is still the one read (every mutation advances it, so the
+        decisions ran on exactly the state they commit on). Returns None
+        when another mutation got there first: nothing was written."""
+        async with self._db.connection("blackboard mutation") as conn:
+            state, live = await _read_state(conn, tenant, _named(group))
+            expected = state.revision
+            writes: list[tuple[RevisionBatch, int]] = []
+            results = [_apply(state, live, pending, writes) for pending in group]
+            if writes:
+                arguments = _commit_arguments(tenant, expected, state, writes)
+                if await conn.fetchval(_COMMIT, *arguments) is None:
+                    return None
+        return writes, results
+
+    async def _commit_locked(self, tenant: str, group: list[_Pending]) -> _Committed:
+        """The group in one transaction under the tenant's row lock: always
+        succeeds (the fallback when optimistic commits keep losing)."""
+        async with self._db.transaction("blackboard mutation") as conn:
+            state = await _lock_tenant(conn, tenant)
+            live = await _entries_of(conn, tenant, _named(group))
+            writes: list[tuple[RevisionBatch, int]] = []
+            results = [_apply(state, live, pending, writes) for pending in group]
+            await _write_batches(conn, state.tenant, writes)
+        return writes, results
 
     # ----- reads ----------------------------------------------------------------------
 
@@ -655,6 +777,72 @@ def _live(row: asyncpg.Record, from_versions: bool) -> Iterable[Entry]:
     if from_versions and row["event_type"] != EventType.PUT:
         return ()
     return (_entry_from_row(row),)
+
+
+def _named(group: list[_Pending]) -> set[tuple[str, str]]:
+    return {(pending.board, key) for pending in group for key in pending.keys}
+
+
+async def _read_state(
+    conn: Connection, tenant: str, wanted: set[tuple[str, str]]
+) -> tuple[_Tenant, dict[tuple[str, str], Entry]]:
+    boards, keys = zip(*sorted(wanted), strict=True) if wanted else ((), ())
+    rows = await conn.fetch(_READ_STATE, tenant, list(boards), list(keys))
+    first = rows[0]
+    state = _Tenant(tenant)
+    if first["h_revision"] is not None:
+        state = _Tenant(tenant, first["h_revision"], first["h_oldest"], first["h_key_count"])
+    live = {(row["board"], row["key"]): _entry_from_row(row) for row in rows if row["key"]}
+    return state, live
+
+
+def _commit_arguments(
+    tenant: str, expected: int, state: _Tenant, writes: list[tuple[RevisionBatch, int]]
+) -> list[Any]:
+    """bb_commit's arguments: every event as a history row, the last event
+    of each key as its entry (upserted if a PUT, deleted otherwise), one
+    log row per revision."""
+    history: list[list[Any]] = [[] for _ in range(15)]
+    last_row: dict[tuple[str, str], tuple[int, EventType]] = {}
+    for batch, _ in writes:
+        for seq, event in enumerate(batch.events):
+            entry, value = event.entry, event.entry.value
+            row = (
+                batch.board,
+                entry.key,
+                batch.revision,
+                seq,
+                int(event.type),
+                None if value is None else int(value.kind),
+                None if value is None else value.content_type,
+                None if value is None else value.schema_version,
+                None if value is None else value.data,
+                entry.create_revision,
+                entry.version,
+                entry.writer_agent_id,
+                entry.expire_time,
+                entry.update_time,
+                batch.commit_time,
+            )
+            for column, item in zip(history, row, strict=True):
+                column.append(item)
+            # PostgreSQL arrays are 1-based.
+            last_row[batch.board, entry.key] = (len(history[0]), event.type)
+    put_rows = [row for row, kind in last_row.values() if kind == EventType.PUT]
+    deleted = [slot for slot, (_, kind) in last_row.items() if kind != EventType.PUT]
+    return [
+        tenant,
+        expected,
+        state.revision,
+        state.key_count,
+        *history,
+        put_rows,
+        [board for board, _ in deleted],
+        [key for _, key in deleted],
+        [batch.revision for batch, _ in writes],
+        [batch.board for batch, _ in writes],
+        [batch.commit_time for batch, _ in writes],
+    ]
 
 
 async def _entries_of(
