@@ -44,7 +44,7 @@ class Settings:
     embedder_url: str = ""
     embedder_model: str = "text-embedding-3-small"
     embedder_api_key: str = ""
-    embedder_kind: str = "openai"
+    embedder_kind: str = "auto"
     local_model_path: str = ""
     llm_url: str = ""
     llm_model: str = "gpt-4o-mini"
@@ -74,6 +74,8 @@ class Settings:
         return (os.cpu_count() or 1) if self.production else 1
 
 
+EMBEDDER_KINDS = ("auto", "multilingual", "openai", "local", "none")
+
 # Options other than api_keys and limits, with their help text.
 _OPTIONS: dict[str, str] = {
     "listen": "HOST:PORT to serve gRPC on",
@@ -91,7 +93,9 @@ _OPTIONS: dict[str, str] = {
     " from clients; text recall falls back to lexical ranking)",
     "embedder_model": "model name sent to the embeddings endpoint",
     "embedder_api_key": "bearer key for the embeddings endpoint",
-    "embedder_kind": "openai (HTTP endpoint) or local (all-MiniLM-L6-v2, the local-embedder extra)",
+    "embedder_kind": "auto (the endpoint if embedder_url is set, else multilingual), multilingual"
+    " (bundled offline multilingual USE v3), openai (HTTP endpoint), local (all-MiniLM-L6-v2,"
+    " the local-embedder extra) or none (client vectors and lexical text recall only)",
     "local_model_path": "path of the local embedding model (unset: the packaged one)",
     "llm_url": "base URL of an OpenAI-compatible chat API for fact extraction (unset:"
     " offline pattern extractor)",
@@ -229,8 +233,8 @@ def _check(settings: Settings) -> None:
     host, sep, port = settings.listen.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise ConfigError(f"listen: expected HOST:PORT, got {settings.listen!r}")
-    if settings.embedder_kind not in ("openai", "local"):
-        raise ConfigError("embedder_kind: must be openai or local")
+    if settings.embedder_kind not in EMBEDDER_KINDS:
+        raise ConfigError(f"embedder_kind: must be one of {', '.join(EMBEDDER_KINDS)}")
     if settings.log_format not in ("json", "text"):
         raise ConfigError("log_format: must be json or text")
     if settings.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):

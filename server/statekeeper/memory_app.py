@@ -64,7 +64,9 @@ class ModelEndpoints:
     embedder_url: str = ""
     embedder_model: str = "text-embedding-3-small"
     embedder_api_key: str = ""
-    # "local" uses the optional all-MiniLM-L6-v2 extra instead of a URL.
+    # "openai": the URL if set, else no embedder. The server's settings
+    # default to "auto" (see build_embedder); "local" uses the optional
+    # all-MiniLM-L6-v2 extra instead of a URL.
     embedder_kind: str = "openai"
     local_model_path: str = ""
     llm_url: str = ""
@@ -73,14 +75,22 @@ class ModelEndpoints:
 
 
 def build_embedder(endpoints: ModelEndpoints) -> Embedder | None:
-    if endpoints.embedder_kind == "local":
+    """"auto" (the server's default) is the endpoint when one is configured,
+    else the bundled multilingual model; "openai" without a URL, and
+    "none", mean no embedder (client vectors, lexical text recall)."""
+    kind = endpoints.embedder_kind
+    if kind == "local":
         from statekeeper.adapters.local_embedder import LocalEmbedder
 
         return LocalEmbedder(endpoints.local_model_path)
-    if endpoints.embedder_url:
+    if kind in ("openai", "auto") and endpoints.embedder_url:
         return OpenAIEmbedder(
             endpoints.embedder_url, endpoints.embedder_model, endpoints.embedder_api_key
         )
+    if kind in ("auto", "multilingual"):
+        from statekeeper.adapters.multilingual_embedder import MultilingualEmbedder
+
+        return MultilingualEmbedder()
     return None
 
 
@@ -126,7 +136,14 @@ class MemoryApp:
         self.store: MemoryStore = store if store is not None else embedded_store(storage)
         self.feed = feed if feed is not None else InProcessChangeFeed()
         self.snapshots = None if index_dir is None else FileSnapshotStore(index_dir)
-        self.indexes = VectorIndexes(self.store, FaissIndexFactory(config.index), self.feed, clock, snapshots=self.snapshots, config=config.index)
+        self.indexes = VectorIndexes(
+            self.store,
+            FaissIndexFactory(config.index),
+            self.feed,
+            clock,
+            snapshots=self.snapshots,
+            config=config.index,
+        )
         self.embedder = build_embedder(endpoints)
         extractor = build_extractor(endpoints, config)
         episodes = EpisodicMemory(
@@ -153,9 +170,9 @@ class MemoryApp:
         self._saver: asyncio.Task[None] | None = None
 
     async def start(self, wait_for_indexes: bool = False) -> None:
-        """Migrates the memory schema, starts rebuilding every index from the
-        store (recall on a user not rebuilt yet loads that user first), and
-        starts the background jobs."""
+        """Migrates the memory schema, starts loading every index (from its
+        snapshot, else from the store; recall on a user not loaded yet
+        loads that user first), and starts the background jobs."""
         await self.store.start()
         self._rebuild = asyncio.create_task(self.indexes.rebuild_all(), name="memory-rebuild")
         if wait_for_indexes:
