@@ -356,17 +356,32 @@ async def test_list_pages_and_before_bound(store: CheckpointStore, tenant: str) 
     second = await store.list_checkpoints(tenant, CheckpointQuery("run"), after, 10, ALL)
     listed = [c.checkpoint_id for c in first + second]
     assert listed == list(reversed(made))
-    (bound,) = await store.find_positions(tenant, "run", None, "c3")
-    assert await ids(store, tenant, execution_id="run", before=bound) == ["c2", "c1", "c0"]
+    before = "c3"
+    assert await ids(store, tenant, execution_id="run", before_checkpoint_id=before) == [
+        "c2",
+        "c1",
+        "c0",
+    ]
     assert len(await ids(store, tenant)) == 7
 
 
-async def test_find_positions_reports_every_namespace(store: CheckpointStore, tenant: str) -> None:
-    await store.save_checkpoint(tenant, draft("same"), 0)
-    await store.save_checkpoint(tenant, draft("same", namespace="sub"), 0)
-    assert len(await store.find_positions(tenant, "run", None, "same")) == 2
-    assert len(await store.find_positions(tenant, "run", "sub", "same")) == 1
-    assert await store.find_positions(tenant, "run", None, "nope") == []
+async def test_before_compares_ids_byte_by_byte(store: CheckpointStore, tenant: str) -> None:
+    """`before` is an id comparison, as in LangGraph's savers: the id need not
+    name a stored checkpoint (a subgraph's history is bounded by a parent's
+    id), and it wins over the time order, in every namespace."""
+    await store.save_checkpoint(tenant, draft("b", time_ns=BASE_NS), 0)
+    await store.save_checkpoint(tenant, draft("a", time_ns=BASE_NS + 1), 0)
+    await store.save_checkpoint(tenant, draft("d", namespace="sub", time_ns=BASE_NS + 2), 0)
+    await store.save_checkpoint(tenant, draft("B", time_ns=BASE_NS + 3), 0)
+    await store.save_checkpoint(tenant, draft("\u00e9", time_ns=BASE_NS + 4), 0)
+    assert await ids(store, tenant, execution_id="run", before_checkpoint_id="c") == ["B", "a", "b"]
+    assert await ids(store, tenant, execution_id="run", before_checkpoint_id="b") == ["B", "a"]
+    assert await ids(store, tenant, namespace="", before_checkpoint_id="a") == ["B"]
+    assert await ids(store, tenant, namespace="sub", before_checkpoint_id="e") == ["d"]
+    assert await ids(store, tenant, namespace="sub", before_checkpoint_id="d") == []
+    # UTF-8 bytes: U+00E9 (0xC3 0xA9) sorts after every ASCII id.
+    assert await ids(store, tenant, before_checkpoint_id="\u00ff") == ["\u00e9", "B", "d", "a", "b"]
+    assert await ids(store, tenant, before_checkpoint_id="z") == ["B", "d", "a", "b"]
 
 
 # ----- deletion is final ----------------------------------------------------------------

@@ -93,7 +93,7 @@ async def test_save_fills_time_run_id_and_canonical_metadata(manager: Checkpoint
     got = await manager.get(T, "run", "", saved.checkpoint_id, ALL)
     assert got.metadata == {"step": 2, "run_id": "r-1"} and got.run_id == "r-1"
     assert isinstance(got.metadata["step"], int)
-    by_run, _ = await manager.list_checkpoints(T, CheckpointQuery(run_id="r-1"), "", 0, "", ALL)
+    by_run, _ = await manager.list_checkpoints(T, CheckpointQuery(run_id="r-1"), 0, "", ALL)
     assert [c.checkpoint_id for c in by_run] == [saved.checkpoint_id]
 
 
@@ -140,33 +140,41 @@ async def test_bad_writes_name_the_field(
 async def test_list_pages_with_tokens_bound_to_their_filters(manager: CheckpointManager) -> None:
     for index in range(5):
         await manager.save(A, save_draft(f"c{index}"), 0)
-    page, token = await manager.list_checkpoints(T, CheckpointQuery("run"), "", 2, "", ALL)
-    rest, end = await manager.list_checkpoints(T, CheckpointQuery("run"), "", 10, token, ALL)
+    page, token = await manager.list_checkpoints(T, CheckpointQuery("run"), 2, "", ALL)
+    rest, end = await manager.list_checkpoints(T, CheckpointQuery("run"), 10, token, ALL)
     assert [c.checkpoint_id for c in page + rest] == ["c4", "c3", "c2", "c1", "c0"]
     assert end == ""
     with pytest.raises(InvalidArgumentError) as stale:
-        await manager.list_checkpoints(T, CheckpointQuery("other"), "", 10, token, ALL)
+        await manager.list_checkpoints(T, CheckpointQuery("other"), 10, token, ALL)
     assert stale.value.field == "page_token"
     with pytest.raises(InvalidArgumentError):
-        await manager.list_checkpoints(T, CheckpointQuery("run"), "", 10, "garbage!", ALL)
+        await manager.list_checkpoints(T, CheckpointQuery("run"), 10, "garbage!", ALL)
     with pytest.raises(InvalidArgumentError) as negative:
-        await manager.list_checkpoints(T, CheckpointQuery("run"), "", -1, "", ALL)
+        await manager.list_checkpoints(T, CheckpointQuery("run"), -1, "", ALL)
     assert negative.value.field == "page_size"
 
 
-async def test_before_needs_an_execution_and_one_namespace(manager: CheckpointManager) -> None:
-    await manager.save(A, save_draft("same"), 0)
-    await manager.save(A, save_draft("same", namespace="sub"), 0)
-    with pytest.raises(InvalidArgumentError) as unscoped:
-        await manager.list_checkpoints(T, CheckpointQuery(), "same", 10, "", ALL)
-    assert unscoped.value.field == "before_checkpoint_id"
-    with pytest.raises(InvalidArgumentError) as ambiguous:
-        await manager.list_checkpoints(T, CheckpointQuery("run"), "same", 10, "", ALL)
-    assert ambiguous.value.field == "before_checkpoint_id"
-    with pytest.raises(NotFoundError):
-        await manager.list_checkpoints(T, CheckpointQuery("run", ""), "nope", 10, "", ALL)
-    found, _ = await manager.list_checkpoints(T, CheckpointQuery("run", "sub"), "same", 10, "", ALL)
-    assert found == []
+async def test_before_is_an_id_bound_that_need_not_name_a_checkpoint(
+    manager: CheckpointManager,
+) -> None:
+    """LangGraph lists a subgraph's checkpoints before an id of the parent
+    namespace: the bound compares ids, so an id stored elsewhere (or nowhere)
+    bounds the listing instead of failing it."""
+    for checkpoint_id in ("p1", "p3"):
+        await manager.save(A, save_draft(checkpoint_id), 0)
+    await manager.save(A, save_draft("p2", namespace="sub"), 0)
+    await manager.save(A, save_draft("p4", namespace="sub"), 0)
+    sub = CheckpointQuery("run", "sub", before_checkpoint_id="p3")
+    found, _ = await manager.list_checkpoints(T, sub, 10, "", ALL)
+    assert [c.checkpoint_id for c in found] == ["p2"]
+    anywhere = CheckpointQuery(before_checkpoint_id="p4")
+    found, _ = await manager.list_checkpoints(T, anywhere, 10, "", ALL)
+    # Newest first (time order); the bound only filters, by id.
+    assert [c.checkpoint_id for c in found] == ["p2", "p3", "p1"]
+    bad = CheckpointQuery("run", before_checkpoint_id="a\x00b")
+    with pytest.raises(InvalidArgumentError) as error:
+        await manager.list_checkpoints(T, bad, 10, "", ALL)
+    assert error.value.field == "before_checkpoint_id"
 
 
 async def test_channel_values_by_hash(manager: CheckpointManager) -> None:

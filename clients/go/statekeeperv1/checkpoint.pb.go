@@ -749,8 +749,9 @@ type ListCheckpointsRequest struct {
 	// Only checkpoints whose metadata has every top-level key of this object
 	// with an equal JSON value (numbers compare by value). Unset: no filter.
 	MetadataFilter *structpb.Struct `protobuf:"bytes,3,opt,name=metadata_filter,json=metadataFilter,proto3" json:"metadata_filter,omitempty"`
-	// Only checkpoints strictly older, in the execution's order, than this
-	// checkpoint. Requires `execution_id`. Unset: no bound.
+	// Only checkpoints whose id sorts strictly before this id, byte by byte
+	// (an id comparison; it need not name a stored checkpoint, see
+	// ListCheckpoints). Unset: no bound.
 	BeforeCheckpointId string `protobuf:"bytes,4,opt,name=before_checkpoint_id,json=beforeCheckpointId,proto3" json:"before_checkpoint_id,omitempty"`
 	// Only checkpoints created by this run. Unset: any run.
 	RunId string `protobuf:"bytes,5,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`

@@ -554,15 +554,16 @@ def _list_request(
     (LangGraph lists only that checkpoint then), or ""."""
     configurable = (config or {}).get("configurable", {})
     before_conf = (before or {}).get("configurable", {})
+    # `before` bounds by id only, as in LangGraph's own savers: its thread and
+    # namespace do not narrow the listing, and its id may name a checkpoint
+    # of another namespace (a subgraph replayed from a parent's checkpoint).
     request = pb.ListCheckpointsRequest(
-        execution_id=str(configurable.get("thread_id") or before_conf.get("thread_id") or ""),
+        execution_id=str(configurable.get("thread_id") or ""),
         before_checkpoint_id=before_conf.get("checkpoint_id") or "",
         page_size=min(limit, LIST_PAGE_SIZE) if limit else LIST_PAGE_SIZE,
     )
     if "checkpoint_ns" in configurable:
         request.namespace = configurable["checkpoint_ns"]
-    elif before and "checkpoint_ns" in before_conf:
-        request.namespace = before_conf["checkpoint_ns"]
     if filter:
         request.metadata_filter.CopyFrom(_struct(filter))
     return request, configurable.get("checkpoint_id") or ""

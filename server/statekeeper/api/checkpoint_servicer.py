@@ -89,11 +89,11 @@ class CheckpointServicer(checkpoint_pb2_grpc.CheckpointServiceServicer):
             namespace=request.namespace if request.HasField("namespace") else None,
             metadata_filter=struct_to_dict(request.metadata_filter),
             run_id=request.run_id,
+            before_checkpoint_id=request.before_checkpoint_id,
         )
         found, next_token = await self._checkpoints.list_checkpoints(
             current_tenant(),
             query,
-            request.before_checkpoint_id,
             request.page_size,
             request.page_token,
             read_options(request.omit_channel_values, request.omit_pending_writes),

@@ -2,7 +2,11 @@
 
 An execution holds checkpoints in namespaces. Order within an execution is
 `create_time`, ties broken by the server-assigned `sequence`, never the
-lexical order of ids: clients pick ids that need not sort by time.
+lexical order of ids: clients pick ids that need not sort by time. The one
+exception is the `before` bound of a listing, which compares ids (see
+CheckpointQuery): that is what LangGraph's savers do, and LangGraph relies
+on it when it replays a subgraph from a parent's checkpoint id, an id that
+names no checkpoint of the subgraph's namespace.
 
 Channel values are stored once, by content hash; a checkpoint names each
 channel's version and the hash of its value. Deletion (of an execution, or of
@@ -233,8 +237,11 @@ class CheckpointQuery:
     namespace: str | None = None
     metadata_filter: Mapping[str, Any] = field(default_factory=dict)
     run_id: str = ""
-    # Only checkpoints strictly older than this position of the execution.
-    before: Position | None = None
+    # Only checkpoints whose id sorts strictly before this one, byte by byte
+    # (UTF-8); "" means no bound. An id comparison, not a position: the id
+    # need not name a stored checkpoint (LangGraph bounds a subgraph's
+    # history by a parent checkpoint's id; its ids, UUIDv6, sort by time).
+    before_checkpoint_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -311,7 +318,6 @@ class CheckpointManager:
         self,
         tenant: str,
         query: CheckpointQuery,
-        before_checkpoint_id: str,
         requested_page_size: int,
         page_token: str,
         options: ReadOptions,
@@ -320,13 +326,9 @@ class CheckpointManager:
         query = replace(
             query, metadata_filter=canonical_json("metadata_filter", query.metadata_filter)
         )
-        self._check_query(query, before_checkpoint_id)
-        filters = _query_digest(query, before_checkpoint_id, options)
+        self._check_query(query)
+        filters = _query_digest(query, options)
         after = _position_from(paging.decode(page_token, "checkpoints", filters))
-        if before_checkpoint_id:
-            query = replace(
-                query, before=await self._position_of(tenant, query, before_checkpoint_id)
-            )
         found = await self._store.list_checkpoints(tenant, query, after, size + 1, options)
         next_token = ""
         if len(found) > size:
@@ -455,24 +457,6 @@ class CheckpointManager:
             ),
         )
 
-    async def _position_of(
-        self, tenant: str, query: CheckpointQuery, checkpoint_id: str
-    ) -> Position:
-        positions = await self._store.find_positions(
-            tenant, query.execution_id, query.namespace, checkpoint_id
-        )
-        if not positions:
-            raise NotFoundError(
-                f"before_checkpoint_id {checkpoint_id!r} names no checkpoint of execution"
-                f" {query.execution_id!r}"
-            )
-        if len(positions) > 1:
-            raise InvalidArgumentError(
-                "before_checkpoint_id",
-                "matches checkpoints in several namespaces; set namespace",
-            )
-        return positions[0]
-
     def _page_size(self, requested: int) -> int:
         check_non_negative("page_size", requested)
         if requested == 0:
@@ -549,14 +533,12 @@ class CheckpointManager:
         if total > self._limits.max_writes_bytes:
             raise LimitExceededError("writes", self._limits.max_writes_bytes, f"is {total} bytes")
 
-    def _check_query(self, query: CheckpointQuery, before_checkpoint_id: str) -> None:
+    def _check_query(self, query: CheckpointQuery) -> None:
         self._check_key("execution_id", query.execution_id, required=False)
         if query.namespace is not None:
             self._check_key("namespace", query.namespace, required=False)
         self._check_key("run_id", query.run_id, required=False)
-        self._check_key("before_checkpoint_id", before_checkpoint_id, required=False)
-        if before_checkpoint_id and not query.execution_id:
-            raise InvalidArgumentError("before_checkpoint_id", "requires execution_id")
+        self._check_key("before_checkpoint_id", query.before_checkpoint_id, required=False)
         for key in query.metadata_filter:
             if not key:
                 raise InvalidArgumentError("metadata_filter", "keys must not be empty")
@@ -654,13 +636,13 @@ def _position_from(token: Any) -> Position | None:
         raise InvalidArgumentError("page_token", "is malformed") from None
 
 
-def _query_digest(query: CheckpointQuery, before_checkpoint_id: str, options: ReadOptions) -> Any:
+def _query_digest(query: CheckpointQuery, options: ReadOptions) -> Any:
     return [
         query.execution_id,
         query.namespace,
         dict(query.metadata_filter),
         query.run_id,
-        before_checkpoint_id,
+        query.before_checkpoint_id,
         options.include_values,
         options.include_writes,
     ]

@@ -119,18 +119,12 @@ class CheckpointStore(abc.ABC):
         """Returns up to `limit` checkpoints matching `query`, newest first.
 
         With `after`, only checkpoints strictly after it in newest-first
-        order. `query.before` bounds the execution's checkpoints to those
-        strictly older than it. `query.metadata_filter` keeps checkpoints
+        order. `query.before_checkpoint_id` keeps checkpoints whose id sorts
+        strictly before it, byte by byte (an id comparison: it need not name
+        a stored checkpoint). `query.metadata_filter` keeps checkpoints
         whose metadata has every key with an equal JSON value (numbers by
         value, objects and arrays by content).
         """
-
-    @abc.abstractmethod
-    async def find_positions(
-        self, tenant: str, execution_id: str, namespace: str | None, checkpoint_id: str
-    ) -> list[Position]:
-        """The positions of `checkpoint_id` in the execution: one per
-        namespace that has it (only `namespace` when it is not None)."""
 
     @abc.abstractmethod
     async def put_writes(

@@ -237,24 +237,6 @@ class EmbeddedCheckpointStore(CheckpointStore):
 
         return await self._backend.run(work)
 
-    async def find_positions(
-        self, tenant: str, execution_id: str, namespace: str | None, checkpoint_id: str
-    ) -> list[Position]:
-        sql = (
-            "SELECT create_time_ns, sequence, execution_id, namespace FROM cp_checkpoints"
-            " WHERE tenant = ? AND execution_id = ? AND checkpoint_id = ?"
-        )
-        params = [tenant, execution_id, checkpoint_id]
-        if namespace is not None:
-            sql += " AND namespace = ?"
-            params.append(namespace)
-
-        def work(db: sqlite3.Connection) -> list[Position]:
-            rows = db.execute(sql, params)
-            return [Position(row[0], row[1], row[2], row[3]) for row in rows]
-
-        return await self._backend.run(work)
-
     async def put_writes(
         self,
         tenant: str,
@@ -666,9 +648,10 @@ def _list_filter(
     if query.run_id:
         clauses.append("c.run_id = ?")
         params.append(query.run_id)
-    if query.before is not None:
-        clauses.append("(c.create_time_ns, c.sequence) < (?, ?)")
-        params.extend([query.before.create_time_ns, query.before.sequence])
+    if query.before_checkpoint_id:
+        # TEXT compares with the BINARY collation: byte order of the UTF-8.
+        clauses.append("c.checkpoint_id < ?")
+        params.append(query.before_checkpoint_id)
     if after is not None:
         clauses.append("(c.create_time_ns, c.sequence, c.execution_id, c.namespace) < (?, ?, ?, ?)")
         params.extend(after.to_token())

@@ -574,21 +574,6 @@ class PostgresCheckpointStore(CheckpointStore):
             rows = await conn.fetch(sql, *params)
         return [_checkpoint_from_row(row, options) for row in rows]
 
-    async def find_positions(
-        self, tenant: str, execution_id: str, namespace: str | None, checkpoint_id: str
-    ) -> list[Position]:
-        sql = (
-            "SELECT create_time_ns, sequence, execution_id, namespace FROM cp_checkpoints"
-            " WHERE tenant = $1 AND execution_id = $2 AND checkpoint_id = $3"
-        )
-        params = [tenant, execution_id, checkpoint_id]
-        if namespace is not None:
-            sql += " AND namespace = $4"
-            params.append(namespace)
-        async with self._db.connection("find checkpoint") as conn:
-            rows = await conn.fetch(sql, *params)
-        return [Position(row[0], row[1], row[2], row[3]) for row in rows]
-
     async def get_channel_values(
         self, tenant: str, content_hashes: Sequence[str]
     ) -> dict[str, Payload]:
@@ -967,11 +952,9 @@ def _list_filter(
         clauses.append(f"c.namespace = {mark(query.namespace)}")
     if query.run_id:
         clauses.append(f"c.run_id = {mark(query.run_id)}")
-    if query.before is not None:
-        clauses.append(
-            f"(c.create_time_ns, c.sequence) < ({mark(query.before.create_time_ns)}::bigint,"
-            f" {mark(query.before.sequence)}::bigint)"
-        )
+    if query.before_checkpoint_id:
+        # The column's collation is "C": byte order, as on the embedded store.
+        clauses.append(f"c.checkpoint_id < {mark(query.before_checkpoint_id)}::text")
     if after is not None:
         time_ns, sequence, execution_id, namespace = after.to_token()
         clauses.append(

@@ -234,11 +234,16 @@ class CheckpointServiceServicer:
         writes. An execution with no checkpoints gives an empty list, not an
         error.
 
+        `before_checkpoint_id` is an id comparison, as in LangGraph's savers:
+        it keeps checkpoints whose id sorts strictly before it, byte by byte
+        (UTF-8). It need not name a stored checkpoint: LangGraph replays a
+        subgraph by listing the subgraph's namespace before an id of the
+        parent's. The order of the listing stays the time order; ids that sort
+        by time (LangGraph's UUIDv6) make the bound "older than".
+
         Errors: INVALID_ARGUMENT (INVALID_FIELD) if `page_size` is negative,
-        `page_token` is malformed or was issued for different filters,
-        `before_checkpoint_id` is set without `execution_id`, or it matches
-        checkpoints in several namespaces and `namespace` is unset; NOT_FOUND
-        (NOT_FOUND) if `before_checkpoint_id` names no checkpoint.
+        `page_token` is malformed or was issued for different filters, or a
+        key field is too long or holds control characters.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
