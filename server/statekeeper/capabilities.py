@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from pathlib import Path
 from typing import Protocol
 
 import grpc
@@ -195,6 +196,7 @@ class ProductionMemory:
             model_endpoints(settings),
             feed=self.feed,
             store=self.store,
+            index_dir=index_dir(settings),
         )
         self.feed.attach(self.app.indexes)
 
@@ -269,6 +271,12 @@ def checkpoints_on(storage: EmbeddedStorage | ProductionStorage) -> Checkpoints:
     )
 
 
+def index_dir(settings: Settings) -> Path:
+    """Where this process saves its vector indexes: derived state, local to
+    the replica, rebuilt from the store when missing or damaged."""
+    return Path(settings.index_dir) if settings.index_dir else Path(settings.data_dir) / "indexes"
+
+
 def model_endpoints(settings: Settings) -> ModelEndpoints:
     return ModelEndpoints(
         embedder_url=settings.embedder_url,
@@ -307,6 +315,7 @@ def build_capabilities(
         settings.limits,
         MemoryConfig(),
         model_endpoints(settings),
+        index_dir=index_dir(settings),
     )
     return [
         Memory(memory),

@@ -32,6 +32,7 @@ class Settings:
 
     listen: str = "127.0.0.1:50051"
     data_dir: str = "./data"
+    index_dir: str = ""
     api_keys: dict[str, str] = field(default_factory=dict)
     log_level: str = "INFO"
     log_format: str = "json"
@@ -80,6 +81,8 @@ EMBEDDER_KINDS = ("auto", "multilingual", "openai", "local", "none")
 _OPTIONS: dict[str, str] = {
     "listen": "HOST:PORT to serve gRPC on",
     "data_dir": "directory of the embedded store",
+    "index_dir": "local directory where vector indexes are saved to survive restarts (unset:"
+    " DATA_DIR/indexes; on the production tier each replica's own disk)",
     "log_level": "DEBUG, INFO, WARNING or ERROR",
     "log_format": "json (one object per line) or text",
     "sweep_interval_seconds": "seconds between sweeps of expired state",
