@@ -8,7 +8,11 @@ Recall scores every candidate with three parts in [0, 1]:
   (HYBRID) the weighted mean VECTOR_SHARE * cosine / best cosine +
   (1 - VECTOR_SHARE) * BM25 / best BM25 over the union of the best
   `_hybrid_depth` of each list (an episode missing from one list gets 0
-  from it);
+  from it). In both, an episode then adds NEIGHBOUR_BEFORE times the
+  similarity of the episode recorded just before it in its session and
+  NEIGHBOUR_AFTER times that of the one just after (in a conversation the
+  answer follows the question that names the topic), and the result is
+  divided by the best candidate's, so the best has similarity 1;
 * recency: 0.5 ** (age / half_life), age from `occur_time` to now;
 * importance: the episode's stored importance (age is already in recency,
   so the decayed value is not used here);
@@ -82,8 +86,11 @@ _GROWTH = 4  # how much a vector search widens when the answer is not proven yet
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 # HYBRID similarity: share of the vector part, the rest is lexical. Chosen on
 # the LoCoMo development conversations (bench/locomo.py).
-VECTOR_SHARE = 0.5
+VECTOR_SHARE = 0.4
+NEIGHBOUR_BEFORE = 0.35
+NEIGHBOUR_AFTER = 0.2
 _HYBRID_MIN_DEPTH = 100
+_NEIGHBOUR_SOURCES = 50  # best fused candidates whose neighbours are looked up
 
 
 class Embedder(Protocol):
@@ -548,8 +555,8 @@ class EpisodicMemory:
         self, tenant: str, query: RecallQuery, weights: Weights, top_k: int
     ) -> RecallOutcome:
         lexical_scores = await self._lexical_scores(tenant, query, self._lexical_depth(top_k))
-        now = self._clock()
-        scored = self._score_fused(query, {}, lexical_scores, 0.0, weights, now)
+        fused = await self._with_neighbours(tenant, query.user_id, _fuse({}, lexical_scores, 0.0))
+        scored = self._score_fused(query, fused, weights, self._clock())
         return await self._outcome(tenant, query, scored, top_k, Ranking.LEXICAL, "", weights)
 
     async def _recall_hybrid(
@@ -569,8 +576,9 @@ class EpisodicMemory:
         found = await self._indexes.search(tenant, query.user_id, vector, depth, allowed)
         vector_scores = {c.key: c for c in found.candidates if c.similarity > 0}
         lexical_scores = await self._lexical_scores(tenant, query, depth)
-        now = self._clock()
-        scored = self._score_fused(query, vector_scores, lexical_scores, VECTOR_SHARE, weights, now)
+        fused = _fuse(vector_scores, lexical_scores, VECTOR_SHARE)
+        fused = await self._with_neighbours(tenant, query.user_id, fused)
+        scored = self._score_fused(query, fused, weights, self._clock())
         return await self._outcome(
             tenant, query, scored, top_k, Ranking.HYBRID, found.index_type, weights
         )
@@ -594,25 +602,36 @@ class EpisodicMemory:
             if score > 0
         }
 
+    async def _with_neighbours(
+        self, tenant: str, user_id: str, fused: dict[int, tuple[float, Candidate]]
+    ) -> dict[int, tuple[float, Candidate]]:
+        """Adds to each candidate a share of its session neighbours'
+        similarity (see the module docstring). Only candidates gain: an
+        episode that matched nothing is not recalled for its neighbour's
+        sake. Best similarity becomes 1."""
+        if not fused:
+            return fused
+        sources = sorted(fused, key=lambda key: -fused[key][0])[:_NEIGHBOUR_SOURCES]
+        links = await self._store.neighbours(tenant, user_id, sources)
+        boosted = dict(fused)
+        for link in links:
+            # The episode after a match gets NEIGHBOUR_BEFORE of the match's
+            # similarity (its predecessor), the one before NEIGHBOUR_AFTER.
+            share = NEIGHBOUR_BEFORE if link.after else NEIGHBOUR_AFTER
+            gain = share * fused[link.key][0]
+            if link.neighbour_key in boosted:
+                similarity, candidate = boosted[link.neighbour_key]
+                boosted[link.neighbour_key] = (similarity + gain, candidate)
+        best = max(similarity for similarity, _ in boosted.values())
+        return {key: (sim / best, candidate) for key, (sim, candidate) in boosted.items()}
+
     def _score_fused(
         self,
         query: RecallQuery,
-        vector_scores: dict[int, Candidate],
-        lexical_scores: dict[int, tuple[float, Candidate]],
-        vector_share: float,
+        fused: dict[int, tuple[float, Candidate]],
         weights: Weights,
         now: float,
     ) -> list[_Scored]:
-        """similarity = vector_share * cosine / best cosine + (1 - share) *
-        BM25 / best BM25, each part 0 for an episode its list lacks."""
-        best_vector = max((c.similarity for c in vector_scores.values()), default=0.0)
-        best_lexical = max((score for score, _ in lexical_scores.values()), default=0.0)
-        fused: dict[int, tuple[float, Candidate]] = {}
-        for key, (score, candidate) in lexical_scores.items():
-            fused[key] = ((1 - vector_share) * score / best_lexical, candidate)
-        for key, candidate in vector_scores.items():
-            part = vector_share * candidate.similarity / best_vector
-            fused[key] = (fused.get(key, (0.0, candidate))[0] + part, candidate)
         minimum = query.episode_filter.min_importance
         rate = self._config.decay_rate_per_day
         scored = [
@@ -636,6 +655,24 @@ class EpisodicMemory:
         qualified = [s for s in scored if s.score.combined >= query.min_score]
         results = await self._materialize(tenant, query, qualified[:top_k])
         return RecallOutcome(results, ranking, index_type, weights, len(scored), len(qualified))
+
+
+def _fuse(
+    vector_scores: dict[int, Candidate],
+    lexical_scores: dict[int, tuple[float, Candidate]],
+    vector_share: float,
+) -> dict[int, tuple[float, Candidate]]:
+    """vector_share * cosine / best cosine + (1 - vector_share) * BM25 /
+    best BM25, each part 0 for an episode its list lacks."""
+    best_vector = max((c.similarity for c in vector_scores.values()), default=0.0)
+    best_lexical = max((score for score, _ in lexical_scores.values()), default=0.0)
+    fused: dict[int, tuple[float, Candidate]] = {}
+    for key, (score, candidate) in lexical_scores.items():
+        fused[key] = ((1 - vector_share) * score / best_lexical, candidate)
+    for key, candidate in vector_scores.items():
+        part = vector_share * candidate.similarity / best_vector
+        fused[key] = (fused.get(key, (0.0, candidate))[0] + part, candidate)
+    return fused
 
 
 def combine(

@@ -124,6 +124,18 @@ class LexicalMatches:
     document_frequency: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Neighbour:
+    """The episode recorded just before (`after` False) or just after
+    (`after` True) episode `key` in the same user and session."""
+
+    key: int
+    neighbour_key: int
+    after: bool
+    importance: float
+    occur_time: float
+
+
 def bm25_scores(
     query: Sequence[str], matches: LexicalMatches, k1: float = 1.2, b: float = 0.75
 ) -> list[float]:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from statekeeper.core import lexical
-from statekeeper.core.lexical import LexicalCandidate, LexicalMatches
+from statekeeper.core.lexical import LexicalCandidate, LexicalMatches, Neighbour
 from statekeeper.core.memory_models import (
     ConsolidationPlan,
     DimensionMismatchError,
@@ -134,6 +134,14 @@ MEMORY_MIGRATIONS: list[tuple[int, list[str]]] = [
             " BEGIN DELETE FROM memory_episode_terms WHERE rowid = old.vector_key; END",
         ],
     ),
+    (
+        3,
+        [
+            # Recall looks up the turns recorded next to a match in its session.
+            "CREATE INDEX memory_episodes_session_key"
+            " ON memory_episodes (tenant, user_id, session_id, vector_key)",
+        ],
+    ),
 ]
 _INDEX_BATCH = 500
 
@@ -153,6 +161,28 @@ _VALID_AT = (
     " AND (invalidate_time IS NULL OR :t < invalidate_time)"
 )
 _CHUNK = 500  # SQLite caps bound parameters per statement
+# The episodes recorded just before and just after each wanted one in its
+# session (memory_episodes_session_key makes each lookup one index probe).
+_NEIGHBOURS = """
+WITH wanted(k) AS (VALUES {marks}),
+episode AS (
+    SELECT e.vector_key, e.tenant, e.user_id, e.session_id FROM wanted
+    JOIN memory_episodes e ON e.vector_key = wanted.k AND e.tenant = ? AND e.user_id = ?
+),
+link AS (
+    SELECT vector_key AS k, (SELECT max(x.vector_key) FROM memory_episodes x
+        WHERE x.tenant = episode.tenant AND x.user_id = episode.user_id
+        AND x.session_id = episode.session_id AND x.vector_key < episode.vector_key) AS n,
+        0 AS after FROM episode
+    UNION ALL
+    SELECT vector_key, (SELECT min(x.vector_key) FROM memory_episodes x
+        WHERE x.tenant = episode.tenant AND x.user_id = episode.user_id
+        AND x.session_id = episode.session_id AND x.vector_key > episode.vector_key),
+        1 FROM episode
+)
+SELECT link.k, link.n, link.after, m.importance, m.occur_time
+FROM link JOIN memory_episodes m ON m.vector_key = link.n
+"""
 
 
 def migrate_memory(db: sqlite3.Connection) -> None:
@@ -372,6 +402,19 @@ class EmbeddedMemoryStore(MemoryStore):
                 (tenant, user_id),
             ).fetchone()[0]
             return LexicalMatches(candidates, int(total), frequency)
+
+        return await self._run(work)
+
+    async def neighbours(self, tenant: str, user_id: str, keys: Sequence[int]) -> list[Neighbour]:
+        wanted = [int(key) for key in keys]
+
+        def work(db: sqlite3.Connection) -> list[Neighbour]:
+            found: list[Neighbour] = []
+            for chunk in _chunks(wanted):
+                marks = ",".join("(?)" for _ in chunk)
+                rows = db.execute(_NEIGHBOURS.format(marks=marks), (*chunk, tenant, user_id))
+                found.extend(Neighbour(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows)
+            return found
 
         return await self._run(work)
 
@@ -767,7 +810,13 @@ def _episode_clauses(
         clauses.append("occur_time < ?")
         params.append(episode_filter.end_time)
     for key, value in sorted(episode_filter.metadata.items()):
-        # json_each instead of a JSON path: any key is safe, quotes included.
+        # A substring test first: metadata is stored as compact JSON
+        # (codec.dumps), so a matching row contains `"key":"value"`. It is a
+        # fast scan that skips the JSON parse for almost every row a narrow
+        # filter rejects (filtered recall on a user with 100k episodes);
+        # json_each then decides exactly (any key is safe, quotes included).
+        clauses.append("instr(memory_episodes.metadata, ?) > 0")
+        params.append(dumps({key: value})[1:-1])
         clauses.append(
             "EXISTS (SELECT 1 FROM json_each(memory_episodes.metadata)"
             " WHERE json_each.key = ? AND json_each.value = ?)"

@@ -29,7 +29,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 
-from statekeeper.core.lexical import LexicalMatches
+from statekeeper.core.lexical import LexicalMatches, Neighbour
 from statekeeper.core.memory_models import (
     ConsolidationPlan,
     Episode,
@@ -135,6 +135,13 @@ class EpisodeStore(abc.ABC):
         query term, how many of the user's episodes contain it (filters
         ignored). Episodes stored before the index existed MUST be indexed by
         the migration that added it."""
+
+    @abc.abstractmethod
+    async def neighbours(self, tenant: str, user_id: str, keys: Sequence[int]) -> list[Neighbour]:
+        """For each of the user's episodes in `keys`, the episode of the same
+        user and `session_id` with the next smaller vector key (recorded
+        just before it) and the one with the next greater key, where they
+        exist; unknown keys are skipped. Through an index, not a scan."""
 
     @abc.abstractmethod
     async def delete_episodes(

@@ -51,7 +51,7 @@ import numpy as np
 
 from statekeeper.core import lexical
 from statekeeper.core.errors import StorageUnavailableError
-from statekeeper.core.lexical import LexicalCandidate, LexicalMatches
+from statekeeper.core.lexical import LexicalCandidate, LexicalMatches, Neighbour
 from statekeeper.core.memory_models import (
     ConsolidationPlan,
     DimensionMismatchError,
@@ -187,7 +187,31 @@ MEMORY_MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX memory_episodes_lexical ON memory_episodes USING gin (lexical)",
         ),
     ),
+    Migration(
+        3,
+        "episodes by session and key (recall looks up a match's neighbouring turns)",
+        (
+            "CREATE INDEX memory_episodes_session_key"
+            " ON memory_episodes (tenant, user_id, session_id, vector_key)",
+        ),
+    ),
 )
+# The episodes recorded just before and just after each wanted one in its
+# session: one index probe each (memory_episodes_session_key).
+_NEIGHBOURS = """
+SELECT e.vector_key, n.vector_key, n.after, n.importance, n.occur_time
+FROM memory_episodes e
+CROSS JOIN LATERAL (
+    (SELECT x.vector_key, false AS after, x.importance, x.occur_time FROM memory_episodes x
+     WHERE x.tenant = e.tenant AND x.user_id = e.user_id AND x.session_id = e.session_id
+       AND x.vector_key < e.vector_key ORDER BY x.vector_key DESC LIMIT 1)
+    UNION ALL
+    (SELECT x.vector_key, true, x.importance, x.occur_time FROM memory_episodes x
+     WHERE x.tenant = e.tenant AND x.user_id = e.user_id AND x.session_id = e.session_id
+       AND x.vector_key > e.vector_key ORDER BY x.vector_key LIMIT 1)
+) AS n
+WHERE e.vector_key = ANY($3::bigint[]) AND e.tenant = $1 AND e.user_id = $2
+"""
 _INDEX_BATCH = 500
 LATEST_MEMORY_SCHEMA = MEMORY_MIGRATIONS[-1].version
 # pg_advisory_xact_lock key that serialises memory migrations ("skmemory").
@@ -550,6 +574,13 @@ class PostgresMemoryStore(MemoryStore):
             int(total),
             {r[0]: int(r[1]) for r in frequency},
         )
+
+    async def neighbours(self, tenant: str, user_id: str, keys: Sequence[int]) -> list[Neighbour]:
+        if not keys:
+            return []
+        async with self._db.connection("episode neighbours") as conn:
+            rows = await conn.fetch(_NEIGHBOURS, tenant, user_id, [int(k) for k in keys])
+        return [Neighbour(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     async def delete_episodes(
         self, tenant: str, episode_ids: Sequence[str], audit: AuditRecord | None = None
