@@ -478,3 +478,32 @@ async def test_postgres_migration_backfills_tool_call_ids() -> None:
             await storage.close()
     finally:
         await drop_database(services, dsn)
+
+
+async def test_read_for_change_then_apply_with_its_ticket(storage: Storage) -> None:
+    t = tenant()
+    rec = record("s1")
+    sessions = storage.sessions
+    await sessions.create_session(t, first_version(rec))
+    assert (await sessions.read_for_change(t, "nope"))[0] is None
+    await sessions.get_session(t, "s1")  # cached where there is a cache
+    current = rec
+    for sequence in range(1, 4):
+        found, ticket = await sessions.read_for_change(t, "s1")
+        assert found == current
+        change = replace(append_change(current, [message(sequence)]), ticket=ticket)
+        await sessions.apply_change(t, change)
+        current = change.record
+        assert await sessions.get_session(t, "s1") == current
+    # A ticket whose change is never applied leaves no stale read behind,
+    # and an applied change without a ticket still works after it.
+    await sessions.read_for_change(t, "s1")
+    assert await sessions.get_session(t, "s1") == current
+    change = append_change(current, [message(4)])
+    await sessions.apply_change(t, change)
+    assert await sessions.get_session(t, "s1") == change.record
+    # A stale ticket's change loses its compare-and-swap like any other.
+    _, ticket = await sessions.read_for_change(t, "s1")
+    with pytest.raises(ConcurrentModificationError):
+        await sessions.apply_change(t, replace(append_change(current, [message(5)]), ticket=ticket))
+    assert await sessions.get_session(t, "s1") == change.record

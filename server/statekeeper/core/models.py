@@ -200,6 +200,9 @@ class SessionChange:
     visibility_changed: bool = False
     request_id: str = ""
     audit: AuditRecord | None = None
+    # What `SessionStore.read_for_change` returned with the record this
+    # change was built from (opaque; None when it was read otherwise).
+    ticket: object | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -243,7 +243,9 @@ class SessionManager:
 
     async def get(self, tenant: str, session_id: str) -> SessionRecord:
         check_id("session_id", session_id, self._limits)
-        record = await self._store.get_session(tenant, session_id)
+        return self._live(session_id, await self._store.get_session(tenant, session_id))
+
+    def _live(self, session_id: str, record: SessionRecord | None) -> SessionRecord:
         if record is None:
             raise NotFoundError(f"session {session_id!r} not found")
         if record.is_expired(self._clock()):
@@ -358,7 +360,8 @@ class SessionManager:
         for index, draft in enumerate(drafts):
             self._check_message(f"messages[{index}]", draft)
         tenant = actor.tenant
-        current = await self.get(tenant, session_id)
+        found, ticket = await self._store.read_for_change(tenant, session_id)
+        current = self._live(session_id, found)
         # Tokenize once, outside the retry loop: counts are stored for good.
         counts = [
             self._counter.message_tokens(d.role, d.content, d.name, d.tool_calls, d.tool_call_id)
@@ -407,7 +410,7 @@ class SessionManager:
         # only then is the first append's result replayed. A retry whose
         # etag is stale because its first attempt committed replays too.
         try:
-            record = await self._mutate(actor, session_id, expected_etag, build, current)
+            record = await self._mutate(actor, session_id, expected_etag, build, current, ticket)
         except (AlreadyExistsError, EtagMismatchError):
             replay = await self._replay(tenant, session_id, request_id) if request_id else None
             if replay is None:
@@ -727,13 +730,15 @@ class SessionManager:
         expected_etag: str,
         build: Callable[[SessionRecord], Awaitable[_Mutation | None]],
         first_read: SessionRecord | None = None,
+        ticket: object | None = None,
     ) -> SessionRecord:
         """Read, build, compare-and-swap; retried only when unconditional.
-        `first_read` is the record the caller has just read, used for the
-        first attempt instead of reading it again."""
+        `first_read` is the record the caller has just read (with the
+        store's `ticket` for it), used for the first attempt instead of
+        reading it again."""
         for attempt in range(UNCONDITIONAL_RETRIES):
             current = first_read or await self.get(actor.tenant, session_id)
-            first_read = None
+            first_read, attempt_ticket, ticket = None, ticket, None
             _check_etag(current, expected_etag)
             mutation = await build(current)
             if mutation is None:
@@ -750,6 +755,7 @@ class SessionManager:
                 visibility_changed=mutation.visibility_changed,
                 request_id=mutation.request_id,
                 audit=record_for(actor, ENTITY, session_id, record.version, now, mutation.summary),
+                ticket=attempt_ticket,
             )
             try:
                 await self._store.apply_change(actor.tenant, change)

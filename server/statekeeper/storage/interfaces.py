@@ -66,6 +66,20 @@ class SessionStore(abc.ABC):
         is the domain's decision.
         """
 
+    async def read_for_change(
+        self, tenant: str, session_id: str
+    ) -> tuple[SessionRecord | None, object | None]:
+        """`get_session`, by a caller about to change the session: returns
+        the record and a ticket to pass as `SessionChange.ticket` of a
+        change built from it.
+
+        A backend may use the call to prepare that change (the production
+        cache takes its write lease in the same step as the read); if the
+        change is never applied, what was prepared MUST NOT make any later
+        read stale. The default prepares nothing.
+        """
+        return await self.get_session(tenant, session_id), None
+
     @abc.abstractmethod
     async def list_sessions(
         self,

@@ -15,7 +15,11 @@ version v, no replica returns an older version of that session from the
 cache. The protocol (the scripts are in storage/redis_cache.py):
 
 1. Before its transaction, a writer deletes the cached entry and takes a
-   write lease (BEGIN_WRITE).
+   write lease (BEGIN_WRITE). A writer that reads the record it is about to
+   change (AppendMessages, through `read_for_change`) does both in the same
+   atomic step as its read (READ_FOR_WRITE), saving a round trip; on a miss
+   it reads PostgreSQL and backfills nothing (its own FINISH_WRITE stores
+   the new record).
 2. After the commit, and before acknowledging, it runs FINISH_WRITE, which
    atomically deletes whatever lease exists, then stores the new record if
    its own lease survived (nobody else touched the key), or else updates an
@@ -58,6 +62,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from statekeeper.core.errors import StatekeeperError
 from statekeeper.core.models import (
@@ -74,6 +79,13 @@ from statekeeper.core.models import (
 from statekeeper.storage.interfaces import SessionStore, Storage
 from statekeeper.storage.postgres import PostgresSessionStore, PostgresStorage
 from statekeeper.storage.redis_cache import SessionCache
+
+
+@dataclass(frozen=True)
+class _WriteLease:
+    """The write lease READ_FOR_WRITE took with the record (a change ticket)."""
+
+    token: str
 
 
 class CachedSessionStore(SessionStore):
@@ -99,6 +111,13 @@ class CachedSessionStore(SessionStore):
             await self._cache.backfill(tenant, session_id, token, record)
         return record
 
+    async def read_for_change(
+        self, tenant: str, session_id: str
+    ) -> tuple[SessionRecord | None, object | None]:
+        cached, token = await self._cache.read_for_write(tenant, session_id)
+        record = cached or await self._durable.get_session(tenant, session_id)
+        return record, _WriteLease(token) if token else None
+
     async def list_sessions(
         self,
         tenant: str,
@@ -114,7 +133,11 @@ class CachedSessionStore(SessionStore):
 
     async def _write(self, tenant: str, change: SessionChange) -> None:
         session_id = change.record.session_id
-        token = await self._cache.begin_write(tenant, session_id)
+        lease = change.ticket
+        if isinstance(lease, _WriteLease):
+            token = lease.token  # taken when the record was read
+        else:
+            token = await self._cache.begin_write(tenant, session_id)
         try:
             await self._durable.apply_change(tenant, change)
         except (StatekeeperError, OSError):

@@ -11,7 +11,8 @@ scripts, each atomic on the Redis server:
 * BACKFILL: store a record read from PostgreSQL, only if the reader's lease
   is still there.
 * BEGIN_WRITE (before the PostgreSQL commit): delete the entry and take a
-  write lease.
+  write lease. READ_FOR_WRITE does READ's lookup and BEGIN_WRITE in one
+  step, for a writer that reads the record it is about to change (appends).
 * FINISH_WRITE (after the commit): delete whatever lease is there (so every
   reader that started before the commit fails to backfill); store the new
   record if the writer's own lease survived, or else update an entry of the
@@ -88,6 +89,20 @@ return 1
 """
 )
 
+# READ and BEGIN_WRITE in one step, for a writer that reads the record it is
+# about to change: return the entry (if of this run), delete it, take a write
+# lease.
+_READ_FOR_WRITE = (
+    _BOOT
+    + """
+local entry = redis.call('HMGET', KEYS[1], 'boot', 'rec')
+redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[2], ARGV[1] .. '@' .. boot, 'PX', ARGV[2])
+if entry[2] and entry[1] == boot then return entry[2] end
+return false
+"""
+)
+
 _FINISH_WRITE = (
     _BOOT
     + """
@@ -161,6 +176,7 @@ class SessionCache:
             ("read", _READ),
             ("backfill", _BACKFILL),
             ("begin", _BEGIN_WRITE),
+            ("read_for_write", _READ_FOR_WRITE),
             ("finish", _FINISH_WRITE),
         ):
             self._scripts[name] = self._client.register_script(source)
@@ -236,6 +252,27 @@ class SessionCache:
             return token
         self._owe(tenant, session_id)
         return ""
+
+    async def read_for_write(
+        self, tenant: str, session_id: str
+    ) -> tuple[SessionRecord | None, str]:
+        """READ and BEGIN_WRITE in one round trip: (the cached record or None
+        on a miss, the write lease token), or (None, "") when the cache
+        cannot be used (the writer then calls begin_write as usual)."""
+        if not await self.usable():
+            return None, ""
+        token = secrets.token_hex(8)
+        try:
+            found = await self._scripts["read_for_write"](
+                keys=self.keys(tenant, session_id), args=[token, self._lease_ms]
+            )
+        except _FAILURES as exc:
+            self._fail(exc)
+            return None, ""
+        self._owed.discard((tenant, session_id))
+        if found is None:
+            return None, token
+        return record_from_json(found.decode() if isinstance(found, bytes) else found), token
 
     async def finish_write(
         self, tenant: str, session_id: str, token: str, record: SessionRecord | None
