@@ -9,10 +9,13 @@
 #   scripts/services.sh stop DIR                 stop both (what DIR started, nothing else)
 #   scripts/services.sh start-redis|stop-redis DIR        one service, same port as before
 #   scripts/services.sh start-postgres|stop-postgres DIR
+#   scripts/services.sh env DIR                  rewrite DIR's env files (ports of DIR)
 #
 # DIR/env holds the export lines tests read:
 #   STATEKEEPER_TEST_POSTGRES_DSN, STATEKEEPER_TEST_REDIS_URL, STATEKEEPER_TEST_SERVICES_DIR
 # (TEST_ names on purpose: a server started by a test must not pick them up.)
+# DIR/statekeeper.env holds what `statekeeper serve` and `migrate` read to run
+# the production tier on this pair: STATEKEEPER_POSTGRES_DSN, STATEKEEPER_REDIS_URL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRIPT=$PWD/scripts/services.sh
@@ -142,6 +145,10 @@ export STATEKEEPER_TEST_REDIS_URL=redis://127.0.0.1:$(port_of "$dir" redis)/0
 export STATEKEEPER_TEST_SERVICES_DIR=$dir
 export STATEKEEPER_TEST_SERVICES_SCRIPT=$SCRIPT
 EOF
+  cat >"$dir/statekeeper.env" <<EOF
+export STATEKEEPER_POSTGRES_DSN=postgresql://statekeeper@127.0.0.1:$(port_of "$dir" postgres)/statekeeper
+export STATEKEEPER_REDIS_URL=redis://127.0.0.1:$(port_of "$dir" redis)/0
+EOF
 }
 
 need_dir() {
@@ -165,12 +172,13 @@ case "$command" in
     stop_redis "$2"
     stop_postgres "$2"
     ;;
+  env) need_dir "${2:-}"; write_env "$2" ;;
   start-redis) need_dir "${2:-}"; start_redis "$2" ;;
   stop-redis) need_dir "${2:-}"; stop_redis "$2" ;;
   start-postgres) need_dir "${2:-}"; start_postgres "$2" ;;
   stop-postgres) need_dir "${2:-}"; stop_postgres "$2" ;;
   *)
-    echo "usage: $0 install | {start,stop,start-redis,stop-redis,start-postgres,stop-postgres} DIR" >&2
+    echo "usage: $0 install | {start,stop,env,start-redis,stop-redis,start-postgres,stop-postgres} DIR" >&2
     exit 2
     ;;
 esac

@@ -19,32 +19,47 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
-from statekeeper import __version__, config, logs
+from statekeeper import __version__, config, data_dir, logs
 from statekeeper.core.errors import InvalidArgumentError, StatekeeperError
 
 log = logging.getLogger("statekeeper")
 
 
-def main(argv: list[str] | None = None) -> int:
+# The options each command other than `serve` reads (its --help lists only
+# these; the others would change nothing it does).
+STORE_OPTIONS = ("data_dir", "postgres_dsn", "log_level", "log_format")
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="statekeeper", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"statekeeper {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="run the gRPC server")
-    config.add_arguments(serve)
-    migrate = commands.add_parser(
-        "migrate", help="apply pending schema migrations and exit (safe to run concurrently)"
+    serve = commands.add_parser(
+        "serve", help="run the gRPC server", description="run the gRPC server"
     )
-    config.add_arguments(migrate)
+    config.add_arguments(serve)
+    migrate_help = "apply every pending schema migration and exit (safe to run concurrently)"
+    migrate = commands.add_parser("migrate", help=migrate_help, description=migrate_help)
+    config.add_arguments(migrate, only=STORE_OPTIONS)
     audit = commands.add_parser("audit", help="read the audit trail")
     audit_commands = audit.add_subparsers(dest="audit_command", required=True)
-    _add_audit_list(audit_commands.add_parser("list", help="list audit records, newest first"))
-    args = parser.parse_args(argv)
+    list_help = "list audit records, newest first"
+    _add_audit_list(audit_commands.add_parser("list", help=list_help, description=list_help))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         settings = config.load(args)
-    except config.ConfigError as exc:
-        parser.error(str(exc))
+        _check_data_dir(args.command, settings)
+    except (config.ConfigError, data_dir.DataDirError) as exc:
+        # One line naming the value and what is wrong with it: no usage dump,
+        # no traceback.
+        print(f"statekeeper {args.command}: {exc}", file=sys.stderr)
+        return 2
     logs.configure(settings.log_level, settings.log_format)
     if args.command == "serve" and settings.worker_count > 1:
         from statekeeper.workers import serve_workers
@@ -63,18 +78,38 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _add_audit_list(parser: argparse.ArgumentParser) -> None:
-    config.add_arguments(parser)
+    config.add_arguments(parser, only=STORE_OPTIONS)
+    every = "(default: every one)"
     parser.add_argument("--tenant", help="only this tenant (default: every tenant)")
-    parser.add_argument("--entity-type", default="", help="e.g. session")
-    parser.add_argument("--entity-id", default="", help="e.g. a session id")
-    parser.add_argument("--principal", default="", help="key id, 'anonymous' or 'system'")
-    parser.add_argument("--service", default="", help="e.g. statekeeper.v1.SessionService")
-    parser.add_argument("--method", default="", help="e.g. DeleteSession")
-    parser.add_argument("--since", default="", help="ISO time, inclusive (e.g. 2026-01-31T12:00Z)")
-    parser.add_argument("--until", default="", help="ISO time, exclusive")
-    parser.add_argument("--page-size", type=int, default=50, help="records per page (max 1000)")
-    parser.add_argument("--page-token", default="", help="next_page_token of a previous call")
-    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument("--entity-type", default="", help=f"e.g. session {every}")
+    parser.add_argument("--entity-id", default="", help=f"e.g. a session id {every}")
+    parser.add_argument("--principal", default="", help=f"key id, 'anonymous' or 'system' {every}")
+    parser.add_argument("--service", default="", help=f"e.g. statekeeper.v1.SessionService {every}")
+    parser.add_argument("--method", default="", help=f"e.g. DeleteSession {every}")
+    parser.add_argument(
+        "--since", default="", help="ISO time, inclusive, e.g. 2026-01-31T12:00Z (default: none)"
+    )
+    parser.add_argument("--until", default="", help="ISO time, exclusive (default: none)")
+    parser.add_argument(
+        "--page-size", type=int, default=50, help="records per page, max 1000 (default: 50)"
+    )
+    parser.add_argument(
+        "--page-token", default="", help="next_page_token of a previous call (default: none)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object per line (default: a table)"
+    )
+
+
+def _check_data_dir(command: str, settings: config.Settings) -> None:
+    """The embedded store's directory, before anything opens it: `audit`
+    only reads an existing store; the others may create it."""
+    if settings.production:
+        return
+    if command == "audit":
+        data_dir.existing(Path(settings.data_dir))
+    else:
+        data_dir.prepare(Path(settings.data_dir))
 
 
 def serve_process(settings: config.Settings, reuse_port: bool) -> int:
@@ -115,17 +150,20 @@ async def _serve(settings: config.Settings, reuse_port: bool = False) -> int:
 
 
 async def _migrate(settings: config.Settings) -> int:
+    """Applies every capability's schema (storage/schemas.py)."""
+    from statekeeper.storage import schemas
+
     if not settings.production:
         from statekeeper.storage.embedded import EmbeddedStorage
 
         storage = EmbeddedStorage(Path(settings.data_dir))
-        await storage.start()  # the embedded store migrates when it opens
-        await storage.close()
-        print(f"embedded store in {settings.data_dir} is up to date")
+        try:
+            names = await schemas.migrate_embedded(storage)
+        finally:
+            await storage.close()
+        print(f"embedded store in {settings.data_dir} is up to date ({', '.join(names)})")
         return 0
     import asyncpg
-
-    from statekeeper.storage import postgres, postgres_blackboard, postgres_messagebus
 
     try:
         conn = await asyncpg.connect(settings.postgres_dsn, timeout=10)
@@ -133,21 +171,17 @@ async def _migrate(settings: config.Settings) -> int:
         print(f"statekeeper migrate: cannot connect to PostgreSQL: {exc}", file=sys.stderr)
         return 1
     try:
-        applied = await postgres.migrate(conn)
-        version = await postgres.schema_version(conn)
-        # The blackboard and the bus version their own schemas; apply them too
-        # so that servers started without --migrate-on-start find them ready.
-        for store in (postgres_blackboard, postgres_messagebus):
-            await postgres_blackboard.apply_migrations(
-                conn, store.SCHEMA_TABLE, store.MIGRATION_LOCK_KEY, store.MIGRATIONS, True
-            )
+        applied = await schemas.migrate_postgres(conn)
+        states = await schemas.postgres_states(conn)
     finally:
         await conn.close()
     where = logs.redact(settings.postgres_dsn)
-    if applied:
-        print(f"applied migrations {applied} to {where}; schema at version {version}")
+    versions = ", ".join(f"{state.name} {state.version}" for state in states)
+    done = {name: versions for name, versions in applied.items() if versions}
+    if done:
+        print(f"applied migrations {done} to {where}; schema versions: {versions}")
     else:
-        print(f"{where} is up to date at schema version {version}")
+        print(f"{where} is up to date; schema versions: {versions}")
     return 0
 
 

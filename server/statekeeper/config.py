@@ -11,7 +11,7 @@ import argparse
 import dataclasses
 import os
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 from statekeeper.core.limits import Limits
 
 ENV_PREFIX = "STATEKEEPER_"
+MAX_PORT = 65535
 LIMIT_ENV_PREFIX = "STATEKEEPER_LIMIT_"
 
 
@@ -60,6 +61,12 @@ class Settings:
     # Server processes on the listen port; 0: one per core on the production
     # tier, 1 on the embedded store (which keeps one writer).
     workers: int = 0
+    # One INFO line per RPC in the `statekeeper.access_log` log, for a share of
+    # the calls (failed calls are always logged).
+    access_log: bool = True
+    access_log_sample_rate: float = 1.0
+    # HOST:PORT of the Prometheus /metrics endpoint; empty: no endpoint.
+    metrics_listen: str = ""
     limits: Limits = field(default_factory=Limits)
 
     @property
@@ -116,20 +123,38 @@ _OPTIONS: dict[str, str] = {
     "health_interval_seconds": "seconds between health probes of the storage tiers",
     "workers": "server processes sharing the listen port, each a full replica (0: one per"
     " core on the production tier; the embedded store allows 1)",
+    "access_log": "log one line per RPC at INFO in the statekeeper.access_log logger (tenant,"
+    " method, code, latency, bytes, peer)",
+    "access_log_sample_rate": "share of successful calls the access log records, 0 to 1"
+    " (failed calls are always logged)",
+    "metrics_listen": "HOST:PORT serving Prometheus metrics at /metrics (unset: none;"
+    " with --workers N, port+1..port+N-1 for the other workers)",
 }
 
+# Values accepted for a boolean option, in every source (flag, env, file).
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+
+def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None = None) -> None:
+    """Adds the flag of every option, or of the options in `only` (a
+    subcommand lists the flags it reads; the others still come from the
+    environment and the config file but change nothing it does)."""
     parser.add_argument("--config", help="TOML config file (env STATEKEEPER_CONFIG)")
     defaults = Settings()
     for name, help_text in _OPTIONS.items():
+        if only is not None and name not in only:
+            continue
         flag = "--" + name.replace("_", "-")
-        text = f"{help_text} (env {ENV_PREFIX}{name.upper()})"
+        shown = _shown(getattr(defaults, name))
+        text = f"{help_text} (default: {shown}; env {ENV_PREFIX}{name.upper()})"
         if isinstance(getattr(defaults, name), bool):
             # `--flag` alone means true; `--flag=false` is accepted too.
             parser.add_argument(flag, dest=name, nargs="?", const="true", metavar="BOOL", help=text)
         else:
             parser.add_argument(flag, dest=name, help=text)
+    if only is not None:
+        return
     parser.add_argument(
         "--api-key",
         dest="api_key",
@@ -144,6 +169,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="override a limit, e.g. max_page_size=500 (env STATEKEEPER_LIMIT_<NAME>)",
     )
+
+
+def _shown(default: object) -> str:
+    """A default as the user would type it."""
+    if isinstance(default, bool):
+        return str(default).lower()
+    return str(default) if default != "" else "unset"
 
 
 def load(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -202,12 +234,23 @@ def _parse_pairs(source: str, items: Sequence[str]) -> dict[str, str]:
 
 
 def _coerce(name: str, value: Any, target: Any) -> Any:
+    if isinstance(target, bool):
+        return _boolean(name, value)
     try:
-        if isinstance(target, bool):
-            return str(value).lower() in ("1", "true", "yes", "on")
         return type(target)(value)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{name}: cannot use {value!r}") from exc
+
+
+def _boolean(name: str, value: Any) -> bool:
+    """Only the usual spellings: `maybe` or a typo fails instead of
+    silently reading as false."""
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ConfigError(f"{name}: expected true or false, got {value!r}")
 
 
 def _build(values: dict[str, Any], limit_values: dict[str, Any]) -> Settings:
@@ -236,6 +279,10 @@ def _check(settings: Settings) -> None:
     host, sep, port = settings.listen.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise ConfigError(f"listen: expected HOST:PORT, got {settings.listen!r}")
+    # Port 0 asks the system for a free port (the log names the one bound).
+    if int(port) > MAX_PORT:
+        raise ConfigError(f"listen: port {port} is out of range (1-{MAX_PORT}, or 0 for any)")
+    _check_telemetry(settings)
     if settings.embedder_kind not in EMBEDDER_KINDS:
         raise ConfigError(f"embedder_kind: must be one of {', '.join(EMBEDDER_KINDS)}")
     if settings.log_format not in ("json", "text"):
@@ -256,6 +303,18 @@ def _check(settings: Settings) -> None:
             " production tier (postgres_dsn) for more"
         )
     _check_production(settings)
+
+
+def _check_telemetry(settings: Settings) -> None:
+    if not 0.0 <= settings.access_log_sample_rate <= 1.0:
+        raise ConfigError("access_log_sample_rate: must be between 0 and 1")
+    if settings.metrics_listen:
+        host, sep, port = settings.metrics_listen.rpartition(":")
+        if not sep or not host or not port.isdigit() or int(port) > MAX_PORT:
+            raise ConfigError(
+                f"metrics_listen: expected HOST:PORT with a port up to {MAX_PORT},"
+                f" got {settings.metrics_listen!r}"
+            )
 
 
 def _check_production(settings: Settings) -> None:

@@ -22,6 +22,8 @@ _PARAM_SECRET = re.compile(
     re.IGNORECASE,
 )
 REDACTED = "***"
+# Loggers of libraries that report routine events at INFO.
+NOISY_LIBRARIES = ("faiss", "faiss.loader")
 
 
 def redact(text: str) -> str:
@@ -80,7 +82,12 @@ def configure(level: str, fmt: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    # The access log is one line per call: useful, but noisy at INFO.
+    # The interceptor's own per-call line is for debugging; the access log at
+    # INFO is statekeeper.access_log (api/access_log.py, --access-log).
     logging.getLogger("statekeeper.access").setLevel(
         logging.DEBUG if level.upper() == "DEBUG" else logging.WARNING
     )
+    # Library noise: faiss reports at INFO each optimised build it could not
+    # load ("Could not load library with AVX512 support ..."), which is normal.
+    for name in NOISY_LIBRARIES:
+        logging.getLogger(name).setLevel(logging.WARNING)

@@ -59,6 +59,9 @@ from statekeeper.storage.sql import (
 T = TypeVar("T")
 M = TypeVar("M", Message, MessageMeta)
 
+# The SQLite file inside the data dir.
+DATABASE_FILE = "statekeeper.sqlite3"
+
 # Versioned schema migrations: (version, statements). Append only; never edit
 # a released entry.
 MIGRATIONS: list[tuple[int, list[str]]] = [
@@ -629,7 +632,7 @@ class EmbeddedStorage(Storage):
     """
 
     def __init__(self, data_dir: Path) -> None:
-        self._path = data_dir / "statekeeper.sqlite3"
+        self._path = data_dir / DATABASE_FILE
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
         self._readers = ThreadPoolExecutor(
             max_workers=READER_THREADS, thread_name_prefix="sqlite-read"

@@ -379,18 +379,16 @@ class PostgresStorage(Storage):
         self._pool = pool
 
     async def _prepare_schema(self, pool: asyncpg.Pool[asyncpg.Record]) -> None:
+        """Migrates (with migrate_on_start) or checks every capability's
+        schema, not only the session tables (storage/schemas.py)."""
+        from statekeeper.storage import schemas
+
         with _mapped("schema check"):
             async with pool.acquire() as conn:
                 if self._migrate_on_start:
-                    applied = await migrate(conn)
-                    if applied:
-                        log.info("applied schema migrations", extra={"versions": applied})
-                version = await schema_version(conn)
-        if version < LATEST_SCHEMA:
-            raise SchemaOutOfDateError(
-                f"the PostgreSQL schema is at version {version}, this server needs"
-                f" {LATEST_SCHEMA}: run `statekeeper migrate` or start with --migrate-on-start"
-            )
+                    await schemas.migrate_postgres(conn)
+                states = await schemas.postgres_states(conn)
+        schemas.refuse_out_of_date(states)
 
     async def close(self) -> None:
         pool, self._pool = self._pool, None

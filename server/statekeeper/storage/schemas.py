@@ -1,0 +1,189 @@
+"""Every schema the server needs, on either backend: what `statekeeper
+migrate` applies, and (on PostgreSQL) what `serve` checks before it starts.
+
+Each capability versions its own tables (its migration list, its version
+table, its advisory lock key); this module only lists them in the order
+they apply (sessions first: the others write into its audit_log), so that
+one command and one check cover them all. A server started without
+--migrate-on-start refuses a database where any of them is behind, naming
+each; with it, every schema is migrated before any store starts, and the
+stores' own start-up migrations find nothing left to do.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from statekeeper.storage.postgres import Migration, SchemaOutOfDateError
+
+if TYPE_CHECKING:
+    from statekeeper.storage.embedded import EmbeddedStorage
+    from statekeeper.storage.postgres import Connection
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PostgresSchema:
+    """One capability's versioned PostgreSQL schema."""
+
+    name: str
+    table: str
+    lock_key: int
+    migrations: Sequence[Migration]
+
+    @property
+    def latest(self) -> int:
+        return self.migrations[-1].version
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    name: str
+    version: int
+    latest: int
+
+    @property
+    def current(self) -> bool:
+        return self.version >= self.latest
+
+
+def postgres_schemas() -> tuple[PostgresSchema, ...]:
+    """Every PostgreSQL schema, in the order they apply."""
+    # Imported here: these modules import statekeeper.storage.postgres, which
+    # imports this module when it starts.
+    from statekeeper.storage import (
+        postgres,
+        postgres_blackboard,
+        postgres_checkpoints,
+        postgres_memory,
+        postgres_messagebus,
+        postgres_workflows,
+    )
+
+    return (
+        PostgresSchema(
+            "sessions", "schema_migrations", postgres.MIGRATION_LOCK_KEY, postgres.MIGRATIONS
+        ),
+        PostgresSchema(
+            "memory",
+            "memory_schema_migrations",
+            postgres_memory.MEMORY_MIGRATION_LOCK_KEY,
+            postgres_memory.MEMORY_MIGRATIONS,
+        ),
+        PostgresSchema(
+            "checkpoints",
+            postgres_checkpoints.SCHEMA_TABLE,
+            postgres_checkpoints.MIGRATION_LOCK_KEY,
+            postgres_checkpoints.MIGRATIONS,
+        ),
+        PostgresSchema(
+            "workflows",
+            postgres_workflows.SCHEMA_TABLE,
+            postgres_workflows.MIGRATION_LOCK_KEY,
+            postgres_workflows.MIGRATIONS,
+        ),
+        PostgresSchema(
+            "blackboard",
+            postgres_blackboard.SCHEMA_TABLE,
+            postgres_blackboard.MIGRATION_LOCK_KEY,
+            postgres_blackboard.MIGRATIONS,
+        ),
+        PostgresSchema(
+            "bus",
+            postgres_messagebus.SCHEMA_TABLE,
+            postgres_messagebus.MIGRATION_LOCK_KEY,
+            postgres_messagebus.MIGRATIONS,
+        ),
+    )
+
+
+async def migrate_postgres(conn: Connection) -> dict[str, list[int]]:
+    """Applies every missing migration of every schema (each in one
+    transaction under its advisory lock, so concurrent runs apply each once);
+    returns the versions applied, by schema name."""
+    from statekeeper.storage.postgres_memory import index_missing_terms
+
+    applied: dict[str, list[int]] = {}
+    for schema in postgres_schemas():
+        applied[schema.name] = await _apply(conn, schema)
+        if schema.name == "memory":
+            # Data derived by memory migration 2 (lexical terms of old episodes).
+            await index_missing_terms(conn)
+    return applied
+
+
+async def postgres_states(conn: Connection) -> list[SchemaState]:
+    """Each schema's applied version against the one this server needs."""
+    states = []
+    for schema in postgres_schemas():
+        exists = await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", schema.table)
+        version = 0
+        if exists:
+            version = await conn.fetchval(f"SELECT coalesce(max(version), 0) FROM {schema.table}")
+        states.append(SchemaState(schema.name, int(version), schema.latest))
+    return states
+
+
+def refuse_out_of_date(states: Sequence[SchemaState]) -> None:
+    """Raises SchemaOutOfDateError naming every schema that is behind."""
+    behind = [state for state in states if not state.current]
+    if behind:
+        listed = ", ".join(f"{s.name} at {s.version} (needs {s.latest})" for s in behind)
+        raise SchemaOutOfDateError(
+            f"the PostgreSQL schema is out of date: {listed}; run `statekeeper migrate`"
+            " or start with --migrate-on-start"
+        )
+
+
+async def _apply(conn: Connection, schema: PostgresSchema) -> list[int]:
+    applied_now: list[int] = []
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", schema.lock_key)
+        await conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {schema.table} (version integer PRIMARY KEY,"
+            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        rows = await conn.fetch(f"SELECT version FROM {schema.table}")
+        applied = {row["version"] for row in rows}
+        for migration in schema.migrations:
+            if migration.version in applied:
+                continue
+            for statement in migration.statements:
+                await conn.execute(statement)
+            await conn.execute(
+                f"INSERT INTO {schema.table} (version, description) VALUES ($1, $2)",
+                migration.version,
+                migration.description,
+            )
+            applied_now.append(migration.version)
+    if applied_now:
+        log.info(
+            "applied schema migrations", extra={"schema": schema.name, "versions": applied_now}
+        )
+    return applied_now
+
+
+async def migrate_embedded(storage: EmbeddedStorage) -> list[str]:
+    """Applies every schema of the embedded store (the session schema when
+    it opens, then each capability's); returns their names."""
+    from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
+    from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
+    from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+    from statekeeper.storage.embedded_messagebus import EmbeddedMessageStore
+    from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+
+    await storage.start()
+    await EmbeddedMemoryStore(storage).start()
+    await EmbeddedCheckpointStore(storage).start()
+    await EmbeddedWorkflowStore(storage).start()
+    blackboard = EmbeddedBlackboardStore(storage)
+    await blackboard.start()
+    await blackboard.close()
+    bus = EmbeddedMessageStore(storage)
+    await bus.start()
+    await bus.close()
+    return ["sessions", "memory", "checkpoints", "workflows", "blackboard", "bus"]
