@@ -37,7 +37,8 @@ def statekeeper(
             dsn = with_password_parameter(where.postgres_dsn)
             where = dataclasses.replace(where, postgres_dsn=dsn)
         path = tmp_path_factory.mktemp(f"hostile-{request.param}")
-        with statekeeper_replicas(path, where, extra_args=["--log-format", "text"]) as servers:
+        # JSON logs carry the `extra` fields too (the change feed logs its DSN there).
+        with statekeeper_replicas(path, where, extra_args=["--log-format", "json"]) as servers:
             yield servers[0]
 
 

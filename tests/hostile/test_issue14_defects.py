@@ -284,6 +284,8 @@ def test_the_log_never_shows_the_dsn_password(statekeeper: ServerProcess) -> Non
     log = statekeeper.log()
     assert DSN_PASSWORD not in log
     if postgres_dsn_of(statekeeper) is not None:
+        feed = [line for line in log.splitlines() if "memory change feed listening" in line]
+        assert feed and all('password=***"' in line for line in feed), feed
         assert "password=***" in log
 
 
