@@ -934,6 +934,11 @@ class VectorIndexes:
             embedding_model=shown.embedding_model,
         )
 
+    def index_of(self, tenant: str, user_id: str) -> VectorIndex | None:
+        """The user's loaded index itself (benchmarks, diagnostics), or None."""
+        slot = self._slots.get((tenant, user_id))
+        return None if slot is None or slot.current is None else slot.current.index
+
     def loading_state(self) -> LoadingState:
         loading = sum(1 for slot in self._slots.values() if slot.building and not slot.loaded)
         loaded = sum(1 for slot in self._slots.values() if slot.loaded)
