@@ -22,10 +22,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import statistics
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 
 SIZES = (100, 1_000, 10_000)
 BUDGET = 4_000
+ISOLATION_ROUNDS = 5
 APPEND_CHUNK = 100  # the server's default max_messages_per_append
 SessionMessage = pb.SessionMessage
 
@@ -117,30 +118,41 @@ def append_rate(stub: SessionServiceStub, session_id: str, seconds: float) -> fl
 
 
 class WindowLoop:
-    """Another client looping GetContextWindow on the 10k session, on a
-    channel of its own."""
+    """Another client looping GetContextWindow on the 10k session, in a
+    process of its own (so that it does not share this process's GIL with
+    the appending client)."""
 
     def __init__(self, address: str) -> None:
-        self._address = address
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self.calls = 0
+        context = multiprocessing.get_context("spawn")
+        self._stop = context.Event()
+        self._calls = context.Value("l", 0)
+        self._process = context.Process(
+            target=_loop_windows, args=(address, self._stop, self._calls), daemon=True
+        )
+
+    @property
+    def calls(self) -> int:
+        return int(self._calls.value)
 
     def __enter__(self) -> WindowLoop:
-        self._thread.start()
+        self._process.start()
+        while self.calls == 0:  # started and answered once
+            time.sleep(0.01)
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join()
+        self._process.join()
 
-    def _run(self) -> None:
-        with grpc.insecure_channel(self._address) as channel:
-            stub = SessionServiceStub(channel)
-            request = window_request(f"s{SIZES[-1]}")
-            while not self._stop.is_set():
-                stub.GetContextWindow(request)
-                self.calls += 1
+
+def _loop_windows(address: str, stop: Any, calls: Any) -> None:
+    with grpc.insecure_channel(address) as channel:
+        stub = SessionServiceStub(channel)
+        request = window_request(f"s{SIZES[-1]}")
+        while not stop.is_set():
+            stub.GetContextWindow(request)
+            with calls.get_lock():
+                calls.value += 1
 
 
 def isolation(
@@ -155,9 +167,9 @@ def isolation(
     for _ in range(rounds):
         alone.append(append_rate(stub, "other", seconds))
         with WindowLoop(address) as loop:
-            time.sleep(0.2)  # let the loop start
+            before = loop.calls
             loaded.append(append_rate(stub, "other", seconds))
-        windows += loop.calls
+            windows += loop.calls - before
     return alone, loaded, windows
 
 
@@ -168,14 +180,14 @@ def measure(address: str, rounds: int, seconds: float) -> dict[str, Any]:
             fill(stub, f"s{size}", size)
         window = stub.GetContextWindow(window_request(f"s{SIZES[-1]}"))
         latency = window_latency(stub, rounds)
-        alone, loaded, windows = isolation(address, stub, 3, seconds)
+        alone, loaded, windows = isolation(address, stub, ISOLATION_ROUNDS, seconds)
     return {
         "latency": latency,
         "returned": len(window.messages),
         "alone": alone,
         "loaded": loaded,
         "windows": windows,
-        "seconds": 3 * seconds,
+        "seconds": ISOLATION_ROUNDS * seconds,
     }
 
 

@@ -330,5 +330,8 @@ async def test_windows_of_a_live_session_read_only_new_messages_and_match_a_fres
         assert reads.window_reads == [record.last_sequence]
         fresh = SessionManager(storage.sessions, counter, ExtractiveSummarizer(counter), Limits())
         assert again == await fresh.context_window(TENANT, "s", WindowRequest(token_budget=3000))
+        # The same request on the same version is answered from memory.
+        assert await live.context_window(TENANT, "s", WindowRequest(token_budget=3000)) is again
+        assert reads.window_reads == [record.last_sequence]
     finally:
         await storage.close()

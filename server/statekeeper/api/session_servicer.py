@@ -9,12 +9,19 @@ import grpc
 from statekeeper.api import convert
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.models import Message, SessionFilter
-from statekeeper.core.sessions import UPDATABLE_PATHS, SessionManager, WindowRequest
+from statekeeper.core.sessions import (
+    UPDATABLE_PATHS,
+    ContextWindow,
+    SessionManager,
+    WindowRequest,
+)
 from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1 import session_pb2_grpc
 
 # Message protos kept for GetContextWindow (a few hundred windows' worth).
 WINDOW_PROTO_CACHE_SIZE = 65_536
+# Responses kept for the windows the domain keeps (its WINDOW_MEMO_SIZE).
+WINDOW_RESPONSE_CACHE_SIZE = 256
 
 
 class _ProtoCache:
@@ -44,6 +51,9 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
     def __init__(self, sessions: SessionManager) -> None:
         self._sessions = sessions
         self._window_protos = _ProtoCache(WINDOW_PROTO_CACHE_SIZE)
+        self._window_responses: OrderedDict[
+            int, tuple[ContextWindow, pb.GetContextWindowResponse]
+        ] = OrderedDict()
 
     async def CreateSession(
         self, request: pb.CreateSessionRequest, context: grpc.aio.ServicerContext
@@ -145,6 +155,17 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
                 summary_max_tokens=request.summary_max_tokens,
             ),
         )
+        # The domain hands a polling client the same window object while the
+        # session is unchanged: build its response once.
+        response = self._window_responses.get(id(window))
+        if response is None or response[0] is not window:
+            response = (window, self._window_response(window))
+            self._window_responses[id(window)] = response
+            while len(self._window_responses) > WINDOW_RESPONSE_CACHE_SIZE:
+                self._window_responses.popitem(last=False)
+        return response[1]
+
+    def _window_response(self, window: ContextWindow) -> pb.GetContextWindowResponse:
         accounting = window.accounting
         return pb.GetContextWindowResponse(
             messages=[self._window_protos.get(m) for m in window.messages],

@@ -98,6 +98,8 @@ UNCONDITIONAL_RETRIES = 64
 TAIL_CACHE_SESSIONS = 1024
 TAIL_CACHE_MAX_MESSAGES = 4096
 TAIL_READ_ATTEMPTS = 3
+# Context windows kept per process, keyed by session version and request.
+WINDOW_MEMO_SIZE = 256
 # "No limit" for a window tail read by count only or by tokens only.
 _UNLIMITED = 2**62
 ENTITY = "session"
@@ -211,6 +213,7 @@ class SessionManager:
         self._clock = clock
         self._summary_cache: OrderedDict[tuple[Any, ...], tuple[str, bool]] = OrderedDict()
         self._tails: OrderedDict[tuple[str, str], CachedTail] = OrderedDict()
+        self._windows: OrderedDict[tuple[Any, ...], ContextWindow] = OrderedDict()
 
     # ----- lifecycle -------------------------------------------------------
 
@@ -460,6 +463,23 @@ class SessionManager:
     ) -> ContextWindow:
         self._check_window_request(request)
         record = await self.get(tenant, session_id)
+        # A window is a function of the record's version and the request:
+        # a client polling an unchanged session gets the one computed before.
+        memo_key = (tenant, session_id, record.create_time, record.version, request)
+        memo = self._windows.get(memo_key)
+        if memo is not None:
+            self._windows.move_to_end(memo_key)
+            return memo
+        window = await self._plan_window(tenant, record, request)
+        if window.version == record.version:
+            self._windows[memo_key] = window
+            while len(self._windows) > WINDOW_MEMO_SIZE:
+                self._windows.popitem(last=False)
+        return window
+
+    async def _plan_window(
+        self, tenant: str, record: SessionRecord, request: WindowRequest
+    ) -> ContextWindow:
         system_tokens = self._counter.system_message_tokens(request.system_prompt)
         tools_tokens = self._counter.count(request.tools_json)
         fixed = request.reserved_output_tokens + system_tokens + tools_tokens + REPLY_PRIMING
