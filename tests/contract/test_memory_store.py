@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from statekeeper.core import lexical
 from statekeeper.core.memory_models import (
     ConsolidationPlan,
     DimensionMismatchError,
@@ -365,3 +366,73 @@ async def test_import_keeps_the_first_of_equal_episodes(store: MemoryStore) -> N
     with pytest.raises(DimensionMismatchError):
         await store.insert_episodes("t", [episode("d", vector=[1, 0, 0])])
     assert await store.get_episode("t", "e-d", False) is None
+
+
+# ----- lexical index and session neighbours (core/lexical.py) ---------------------
+
+
+async def test_lexical_matches_come_from_the_index_with_corpus_statistics(
+    store: MemoryStore,
+) -> None:
+    texts = {
+        "tea": "I adore green tea in the morning",
+        "teas": "Green teas and black coffee",
+        "cat": "我们家的猫叫团子，今年三岁了。",  # noqa: RUF001 (Chinese punctuation)
+        "stock": "The stock market fell today",
+    }
+    for name, text in texts.items():
+        await store.insert_episode("t", episode(name).evolve(user_message=text))
+    await store.insert_episode("t", episode("other-user", user="u2").evolve(user_message="tea"))
+    await store.insert_episode("t2", episode("other-tenant").evolve(user_message="green tea"))
+
+    wanted = lexical.query_terms("Green tea?")
+    found = await store.lexical_matches("t", "u1", wanted, EpisodeFilter(), 10)
+    keys = {c.key for c in found.candidates}
+    by_name = {n: (await store.get_episode("t", f"e-{n}", False)) for n in texts}
+    assert keys == {by_name["tea"].vector_key, by_name["teas"].vector_key}  # type: ignore[union-attr]
+    assert found.document_count == 4
+    assert found.document_frequency == {"green": 2, "tea": 2}  # "teas" stems to "tea"
+    tea = next(c for c in found.candidates if c.key == by_name["tea"].vector_key)  # type: ignore[union-attr]
+    assert tea.terms.split()[:3] == ["ador", "green", "tea"]
+
+    chinese = await store.lexical_matches(
+        "t", "u1", lexical.query_terms("她家的猫叫什么名字"), EpisodeFilter(), 10
+    )
+    assert [c.key for c in chinese.candidates] == [by_name["cat"].vector_key]  # type: ignore[union-attr]
+    assert (
+        await store.lexical_matches("t", "u1", ["nothing"], EpisodeFilter(), 10)
+    ).candidates == []
+    assert (await store.lexical_matches("t", "u1", [], EpisodeFilter(), 10)).candidates == []
+
+
+async def test_lexical_matches_filter_limit_and_forget_deleted(store: MemoryStore) -> None:
+    for number in range(5):
+        await store.insert_episode(
+            "t",
+            episode(f"tea-{number}").evolve(
+                user_message=f"tea number {number}",
+                session_id="s1" if number < 3 else "s2",
+                occur_time=NOW + number,
+            ),
+        )
+    wanted = ["tea"]
+    in_s2 = await store.lexical_matches("t", "u1", wanted, EpisodeFilter(session_id="s2"), 10)
+    assert len(in_s2.candidates) == 2 and in_s2.document_frequency == {"tea": 5}
+    assert len((await store.lexical_matches("t", "u1", wanted, EpisodeFilter(), 3)).candidates) == 3
+    await store.delete_episodes("t", ["e-tea-0", "e-tea-1"])
+    left = await store.lexical_matches("t", "u1", wanted, EpisodeFilter(), 10)
+    assert len(left.candidates) == 3 and left.document_count == 3
+
+
+async def test_neighbours_are_the_adjacent_episodes_of_the_same_session(
+    store: MemoryStore,
+) -> None:
+    keys = {}
+    for name, session in (("a", "s1"), ("b", "s2"), ("c", "s1"), ("d", "s1")):
+        stored, _ = await store.insert_episode("t", episode(name).evolve(session_id=session))
+        keys[name] = stored.vector_key
+    await store.insert_episode("t", episode("e", user="u2").evolve(session_id="s1"))
+    links = await store.neighbours("t", "u1", [keys["c"], keys["b"], 10**9])
+    found = sorted((n.key, n.neighbour_key, n.after) for n in links)
+    assert found == sorted([(keys["c"], keys["a"], False), (keys["c"], keys["d"], True)])
+    assert await store.neighbours("t", "u2", [keys["c"]]) == []
