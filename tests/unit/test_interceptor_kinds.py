@@ -4,6 +4,7 @@ in the call's own task."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import grpc
@@ -31,6 +32,24 @@ async def chat(requests: AsyncIterator[Request], context: object) -> AsyncIterat
         yield Request(to_agent=current_tenant(), type=request.type)
 
 
+# What the cleanup of each `endless` stream saw: the caller's tenant, or the
+# error reading it (cleanup run by a garbage-collection finalizer in some
+# other task would not see the caller).
+cleanups: list[str] = []
+
+
+async def endless(request: Request, context: object) -> AsyncIterator[Request]:
+    """Server stream that writes until the client cancels."""
+    try:
+        while True:
+            yield Request(type="tick")
+    finally:
+        try:
+            cleanups.append(current_tenant())
+        except LookupError as error:
+            cleanups.append(f"no caller: {error!r}")
+
+
 @pytest.fixture
 async def address() -> AsyncIterator[str]:
     server = grpc.aio.server(
@@ -42,6 +61,9 @@ async def address() -> AsyncIterator[str]:
         ),
         "Chat": grpc.stream_stream_rpc_method_handler(
             chat, Request.FromString, Request.SerializeToString
+        ),
+        "Endless": grpc.unary_stream_rpc_method_handler(
+            endless, Request.FromString, Request.SerializeToString
         ),
     }
     server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("test.Kinds", kinds)])
@@ -89,3 +111,22 @@ async def test_every_message_of_a_client_stream_is_checked(address: str) -> None
                 pass
         assert bidi.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert bad_field(bidi.value) == "type"  # type: ignore[arg-type]
+
+
+async def test_a_cancelled_stream_is_cleaned_up_in_its_call_as_its_caller(address: str) -> None:
+    cleanups.clear()
+    calls = 50
+    async with grpc.aio.insecure_channel(address) as channel:
+        endless_call = channel.unary_stream(
+            "/test.Kinds/Endless", Request.SerializeToString, Request.FromString
+        )
+        for _ in range(calls):
+            call = endless_call(Request(), metadata=KEY)
+            for _ in range(3):
+                await call.read()
+            call.cancel()
+        for _ in range(100):  # the server learns of each cancellation shortly
+            if len(cleanups) == calls:
+                break
+            await asyncio.sleep(0.05)
+    assert cleanups == ["alpha"] * calls
