@@ -71,6 +71,8 @@ log = logging.getLogger(__name__)
 
 # What a Redis call raises when Redis cannot serve it.
 FAILURES = (redis.RedisError, OSError, TimeoutError)
+# Committed batches XADDed in one Redis pipeline at most.
+OUTBOX_PIPELINE = 512
 
 
 def connect(url: str, timeout: float, name: str, read_timeout: float | None = None) -> redis.Redis:
@@ -353,6 +355,8 @@ class RedisStreamFeed(BlackboardEventFeed):
         self._tasks: list[asyncio.Task[None]] = []
         self._background = _Background()
         self._publishing = Breaker("blackboard feed publishing")
+        self._outbox: list[RevisionBatch] = []  # committed, not yet XADDed
+        self._sender: asyncio.Task[None] | None = None
         self._reading = Breaker("blackboard feed reading")
         self._stopping = False
         self.stats = FeedStats()
@@ -381,6 +385,7 @@ class RedisStreamFeed(BlackboardEventFeed):
         self._tasks.append(asyncio.create_task(self._poll_forever(), name="bb-feed-poll"))
 
     async def close(self) -> None:
+        await self._flush_outbox()
         self._stopping = True
         await stop_tasks(self._tasks, self._disconnect_reader)
         self._tasks = []
@@ -440,16 +445,33 @@ class RedisStreamFeed(BlackboardEventFeed):
     # ----- publishing ---------------------------------------------------------------
 
     async def publish(self, batches: Sequence[RevisionBatch]) -> None:
-        """Called by the store after COMMIT: delivers here, then XADDs for
-        the other replicas. Never raises: a lost publish is repaired by the
-        readers from PostgreSQL."""
+        """Called by the store after COMMIT: delivers here at once, and queues
+        the XADDs for the other replicas. Never raises: a lost publish is
+        repaired by the readers from PostgreSQL.
+
+        The XADDs go out from one sender task, in commit order, a whole
+        queue per pipeline: the writer's reply does not wait for Redis (the
+        commit is durable, and other replicas' watchers get events
+        asynchronously in any case), and neither does the next group commit."""
         for batch in batches:
             self._deliver(batch, remote=False)
-        client = self._client
-        if client is None or not batches or not self._publishing.allows():
+        if self._client is None or not batches or not self._publishing.allows():
             return
+        self._outbox.extend(batches)
+        if self._sender is None:
+            self._sender = asyncio.create_task(self._send_outbox(), name="bb-feed-publish")
+
+    async def _send_outbox(self) -> None:
         try:
-            # One round trip for a whole group commit, in revision order.
+            while self._outbox and self._client is not None:
+                batches = self._outbox[:OUTBOX_PIPELINE]
+                del self._outbox[:OUTBOX_PIPELINE]
+                await self._xadd_all(self._client, batches)
+        finally:
+            self._sender = None
+
+    async def _xadd_all(self, client: redis.Redis, batches: list[RevisionBatch]) -> None:
+        try:
             async with client.pipeline(transaction=False) as pipe:
                 for batch in batches:
                     self._queue_xadd(pipe, batch)
@@ -457,9 +479,21 @@ class RedisStreamFeed(BlackboardEventFeed):
         except FAILURES as exc:
             self.stats.publish_failures += 1
             self._publishing.failed(exc)
+            # What was queued behind goes the same way until the pause ends.
+            self._outbox.clear()
             return
         self.stats.published += len(batches)
         self._publishing.succeeded()
+
+    async def _flush_outbox(self) -> None:
+        """Lets the queued XADDs go out before the feed closes (bounded by
+        the client's timeout per pipeline)."""
+        for _ in range(100):  # bounded: each round sends up to OUTBOX_PIPELINE
+            sender = self._sender
+            if sender is None:
+                return
+            with contextlib.suppress(Exception):
+                await asyncio.shield(sender)
 
     def _queue_xadd(self, pipe: Any, batch: RevisionBatch) -> None:
         key = self.stream_key(batch.tenant)
