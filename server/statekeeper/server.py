@@ -21,13 +21,19 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from statekeeper import __version__
+from statekeeper import __version__, telemetry
 from statekeeper.adapters.openai_chat import OpenAIChatSummarizer
 from statekeeper.api import reflection
 from statekeeper.api.admin_servicer import AdminServicer
 from statekeeper.api.interceptor import DomainInterceptor
 from statekeeper.api.session_servicer import SessionServicer
-from statekeeper.capabilities import CAPABILITY_SERVICES, Capability, build_capabilities
+from statekeeper.capabilities import (
+    CAPABILITY_SERVICES,
+    Capability,
+    Memory,
+    ProductionMemory,
+    build_capabilities,
+)
 from statekeeper.config import Settings
 from statekeeper.core.audit import AuditLog
 from statekeeper.core.errors import StorageUnavailableError
@@ -37,6 +43,7 @@ from statekeeper.core.summarizer import ExtractiveSummarizer, Summarizer
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.factory import build_storage
+from statekeeper.storage.production import ProductionStorage
 from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, session_pb2, session_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -96,6 +103,16 @@ class StatekeeperServer:
         )
         self.audit = AuditLog(self.storage.audit, settings.limits)
         self.authenticator = Authenticator(settings.api_keys)
+        self.telemetry = telemetry.build(
+            settings,
+            self.authenticator,
+            self.storage.durable if isinstance(self.storage, ProductionStorage) else None,
+            [
+                capability.app.index_loading
+                for capability in self.capabilities
+                if isinstance(capability, Memory | ProductionMemory)
+            ],
+        )
         self.health = health.aio.HealthServicer()
         self._server: grpc.aio.Server | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -109,7 +126,12 @@ class StatekeeperServer:
         for capability in self.capabilities:
             await capability.start()
         server = grpc.aio.server(
-            interceptors=[DomainInterceptor(self.authenticator, self.settings.limits)],
+            # Telemetry first: it sees each call as the client does, refusals
+            # of the domain interceptor included.
+            interceptors=[
+                *self.telemetry.interceptors,
+                DomainInterceptor(self.authenticator, self.settings.limits),
+            ],
             options=[
                 *grpc_options(self.settings.limits),
                 ("grpc.so_reuseport", 1 if self.reuse_port else 0),
@@ -132,6 +154,7 @@ class StatekeeperServer:
                 f"cannot listen on {self.settings.listen}: address already in use or not"
                 " available"
             )
+        self.telemetry.start()
         await server.start()
         self._server = server
         await self._set_serving(True)
@@ -215,4 +238,5 @@ class StatekeeperServer:
         for capability in self.capabilities:
             await capability.close()
         await self.storage.close()
+        self.telemetry.stop()
         log.info("stopped")

@@ -46,6 +46,7 @@ from types import FrameType
 
 from statekeeper import logs
 from statekeeper.config import Settings
+from statekeeper.telemetry import worker_metrics_listen
 
 log = logging.getLogger("statekeeper")
 
@@ -126,7 +127,15 @@ def serve_workers(settings: Settings, serve_one: Callable[[Settings, bool], int]
     workers = [
         context.Process(
             target=_worker_main,
-            args=(worker_settings, serve_one, os.getpid()),
+            args=(
+                # Each worker serves its own metrics, on the next port.
+                dataclasses.replace(
+                    worker_settings,
+                    metrics_listen=worker_metrics_listen(settings.metrics_listen, index),
+                ),
+                serve_one,
+                os.getpid(),
+            ),
             name=f"statekeeper-worker-{index}",
         )
         for index in range(count)

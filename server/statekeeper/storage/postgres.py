@@ -403,6 +403,13 @@ class PostgresStorage(Storage):
         except StorageUnavailableError:
             return False
 
+    def pool_stats(self) -> tuple[int, int, int] | None:
+        """(connections open, idle, maximum) for metrics; None before start."""
+        pool = self._pool
+        if pool is None:
+            return None
+        return pool.get_size(), pool.get_idle_size(), pool.get_max_size()
+
     async def reconnect(self) -> None:
         """Replaces every pooled connection on its next use (after an outage)."""
         if self._pool is not None:

@@ -1,0 +1,245 @@
+"""Per-RPC telemetry: the access log and the RPC metrics, from one
+interceptor outside the domain interceptor (api/interceptor.py), so that
+it sees every call as the client does: its final status code (including
+the refusals of authentication and validation), its latency and its bytes.
+
+Access log: one INFO line per call in the `statekeeper.access_log` logger,
+with tenant, method, code, latency in ms, request and response bytes and
+the peer. `--access-log-sample-rate` keeps a share of the successful calls;
+a failed call is always logged. Health checks are not logged (a load
+balancer probes every few seconds); metrics count them.
+
+Bytes are the serialized sizes: the request deserializer and the response
+serializer of each call run in the call's own task, so they add to context
+variables the behaviour reads when the call ends; a unary response, which
+is serialized after the behaviour returns, is measured with ByteSize().
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import random
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from statekeeper.core.errors import StatekeeperError
+from statekeeper.core.tenancy import Authenticator
+from statekeeper.telemetry import RpcMetrics
+
+log = logging.getLogger("statekeeper.access_log")
+
+_NOT_LOGGED_PREFIXES = ("/grpc.health.v1.",)
+_bytes_in: contextvars.ContextVar[int] = contextvars.ContextVar("rpc_bytes_in", default=0)
+_bytes_out: contextvars.ContextVar[int] = contextvars.ContextVar("rpc_bytes_out", default=0)
+
+UNARY, CLIENT_STREAM, SERVER_STREAM, BIDI_STREAM = (
+    "unary",
+    "client_stream",
+    "server_stream",
+    "bidi_stream",
+)
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One finished RPC, as the access log and the metrics see it."""
+
+    method: str  # /package.Service/Method
+    kind: str
+    code: str  # canonical status code name, e.g. OK, NOT_FOUND
+    seconds: float
+    bytes_in: int
+    bytes_out: int
+
+    @property
+    def service(self) -> str:
+        return self.method.lstrip("/").rpartition("/")[0]
+
+    @property
+    def name(self) -> str:
+        return self.method.rpartition("/")[2]
+
+
+class AccessLog:
+    """Writes sampled CallRecords as structured INFO lines."""
+
+    def __init__(self, authenticator: Authenticator, sample_rate: float) -> None:
+        self._authenticator = authenticator
+        self._sample_rate = sample_rate
+
+    def wants(self, method: str) -> bool:
+        return not method.startswith(_NOT_LOGGED_PREFIXES) and log.isEnabledFor(logging.INFO)
+
+    def write(self, record: CallRecord, context: grpc.aio.ServicerContext) -> None:
+        if record.code == "OK" and random.random() >= self._sample_rate:
+            return
+        log.info(
+            "%s %s %.1fms",
+            record.method,
+            record.code,
+            record.seconds * 1000,
+            extra={
+                "tenant": self._tenant(context),
+                "rpc_method": record.method,
+                "grpc_code": record.code,
+                "latency_ms": round(record.seconds * 1000, 3),
+                "bytes_in": record.bytes_in,
+                "bytes_out": record.bytes_out,
+                "peer": context.peer() or "",
+            },
+        )
+
+    def _tenant(self, context: grpc.aio.ServicerContext) -> str:
+        """The caller's tenant, resolved again only for calls that are
+        logged (the domain interceptor's identity ends with the call)."""
+        presented = None
+        for key, value in context.invocation_metadata() or ():
+            if key == "x-api-key" and isinstance(value, str):
+                presented = value
+            elif key == "authorization" and isinstance(value, str):
+                scheme, _, credential = value.partition(" ")
+                if scheme.lower() == "bearer":
+                    presented = credential.strip()
+        try:
+            return self._authenticator.authenticate(presented).tenant
+        except StatekeeperError:
+            return "-"  # unauthenticated: the code says so
+
+
+class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Measures every call for the access log and the metrics (either may be
+    off; with both off the server does not install this interceptor)."""
+
+    def __init__(self, access_log: AccessLog | None, metrics: RpcMetrics | None) -> None:
+        self._access_log = access_log
+        self._metrics = metrics
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        deserializer = _counting(handler.request_deserializer, _bytes_in)
+        serializer = _counting(handler.response_serializer, _bytes_out)
+        kinds = (
+            (handler.unary_unary, UNARY, grpc.unary_unary_rpc_method_handler),
+            (handler.unary_stream, SERVER_STREAM, grpc.unary_stream_rpc_method_handler),
+            (handler.stream_unary, CLIENT_STREAM, grpc.stream_unary_rpc_method_handler),
+            (handler.stream_stream, BIDI_STREAM, grpc.stream_stream_rpc_method_handler),
+        )
+        for inner, kind, make in kinds:
+            if inner is not None:
+                return make(self._measured(method, kind, inner), deserializer, serializer)
+        return handler
+
+    def _measured(self, method: str, kind: str, inner: Callable[..., Any]) -> Callable[..., Any]:
+        async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            started = self._start(method, kind)
+            code = "UNKNOWN"
+            response = None
+            try:
+                response = await _run(inner(request, context), context)
+                code = _code_of(context, "OK")
+                return response
+            except BaseException as exc:
+                code = _code_of(context, _code_for(exc))
+                raise
+            finally:
+                # A single response is serialized after this returns: its size
+                # is read here; streamed ones were counted as they were written.
+                single = int(response.ByteSize()) if response is not None else 0
+                self._finish(context, method, kind, code, started, _bytes_out.get() + single)
+
+        return behavior
+
+    def _start(self, method: str, kind: str) -> float:
+        if self._metrics is not None:
+            self._metrics.started(method, kind)
+        return time.perf_counter()
+
+    def _finish(
+        self,
+        context: grpc.aio.ServicerContext,
+        method: str,
+        kind: str,
+        code: str,
+        started: float,
+        bytes_out: int,
+    ) -> None:
+        record = CallRecord(
+            method, kind, code, time.perf_counter() - started, _bytes_in.get(), bytes_out
+        )
+        if self._metrics is not None:
+            self._metrics.handled(record)
+        if self._access_log is not None and self._access_log.wants(method):
+            self._access_log.write(record, context)
+
+
+def _counting(
+    inner: Callable[[Any], Any] | None, counter: contextvars.ContextVar[int]
+) -> Callable[[Any], Any] | None:
+    """`inner` (a (de)serializer) adding the size of each message's bytes to
+    `counter` in the calling task's context."""
+    if inner is None:
+        return None
+    if counter is _bytes_in:
+
+        def deserialize(data: bytes) -> Any:
+            counter.set(counter.get() + len(data))
+            return inner(data)
+
+        return deserialize
+
+    def serialize(message: Any) -> bytes:
+        data = inner(message)
+        counter.set(counter.get() + len(data))
+        return bytes(data)
+
+    return serialize
+
+
+async def _run(result: Any, context: grpc.aio.ServicerContext) -> Any:
+    """Runs a behaviour's result: a coroutine (returning the response, or
+    writing a stream through the context itself) or an async generator,
+    whose responses are written here."""
+    if not hasattr(result, "__aiter__"):
+        return await result
+    stream: AsyncGenerator[Any, None] = result
+    try:
+        async for response in stream:
+            await context.write(response)
+    finally:
+        await stream.aclose()
+    return None
+
+
+def _code_of(context: grpc.aio.ServicerContext, fallback: str) -> str:
+    """The code the call ends with: the one its handler set or aborted
+    with, else `fallback`."""
+    code = context.code()
+    if isinstance(code, grpc.StatusCode):
+        return str(code.name)
+    if isinstance(code, int) and code != 0:
+        return str(_CODE_NAMES.get(code, "UNKNOWN"))
+    return fallback
+
+
+def _code_for(exc: BaseException) -> str:
+    if isinstance(exc, asyncio.CancelledError):
+        return "CANCELLED"
+    if isinstance(exc, StatekeeperError):
+        return exc.code
+    return "UNKNOWN"  # what grpc answers for an exception it did not expect
+
+
+_CODE_NAMES = {code.value[0]: code.name for code in grpc.StatusCode}
