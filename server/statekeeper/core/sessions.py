@@ -494,18 +494,9 @@ class SessionManager:
         units = group_units([message.meta() for message in tail])
         first = newest_fitting(units, available)
         summary_cap = _summary_cap(request.summary_max_tokens)
-        left_out_any = first > 0 or bool(record.compaction_summary)
         summary, fallback, summary_tokens = "", False, 0
-        if left_out_any and summary_cap > 0:
-            frame = self._counter.system_message_tokens(" ") - self._counter.count(" ")
-            wanted_room = min(summary_cap, MIN_USEFUL_SUMMARY_TOKENS) + frame
-            # Make room for a useful summary by dropping the oldest kept
-            # units, but never the newest one: the latest turn matters most.
-            room = available - _tokens(units[first:])
-            while first < len(units) - 1 and room < wanted_room:
-                room += unit_tokens(units[first])
-                first += 1
-            cap = min(summary_cap, room - frame)
+        if (first > 0 or record.compaction_summary) and summary_cap > 0:
+            first, cap = self._make_summary_room(units, first, available, summary_cap)
             if cap > 0:
                 before = _first_sequence(units[first:], record)
                 summary, fallback = await self._summarize_prefix(
@@ -535,6 +526,20 @@ class SessionManager:
             version=record.version,
             summary_is_fallback=fallback,
         )
+
+    def _make_summary_room(
+        self, units: Sequence[list[MessageMeta]], first: int, available: int, summary_cap: int
+    ) -> tuple[int, int]:
+        """(first unit kept, token cap of the summary): room for a useful
+        summary is made by dropping the oldest kept units, but never the
+        newest one (the latest turn matters most)."""
+        frame = self._counter.system_message_tokens(" ") - self._counter.count(" ")
+        wanted_room = min(summary_cap, MIN_USEFUL_SUMMARY_TOKENS) + frame
+        room = available - _tokens(units[first:])
+        while first < len(units) - 1 and room < wanted_room:
+            room += unit_tokens(units[first])
+            first += 1
+        return first, min(summary_cap, room - frame)
 
     async def _window_tail(
         self, tenant: str, record: SessionRecord, max_tokens: int
