@@ -42,6 +42,8 @@ class TokenCounter:
     def __init__(self) -> None:
         self._encoding = _encoding()
         self.encode_calls = 0
+        # Every message counts its role's name: tokenize each name once.
+        self._role_tokens = {role: self.count(role.wire_name) for role in Role}
 
     def count(self, text: str) -> int:
         if not text:
@@ -71,7 +73,7 @@ class TokenCounter:
         tool_calls: tuple[ToolCall, ...] = (),
         tool_call_id: str = "",
     ) -> int:
-        total = MESSAGE_OVERHEAD + self.count(role.wire_name) + self.count(content)
+        total = MESSAGE_OVERHEAD + self._role_tokens[role] + self.count(content)
         if name:
             total += self.count(name) + NAME_OVERHEAD
         for call in tool_calls:
