@@ -35,6 +35,7 @@ from typing import Any
 
 import asyncpg
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench.production import fresh_database, server, services
 from statekeeper.core.models import Message, Role
@@ -220,9 +221,32 @@ def report_production(results: dict[int, tuple[list[Run], list[Run]]]) -> None:
             )
 
 
-async def embedded_rate(address: str, rounds: int, seconds: float) -> list[Run]:
+async def embedded_rate(address: str, rounds: int, seconds: float) -> tuple[list[Run], list[Run]]:
+    """Appends at 64 clients, and the gRPC floor of the same server and
+    clients (Health.Check, which does no work), rounds interleaved."""
+    floors: list[Run] = []
+    runs: list[Run] = []
     async with Appends(address, "emb") as ours:
-        return [await ours.run(max(CLIENTS), seconds) for _ in range(rounds)]
+        for _ in range(rounds):
+            floors.append(await health_floor(address, max(CLIENTS), seconds))
+            runs.append(await ours.run(max(CLIENTS), seconds))
+    return runs, floors
+
+
+async def health_floor(address: str, clients: int, seconds: float) -> Run:
+    channels = [grpc.aio.insecure_channel(address) for _ in range(clients // CLIENTS_PER_CHANNEL)]
+    stubs = [health_pb2_grpc.HealthStub(channel) for channel in channels]
+    request = health_pb2.HealthCheckRequest()
+
+    async def check(client: int) -> None:
+        await stubs[client % len(stubs)].Check(request)
+
+    try:
+        await drive(clients, 0.2, check)
+        return await drive(clients, seconds, check)
+    finally:
+        for channel in channels:
+            await channel.close()
 
 
 def main() -> None:
@@ -234,14 +258,19 @@ def main() -> None:
     print(f"load average before: {load_text()}, {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
         with server(Path(tmp) / "embedded") as address:
-            runs = asyncio.run(embedded_rate(address, args.rounds, args.seconds))
+            runs, floors = asyncio.run(embedded_rate(address, args.rounds, args.seconds))
         rate = statistics.median(r.rate for r in runs)
         p50 = statistics.median(r.p50_us for r in runs)
+        floor = statistics.median(r.rate for r in floors)
         print(
             f"\nembedded AppendMessages, {max(CLIENTS)} clients (load {load_text()}):"
             f" {rate:.0f} appends/s, p50 {p50 / 1000:.1f} ms"
             f" (rounds: {', '.join(f'{r.rate:.0f}' for r in runs)});"
             f" goal >= 1,500/s: {verdict(rate >= 1500)}"
+        )
+        print(
+            f"  gRPC floor of the same server and clients (Health.Check, no work):"
+            f" {floor:.0f} calls/s; appends reach {rate / floor:.2f}x of it"
         )
         if args.embedded_only:
             return
