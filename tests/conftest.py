@@ -4,12 +4,15 @@ leaves no process behind.
 Servers for tests start through tests.harness, which records every process
 it spawns; at the end of the session any still running is killed and the
 session fails, naming them. Direct children of pytest started some other way
-are reported the same way, so a leak cannot hide behind a plain Popen.
+are killed and reported the same way, so a leak cannot hide behind a plain
+Popen.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -24,10 +27,14 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-def live_children(pid: int) -> list[str]:
-    """Command lines of the running (not zombie) children of `pid` (Linux /proc;
-    nothing where there is none)."""
-    found = []
+# Helpers multiprocessing keeps for the life of the interpreter, by design.
+INTERPRETER_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
+
+
+def live_children(pid: int) -> dict[int, str]:
+    """Pid and command line of each running (not zombie) child of `pid`, other
+    than interpreter helpers (Linux /proc; nothing where there is none)."""
+    found = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
@@ -35,9 +42,16 @@ def live_children(pid: int) -> list[str]:
         except (OSError, IndexError):  # exited meanwhile
             continue
         state, parent = fields[0], int(fields[1])
-        if parent == pid and state != "Z":
-            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace").strip())
+        command = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
+        if parent == pid and state != "Z" and not any(h in command for h in INTERPRETER_HELPERS):
+            found[int(stat.parent.name)] = command
     return found
+
+
+def kill_strays(strays: dict[int, str]) -> None:
+    for pid in strays:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -46,7 +60,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not killed and not strays:
         return
     lines = [f"killed, left running by a test: {command}" for command in killed]
-    lines += [f"still running, started outside tests.harness: {command}" for command in strays]
+    lines += [f"killed, started outside tests.harness: {command}" for command in strays.values()]
+    kill_strays(strays)
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.section("processes left behind", sep="!", red=True)

@@ -4,8 +4,11 @@ load, and the session can see what is still running."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,3 +130,48 @@ def test_the_whole_server_runs_in_process_on_each_backend(tmp_path: Path, backen
             )
     assert health.status == health_pb2.HealthCheckResponse.SERVING
     assert got.session.user_id == "u"
+
+
+LEAKY_TESTS = """
+import subprocess
+import sys
+
+from tests.harness import processes
+
+SLEEP = [sys.executable, "-c", "import time; time.sleep(600)", "MARK"]
+
+
+def test_forgets_a_harness_process(tmp_path):
+    processes.spawn(SLEEP, tmp_path / "log")
+
+
+def test_forgets_a_plain_popen():
+    subprocess.Popen(SLEEP)
+"""
+
+
+def test_a_session_that_leaves_processes_behind_fails_and_kills_them(tmp_path: Path) -> None:
+    mark = f"leak-{uuid.uuid4().hex}"  # names this test's processes only
+    (tmp_path / "test_leaky.py").write_text(LEAKY_TESTS.replace("MARK", mark))
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    session = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.conftest", str(tmp_path)],
+        cwd=processes.REPO,
+        env={**os.environ, "PYTHONPATH": str(processes.REPO)},
+        capture_output=True,
+        text=True,
+        timeout=deadlines.scaled(120),
+    )
+    assert session.returncode == pytest.ExitCode.TESTS_FAILED, session.stdout
+    assert "2 passed" in session.stdout
+    assert "killed, left running by a test" in session.stdout
+    assert "killed, started outside tests.harness" in session.stdout
+    assert not [command for command in running_commands() if mark in command]
+
+
+def running_commands() -> list[str]:
+    commands = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            commands.append(cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+    return commands
