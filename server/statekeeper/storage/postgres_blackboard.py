@@ -56,6 +56,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
@@ -479,8 +480,11 @@ class PostgresBlackboardStore(BlackboardStore):
             results = [_apply(state, live, pending, writes) for pending in group]
             if writes:
                 arguments = _commit_arguments(tenant, expected, state, writes)
-                if await conn.fetchval(_COMMIT, *arguments) is None:
+                oldest = await conn.fetchval(_COMMIT, *arguments)
+                if oldest is None:
                     return None
+                if oldest != state.oldest_revision:  # compacted since the read
+                    results = [_with_oldest(result, oldest) for result in results]
         return writes, results
 
     async def _commit_locked(self, tenant: str, group: list[_Pending]) -> _Committed:
@@ -777,6 +781,14 @@ def _live(row: asyncpg.Record, from_versions: bool) -> Iterable[Entry]:
     if from_versions and row["event_type"] != EventType.PUT:
         return ()
     return (_entry_from_row(row),)
+
+
+def _with_oldest(
+    result: MutationOutcome[Any] | Exception, oldest: int
+) -> MutationOutcome[Any] | Exception:
+    if isinstance(result, Exception):
+        return result
+    return dataclasses.replace(result, header=Header(result.header.revision, oldest))
 
 
 def _named(group: list[_Pending]) -> set[tuple[str, str]]:
