@@ -1,25 +1,32 @@
 # statekeeper server image: slim Python, non-root, health checked through the
-# standard gRPC health service.
-FROM python:3.11-slim AS build
+# standard gRPC health service at the configured listen address.
+#
+# Layers: the pinned dependencies (requirements.lock) first, then the source,
+# so that a change of code reinstalls only the two local packages.
+FROM python:3.11.7-slim-bookworm AS build
 WORKDIR /src
+COPY requirements.lock ./
+RUN pip install --no-cache-dir --prefix=/install -r requirements.lock
 COPY pyproject.toml README.md ./
-COPY server ./server
 # The server imports its generated stubs from the Python client package
 # (statekeeper_client.v1), installed from the same tree.
 COPY clients/python ./clients/python
-RUN pip install --no-cache-dir --prefix=/install ./clients/python .
+COPY server ./server
+RUN pip install --no-cache-dir --no-deps --prefix=/install ./clients/python .
 
-FROM python:3.11-slim
+FROM python:3.11.7-slim-bookworm
 COPY --from=build /install /usr/local
 RUN useradd --system --uid 10001 --home-dir /data --create-home statekeeper
-USER statekeeper
+USER 10001
 WORKDIR /data
 ENV STATEKEEPER_LISTEN=0.0.0.0:50051 \
     STATEKEEPER_DATA_DIR=/data \
     STATEKEEPER_LOG_FORMAT=json
-EXPOSE 50051
+EXPOSE 50051 9090
 VOLUME ["/data"]
-HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-  CMD python -c "import grpc,sys; from grpc_health.v1 import health_pb2 as h, health_pb2_grpc as g; s=g.HealthStub(grpc.insecure_channel('127.0.0.1:50051')).Check(h.HealthCheckRequest(), timeout=2).status; sys.exit(0 if s == h.HealthCheckResponse.SERVING else 1)"
+# `statekeeper health` dials the address STATEKEEPER_LISTEN (or --listen in a
+# config file) names, so a changed port keeps the check right.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["statekeeper", "health", "--timeout", "3"]
 ENTRYPOINT ["statekeeper"]
 CMD ["serve"]

@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup generate check-generated lint typecheck unit bench bench-production bench-context-window bench-appends bench-etcd services clean
+.PHONY: run run-production test setup generate check-generated lint typecheck unit bench bench-production bench-context-window bench-appends bench-etcd services clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ bench-appends: $(STAMP)
 bench-etcd: $(STAMP)
 	scripts/etcd.sh install
 	$(BIN)/python -m bench.versus_etcd $(ARGS)
+
+# The production tier of docker-compose.yml as local processes (PostgreSQL,
+# Redis, migrate, two replicas on one port): `make run-production DIR=/tmp/sk`.
+run-production: $(STAMP)
+	scripts/run-production.sh $(or $(DIR),/tmp/statekeeper-production) -- $(ARGS)
 
 # Redis + PostgreSQL on loopback for local runs: `make services DIR=/tmp/sk`,
 # then `. /tmp/sk/env`; stop with `scripts/services.sh stop /tmp/sk`.

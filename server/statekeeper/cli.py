@@ -2,6 +2,7 @@
 
 statekeeper serve    run the gRPC server
 statekeeper migrate  apply pending schema migrations (PostgreSQL or embedded)
+statekeeper health   probe a running server's gRPC health (container health checks)
 statekeeper audit    read the audit trail straight from the store
 """
 
@@ -43,6 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
     migrate_help = "apply every pending schema migration and exit (safe to run concurrently)"
     migrate = commands.add_parser("migrate", help=migrate_help, description=migrate_help)
     config.add_arguments(migrate, only=STORE_OPTIONS)
+    health_help = "ask the server at --listen for its gRPC health; exit 0 when SERVING"
+    health = commands.add_parser("health", help=health_help, description=health_help)
+    config.add_arguments(health, only=("listen",))
+    health.add_argument(
+        "--timeout", type=float, default=3.0, help="seconds to wait for the answer (default: 3)"
+    )
     audit = commands.add_parser("audit", help="read the audit trail")
     audit_commands = audit.add_subparsers(dest="audit_command", required=True)
     list_help = "list audit records, newest first"
@@ -65,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         from statekeeper.workers import serve_workers
 
         return serve_workers(settings, serve_process)
+    if args.command == "health":
+        return _health(settings, args.timeout)
     runners: dict[str, Callable[[], Coroutine[Any, Any, int]]] = {
         "serve": lambda: _serve(settings),
         "migrate": lambda: _migrate(settings),
@@ -104,7 +113,7 @@ def _add_audit_list(parser: argparse.ArgumentParser) -> None:
 def _check_data_dir(command: str, settings: config.Settings) -> None:
     """The embedded store's directory, before anything opens it: `audit`
     only reads an existing store; the others may create it."""
-    if settings.production:
+    if settings.production or command not in ("serve", "migrate", "audit"):
         return
     if command == "audit":
         data_dir.existing(Path(settings.data_dir))
@@ -183,6 +192,14 @@ async def _migrate(settings: config.Settings) -> int:
     else:
         print(f"{where} is up to date; schema versions: {versions}")
     return 0
+
+
+def _health(settings: config.Settings, timeout: float) -> int:
+    from statekeeper import probe
+
+    serving, text = probe.check(settings.listen, timeout=timeout)
+    print(text, file=sys.stdout if serving else sys.stderr)
+    return 0 if serving else 1
 
 
 async def _audit_list(settings: config.Settings, args: argparse.Namespace, out: TextIO) -> int:
