@@ -14,7 +14,8 @@
                 InProcessStatekeeper (the whole server, as `serve` wires it)
     checkpoints CheckpointServer: the CheckpointService in process, with limits
     memory      MemoryApp builders in the test's loop, served or not
-    assemblies  test servers whose limits the CLI does not expose yet
+    assemblies  the blackboard and bus server with fast sweeps (limits the CLI
+                does not expose yet); everything else runs the real server
 
 Suites keep their fixtures (tests/e2e/conftest.py `server`, ...); the
 fixtures build on this package.

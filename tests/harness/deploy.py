@@ -6,8 +6,7 @@
 * `blackboard_bus_deployment`: the blackboard and message bus assembly with
   fast sweeps (embedded: one process serving N replicas over one store;
   production: N processes reaching each other only through PostgreSQL and
-  Redis);
-* `memory_process`: the memory assembly (indexes built before ready).
+  Redis).
 
 If one replica fails to start, those already started are stopped before the
 error propagates.
@@ -25,7 +24,6 @@ from tests.harness.servers import AssemblyProcess, ManagedProcess, ServerProcess
 
 API_KEYS = {"key-alpha": "alpha", "key-beta": "beta"}
 BLACKBOARD_BUS = "tests.harness.assemblies.blackboard_bus"
-MEMORY = "tests.harness.assemblies.memory"
 
 
 def key_args(api_keys: dict[str, str], flag: str = "--api-key") -> list[str]:
@@ -145,10 +143,3 @@ def blackboard_bus_deployment(
     return start_all(
         [BlackboardBusProcess(replica_dir(path, i), **settings) for i in range(replicas)]  # type: ignore[arg-type]
     )
-
-
-def memory_process(data_dir: Path, port: int = 0, postgres_dsn: str = "") -> AssemblyProcess:
-    """The memory assembly (not started) on the embedded store in `data_dir`,
-    or on PostgreSQL at `postgres_dsn`; `port` 0 takes a free one at each start."""
-    where = ["--postgres-dsn", postgres_dsn] if postgres_dsn else ["--data-dir", str(data_dir)]
-    return AssemblyProcess(data_dir, module=MEMORY, args=[*where, "--port", str(port)])

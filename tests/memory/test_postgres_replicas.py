@@ -1,14 +1,16 @@
-"""Memory on PostgreSQL with real server processes: two replicas on one
-database stay in sync through the LISTEN/NOTIFY change feed, and kill -9
-loses nothing because the indexes are rebuilt from PostgreSQL.
+"""Memory on the production tier with real `statekeeper serve` processes:
+two replicas on one database stay in sync through the LISTEN/NOTIFY change
+feed, and kill -9 loses nothing because the indexes are rebuilt from
+PostgreSQL.
 
-Each test runs on a fresh database of the test server (tests/services.py)
-and is skipped, with the reason printed, when the server is not configured.
+Each test runs on a fresh database of the test server and a Redis prefix of
+its own (tests.harness.backends), and is skipped, with the reason printed,
+when the services are not configured.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -17,28 +19,33 @@ import pytest
 
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
+from tests.harness import backends
+from tests.harness.backends import Production
 from tests.harness.deadlines import wait_until
-from tests.harness.deploy import memory_process
+from tests.harness.deploy import API_KEYS, key_args
 from tests.harness.memory import auth
+from tests.harness.servers import ServerProcess
 from tests.memory.data import gaussian
 from tests.memory.test_restart import recall_all
-from tests.services import configured, fresh_database, reachable
 
 QUERY = pb.RecallRequest(user_id="u1", query_vector=pb.QueryVector(values=[0.0, 1.0]))
 
 
 @pytest.fixture
-async def dsn() -> AsyncIterator[str]:
-    services = configured()
-    await reachable(services)
-    async with fresh_database(services) as database:
-        yield database
+def where() -> Iterator[Production]:
+    with backends.production("memory") as fresh:
+        yield fresh
+
+
+def replica_server(where: Production, tmp_path: Path) -> ServerProcess:
+    """A production `statekeeper serve` on `where` (not started)."""
+    return ServerProcess(tmp_path, extra_args=[*where.serve_args(), *key_args(API_KEYS)])
 
 
 @contextmanager
-def replica(dsn: str, tmp_path: Path) -> Iterator[memory_pb2_grpc.MemoryServiceStub]:
-    """A memory server process on PostgreSQL at `dsn`, killed on exit."""
-    server = memory_process(tmp_path, postgres_dsn=dsn)
+def replica(where: Production, tmp_path: Path) -> Iterator[memory_pb2_grpc.MemoryServiceStub]:
+    """A replica serving on `where`, killed on exit."""
+    server = replica_server(where, tmp_path)
     server.start()
     try:
         with grpc.insecure_channel(server.address) as channel:
@@ -60,8 +67,8 @@ def wait_for(stub: memory_pb2_grpc.MemoryServiceStub, want: list[str]) -> None:
     wait_until(arrived, 10, f"replica recalls {want}", lambda: f"it recalls {found}")
 
 
-def test_a_change_on_one_replica_reaches_the_other(dsn: str, tmp_path: Path) -> None:
-    with replica(dsn, tmp_path / "one") as one, replica(dsn, tmp_path / "two") as two:
+def test_a_change_on_one_replica_reaches_the_other(where: Production, tmp_path: Path) -> None:
+    with replica(where, tmp_path / "one") as one, replica(where, tmp_path / "two") as two:
         # Replica two loads u1's (empty) index before the write happens, so
         # only the change feed can bring the episode to it.
         assert list(two.Recall(QUERY, metadata=auth()).results) == []
@@ -79,8 +86,8 @@ def test_a_change_on_one_replica_reaches_the_other(dsn: str, tmp_path: Path) -> 
         wait_for(two, ["y"])
 
 
-def test_recall_is_the_same_after_kill_9_on_postgres(dsn: str, tmp_path: Path) -> None:
-    server = memory_process(tmp_path, postgres_dsn=dsn)
+def test_recall_is_the_same_after_kill_9_on_postgres(where: Production, tmp_path: Path) -> None:
+    server = replica_server(where, tmp_path)
     vectors = gaussian(200, 32, seed=31)
     queries = gaussian(8, 32, seed=32)
     server.start()

@@ -10,8 +10,9 @@ import numpy as np
 
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
-from tests.harness.deploy import memory_process
+from tests.harness.deploy import API_KEYS, key_args
 from tests.harness.memory import auth
+from tests.harness.servers import ServerProcess
 from tests.memory.data import gaussian
 
 ONLY_SIMILARITY = pb.RecallWeights(similarity=1.0, recency=0.0, importance=0.0)
@@ -36,7 +37,7 @@ def recall_all(
 
 
 def test_recall_is_the_same_after_kill_9(tmp_path: Path) -> None:
-    server = memory_process(tmp_path)
+    server = ServerProcess(tmp_path, extra_args=key_args(API_KEYS))
     vectors = gaussian(300, 64, seed=21)
     queries = gaussian(10, 64, seed=22)
     server.start()
