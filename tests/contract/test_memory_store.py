@@ -436,3 +436,40 @@ async def test_neighbours_are_the_adjacent_episodes_of_the_same_session(
     found = sorted((n.key, n.neighbour_key, n.after) for n in links)
     assert found == sorted([(keys["c"], keys["a"], False), (keys["c"], keys["d"], True)])
     assert await store.neighbours("t", "u2", [keys["c"]]) == []
+
+
+async def test_vector_manifest_lists_embedded_episodes_without_vectors(store: MemoryStore) -> None:
+    assert await store.vector_manifest("t", "u1") is None
+    a, _ = await store.insert_episode("t", episode("a", vector=[1, 0], importance=0.3))
+    await store.insert_episode("t", episode("b"))  # no embedding: not listed
+    c, _ = await store.insert_episode("t", episode("c", vector=[0, 1], occur_time=NOW + 5))
+    await store.insert_episode("t", episode("d", user="u2", vector=[1, 1]))
+    await store.insert_episode("t2", episode("e", vector=[1, 1]))
+    manifest = await store.vector_manifest("t", "u1")
+    assert manifest is not None and manifest.dimension == 2
+    rows = sorted(
+        zip(
+            manifest.keys.tolist(),
+            manifest.importance.tolist(),
+            manifest.occur_time.tolist(),
+            strict=True,
+        )
+    )
+    assert rows == [(a.vector_key, pytest.approx(0.3), NOW), (c.vector_key, 0.5, NOW + 5)]
+    await store.delete_episodes("t", ["e-a"])
+    after = await store.vector_manifest("t", "u1")
+    assert after is not None and after.keys.tolist() == [c.vector_key]
+
+
+async def test_metadata_filters_match_exactly(store: MemoryStore) -> None:
+    """matching_keys tests a substring of the stored JSON first (embedded):
+    the exact match still decides."""
+    tagged, _ = await store.insert_episode(
+        "t", episode("a", vector=[1, 0], metadata={"k": "v", "q": 'say "hi"'})
+    )
+    await store.insert_episode("t", episode("b", vector=[0, 1], metadata={"k": "vv"}))
+    await store.insert_episode("t", episode("c", vector=[1, 1], metadata={"kk": "v"}))
+    await store.insert_episode("t", episode("d", vector=[1, 2], metadata={"x": '"k":"v"'}))
+    for wanted in ({"k": "v"}, {"q": 'say "hi"'}, {"k": "v", "q": 'say "hi"'}):
+        keys = await store.matching_keys("t", "u1", EpisodeFilter(metadata=wanted), 10)
+        assert keys == [tagged.vector_key], wanted

@@ -142,6 +142,16 @@ MEMORY_MIGRATIONS: list[tuple[int, list[str]]] = [
             " ON memory_episodes (tenant, user_id, session_id, vector_key)",
         ],
     ),
+    (
+        4,
+        [
+            # Filtered recall (matching_keys) reads a user's metadata from
+            # this covering index, newest first, instead of every row with
+            # its embedding (a 1-2 KB row per episode).
+            "CREATE INDEX memory_episodes_user_metadata ON memory_episodes"
+            " (tenant, user_id, occur_time DESC, episode_id DESC, dimension, metadata)",
+        ],
+    ),
 ]
 _INDEX_BATCH = 500
 

@@ -195,6 +195,14 @@ MEMORY_MIGRATIONS: tuple[Migration, ...] = (
             " ON memory_episodes (tenant, user_id, session_id, vector_key)",
         ),
     ),
+    Migration(
+        4,
+        "episodes by metadata (filtered recall: containment through GIN, not a scan)",
+        (
+            "CREATE INDEX memory_episodes_metadata ON memory_episodes"
+            " USING gin (metadata jsonb_path_ops)",
+        ),
+    ),
 )
 # The episodes recorded just before and just after each wanted one in its
 # session: one index probe each (memory_episodes_session_key).
