@@ -31,10 +31,20 @@ def test_words_are_folded_stemmed_and_stop_words_dropped() -> None:
     assert lexical.query_terms("tea, Tea and TEA") == ["tea"]
 
 
-def test_cjk_runs_become_bigrams_and_mixed_text_splits() -> None:
-    assert lexical.terms("团子三岁") == ["团子", "子三", "三岁"]
+def test_cjk_runs_become_characters_and_bigrams_and_mixed_text_splits() -> None:
+    assert lexical.terms("团子三岁") == ["团", "子", "三", "岁", "团子", "子三", "三岁"]
     assert lexical.terms("猫") == ["猫"]
-    assert lexical.terms("我买了iPhone15手机") == ["我买", "买了", "iphone15", "手机"]
+    assert lexical.terms("我买了iPhone15手机") == [
+        "我",
+        "买",
+        "了",
+        "我买",
+        "买了",
+        "iphone15",
+        "手",
+        "机",
+        "手机",
+    ]
     # Full-width letters and digits fold to their ASCII forms (NFKC).
     assert lexical.terms("\uff21\uff22\uff23\uff11\uff12\uff13") == ["abc123"]
 
@@ -74,7 +84,9 @@ async def test_sqlite_migration_indexes_episodes_stored_before_it(tmp_path: Path
         store = EmbeddedMemoryStore(storage)
         await store.start()
         found = await store.lexical_matches("t", "u1", ["团子"], EpisodeFilter(), 10)
-        assert [c.terms for c in found.candidates] == ["我们 们家 家的 的猫 猫叫 叫团 团子"]
+        assert [c.terms for c in found.candidates] == [
+            "我 们 家 的 猫 叫 团 子 我们 们家 家的 的猫 猫叫 叫团 团子"
+        ]
     finally:
         await storage.close()
 

@@ -8,10 +8,13 @@ Chinese are split the same way on both backends:
 * runs of Latin (and other space-delimited) letters and digits become
   words, case-folded, English stop words dropped, Snowball-stemmed
   ("hiking" and "hikes" both give "hike");
-* runs of CJK characters (no spaces between words) become overlapping
-  character bigrams ("团子三岁" gives "团子 子三 三岁"), a run of one
-  character stays a unigram. Bigrams need no dictionary and match
-  Chinese words of two or more characters, the common case.
+* runs of CJK characters (no spaces between words) become their
+  characters and their overlapping character bigrams ("团子三岁" gives
+  "团 子 三 岁 团子 子三 三岁"). Bigrams need no dictionary and match
+  Chinese words of two or more characters, the common case; characters
+  match the rest ("养狗" and "养一只狗" share 养 and 狗), and BM25's idf
+  keeps common ones (的, 了) cheap. On the Chinese test conversation,
+  characters with bigrams lift hybrid hit@3 from 0.87 to 0.92.
 
 Stores return the matching episodes with their terms and the corpus
 statistics (document count, per-term document frequency); `bm25_scores`
@@ -32,8 +35,9 @@ from functools import lru_cache
 
 import snowballstemmer
 
-# Bump when the terms a text gives change: stores re-derive older rows.
-TERMS_VERSION = 1
+# Changing the terms a text gives needs a migration that sets the stores'
+# lexical_terms to NULL (and empties the SQLite FTS table): the backfill run
+# at start then derives them again.
 MAX_QUERY_TERMS = 64
 
 _RUN = re.compile(r"[^\W_]+")
@@ -85,15 +89,13 @@ def _iter_terms(text: str) -> Iterator[str]:
             if not piece:
                 continue
             if _CJK.fullmatch(piece):
-                yield from _bigrams(piece)
+                yield from _cjk_terms(piece)
             elif piece not in _STOP_WORDS:
                 yield _stem(piece)
 
 
-def _bigrams(run: str) -> Iterator[str]:
-    if len(run) == 1:
-        yield run
-        return
+def _cjk_terms(run: str) -> Iterator[str]:
+    yield from run
     for i in range(len(run) - 1):
         yield run[i : i + 2]
 
