@@ -11,17 +11,21 @@ bind a port already in use and silently take half the new connections
 off (`grpc.so_reuseport` 0: a taken port fails its start), and a worker
 group is guarded by its parent:
 
-1. the parent probes the address with a socket that does *not* set
-   SO_REUSEPORT: any server already there (a single one or a whole group)
-   makes it fail, and the parent exits with one line naming the address;
-2. it then binds (without listening) a holder socket that does set it, and
-   keeps it for its lifetime, so that the port stays reserved to the group
-   (a probe or a single server that comes later fails on it);
+1. the parent takes the port's lock: an abstract Unix socket named after
+   the port (`statekeeper-serve-port-<port>`), which the kernel releases
+   when the parent dies and which, like the port, belongs to the network
+   namespace. A second group (or a lone server, which checks it too)
+   finds it taken and exits with one line naming the address;
+2. it probes the address with a socket that does *not* set SO_REUSEPORT:
+   any other server there (statekeeper or not) makes it fail the same way;
 3. only then do the workers start and bind with SO_REUSEPORT.
 
-What stays open is the microseconds between 1 and 2, and a program that
-sets SO_REUSEPORT on purpose under the same user id (Linux admits only
-sockets of the same effective uid into a group).
+What stays open: a program that is not statekeeper and sets SO_REUSEPORT
+on purpose under the same user id (Linux admits only sockets of the same
+effective uid into a group); and a lone server that binds in the
+microseconds between its own check and its bind, which then makes the
+group's workers fail to bind (loudly: the group exits non-zero), never a
+silent split.
 
 The parent forwards SIGTERM/SIGINT to every worker, which drains like a
 single server, and exits non-zero if a worker fails. Workers die with
@@ -55,41 +59,58 @@ STOP_MARGIN_SECONDS = 10.0
 PR_SET_PDEATHSIG = 1
 
 
-def reserve(listen: str) -> tuple[str, list[socket.socket]]:
-    """Checks that nothing serves on `listen` (HOST:PORT) and reserves it for
-    a worker group; returns the address with its port resolved (port 0 picks
-    a free one) and the holder sockets to keep open. Raises OSError naming
-    the address when it is taken."""
-    host, _, port_text = listen.rpartition(":")
-    host = host.strip("[]")
-    port = int(port_text)
-    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    holders: list[socket.socket] = []
+def reserve(listen: str) -> tuple[str, socket.socket]:
+    """Checks that nothing serves on `listen` (HOST:PORT) and reserves its
+    port for a worker group; returns the address with its port resolved
+    (port 0 picks a free one) and the lock to keep open while the group
+    runs. Raises OSError naming the address when it is taken."""
+    port = _probe_all(listen)
+    lock = _lock_port(port, listen)
     try:
-        for family, kind, proto, _, sockaddr in infos:
-            address = (sockaddr[0], port, *sockaddr[2:])
-            port = _probe(family, kind, proto, address, listen)
-            address = (sockaddr[0], port, *sockaddr[2:])
-            holders.append(_hold(family, kind, proto, address))
+        resolved = f"{listen.rpartition(':')[0]}:{port}"
+        _probe_all(resolved)  # a server that came between the probe and the lock
     except OSError:
-        for holder in holders:
-            holder.close()
+        lock.close()
         raise
-    return f"{host if ':' not in host else f'[{host}]'}:{port}", holders
+    return resolved, lock
 
 
-def check_free(listen: str) -> None:
-    """Raises OSError naming `listen` if a server already listens there:
-    a lone server checks before it opens storage, so that it fails at once
-    with one clear line (gRPC's own bind, without SO_REUSEPORT, would fail
-    too, but only after startup and with a C-core log line)."""
+def check_free(listen: str) -> int:
+    """Raises OSError naming `listen` if a server or a worker group already
+    has its port; returns the port (port 0: a free one). A lone server
+    checks before it opens storage, so that it fails at once with one clear
+    line (gRPC's own bind, without SO_REUSEPORT, would fail too, but only
+    after startup and with a C-core log line)."""
+    port = _probe_all(listen)
+    if not listen.endswith(":0"):
+        _lock_port(port, listen).close()
+    return port
+
+
+def _probe_all(listen: str) -> int:
+    """Probes every address `listen` resolves to; returns the port (port 0:
+    the free one the first probe got, used for the others)."""
     host, _, port_text = listen.rpartition(":")
-    host = host.strip("[]")
+    port = int(port_text)
     infos = socket.getaddrinfo(
-        host or None, int(port_text), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )
     for family, kind, proto, _, sockaddr in infos:
-        _probe(family, kind, proto, sockaddr, listen)
+        port = _probe(family, kind, proto, (sockaddr[0], port, *sockaddr[2:]), listen)
+    return port
+
+
+def _lock_port(port: int, listen: str) -> socket.socket:
+    lock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        lock.bind(f"\0statekeeper-serve-port-{port}")
+    except OSError as exc:
+        lock.close()
+        raise OSError(
+            exc.errno,
+            f"cannot listen on {listen}: Address already in use (by statekeeper workers)",
+        ) from exc
+    return lock
 
 
 def _probe(family: int, kind: int, proto: int, address: tuple[object, ...], listen: str) -> int:
@@ -105,19 +126,11 @@ def _probe(family: int, kind: int, proto: int, address: tuple[object, ...], list
         return int(probe.getsockname()[1])
 
 
-def _hold(family: int, kind: int, proto: int, address: tuple[object, ...]) -> socket.socket:
-    holder = socket.socket(family, kind, proto)
-    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    holder.bind(address)
-    return holder
-
-
 def serve_workers(settings: Settings, serve_one: Callable[[Settings, bool], int]) -> int:
     """Runs `settings.worker_count` workers on the listen port until
     SIGTERM/SIGINT; `serve_one(settings, reuse_port)` is one server's main."""
     try:
-        address, holders = reserve(settings.listen)
+        address, lock = reserve(settings.listen)
     except OSError as exc:
         log.error("cannot start: %s", exc.strerror or exc)
         return 1
@@ -155,8 +168,7 @@ def serve_workers(settings: Settings, serve_one: Callable[[Settings, bool], int]
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        for holder in holders:
-            holder.close()
+        lock.close()
     return 1 if failed else 0
 
 
