@@ -29,6 +29,7 @@ OLD_ROW = (
 def test_words_are_folded_stemmed_and_stop_words_dropped() -> None:
     assert lexical.terms("The Hikers were HIKING; she hikes!") == ["hiker", "hike", "hike"]
     assert lexical.query_terms("tea, Tea and TEA") == ["tea"]
+    assert lexical.terms("key " + "x" * 101) == ["key"]  # blobs are not words
 
 
 def test_cjk_runs_become_characters_and_bigrams_and_mixed_text_splits() -> None:

@@ -39,6 +39,9 @@ import snowballstemmer
 # lexical_terms to NULL (and empties the SQLite FTS table): the backfill run
 # at start then derives them again.
 MAX_QUERY_TERMS = 64
+# Longer words (hashes, base64 blobs) are not indexed: nobody searches for
+# them by hand, and PostgreSQL refuses lexemes over 2047 bytes.
+MAX_WORD_CHARS = 100
 
 _RUN = re.compile(r"[^\W_]+")
 _CJK = re.compile(
@@ -90,7 +93,7 @@ def _iter_terms(text: str) -> Iterator[str]:
                 continue
             if _CJK.fullmatch(piece):
                 yield from _cjk_terms(piece)
-            elif piece not in _STOP_WORDS:
+            elif piece not in _STOP_WORDS and len(piece) <= MAX_WORD_CHARS:
                 yield _stem(piece)
 
 
