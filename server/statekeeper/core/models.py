@@ -7,7 +7,7 @@ dicts so that every backend can store a version snapshot the same way.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
@@ -141,8 +141,14 @@ class SessionRecord:
         return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        # What dataclasses.asdict gives, without its deep copy of every
+        # value: every write encodes the record, and asdict dominated that.
+        data = {name: getattr(self, name) for name in _RECORD_FIELDS}
         data["status"] = int(self.status)
+        data["pending_tool_calls"] = [
+            {"id": call.id, "name": call.name, "arguments": call.arguments}
+            for call in self.pending_tool_calls
+        ]
         return data
 
     @classmethod
@@ -160,6 +166,9 @@ class SessionRecord:
                 ),
             }
         )
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(SessionRecord))
 
 
 @dataclass(frozen=True)
