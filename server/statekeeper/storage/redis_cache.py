@@ -45,6 +45,7 @@ from typing import Any
 import redis.asyncio as redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import NoScriptError
 
 from statekeeper import logs
 from statekeeper.core.models import SessionRecord
@@ -121,6 +122,9 @@ return 0
 """
 )
 
+# A script call waiting for the next pipeline: script, keys, args, caller.
+_ScriptCall = tuple[Any, list[str], list[str], "asyncio.Future[Any]"]
+
 _OWED_LIMIT = 100_000
 # What a Redis call raises when Redis cannot serve it.
 _FAILURES = (redis.RedisError, OSError, TimeoutError)
@@ -159,6 +163,8 @@ class SessionCache:
         self._owed: set[tuple[str, str]] = set()
         self._flush_needed = False
         self._probing = asyncio.Lock()
+        self._batch: list[_ScriptCall] = []
+        self._batch_tasks: set[asyncio.Task[None]] = set()
 
     @property
     def description(self) -> str:
@@ -211,8 +217,8 @@ class SessionCache:
             return None, ""
         token = secrets.token_hex(8)
         try:
-            found = await self._scripts["read"](
-                keys=self.keys(tenant, session_id), args=[self._ttl_ms, token, self._lease_ms]
+            found = await self._script(
+                "read", self.keys(tenant, session_id), [self._ttl_ms, token, self._lease_ms]
             )
         except _FAILURES as exc:
             self._fail(exc)
@@ -234,7 +240,7 @@ class SessionCache:
             self._ttl_ms,
         ]
         try:
-            await self._scripts["backfill"](keys=self.keys(tenant, session_id), args=args)
+            await self._script("backfill", self.keys(tenant, session_id), args)
         except _FAILURES as exc:
             self._fail(exc)
 
@@ -246,8 +252,9 @@ class SessionCache:
         """Before the durable commit: drop the entry, take a write lease."""
         token = secrets.token_hex(8)
         keys = self.keys(tenant, session_id)
-        begin = self._scripts.get("begin")
-        if begin and await self._attempt(lambda: begin(keys=keys, args=[token, self._lease_ms])):
+        if self._scripts and await self._attempt(
+            lambda: self._script("begin", keys, [token, self._lease_ms])
+        ):
             self._owed.discard((tenant, session_id))
             return token
         self._owe(tenant, session_id)
@@ -263,8 +270,8 @@ class SessionCache:
             return None, ""
         token = secrets.token_hex(8)
         try:
-            found = await self._scripts["read_for_write"](
-                keys=self.keys(tenant, session_id), args=[token, self._lease_ms]
+            found = await self._script(
+                "read_for_write", self.keys(tenant, session_id), [token, self._lease_ms]
             )
         except _FAILURES as exc:
             self._fail(exc)
@@ -287,8 +294,7 @@ class SessionCache:
                 self._ttl_ms,
             ]
             keys = self.keys(tenant, session_id)
-            finish = self._scripts.get("finish")
-            if finish and await self._attempt(lambda: finish(keys=keys, args=args)):
+            if self._scripts and await self._attempt(lambda: self._script("finish", keys, args)):
                 self._owed.discard((tenant, session_id))
                 return
         await self.invalidate(tenant, session_id)
@@ -302,6 +308,58 @@ class SessionCache:
             self._owed.discard((tenant, session_id))
             return
         self._owe(tenant, session_id)
+
+    async def _script(self, name: str, keys: list[str], args: list[str]) -> Any:
+        """Runs one of the scripts. Calls made in the same turn of the event
+        loop (many clients' appends finishing together) share one pipeline:
+        one round trip and one write to the socket for all of them."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._batch.append((self._scripts[name], keys, args, future))
+        if len(self._batch) == 1:
+            loop.call_soon(self._send_batch)
+        return await future
+
+    def _send_batch(self) -> None:
+        batch, self._batch = self._batch, []
+        task = asyncio.create_task(self._run_batch(batch))
+        self._batch_tasks.add(task)
+        task.add_done_callback(self._batch_tasks.discard)
+
+    async def _run_batch(self, batch: list[_ScriptCall]) -> None:
+        try:
+            results = await self._execute(batch)
+        except asyncio.CancelledError:
+            for *_, future in batch:
+                future.cancel()
+            raise
+        except Exception as exc:
+            results = [exc] * len(batch)
+        for (*_, future), result in zip(batch, results, strict=True):
+            if future.done():
+                continue  # its caller was cancelled
+            if isinstance(result, BaseException):
+                future.set_exception(result)
+            else:
+                future.set_result(result)
+
+    async def _execute(self, batch: list[_ScriptCall]) -> list[Any]:
+        if len(batch) == 1:
+            script, keys, args, _ = batch[0]
+            return [await script(keys=keys, args=args)]
+        assert self._client is not None
+        # EVALSHA straight into the pipeline (a pipeline that knows its
+        # scripts checks them with SCRIPT EXISTS first: a round trip more);
+        # a script Redis has lost is loaded and run again on its own.
+        pipe = self._client.pipeline(transaction=False)
+        for script, keys, args, _ in batch:
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
+        results: list[Any] = await pipe.execute(raise_on_error=False)
+        for index, result in enumerate(results):
+            if isinstance(result, NoScriptError):
+                script, keys, args, _ = batch[index]
+                results[index] = await script(keys=keys, args=args)
+        return results
 
     async def _attempt(self, call: Callable[[], Awaitable[object]]) -> bool:
         try:
