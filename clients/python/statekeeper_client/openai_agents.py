@@ -15,11 +15,14 @@ item, as JSON, in the message's metadata (split over several entries, since
 one entry holds at most 4 KiB). Reading puts the text back where it was.
 
 `pop_item` is a SessionService rollback to the version before the newest
-item's append. When that append carried several items, the others are
-appended again right after the rollback (both guarded by the session's
-etag); a process that dies between the two leaves those items in the
-history as rolled back (ListMessages with include_rolled_back), not in the
-session.
+item's append, guarded by the session's etag (a racing writer makes it read
+again). When that append carried several items, the others are appended
+again right after the rollback: two steps, not one. Between them a reader
+sees the session without those items, a concurrent append lands before
+them, and a process that dies there leaves them in the history as rolled
+back (ListMessages with include_rolled_back), not in the session. The
+server has no "remove the newest message" operation that would make this
+one step.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ ITEM_KEY_PREFIX = "openai_agents.item."
 TEXT_PATH_KEY = "openai_agents.text_path"
 # Bytes of one metadata value (the server's default limit is 4096).
 CHUNK_BYTES = 4000
+# Reads and rollbacks of one pop_item racing other writers before giving up.
+POP_ATTEMPTS = 10
 # The server lists at most 1000 messages per page.
 PAGE_SIZE = 1000
 # Where a function call's arguments go: its ToolCall, not the content.
@@ -126,14 +131,17 @@ class StatekeeperSession(SessionABC):
             await self._sessions().AppendMessages(request)
 
     async def pop_item(self) -> TResponseInputItem | None:
-        while True:
+        for _ in range(POP_ATTEMPTS):
             try:
                 return await self._pop_once()
+            except _SessionMovedError:
+                continue  # another writer changed it between our reads: read again
             except grpc.RpcError as error:
-                # Another writer changed the session between our read and
-                # the rollback: read again.
-                if _reason(error) != "ETAG_MISMATCH":
+                if _reason(error) != "ETAG_MISMATCH":  # the rollback lost the race
                     raise
+        raise RuntimeError(
+            f"pop_item: session {self.session_id!r} changed under each of {POP_ATTEMPTS} attempts"
+        )
 
     async def clear_session(self) -> None:
         try:
@@ -219,10 +227,9 @@ class StatekeeperSession(SessionABC):
         target = await self._version_before_last_append(session)
         messages = await self._messages()
         if len(messages) != session.message_count:
-            # Appended to meanwhile: the rollback below would fail on the etag.
-            raise _EtagMoved()
+            raise _SessionMovedError
         kept_count = target.session.message_count
-        again = messages[kept_count:-1]
+        again = [_as_new(message) for message in messages[kept_count:-1]]
         rolled = await self._sessions().RollbackSession(
             pb.RollbackSessionRequest(
                 session_id=self.session_id,
@@ -231,14 +238,23 @@ class StatekeeperSession(SessionABC):
             )
         )
         if again:
-            await self._sessions().AppendMessages(
-                pb.AppendMessagesRequest(
-                    session_id=self.session_id,
-                    messages=[_as_new(message) for message in again],
-                    expected_etag=rolled.session.etag,
-                )
-            )
+            await self._append_again(again, rolled.session.etag)
         return decode_item(messages[-1])
+
+    async def _append_again(self, messages: list[pb.SessionMessage], etag: str) -> None:
+        """Appends the items the rollback took along with the popped one:
+        right after it when no one wrote in between, else after that write
+        (they are never dropped)."""
+        request = pb.AppendMessagesRequest(
+            session_id=self.session_id, messages=messages, expected_etag=etag
+        )
+        try:
+            await self._sessions().AppendMessages(request)
+        except grpc.RpcError as error:
+            if _reason(error) != "ETAG_MISMATCH":
+                raise
+            request.ClearField("expected_etag")
+            await self._sessions().AppendMessages(request)
 
     async def _version_before_last_append(self, session: pb.Session) -> pb.SessionVersion:
         """The newest version the session descends from that has fewer
@@ -255,19 +271,11 @@ class StatekeeperSession(SessionABC):
             version = found.parent_version
 
 
-class _EtagMoved(grpc.RpcError):  # type: ignore[misc]
-    """The session changed between two reads of one pop: read again."""
-
-    def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.ABORTED
-
-    def details(self) -> str:
-        return "ETAG_MISMATCH"
+class _SessionMovedError(Exception):
+    """The session changed between two reads of one pop."""
 
 
 def _reason(error: grpc.RpcError) -> str:
-    if isinstance(error, _EtagMoved):
-        return "ETAG_MISMATCH"
     info = error_info(error)
     return info.reason if info is not None else ""
 
