@@ -15,6 +15,7 @@ import asyncio
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tomllib
@@ -144,7 +145,7 @@ def test_run_production_serves_two_replicas_on_one_port(tmp_path: Path) -> None:
 
 
 def _run_production(directory: Path, dsn: str, redis_url: str) -> None:
-    listen, metrics = free_port(), free_port()
+    listen, metrics = free_port(), _free_port_pair()
     env = {
         **os.environ,
         "STATEKEEPER_POSTGRES_DSN": dsn,
@@ -179,6 +180,19 @@ def _run_production(directory: Path, dsn: str, redis_url: str) -> None:
     finally:
         if process.poll() is None:
             processes.kill(process)
+
+
+def _free_port_pair() -> int:
+    """A port free now whose next port is free too (one per replica)."""
+    for _ in range(50):
+        first = free_port()
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", first + 1))
+            except OSError:
+                continue
+        return first
+    raise AssertionError("no two consecutive free ports")
 
 
 def _exited(log: Path) -> bool:
