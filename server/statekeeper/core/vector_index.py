@@ -591,14 +591,22 @@ class ExactScan:
         k = min(k, len(rows))
         if k <= 0:
             return []
-        scores = (
-            self._vectors[rows] @ query.reshape(-1)
-            if allowed is not None
-            else (self._vectors @ query.reshape(-1))
+        faiss = _faiss()
+        faiss.omp_set_num_threads(1)
+        # FAISS's own kernel, so similarities are bit-identical to what the
+        # real index will return for the same vectors.
+        base = self._vectors if allowed is None else self._vectors[rows]
+        scores, best = faiss.knn(
+            np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32),
+            base,
+            k,
+            metric=faiss.METRIC_INNER_PRODUCT,
         )
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return [(int(self._keys[rows[i]]), float(scores[i])) for i in best]
+        return [
+            (int(self._keys[rows[i]]), float(score))
+            for i, score in zip(best[0], scores[0], strict=True)
+            if i >= 0
+        ]
 
 
 # ----- change feed ---------------------------------------------------------------
