@@ -3,6 +3,7 @@
 statekeeper serve    run the gRPC server
 statekeeper migrate  apply pending schema migrations (PostgreSQL or embedded)
 statekeeper health   probe a running server's gRPC health (container health checks)
+statekeeper doctor   check config, store, schema versions, a running server and its indexes
 statekeeper audit    read the audit trail straight from the store
 """
 
@@ -50,6 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument(
         "--timeout", type=float, default=3.0, help="seconds to wait for the answer (default: 3)"
     )
+    doctor_help = (
+        "check the configuration, the store (PostgreSQL, Redis or the embedded store), every"
+        " schema version, and a running server's health and index state; changes nothing"
+    )
+    doctor = commands.add_parser("doctor", help=doctor_help, description=doctor_help)
+    config.add_arguments(doctor, only=(*STORE_OPTIONS, "listen", "redis_url", "metrics_listen"))
     audit = commands.add_parser("audit", help="read the audit trail")
     audit_commands = audit.add_subparsers(dest="audit_command", required=True)
     list_help = "list audit records, newest first"
@@ -74,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         return serve_workers(settings, serve_process)
     if args.command == "health":
         return _health(settings, args.timeout)
+    if args.command == "doctor":
+        from statekeeper import doctor
+
+        healthy, lines = doctor.run(settings)
+        print("\n".join(lines))
+        return 0 if healthy else 1
     runners: dict[str, Callable[[], Coroutine[Any, Any, int]]] = {
         "serve": lambda: _serve(settings),
         "migrate": lambda: _migrate(settings),

@@ -12,10 +12,13 @@ stores' own start-up migrations find nothing left to do.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from statekeeper.storage.postgres import Migration, SchemaOutOfDateError
 
@@ -187,3 +190,35 @@ async def migrate_embedded(storage: EmbeddedStorage) -> list[str]:
     await bus.start()
     await bus.close()
     return ["sessions", "memory", "checkpoints", "workflows", "blackboard", "bus"]
+
+
+def embedded_states(database: Path) -> list[SchemaState]:
+    """Each embedded schema's applied version against the one this server
+    needs, read without writing (a read-only connection)."""
+    from statekeeper.storage import (
+        embedded,
+        embedded_blackboard,
+        embedded_checkpoints,
+        embedded_memory,
+        embedded_messagebus,
+        embedded_workflows,
+    )
+
+    tables: list[tuple[str, str, Sequence[tuple[int, Any]]]] = [
+        ("sessions", "schema_migrations", embedded.MIGRATIONS),
+        ("memory", "memory_schema_migrations", embedded_memory.MEMORY_MIGRATIONS),
+        ("checkpoints", embedded_checkpoints.SCHEMA_TABLE, embedded_checkpoints.MIGRATIONS),
+        ("workflows", embedded_workflows.SCHEMA_TABLE, embedded_workflows.MIGRATIONS),
+        ("blackboard", "blackboard_schema", embedded_blackboard.SCHEMA),
+        ("bus", "messagebus_schema", embedded_messagebus.SCHEMA),
+    ]
+    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+        existing = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        states = []
+        for name, table, migrations in tables:
+            version = 0
+            if table in existing:
+                version = db.execute(f"SELECT coalesce(max(version), 0) FROM {table}").fetchone()[0]
+            latest = max(entry[0] for entry in migrations)
+            states.append(SchemaState(name, int(version), latest))
+    return states

@@ -1,0 +1,105 @@
+"""`statekeeper doctor` (issue 16): config, store connectivity, every schema
+version, a running server's health and its index state; it changes nothing
+and exits non-zero when a check fails."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncpg
+
+from statekeeper.storage import postgres
+from tests.harness.deadlines import scaled
+from tests.harness.processes import REPO, free_port
+from tests.harness.servers import ServerProcess
+from tests.services import configured, fresh_database, reachable
+
+
+def doctor(*args: str) -> subprocess.CompletedProcess[str]:
+    # No STATEKEEPER_* from the environment: the arguments say everything.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STATEKEEPER_")}
+    return subprocess.run(
+        [sys.executable, "-m", "statekeeper", "doctor", *args],
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        cwd=REPO,
+        env=env,
+    )
+
+
+def finding(result: subprocess.CompletedProcess[str], topic: str) -> str:
+    lines = [line for line in result.stdout.splitlines() if line[6:].startswith(topic)]
+    assert len(lines) == 1, result.stdout
+    return lines[0]
+
+
+def test_a_healthy_embedded_deployment(tmp_path: Path) -> None:
+    metrics = free_port()
+    server = ServerProcess(tmp_path, extra_args=["--metrics-listen", f"127.0.0.1:{metrics}"])
+    server.start()
+    try:
+        result = doctor(
+            "--data-dir",
+            str(tmp_path),
+            "--listen",
+            server.address,
+            "--metrics-listen",
+            f"127.0.0.1:{metrics}",
+        )
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert finding(result, "schemas").startswith("ok ")
+    for name in ("sessions", "memory", "checkpoints", "workflows", "blackboard", "bus"):
+        assert name in finding(result, "schemas")
+    assert finding(result, "server").startswith("ok ") and "SERVING" in finding(result, "server")
+    assert "startup load done" in finding(result, "indexes")
+
+
+def test_a_missing_store_fails_and_is_not_created(tmp_path: Path) -> None:
+    typo = tmp_path / "typo"
+    result = doctor("--data-dir", str(typo), "--listen", f"127.0.0.1:{free_port()}")
+    assert result.returncode == 1
+    assert finding(result, "store").startswith("FAIL") and str(typo) in finding(result, "store")
+    assert finding(result, "server").startswith("WARN")
+    assert not typo.exists()
+
+
+def test_production_schemas_and_connectivity() -> None:
+    services = configured()
+    asyncio.run(reachable(services))
+
+    async def scenario() -> None:
+        async with fresh_database(services) as dsn:
+            conn = await asyncpg.connect(dsn)
+            try:
+                await postgres.migrate(conn)  # the session tables only
+            finally:
+                await conn.close()
+            store = ["--postgres-dsn", dsn, "--redis-url", services.redis_url]
+            old = await asyncio.to_thread(doctor, *store)
+            assert old.returncode == 1
+            assert finding(old, "schemas").startswith("FAIL")
+            assert "memory 0 (needs" in finding(old, "schemas")
+            assert finding(old, "postgres").startswith("ok ")
+            assert finding(old, "redis").startswith("ok ")
+            migrate = [sys.executable, "-m", "statekeeper", "migrate", "--postgres-dsn", dsn]
+            await asyncio.to_thread(subprocess.run, migrate, check=True, capture_output=True)
+            current = await asyncio.to_thread(doctor, *store)
+            assert finding(current, "schemas").startswith("ok "), current.stdout
+            assert current.returncode == 0, current.stdout
+
+    asyncio.run(scenario())
+
+
+def test_unreachable_postgres_fails() -> None:
+    closed = free_port()
+    result = doctor("--postgres-dsn", f"postgresql://sk:secret@127.0.0.1:{closed}/sk")
+    assert result.returncode == 1
+    assert finding(result, "postgres").startswith("FAIL")
+    assert "secret" not in result.stdout
