@@ -720,8 +720,10 @@ class _UserIndex:
     readers: int = 0
     deferred: list[VectorChange] = field(default_factory=list)
     cached_ceiling: tuple[float, float] | None = None
-    # Bumped by every applied change: a snapshot is due when it moved.
+    # Bumped by every applied change: a snapshot is due when it differs
+    # from the version last saved (-1: never saved).
     version: int = 0
+    saved_version: int = -1
 
     def apply(self, change: VectorChange) -> None:
         if self.readers:
@@ -778,7 +780,6 @@ class _Slot:
     progress: asyncio.Event = field(default_factory=asyncio.Event)
     loader: asyncio.Task[None] | None = None
     failure: Exception | None = None
-    saved_version: int = -1
 
     @property
     def loaded(self) -> bool:
@@ -1022,12 +1023,12 @@ class VectorIndexes:
         saved = 0
         for (tenant, user_id), slot in list(self._slots.items()):
             current = slot.current
-            if current is None or slot.building or current.version == slot.saved_version:
+            if current is None or slot.building or current.version == current.saved_version:
                 continue
             if current.index.live_count < self._config.snapshot_min_vectors:
                 continue
             try:
-                await self._save(tenant, user_id, slot, current, self._snapshots)
+                await self._save(tenant, user_id, current, self._snapshots)
             except OSError as exc:  # a full disk must not stop the server
                 log.error(
                     "could not save a vector index snapshot",
@@ -1038,12 +1039,7 @@ class VectorIndexes:
         return saved
 
     async def _save(
-        self,
-        tenant: str,
-        user_id: str,
-        slot: _Slot,
-        current: _UserIndex,
-        snapshots: SnapshotStore,
+        self, tenant: str, user_id: str, current: _UserIndex, snapshots: SnapshotStore
     ) -> None:
         version = current.version
         index = current.index
@@ -1071,7 +1067,7 @@ class VectorIndexes:
             written = await asyncio.to_thread(write)
         finally:
             current.release_reader()
-        slot.saved_version = version
+        current.saved_version = version
         log.info(
             "saved vector index snapshot",
             extra={
@@ -1158,9 +1154,9 @@ class VectorIndexes:
                     fresh.apply(change)
             slot.current = fresh
             slot.last_rebuild_time = self._clock()
-            if source == "snapshot":
+            if source == "snapshot" and fresh is not None:
                 # The file matches unless a tail was applied (then version > 0).
-                slot.saved_version = 0
+                fresh.saved_version = 0
         finally:
             slot.building = False
             slot.pending = []
