@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from statekeeper.adapters.multilingual_embedder import MultilingualEmbedder
 from statekeeper.core import lexical
 from statekeeper.core.episodic import EpisodeDraft, RecallQuery
 from statekeeper.core.limits import Limits
@@ -192,6 +193,8 @@ async def run_app(
         )
         await app.start(wait_for_indexes=True)
         try:
+            if app.embedder is not None:  # the model loads once per process
+                await app.embedder.embed(["load the model"])
             by_episode, seconds = await _record(app, conversation)
             for tally in tallies.values():
                 tally.recorded, tally.record_seconds = len(conversation.turns), seconds
@@ -357,6 +360,19 @@ async def evaluate(conversations: list[Conversation], modes: list[str]) -> dict[
     return tallies
 
 
+async def embedder_rate(texts: list[str]) -> float:
+    """Texts/s of the default embedder alone (loaded first), CONCURRENCY
+    concurrent single-text calls at a time, as concurrent RecordEpisode
+    calls make them: what the record rate would be without the store."""
+    embedder = MultilingualEmbedder()
+    await embedder.embed(["load the model"])
+    started = time.perf_counter()
+    for start in range(0, len(texts), CONCURRENCY):
+        chunk = texts[start : start + CONCURRENCY]
+        await asyncio.gather(*(embedder.embed([text]) for text in chunk))
+    return len(texts) / (time.perf_counter() - started)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--locomo-dir", type=Path, default=DEFAULT_LOCOMO)
@@ -380,6 +396,9 @@ def main() -> None:
         report(
             "Chinese conversation", asyncio.run(evaluate([chinese], args.modes)), len(chinese.turns)
         )
+    if locomo:
+        rate = asyncio.run(embedder_rate([t.text for t in locomo[0].turns]))
+        print(f"\ndefault embedder alone, {CONCURRENCY} concurrent calls: {rate:.0f} texts/s")
     print(f"\nload average after: {os.getloadavg()}")
 
 
