@@ -1,5 +1,5 @@
 """Assembles the capabilities beyond sessions: memory, checkpoints and
-workflows, the blackboard and the message bus.
+workflows, the blackboard, the message bus and items.
 
 Each capability knows how to build itself on the configured backend, register
 its servicer, start its background work, end its open streams before the
@@ -18,10 +18,12 @@ import grpc
 
 from statekeeper.api import blackboard_servicer, messagebus_servicer
 from statekeeper.api.checkpoint_servicer import register as register_checkpoints
+from statekeeper.api.items_servicer import register as register_items
 from statekeeper.config import Settings
 from statekeeper.core.blackboard import Blackboard
 from statekeeper.core.blackboard_models import BlackboardLimits
 from statekeeper.core.checkpoints import CheckpointLimits, CheckpointManager
+from statekeeper.core.items import ItemLimits, ItemManager
 from statekeeper.core.memory_config import MemoryConfig
 from statekeeper.core.messagebus import MessageBus
 from statekeeper.core.messagebus_models import MessageBusLimits
@@ -36,6 +38,7 @@ from statekeeper.storage.checkpoint_store import CheckpointStore
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
 from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.embedded_items import EmbeddedItemStore
 from statekeeper.storage.embedded_messagebus import (
     EmbeddedMessageStore,
     InProcessInboxNotifier,
@@ -43,8 +46,10 @@ from statekeeper.storage.embedded_messagebus import (
 )
 from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
 from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.item_store import ItemStore
 from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
 from statekeeper.storage.postgres_checkpoints import PostgresCheckpointStore
+from statekeeper.storage.postgres_items import PostgresItemStore
 from statekeeper.storage.postgres_memory import PostgresMemoryStore
 from statekeeper.storage.postgres_memory_feed import PostgresChangeFeed
 from statekeeper.storage.postgres_messagebus import PostgresMessageStore
@@ -55,6 +60,7 @@ from statekeeper.storage.workflow_store import WorkflowStore
 from statekeeper_client.v1 import (
     blackboard_pb2,
     checkpoint_pb2,
+    items_pb2,
     memory_pb2,
     message_pb2,
 )
@@ -248,6 +254,32 @@ class ProductionMessageBus:
         await self.store.close()
 
 
+class Items:
+    """ItemService: namespaced JSON items (LangGraph's BaseStore)."""
+
+    def __init__(self, store: ItemStore) -> None:
+        self.store = store
+        self.items = ItemManager(store, ItemLimits())
+
+    async def start(self) -> None:
+        await self.store.start()
+
+    def register(self, server: grpc.aio.Server) -> None:
+        register_items(server, self.items)
+
+    async def drain(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        await self.store.close()
+
+
+def items_on(storage: EmbeddedStorage | ProductionStorage, settings: Settings) -> Items:
+    if isinstance(storage, EmbeddedStorage):
+        return Items(EmbeddedItemStore(storage))
+    return Items(PostgresItemStore(storage.durable, migrate=settings.migrate_on_start))
+
+
 def blackboard_on(
     storage: EmbeddedStorage | ProductionStorage, settings: Settings
 ) -> BlackboardCapability:
@@ -304,6 +336,7 @@ def build_capabilities(
             checkpoints_on(storage),
             blackboard_on(storage, settings),
             ProductionMessageBus(storage, settings),
+            items_on(storage, settings),
         ]
     if not isinstance(storage, EmbeddedStorage):
         raise ValueError(f"no capabilities for {storage.description}")
@@ -322,11 +355,12 @@ def build_capabilities(
         checkpoints_on(storage),
         blackboard_on(storage, settings),
         EmbeddedMessageBus(storage, settings),
+        items_on(storage, settings),
     ]
 
 
 CAPABILITY_SERVICES = [
     service.full_name
-    for module in (memory_pb2, checkpoint_pb2, blackboard_pb2, message_pb2)
+    for module in (memory_pb2, checkpoint_pb2, blackboard_pb2, message_pb2, items_pb2)
     for service in module.DESCRIPTOR.services_by_name.values()
 ]

@@ -19,7 +19,7 @@ Adapted, and only this:
   *_file_lock_is_shared..., *_failed_add_items/clear_session/pop_item...,
   *_rollback_failure_evicts_connection, *_close_retries_quarantined_connection,
   *_post_commit_cancellation....
-Every other test is the upstream text.
+Every other test is the upstream text (reformatted by ruff to this repo's line length).
 """
 
 # ruff: noqa

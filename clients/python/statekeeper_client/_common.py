@@ -20,6 +20,8 @@ from statekeeper_client.v1 import (
     blackboard_pb2_grpc,
     checkpoint_pb2,
     checkpoint_pb2_grpc,
+    items_pb2,
+    items_pb2_grpc,
     memory_pb2,
     memory_pb2_grpc,
     message_pb2,
@@ -156,6 +158,11 @@ SERVICES: tuple[ServiceSpec, ...] = (
         "messages",
         message_pb2.DESCRIPTOR.services_by_name["MessageService"],
         message_pb2_grpc.MessageServiceStub,
+    ),
+    ServiceSpec(
+        "items",
+        items_pb2.DESCRIPTOR.services_by_name["ItemService"],
+        items_pb2_grpc.ItemServiceStub,
     ),
     ServiceSpec(
         "admin",

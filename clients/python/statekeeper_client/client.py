@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from statekeeper_client.v1.admin_pb2_grpc import AdminServiceStub
     from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
     from statekeeper_client.v1.checkpoint_pb2_grpc import CheckpointServiceStub
+    from statekeeper_client.v1.items_pb2_grpc import ItemServiceStub
     from statekeeper_client.v1.memory_pb2_grpc import MemoryServiceStub
     from statekeeper_client.v1.message_pb2_grpc import MessageServiceStub
     from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
@@ -177,6 +178,10 @@ class Client:
     @property
     def messages(self) -> MessageServiceStub:
         return cast("MessageServiceStub", self._services["messages"])
+
+    @property
+    def items(self) -> ItemServiceStub:
+        return cast("ItemServiceStub", self._services["items"])
 
     @property
     def admin(self) -> AdminServiceStub:

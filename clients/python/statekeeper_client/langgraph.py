@@ -651,3 +651,9 @@ def _condition(error: grpc.RpcError) -> str:
             detail.Unpack(info)
             return str(info.metadata.get("condition", ""))
     return ""
+
+
+# The BaseStore lives in its own module; it is part of this extra's API.
+from statekeeper_client.langgraph_store import StatekeeperStore  # noqa: E402
+
+__all__ = ["OwnershipLostError", "StatekeeperSaver", "StatekeeperStore"]
