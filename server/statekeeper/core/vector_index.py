@@ -422,7 +422,7 @@ def measure_breadth(index: HnswIndex, sample: Vector, config: IndexConfig) -> in
     queries = _near_points(index, sample)
     truth = index.exact_search(queries, 10)
     faiss.omp_set_num_threads(1)
-    exact_seconds = _seconds_per_query(lambda q: index.exact_search(q, 10), queries[:8])
+    exact_seconds = _seconds_per_query(lambda q: index.exact_search(q, 10), queries[:16])
     ef = 32
     recall = graph_seconds = 0.0
     while ef <= config.hnsw_max_ef_search:
@@ -431,7 +431,7 @@ def measure_breadth(index: HnswIndex, sample: Vector, config: IndexConfig) -> in
             # Timed one query per call, as searches run (and as the exact
             # scan was): a batch amortises what a single search pays.
             graph_seconds = _seconds_per_query(
-                functools.partial(index.graph_search, k=10, ef=ef), queries[:8]
+                functools.partial(index.graph_search, k=10, ef=ef), queries[:16]
             )
             cheaper = graph_seconds < exact_seconds or not config.hnsw_prefer_exact_scan
             chosen = ef if cheaper else 0
@@ -455,10 +455,14 @@ def _near_points(index: HnswIndex, sample: Vector) -> Vector:
 
 
 def _seconds_per_query(search: Callable[[Vector], object], queries: Vector) -> float:
-    started = time.perf_counter()
+    """Median seconds of one search per call: robust to the scheduler
+    pausing the process on a busy box."""
+    samples = []
     for row in range(len(queries)):
+        started = time.perf_counter()
         search(queries[row : row + 1])
-    return (time.perf_counter() - started) / max(len(queries), 1)
+        samples.append(time.perf_counter() - started)
+    return float(np.median(samples)) if samples else 0.0
 
 
 def _recall(found: npt.NDArray[np.int64], truth: npt.NDArray[np.int64]) -> float:
