@@ -62,6 +62,7 @@ def postgres_schemas() -> tuple[PostgresSchema, ...]:
         postgres,
         postgres_blackboard,
         postgres_checkpoints,
+        postgres_items,
         postgres_memory,
         postgres_messagebus,
         postgres_workflows,
@@ -100,6 +101,12 @@ def postgres_schemas() -> tuple[PostgresSchema, ...]:
             postgres_messagebus.SCHEMA_TABLE,
             postgres_messagebus.MIGRATION_LOCK_KEY,
             postgres_messagebus.MIGRATIONS,
+        ),
+        PostgresSchema(
+            "items",
+            postgres_items.SCHEMA_TABLE,
+            postgres_items.MIGRATION_LOCK_KEY,
+            postgres_items.MIGRATIONS,
         ),
     )
 
@@ -175,6 +182,7 @@ async def migrate_embedded(storage: EmbeddedStorage) -> list[str]:
     it opens, then each capability's); returns their names."""
     from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
     from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
+    from statekeeper.storage.embedded_items import EmbeddedItemStore
     from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
     from statekeeper.storage.embedded_messagebus import EmbeddedMessageStore
     from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
@@ -189,7 +197,8 @@ async def migrate_embedded(storage: EmbeddedStorage) -> list[str]:
     bus = EmbeddedMessageStore(storage)
     await bus.start()
     await bus.close()
-    return ["sessions", "memory", "checkpoints", "workflows", "blackboard", "bus"]
+    await EmbeddedItemStore(storage).start()
+    return ["sessions", "memory", "checkpoints", "workflows", "blackboard", "bus", "items"]
 
 
 def embedded_states(database: Path) -> list[SchemaState]:
@@ -199,6 +208,7 @@ def embedded_states(database: Path) -> list[SchemaState]:
         embedded,
         embedded_blackboard,
         embedded_checkpoints,
+        embedded_items,
         embedded_memory,
         embedded_messagebus,
         embedded_workflows,
@@ -211,6 +221,7 @@ def embedded_states(database: Path) -> list[SchemaState]:
         ("workflows", embedded_workflows.SCHEMA_TABLE, embedded_workflows.MIGRATIONS),
         ("blackboard", "blackboard_schema", embedded_blackboard.SCHEMA),
         ("bus", "messagebus_schema", embedded_messagebus.SCHEMA),
+        ("items", "items_schema", embedded_items.SCHEMA),
     ]
     with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
         existing = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
