@@ -5,6 +5,8 @@ in the call's own task."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 from collections.abc import AsyncIterator
 
 import grpc
@@ -113,7 +115,13 @@ async def test_every_message_of_a_client_stream_is_checked(address: str) -> None
         assert bad_field(bidi.value) == "type"  # type: ignore[arg-type]
 
 
-async def test_a_cancelled_stream_is_cleaned_up_in_its_call_as_its_caller(address: str) -> None:
+async def test_a_cancelled_stream_is_cleaned_up_in_its_call_as_its_caller(
+    address: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Cancelled mid-write, a stream must not be left to a garbage-collection
+    finalizer (which would close it in another task and Context: the
+    `ValueError ... different Context` / "Task exception was never
+    retrieved" of issue 14)."""
     cleanups.clear()
     calls = 50
     async with grpc.aio.insecure_channel(address) as channel:
@@ -129,4 +137,8 @@ async def test_a_cancelled_stream_is_cleaned_up_in_its_call_as_its_caller(addres
             if len(cleanups) == calls:
                 break
             await asyncio.sleep(0.05)
+        gc.collect()  # finalizers left behind would run (and log) now
+        await asyncio.sleep(0.2)
+        gc.collect()
     assert cleanups == ["alpha"] * calls
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
