@@ -152,6 +152,15 @@ MEMORY_MIGRATIONS: list[tuple[int, list[str]]] = [
             " (tenant, user_id, occur_time DESC, episode_id DESC, dimension, metadata)",
         ],
     ),
+    (
+        5,
+        [
+            # Episodes whose terms are still to be derived (_index_terms runs
+            # at every start): empty once done, so that check costs nothing.
+            "CREATE INDEX memory_episodes_unindexed ON memory_episodes (vector_key)"
+            " WHERE lexical_terms IS NULL",
+        ],
+    ),
 ]
 _INDEX_BATCH = 500
 
@@ -223,7 +232,8 @@ def _index_terms(db: sqlite3.Connection) -> None:
         with db:
             rows = db.execute(
                 "SELECT vector_key, tenant, user_id, user_message, assistant_response, summary"
-                " FROM memory_episodes WHERE lexical_terms IS NULL LIMIT ?",
+                " FROM memory_episodes INDEXED BY memory_episodes_unindexed"
+                " WHERE lexical_terms IS NULL LIMIT ?",
                 (_INDEX_BATCH,),
             ).fetchall()
             for row in rows:
@@ -820,18 +830,18 @@ def _episode_clauses(
         clauses.append("occur_time < ?")
         params.append(episode_filter.end_time)
     for key, value in sorted(episode_filter.metadata.items()):
-        # A substring test first: metadata is stored as compact JSON
-        # (codec.dumps), so a matching row contains `"key":"value"`. It is a
-        # fast scan that skips the JSON parse for almost every row a narrow
-        # filter rejects (filtered recall on a user with 100k episodes);
-        # json_each then decides exactly (any key is safe, quotes included).
-        clauses.append("instr(memory_episodes.metadata, ?) > 0")
-        params.append(dumps({key: value})[1:-1])
+        # Metadata is a flat string map stored as compact JSON (codec.dumps),
+        # so a row has the pair exactly when its text contains `{"key":"value"`
+        # or `,"key":"value"` as dumps spells them: inside a JSON string every
+        # quote is escaped (\"), so an unescaped `"` after `{` or `,`, and the
+        # unescaped `":"` and closing `"`, can only be the pair's own. A
+        # substring search, not a JSON parse per row (filtered recall on a
+        # user with 100k episodes).
+        pair = dumps({key: value})[1:-1]
         clauses.append(
-            "EXISTS (SELECT 1 FROM json_each(memory_episodes.metadata)"
-            " WHERE json_each.key = ? AND json_each.value = ?)"
+            "(instr(memory_episodes.metadata, ?) > 0 OR instr(memory_episodes.metadata, ?) > 0)"
         )
-        params.extend([key, value])
+        params.extend(["{" + pair, "," + pair])
     return clauses, params
 
 

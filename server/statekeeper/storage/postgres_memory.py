@@ -203,6 +203,16 @@ MEMORY_MIGRATIONS: tuple[Migration, ...] = (
             " USING gin (metadata jsonb_path_ops)",
         ),
     ),
+    Migration(
+        5,
+        "episodes whose lexical terms are still to be derived",
+        (
+            # index_missing_terms runs at every start: through this index
+            # (empty once done) its check costs nothing, not a scan.
+            "CREATE INDEX memory_episodes_unindexed ON memory_episodes (vector_key)"
+            " WHERE lexical_terms IS NULL",
+        ),
+    ),
 )
 # The episodes recorded just before and just after each wanted one in its
 # session: one index probe each (memory_episodes_session_key).
