@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import asyncpg
 import grpc
 import pytest
-from google.protobuf import struct_pb2, timestamp_pb2
+from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 
 from statekeeper_client.v1 import (
     admin_pb2,
@@ -293,10 +293,12 @@ async def open_and_cancel_watches(address: str, count: int) -> None:
     async with grpc.aio.insecure_channel(address) as opened:
         stub = blackboard_pb2_grpc.BlackboardServiceStub(opened)
         board = unique("b")
-        calls = [
-            stub.Watch(blackboard_pb2.WatchRequest(board=board), metadata=ALPHA)
-            for _ in range(count)
-        ]
+        # Progress notifications as often as allowed: streams are busy writing
+        # when they are cancelled, the moment the old interceptor mishandled.
+        request = blackboard_pb2.WatchRequest(
+            board=board, progress_notify_interval=duration_pb2.Duration(nanos=50_000_000)
+        )
+        calls = [stub.Watch(request, metadata=ALPHA) for _ in range(count)]
         await asyncio.gather(*(call.wait_for_connection() for call in calls))
         await stub.PutEntry(
             blackboard_pb2.PutEntryRequest(
