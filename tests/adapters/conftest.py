@@ -16,6 +16,8 @@ from tests.harness.backends import BACKENDS, backend
 from tests.harness.inproc import InProcessStatekeeper, in_process_statekeeper, settings_for
 
 API_KEY = "key-adapters"
+# A second tenant, to show tenants do not see each other.
+OTHER_API_KEY = "key-other"
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -23,6 +25,10 @@ def statekeeper_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[InProcessStatekeeper]:
     with backend(request.param, kind="adapters") as where:
-        settings = settings_for(tmp_path_factory.mktemp("adapters"), where, {API_KEY: "adapters"})
+        settings = settings_for(
+            tmp_path_factory.mktemp("adapters"),
+            where,
+            {API_KEY: "adapters", OTHER_API_KEY: "adapters-other"},
+        )
         with in_process_statekeeper(settings) as server:
             yield server
