@@ -462,14 +462,18 @@ async def test_vector_manifest_lists_embedded_episodes_without_vectors(store: Me
 
 
 async def test_metadata_filters_match_exactly(store: MemoryStore) -> None:
-    """matching_keys tests a substring of the stored JSON first (embedded):
-    the exact match still decides."""
+    """Exact pairs only (the embedded store matches substrings of the stored
+    JSON: keys and values holding quotes, commas and pair-like text must not
+    fool it)."""
     tagged, _ = await store.insert_episode(
         "t", episode("a", vector=[1, 0], metadata={"k": "v", "q": 'say "hi"'})
     )
     await store.insert_episode("t", episode("b", vector=[0, 1], metadata={"k": "vv"}))
     await store.insert_episode("t", episode("c", vector=[1, 1], metadata={"kk": "v"}))
     await store.insert_episode("t", episode("d", vector=[1, 2], metadata={"x": '"k":"v"'}))
+    await store.insert_episode("t", episode("e", vector=[2, 1], metadata={'x"k': "v"}))
+    await store.insert_episode("t", episode("f", vector=[2, 3], metadata={"k": 'v"'}))
+    await store.insert_episode("t", episode("g", vector=[3, 1], metadata={"a,": ',"k":"v"'}))
     for wanted in ({"k": "v"}, {"q": 'say "hi"'}, {"k": "v", "q": 'say "hi"'}):
         keys = await store.matching_keys("t", "u1", EpisodeFilter(metadata=wanted), 10)
         assert keys == [tagged.vector_key], wanted
