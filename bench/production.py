@@ -50,7 +50,7 @@ from statekeeper.storage.codec import record_to_json
 from statekeeper.storage.postgres import PostgresStorage
 from statekeeper.storage.production import ProductionStorage
 from statekeeper.storage.redis_cache import SessionCache
-from statekeeper.storage.sql import MESSAGE_COLUMNS, message_values
+from statekeeper.storage.sql import MESSAGE_INSERT_COLUMNS, message_values
 from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 
@@ -154,12 +154,12 @@ async def bench_raw(dsn: str, url: str, record: SessionRecord, ops: int) -> Samp
         "CREATE TABLE raw_messages (tenant text, session_id text, sequence bigint,"
         " message_id text, role integer, content text, name text, tool_calls text,"
         " tool_call_id text, metadata text, token_count integer,"
-        " create_time double precision, rolled_back boolean,"
+        " create_time double precision, rolled_back boolean, tool_call_ids text,"
         " PRIMARY KEY (tenant, session_id, sequence))"
     )
     insert = (
-        f"INSERT INTO raw_messages (tenant, session_id, {MESSAGE_COLUMNS})"
-        " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
+        f"INSERT INTO raw_messages (tenant, session_id, {MESSAGE_INSERT_COLUMNS})"
+        " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)"
     )
     client = redis_asyncio.from_url(url)
     await client.set("bench:raw", record_to_json(record))
