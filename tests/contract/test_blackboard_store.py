@@ -29,6 +29,7 @@ from statekeeper.core.blackboard_models import (
     Entry,
     Event,
     EventType,
+    MutationOutcome,
     MutationView,
     RevisionBatch,
     RevisionCompactedError,
@@ -135,12 +136,18 @@ def delete(board: str, key: str) -> object:
 async def write(
     store: BlackboardStore, t: str, board: str, key: str, data: bytes = b"v", **kw: object
 ) -> int:
-    outcome = await store.mutate(t, board, [key], kw.pop("now", NOW), put(board, key, data, **kw))  # type: ignore[arg-type]
+    outcome: MutationOutcome[Entry] = await store.mutate(
+        t,
+        board,
+        [key],
+        kw.pop("now", NOW),  # type: ignore[arg-type]
+        put(board, key, data, **kw),  # type: ignore[arg-type]
+    )
     return outcome.header.revision
 
 
 async def remove(store: BlackboardStore, t: str, board: str, key: str) -> int:
-    outcome = await store.mutate(t, board, [key], NOW, delete(board, key))  # type: ignore[arg-type]
+    outcome: MutationOutcome[bool] = await store.mutate(t, board, [key], NOW, delete(board, key))  # type: ignore[arg-type]
     return outcome.header.revision
 
 
@@ -462,3 +469,28 @@ async def test_replicas_racing_on_one_tenant_lose_no_update(
         assert revisions == list(range(2, 62))
         (entry,) = (await other.read(t, "b", ["counter"], 0, None)).entries
         assert entry.value == Value.payload(b"60")
+
+
+async def test_a_replica_never_decides_on_what_another_replica_changed(tmp_path: Path) -> None:
+    """A replica may skip the read for keys it wrote last (it knows their
+    state as of its own commit), but a write by another replica in between
+    must still be seen: by a writing decision (its commit is refused and it
+    decides again on a fresh read) and by one that writes nothing (never
+    answered from what the replica remembers)."""
+    t = tenant()
+    async with _production(tmp_path / "a") as one, _production(tmp_path / "b") as other:
+        await write(one, t, "b", "k", b"from-one")
+        await write(other, t, "b", "k", b"from-other")
+
+        def look(view: MutationView) -> Decision[bytes | None]:
+            entry = view.entries.get("k")
+            return Decision((), None if entry is None or entry.value is None else entry.value.data)
+
+        assert (await one.mutate(t, "b", ["k"], NOW, look)).result == b"from-other"
+        again = put("b", "k", b"again")
+        outcome: MutationOutcome[Entry] = await one.mutate(t, "b", ["k"], NOW, again)  # type: ignore[arg-type]
+        assert outcome.result.version == 3 and outcome.header.revision == 3
+        await remove(other, t, "b", "k")
+        assert (await one.mutate(t, "b", ["k"], NOW, look)).result is None
+        outcome = await one.mutate(t, "b", ["k"], NOW, put("b", "k", b"new"))  # type: ignore[arg-type]
+        assert outcome.result.version == 1 and outcome.result.create_revision == 5

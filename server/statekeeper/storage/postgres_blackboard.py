@@ -17,6 +17,14 @@ Serialization. Every mutation advances the tenant's revision counter
   under the lock: a transaction that locks the counter row (`SELECT ...
   FOR UPDATE`), reads, writes and commits, which cannot lose.
 
+A replica also remembers, for the tenants it wrote last, the state of the
+keys it read or wrote as of its own last commit (bounded: KNOWN_*): a group
+on those keys skips the read and costs one round trip. The same revision
+check makes this safe: if anyone else wrote since, the commit is refused
+and the group decides again on a fresh read. A group that would write
+nothing is never answered from what is remembered (its refusal or read
+could rest on a stale copy): it reads first.
+
 Either way the decision sees exactly the state it commits on and its
 revision is the counter plus one: compare-and-swap is correct on any number
 of replicas. Reads need no lock: each is one statement (one snapshot) or a
@@ -295,6 +303,11 @@ LEFT JOIN LATERAL (
 MAX_GROUP = 128
 # Optimistic commits of a group before it takes the tenant's lock instead.
 OPTIMISTIC_ATTEMPTS = 2
+# What a replica remembers of the tenants it wrote last (see _Known): at
+# most this many tenants, keys per tenant, and bytes per value.
+KNOWN_TENANTS = 64
+KNOWN_KEYS = 128
+KNOWN_VALUE_BYTES = 4096
 
 _COMMIT = "SELECT bb_commit(" + ", ".join(f"${n}" for n in range(1, 26)) + ")"
 
@@ -325,6 +338,17 @@ class _Pending:
 # A committed group: its revisions (each with the key count after it) and
 # each mutation's outcome or refusal.
 _Committed = tuple[list[tuple[RevisionBatch, int]], list[MutationOutcome[Any] | Exception]]
+
+
+@dataclass
+class _Known:
+    """The state of a tenant exactly as of `state.revision`, for some keys
+    (None: absent), as this replica last read or wrote it. While nobody
+    else writes the tenant, a group on these keys can skip the read: its
+    commit checks the revision, so a stale copy only costs a retry."""
+
+    state: _Tenant
+    entries: dict[tuple[str, str], Entry | None]
 
 
 @dataclass
@@ -359,6 +383,7 @@ class PostgresBlackboardStore(BlackboardStore):
         # Group commit: mutations waiting per tenant, and the task committing them.
         self._pending: dict[str, collections.deque[_Pending]] = {}
         self._committers: dict[str, asyncio.Task[None]] = {}
+        self._known: dict[str, _Known] = {}
 
     @property
     def feed(self) -> RedisStreamFeed:
@@ -443,10 +468,13 @@ class PostgresBlackboardStore(BlackboardStore):
         nothing behind."""
         try:
             committed = None
+            known = self._known.get(tenant)
+            if known is not None and _named(group) <= known.entries.keys():
+                committed = await self._commit_optimistic(tenant, group, known)
             for _ in range(OPTIMISTIC_ATTEMPTS):
-                committed = await self._commit_optimistic(tenant, group)
                 if committed is not None:
                     break
+                committed = await self._commit_optimistic(tenant, group)
             if committed is None:
                 committed = await self._commit_locked(tenant, group)
         except BaseException as exc:
@@ -466,30 +494,76 @@ class PostgresBlackboardStore(BlackboardStore):
             else:
                 pending.future.set_result(result)
 
-    async def _commit_optimistic(self, tenant: str, group: list[_Pending]) -> _Committed | None:
+    async def _commit_optimistic(
+        self, tenant: str, group: list[_Pending], known: _Known | None = None
+    ) -> _Committed | None:
         """Two round trips and no lock held across them: read the tenant's
         state and the named keys (one statement, one snapshot), decide, then
         one `bb_commit` call that writes the group only if the tenant's
         revision is still the one read (every mutation advances it, so the
-        decisions ran on exactly the state they commit on). Returns None
-        when another mutation got there first: nothing was written."""
+        decisions ran on exactly the state they commit on). With `known`,
+        the read is skipped: one round trip. Returns None when another
+        mutation got there first: nothing was written."""
         async with self._db.connection("blackboard mutation") as conn:
-            state, live = await _read_state(conn, tenant, _named(group))
-            expected = state.revision
+            if known is None:
+                state, seen = await self._read(conn, tenant, _named(group))
+            else:
+                state, seen = _copy(known.state), dict(known.entries)
+            live = {slot: entry for slot, entry in seen.items() if entry is not None}
             writes: list[tuple[RevisionBatch, int]] = []
+            expected = state.revision
             results = [_apply(state, live, pending, writes) for pending in group]
-            if writes:
-                arguments = _commit_arguments(tenant, expected, state, writes)
-                oldest = await conn.fetchval(_COMMIT, *arguments)
-                if oldest is None:
+            if not writes:
+                if known is not None:
+                    # A refusal or a read must not rest on a copy that may
+                    # be stale: answer from a fresh read instead.
                     return None
-                if oldest != state.oldest_revision:  # compacted since the read
-                    results = [_with_oldest(result, oldest) for result in results]
+                return writes, results
+            arguments = _commit_arguments(tenant, expected, state, writes)
+            oldest = await conn.fetchval(_COMMIT, *arguments)
+            if oldest is None:
+                self._known.pop(tenant, None)
+                return None
+        if oldest != state.oldest_revision:  # compacted since the read
+            results = [_with_oldest(result, oldest) for result in results]
+            state.oldest_revision = oldest
+        for batch, _ in writes:
+            for event in batch.events:
+                seen[batch.board, event.key] = event.entry if event.type == EventType.PUT else None
+        self._remember(tenant, _Known(state, seen))
         return writes, results
+
+    async def _read(
+        self, conn: Connection, tenant: str, wanted: set[tuple[str, str]]
+    ) -> tuple[_Tenant, dict[tuple[str, str], Entry | None]]:
+        """The tenant's state and the `wanted` keys (None: absent), plus what
+        this replica knew of other keys if it is still exact (the tenant has
+        not moved since)."""
+        state, live = await _read_state(conn, tenant, wanted)
+        seen: dict[tuple[str, str], Entry | None] = {slot: live.get(slot) for slot in wanted}
+        previous = self._known.get(tenant)
+        if previous is not None and previous.state.revision == state.revision:
+            seen = {**previous.entries, **seen}
+        return state, seen
+
+    def _remember(self, tenant: str, known: _Known) -> None:
+        """Keeps `known` if it is small (bounded memory), else forgets the
+        tenant."""
+        small = len(known.entries) <= KNOWN_KEYS and all(
+            entry is None or entry.value is None or len(entry.value.data) <= KNOWN_VALUE_BYTES
+            for entry in known.entries.values()
+        )
+        if not small:
+            self._known.pop(tenant, None)
+            return
+        if tenant not in self._known and len(self._known) >= KNOWN_TENANTS:
+            self._known.pop(next(iter(self._known)))  # the oldest remembered
+        self._known[tenant] = known
 
     async def _commit_locked(self, tenant: str, group: list[_Pending]) -> _Committed:
         """The group in one transaction under the tenant's row lock: always
         succeeds (the fallback when optimistic commits keep losing)."""
+        self._known.pop(tenant, None)
         async with self._db.transaction("blackboard mutation") as conn:
             state = await _lock_tenant(conn, tenant)
             live = await _entries_of(conn, tenant, _named(group))
@@ -781,6 +855,10 @@ def _live(row: asyncpg.Record, from_versions: bool) -> Iterable[Entry]:
     if from_versions and row["event_type"] != EventType.PUT:
         return ()
     return (_entry_from_row(row),)
+
+
+def _copy(state: _Tenant) -> _Tenant:
+    return _Tenant(state.tenant, state.revision, state.oldest_revision, state.key_count)
 
 
 def _with_oldest(
