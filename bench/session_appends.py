@@ -46,8 +46,7 @@ from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 CONTENT = "Find me a train from Paris to Lyon tomorrow morning, before nine if possible."
 CLIENTS = (1, 8, 64)
 CLIENTS_PER_CHANNEL = 8
-# The session message type is being renamed (Message -> SessionMessage).
-SessionMessage: Any = getattr(pb, "SessionMessage", None) or pb.SessionMessage
+SessionMessage: Any = pb.SessionMessage
 
 
 @dataclass
