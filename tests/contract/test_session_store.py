@@ -507,3 +507,31 @@ async def test_read_for_change_then_apply_with_its_ticket(storage: Storage) -> N
     with pytest.raises(ConcurrentModificationError):
         await sessions.apply_change(t, replace(append_change(current, [message(5)]), ticket=ticket))
     assert await sessions.get_session(t, "s1") == change.record
+
+
+async def test_concurrent_writes_with_one_request_id_store_one_of_them(storage: Storage) -> None:
+    """Writes that land in one commit (the embedded store groups concurrent
+    writes) still fail alone: the loser's session row and messages are
+    undone, the others' kept."""
+    t = tenant()
+    sessions = storage.sessions
+    records = [record(f"s{i}") for i in range(6)]
+    for rec in records:
+        await sessions.create_session(t, first_version(rec))
+    changes = [
+        append_change(rec, [message(1, f"to {rec.session_id}")], request_id="same" if i < 2 else "")
+        for i, rec in enumerate(records)
+    ]
+    results = await asyncio.gather(
+        *(sessions.apply_change(t, c) for c in changes), return_exceptions=True
+    )
+    assert sum(r is None for r in results[:2]) == 1
+    assert any(isinstance(r, AlreadyExistsError) for r in results[:2])
+    assert results[2:] == [None] * 4
+    for change, result in zip(changes, results, strict=True):
+        stored = await sessions.get_session(t, change.record.session_id)
+        messages = await sessions.list_messages(t, change.record.session_id, 0, 10, True)
+        if result is None:
+            assert stored == change.record and len(messages) == 1
+        else:
+            assert stored is not None and stored.version == 1 and messages == []
