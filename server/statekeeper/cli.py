@@ -125,13 +125,16 @@ def _add_audit_list(parser: argparse.ArgumentParser) -> None:
 
 def _check_data_dir(command: str, settings: config.Settings) -> None:
     """The embedded store's directory, before anything opens it: `audit`
-    only reads an existing store; the others may create it."""
+    only reads an existing store; the others may create it, and `serve`
+    refuses an older one unless told to migrate it."""
     if settings.production or command not in ("serve", "migrate", "audit"):
         return
     if command == "audit":
         data_dir.existing(Path(settings.data_dir))
-    else:
-        data_dir.prepare(Path(settings.data_dir))
+        return
+    data_dir.prepare(Path(settings.data_dir))
+    if command == "serve" and not settings.migrate_on_start:
+        data_dir.check_schemas(Path(settings.data_dir))
 
 
 def serve_process(settings: config.Settings, reuse_port: bool) -> int:

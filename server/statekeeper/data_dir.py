@@ -9,6 +9,7 @@ is the common case).
 
 from __future__ import annotations
 
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -44,6 +45,26 @@ def prepare(path: Path) -> None:
             raise DataDirError(
                 f"data_dir {path}: {database} is not writable: {exc.strerror}"
             ) from exc
+
+
+def check_schemas(path: Path) -> None:
+    """For `serve` without --migrate-on-start: an existing store whose
+    schemas are older than this server needs is refused, as on PostgreSQL
+    (a new, empty data dir is created at the current version)."""
+    from statekeeper.core.errors import StatekeeperError
+    from statekeeper.storage.schemas import embedded_states, refuse_out_of_date
+
+    database = path / DATABASE_FILE
+    if not database.exists():
+        return
+    try:
+        states = embedded_states(database)
+    except sqlite3.Error as exc:
+        raise DataDirError(f"data_dir {path}: cannot read {database}: {exc}") from exc
+    try:
+        refuse_out_of_date(states, f"embedded store's ({database})")
+    except StatekeeperError as exc:
+        raise DataDirError(exc.message) from exc
 
 
 def existing(path: Path) -> None:

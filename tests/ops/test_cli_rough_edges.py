@@ -21,6 +21,7 @@ import pytest
 
 from statekeeper import config
 from statekeeper.storage import postgres
+from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.schemas import postgres_schemas, postgres_states
 from tests.harness.deadlines import scaled
 from tests.harness.processes import REPO
@@ -167,6 +168,25 @@ def test_migrate_applies_every_embedded_schema(tmp_path: Path) -> None:
         "messagebus_schema",
     ):
         assert version_table in tables
+
+
+def test_serve_refuses_an_old_embedded_store_unless_migrate_on_start(tmp_path: Path) -> None:
+    async def sessions_schema_only() -> None:
+        storage = EmbeddedStorage(tmp_path)
+        await storage.start()  # what an older server, before the other capabilities, left
+        await storage.close()
+
+    asyncio.run(sessions_schema_only())
+    refused = run("serve", "--data-dir", str(tmp_path), "--listen", "127.0.0.1:0")
+    assert_one_line_error(refused, "statekeeper migrate", "--migrate-on-start")
+    for name in ("memory", "checkpoints", "workflows", "blackboard", "bus"):
+        assert f"{name} at 0" in refused.stderr
+    server = ServerProcess(tmp_path, extra_args=["--migrate-on-start"])
+    server.start()
+    server.stop()
+    again = ServerProcess(tmp_path)  # current now: no flag needed
+    again.start()
+    again.stop()
 
 
 def test_faiss_library_noise_stays_out_of_the_log() -> None:

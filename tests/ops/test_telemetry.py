@@ -84,8 +84,20 @@ def test_metrics_count_calls_by_method_and_code(server: tuple[ServerProcess, int
     proc, port = server
     before = scrape(port)
     some_calls(proc.address)
-    after = scrape(port)
     get = {"grpc_type": "unary", "grpc_service": SESSIONS, "grpc_method": "GetSession"}
+    # A call is counted when the server's handler has finished, which can be
+    # just after its client got the status: wait until all three are.
+    after = wait_until(
+        lambda: (
+            (samples := scrape(port))
+            and value(samples, "grpc_server_handling_seconds_count", **get)
+            - value(before, "grpc_server_handling_seconds_count", **get)
+            >= 3
+            and samples
+        ),
+        30,
+        "three GetSession calls counted",
+    )
 
     def moved(name: str, **labels: str) -> float:
         return value(after, name, **labels) - value(before, name, **labels)

@@ -138,13 +138,14 @@ async def postgres_states(conn: Connection) -> list[SchemaState]:
     return states
 
 
-def refuse_out_of_date(states: Sequence[SchemaState]) -> None:
-    """Raises SchemaOutOfDateError naming every schema that is behind."""
+def refuse_out_of_date(states: Sequence[SchemaState], store: str = "PostgreSQL") -> None:
+    """Raises SchemaOutOfDateError naming every schema of `store` that is
+    behind."""
     behind = [state for state in states if not state.current]
     if behind:
         listed = ", ".join(f"{s.name} at {s.version} (needs {s.latest})" for s in behind)
         raise SchemaOutOfDateError(
-            f"the PostgreSQL schema is out of date: {listed}; run `statekeeper migrate`"
+            f"the {store} schema is out of date: {listed}; run `statekeeper migrate`"
             " or start with --migrate-on-start"
         )
 
@@ -203,7 +204,9 @@ async def migrate_embedded(storage: EmbeddedStorage) -> list[str]:
 
 def embedded_states(database: Path) -> list[SchemaState]:
     """Each embedded schema's applied version against the one this server
-    needs, read without writing (a read-only connection)."""
+    needs. Reads only, on an existing file (mode=rw never creates one); not
+    mode=ro, which fails on a store whose process was killed: the first
+    connection after a crash must recover the WAL index, and that writes."""
     from statekeeper.storage import (
         embedded,
         embedded_blackboard,
@@ -223,7 +226,7 @@ def embedded_states(database: Path) -> list[SchemaState]:
         ("bus", "messagebus_schema", embedded_messagebus.SCHEMA),
         ("items", "items_schema", embedded_items.SCHEMA),
     ]
-    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=rw", uri=True)) as db:
         existing = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         states = []
         for name, table, migrations in tables:
