@@ -37,13 +37,21 @@ stale keys in that replica's index until its next rebuild; recall drops
 them (no episode is found for them), so they cost ranking slots, not
 correctness.
 
+After a restart a replica does not replay the log from where it stopped:
+with an index directory, `memory.start()` loads each saved index and brings
+it up to date by comparing its keys with the store's (VectorIndexes), which
+covers whatever the replica missed while down, even past the log's
+retention; changes committed after LISTEN arrive here as usual and are
+queued until the load ends.
+
 Wiring (the feed must listen before the indexes are built):
 
     store = PostgresMemoryStore(db)                 # db: the started PostgresStorage
     feed = PostgresChangeFeed(store, dsn)
-    memory = MemoryApp(..., store=store, feed=feed); feed.attach(memory.indexes)
+    memory = MemoryApp(..., store=store, feed=feed, index_dir=...)
+    feed.attach(memory.indexes)
     await feed.start()                              # migrates the store, listens
-    await memory.start()                            # builds the indexes
+    await memory.start()                            # loads or builds the indexes
     ...
     await memory.stop(); await feed.close(); await store.close()
 """
