@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import cast
@@ -335,3 +337,24 @@ async def test_windows_of_a_live_session_read_only_new_messages_and_match_a_fres
         assert reads.window_reads == [record.last_sequence]
     finally:
         await storage.close()
+
+
+async def test_windows_are_read_while_the_writer_is_busy(manager: SessionManager) -> None:
+    """The embedded store reads on connections of its own (WAL): a window
+    is served while the writer thread is held by a long transaction."""
+    await fill(manager, "s", conversation(50))
+    storage: EmbeddedStorage = manager._store._backend  # type: ignore[attr-defined]
+    release = threading.Event()
+
+    def hold_writer(db: object) -> None:
+        release.wait(timeout=30)
+
+    held = asyncio.ensure_future(storage.run(hold_writer))
+    try:
+        window = await asyncio.wait_for(
+            manager.context_window(TENANT, "s", WindowRequest(token_budget=500)), timeout=10
+        )
+        assert window.messages
+    finally:
+        release.set()
+        await held
