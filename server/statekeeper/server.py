@@ -106,6 +106,7 @@ class StatekeeperServer:
         self.telemetry = telemetry.build(
             settings,
             self.authenticator,
+            lambda: self._serving,
             self.storage.durable if isinstance(self.storage, ProductionStorage) else None,
             [
                 capability.app.index_loading

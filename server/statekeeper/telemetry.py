@@ -27,9 +27,18 @@ from typing import TYPE_CHECKING, Protocol
 from wsgiref.simple_server import WSGIServer
 
 import grpc
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    Info,
+    start_http_server,
+)
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+
+from statekeeper import __version__
 
 if TYPE_CHECKING:
     from statekeeper.api.access_log import CallRecord
@@ -129,13 +138,20 @@ class StateCollector(Collector):
 
     def __init__(
         self,
+        serving: Callable[[], bool],
         pool: PoolSource | None,
         indexes: Sequence[Callable[[], IndexState]],
     ) -> None:
+        self._serving = serving
         self._pool = pool
         self._indexes = indexes
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
+        yield _gauge(
+            "statekeeper_serving",
+            "1 while health is SERVING (the durable tier answers), else 0.",
+            1 if self._serving() else 0,
+        )
         stats = self._pool.pool_stats() if self._pool is not None else None
         if stats is not None:
             size, idle, maximum = stats
@@ -222,6 +238,7 @@ class Telemetry:
 def build(
     settings: Settings,
     authenticator: Authenticator,
+    serving: Callable[[], bool],
     pool: PoolSource | None,
     indexes: Sequence[Callable[[], IndexState]],
 ) -> Telemetry:
@@ -234,7 +251,10 @@ def build(
     if settings.metrics_listen:
         registry = CollectorRegistry()
         metrics = RpcMetrics(registry)
-        registry.register(StateCollector(pool, indexes))
+        registry.register(StateCollector(serving, pool, indexes))
+        Info("statekeeper_build", "The server's version and storage tier.", registry=registry).info(
+            {"version": __version__, "tier": "production" if settings.production else "embedded"}
+        )
         endpoint = MetricsEndpoint(settings.metrics_listen, registry)
     if access_log is None and metrics is None:
         return Telemetry(None, None)

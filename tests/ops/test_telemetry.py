@@ -112,6 +112,8 @@ def test_metrics_count_calls_by_method_and_code(server: tuple[ServerProcess, int
     assert moved("statekeeper_rpc_received_bytes_total", **create) > 0
     assert moved("statekeeper_rpc_sent_bytes_total", **create) > 0
     assert value(after, "statekeeper_vector_indexes_startup_done") == 1
+    assert value(after, "statekeeper_serving") == 1
+    assert value(after, "statekeeper_build_info", version="0.1.0", tier="embedded") == 1
 
 
 def test_an_open_stream_is_in_flight_until_it_ends(server: tuple[ServerProcess, int]) -> None:
