@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -34,8 +35,12 @@ from statekeeper.memory_app import MemoryApp, ModelEndpoints
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
 from statekeeper.storage.index_snapshots import FileSnapshotStore
+from statekeeper.storage.memory_store import MemoryStore
+from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.postgres_memory import PostgresMemoryStore
 from tests.memory.data import episodes_for, gaussian
 from tests.memory.helpers import NO_JOBS
+from tests.services import configured, create_database, drop_database, reachable
 
 T = "t"
 USER = "u1"
@@ -44,11 +49,11 @@ DIMENSION = 32
 CONFIG = IndexConfig(kind="hnsw", snapshot_min_vectors=1)
 
 
-class CountingStore(EmbeddedMemoryStore):
+class Counting(MemoryStore):
     """Records what index loads read; `gate` holds load_vectors open."""
 
-    def __init__(self, storage: EmbeddedStorage) -> None:
-        super().__init__(storage)
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
         self.full_loads = 0
         self.keys_read: list[int] = []
         self.gate: asyncio.Event | None = None
@@ -57,22 +62,58 @@ class CountingStore(EmbeddedMemoryStore):
         self.full_loads += 1
         if self.gate is not None:
             await self.gate.wait()
-        return await super().load_vectors(tenant, user_id)
+        return await super().load_vectors(tenant, user_id)  # type: ignore[safe-super]
 
     async def get_episodes_by_keys(
         self, tenant: str, user_id: str, keys: Sequence[int], include_embedding: bool
     ) -> list[Episode]:
         if include_embedding:
             self.keys_read.extend(keys)
-        return await super().get_episodes_by_keys(tenant, user_id, keys, include_embedding)
+        return await super().get_episodes_by_keys(  # type: ignore[safe-super]
+            tenant, user_id, keys, include_embedding
+        )
+
+
+class CountingEmbedded(Counting, EmbeddedMemoryStore):
+    pass
+
+
+class CountingPostgres(Counting, PostgresMemoryStore):
+    pass
+
+
+CountingStore = Counting
 
 
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[CountingStore]:
     storage = EmbeddedStorage(tmp_path / "db")
     await storage.start()
-    yield CountingStore(storage)
+    yield CountingEmbedded(storage)
     await storage.close()
+
+
+@pytest.fixture(params=["embedded", "postgres"])
+async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CountingStore]:
+    """The same behaviour on both backends (PostgreSQL skipped, with the
+    reason, when its server is not running)."""
+    if request.param == "embedded":
+        storage = EmbeddedStorage(tmp_path / "db")
+        await storage.start()
+        yield CountingEmbedded(storage)
+        await storage.close()
+        return
+    services = configured()
+    await reachable(services)
+    dsn = await create_database(services)
+    durable = PostgresStorage(dsn, pool_size=4, migrate_on_start=True)
+    await durable.start()
+    store = CountingPostgres(durable)
+    await store.start()
+    yield store
+    await store.close()
+    await durable.close()
+    await drop_database(services, dsn)
 
 
 def indexes_on(
@@ -105,8 +146,9 @@ async def found(indexes: VectorIndexes, query: npt.NDArray[np.float32], k: int) 
 
 
 async def test_a_restart_loads_the_snapshot_and_reads_only_the_tail(
-    store: CountingStore, tmp_path: Path
+    any_store: CountingStore, tmp_path: Path
 ) -> None:
+    store = any_store
     first = await insert(store, 400, seed=1)
     before = indexes_on(store, tmp_path / "idx")
     await before.rebuild_all()
@@ -139,8 +181,9 @@ async def test_a_restart_loads_the_snapshot_and_reads_only_the_tail(
 
 
 async def test_a_damaged_snapshot_is_rebuilt_from_the_store(
-    store: CountingStore, tmp_path: Path
+    any_store: CountingStore, tmp_path: Path
 ) -> None:
+    store = any_store
     await insert(store, 300, seed=4)
     before = indexes_on(store, tmp_path / "idx")
     await before.rebuild_all()
