@@ -124,9 +124,15 @@ def _add_audit_list(parser: argparse.ArgumentParser) -> None:
 
 
 def _check_data_dir(command: str, settings: config.Settings) -> None:
-    """The embedded store's directory, before anything opens it: `audit`
-    only reads an existing store; the others may create it, and `serve`
-    refuses an older one unless told to migrate it."""
+    """The local directories, before anything opens them. The embedded
+    store's: `audit` only reads an existing store, `migrate` and `serve` may
+    create it, and `serve` refuses an older one unless told to migrate it.
+    `serve` on either tier also writes vector index snapshots (index_dir,
+    by default inside the data dir)."""
+    if command == "serve" and settings.index_dir:
+        data_dir.prepare(Path(settings.index_dir), "index_dir")
+    if command == "serve" and settings.production:
+        data_dir.prepare(Path(settings.data_dir))
     if settings.production or command not in ("serve", "migrate", "audit"):
         return
     if command == "audit":

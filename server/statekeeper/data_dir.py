@@ -20,22 +20,23 @@ class DataDirError(ValueError):
     """The data dir cannot hold (or does not hold) an embedded store."""
 
 
-def prepare(path: Path) -> None:
+def prepare(path: Path, option: str = "data_dir") -> None:
     """For commands that may create the store (serve, migrate): the
-    directory exists or is created, and the server can write in it."""
+    directory (the value of `option`) exists or is created, and the server
+    can write in it."""
     if path.exists() and not path.is_dir():
-        raise DataDirError(f"data_dir {path} is not a directory")
+        raise DataDirError(f"{option} {path} is not a directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise DataDirError(f"data_dir {path} cannot be created: {exc.strerror}") from exc
+        raise DataDirError(f"{option} {path} cannot be created: {exc.strerror}") from exc
     try:
         # A real write, not os.access: that answers yes to root on a
         # read-only mount and knows nothing of ACLs or quotas.
         with tempfile.TemporaryFile(dir=path, prefix=".write-check-"):
             pass
     except OSError as exc:
-        raise DataDirError(f"data_dir {path} is not writable: {exc.strerror}") from exc
+        raise DataDirError(f"{option} {path} is not writable: {exc.strerror}") from exc
     database = path / DATABASE_FILE
     if database.exists():
         try:
@@ -43,7 +44,7 @@ def prepare(path: Path) -> None:
                 pass
         except OSError as exc:
             raise DataDirError(
-                f"data_dir {path}: {database} is not writable: {exc.strerror}"
+                f"{option} {path}: {database} is not writable: {exc.strerror}"
             ) from exc
 
 

@@ -63,6 +63,20 @@ def listen_args(command: str) -> list[str]:
     return ["--listen", "127.0.0.1:0"] if command == "serve" else []
 
 
+def test_serve_checks_the_index_dir_and_the_data_dir_on_the_production_tier(
+    tmp_path: Path,
+) -> None:
+    """Vector index snapshots are written on both tiers (index_dir, by
+    default inside the data dir): checked before any connection is made."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    index_dir = run("serve", "--data-dir", str(tmp_path), "--index-dir", str(blocker))
+    assert_one_line_error(index_dir, f"index_dir {blocker}", "not a directory")
+    dsn = "postgresql://nobody@127.0.0.1:1/none"  # never reached
+    production = run("serve", "--postgres-dsn", dsn, "--data-dir", str(blocker), "--workers", "1")
+    assert_one_line_error(production, f"data_dir {blocker}", "not a directory")
+
+
 def read_only_command(directory: Path, command: list[str]) -> list[str]:
     """`command` run where `directory` cannot be written: as an ordinary
     user through its mode bits, as root (who ignores them) in a mount
