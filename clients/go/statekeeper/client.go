@@ -40,6 +40,7 @@ const retryServiceConfig = `{
       {"service": "statekeeper.v1.CheckpointService"},
       {"service": "statekeeper.v1.BlackboardService"},
       {"service": "statekeeper.v1.MessageService"},
+      {"service": "statekeeper.v1.ItemService"},
       {"service": "statekeeper.v1.AdminService"},
       {"service": "grpc.health.v1.Health"}
     ],
@@ -61,6 +62,7 @@ type Client struct {
 	Checkpoints sk.CheckpointServiceClient
 	Blackboard  sk.BlackboardServiceClient
 	Messages    sk.MessageServiceClient
+	Items       sk.ItemServiceClient
 	Admin       sk.AdminServiceClient
 	Health      healthpb.HealthClient
 }
@@ -133,6 +135,7 @@ func Dial(target string, opts ...Option) (*Client, error) {
 		Checkpoints: sk.NewCheckpointServiceClient(conn),
 		Blackboard:  sk.NewBlackboardServiceClient(conn),
 		Messages:    sk.NewMessageServiceClient(conn),
+		Items:       sk.NewItemServiceClient(conn),
 		Admin:       sk.NewAdminServiceClient(conn),
 		Health:      healthpb.NewHealthClient(conn),
 	}, nil

@@ -47,6 +47,7 @@ pub use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
 use v1::admin_service_client::AdminServiceClient;
 use v1::blackboard_service_client::BlackboardServiceClient;
 use v1::checkpoint_service_client::CheckpointServiceClient;
+use v1::item_service_client::ItemServiceClient;
 use v1::memory_service_client::MemoryServiceClient;
 use v1::message_service_client::MessageServiceClient;
 use v1::session_service_client::SessionServiceClient;
@@ -94,6 +95,7 @@ pub struct Client {
     pub checkpoints: CheckpointServiceClient<AuthedChannel>,
     pub blackboard: BlackboardServiceClient<AuthedChannel>,
     pub messages: MessageServiceClient<AuthedChannel>,
+    pub items: ItemServiceClient<AuthedChannel>,
     pub admin: AdminServiceClient<AuthedChannel>,
     pub health: HealthClient<AuthedChannel>,
 }
@@ -133,6 +135,7 @@ impl Client {
             checkpoints: CheckpointServiceClient::with_interceptor(channel.clone(), auth.clone()),
             blackboard: BlackboardServiceClient::with_interceptor(channel.clone(), auth.clone()),
             messages: MessageServiceClient::with_interceptor(channel.clone(), auth.clone()),
+            items: ItemServiceClient::with_interceptor(channel.clone(), auth.clone()),
             admin: AdminServiceClient::with_interceptor(channel.clone(), auth.clone()),
             health: HealthClient::with_interceptor(channel, auth),
         }

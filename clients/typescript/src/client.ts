@@ -22,6 +22,7 @@ import {
 import { AdminServiceClient } from "./gen/statekeeper/v1/admin";
 import { BlackboardServiceClient } from "./gen/statekeeper/v1/blackboard";
 import { CheckpointServiceClient } from "./gen/statekeeper/v1/checkpoint";
+import { ItemServiceClient } from "./gen/statekeeper/v1/items";
 import { MemoryServiceClient } from "./gen/statekeeper/v1/memory";
 import { MessageServiceClient } from "./gen/statekeeper/v1/message";
 import { SessionServiceClient } from "./gen/statekeeper/v1/session";
@@ -46,6 +47,7 @@ const SERVICES = [
   "statekeeper.v1.CheckpointService",
   "statekeeper.v1.BlackboardService",
   "statekeeper.v1.MessageService",
+  "statekeeper.v1.ItemService",
   "statekeeper.v1.AdminService",
   "grpc.health.v1.Health",
 ];
@@ -183,6 +185,7 @@ export class StatekeeperClient {
     checkpoints: Promised<CheckpointServiceClient>;
     blackboard: Promised<BlackboardServiceClient>;
     messages: Promised<MessageServiceClient>;
+    items: Promised<ItemServiceClient>;
     admin: Promised<AdminServiceClient>;
   };
   readonly sessions: SessionServiceClient;
@@ -190,6 +193,7 @@ export class StatekeeperClient {
   readonly checkpoints: CheckpointServiceClient;
   readonly blackboard: BlackboardServiceClient;
   readonly messages: MessageServiceClient;
+  readonly items: ItemServiceClient;
   readonly admin: AdminServiceClient;
   readonly timeoutMs: number;
   private readonly health: Client;
@@ -212,6 +216,7 @@ export class StatekeeperClient {
     this.checkpoints = new CheckpointServiceClient(address, creds, clientOptions);
     this.blackboard = new BlackboardServiceClient(address, creds, clientOptions);
     this.messages = new MessageServiceClient(address, creds, clientOptions);
+    this.items = new ItemServiceClient(address, creds, clientOptions);
     this.admin = new AdminServiceClient(address, creds, clientOptions);
     this.health = new HealthClient(address, creds, clientOptions);
     const timeout = () => this.timeoutMs;
@@ -221,6 +226,7 @@ export class StatekeeperClient {
       checkpoints: promised(this.checkpoints, timeout),
       blackboard: promised(this.blackboard, timeout),
       messages: promised(this.messages, timeout),
+      items: promised(this.items, timeout),
       admin: promised(this.admin, timeout),
     };
   }
@@ -264,6 +270,7 @@ export class StatekeeperClient {
       this.checkpoints,
       this.blackboard,
       this.messages,
+      this.items,
       this.admin,
       this.health,
     ]) {

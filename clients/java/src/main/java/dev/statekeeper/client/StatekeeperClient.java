@@ -5,6 +5,7 @@ import com.google.rpc.ErrorInfo;
 import dev.statekeeper.v1.AdminServiceGrpc;
 import dev.statekeeper.v1.BlackboardServiceGrpc;
 import dev.statekeeper.v1.CheckpointServiceGrpc;
+import dev.statekeeper.v1.ItemServiceGrpc;
 import dev.statekeeper.v1.MemoryServiceGrpc;
 import dev.statekeeper.v1.MessageServiceGrpc;
 import dev.statekeeper.v1.SessionServiceGrpc;
@@ -97,6 +98,7 @@ public final class StatekeeperClient implements AutoCloseable {
             Map.of("service", "statekeeper.v1.CheckpointService"),
             Map.of("service", "statekeeper.v1.BlackboardService"),
             Map.of("service", "statekeeper.v1.MessageService"),
+            Map.of("service", "statekeeper.v1.ItemService"),
             Map.of("service", "statekeeper.v1.AdminService"),
             Map.of("service", "grpc.health.v1.Health"));
     Map<String, Object> serviceConfig =
@@ -137,6 +139,10 @@ public final class StatekeeperClient implements AutoCloseable {
 
   public MessageServiceGrpc.MessageServiceBlockingStub messages() {
     return MessageServiceGrpc.newBlockingStub(authed).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+  }
+
+  public ItemServiceGrpc.ItemServiceBlockingStub items() {
+    return ItemServiceGrpc.newBlockingStub(authed).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
   }
 
   public AdminServiceGrpc.AdminServiceBlockingStub admin() {
