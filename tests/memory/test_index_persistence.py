@@ -193,12 +193,15 @@ async def test_a_damaged_snapshot_is_rebuilt_from_the_store(
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF  # one flipped byte in the FAISS payload
     path.write_bytes(bytes(data))
+    stray = path.with_suffix(".12345.tmp")  # a save cut short by a crash
+    stray.write_bytes(b"partial")
 
     store.full_loads = 0
     after = indexes_on(store, tmp_path / "idx")
     await after.rebuild_all()
     assert store.full_loads == 1  # rebuilt from the store
     assert not path.exists()  # the damaged file is gone
+    assert not stray.exists()
     query = gaussian(1, DIMENSION, 5)[0]
     assert len(set(await found(after, query, 10)) & set(await exact_top(store, query, 10))) >= 9
     assert await after.save_snapshots() == 1  # and a good one replaces it

@@ -19,7 +19,8 @@ The file name is a hash of (tenant, user_id), so any ids are safe as names;
 the header names them again and a mismatch is refused. Writes are atomic: a
 temporary file in the same directory, fsync, rename over the old one, fsync
 of the directory; a crash leaves the old snapshot or the new one, and at
-worst a stray temporary file that the next save of that user replaces. A
+worst a stray temporary file, deleted when the next process opens the
+directory. A
 file that is truncated, fails a checksum, or belongs to someone else raises
 `SnapshotError`, and the caller rebuilds from the store.
 """
@@ -51,6 +52,12 @@ class FileSnapshotStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        # Temporary files of saves cut short by a crash (the directory is
+        # this process's own, and nothing is being saved yet).
+        if directory.is_dir():
+            for stray in directory.glob("*.tmp"):
+                with contextlib.suppress(OSError):
+                    stray.unlink()
 
     def path_for(self, tenant: str, user_id: str) -> Path:
         digest = hashlib.sha256(f"{tenant}\x1f{user_id}".encode()).hexdigest()[:32]
