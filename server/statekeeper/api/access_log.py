@@ -28,6 +28,7 @@ from typing import Any
 
 import grpc
 
+from statekeeper.api.interceptor import _presented_key
 from statekeeper.core.errors import StatekeeperError
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.telemetry import RpcMetrics
@@ -98,16 +99,8 @@ class AccessLog:
     def _tenant(self, context: grpc.aio.ServicerContext) -> str:
         """The caller's tenant, resolved again only for calls that are
         logged (the domain interceptor's identity ends with the call)."""
-        presented = None
-        for key, value in context.invocation_metadata() or ():
-            if key == "x-api-key" and isinstance(value, str):
-                presented = value
-            elif key == "authorization" and isinstance(value, str):
-                scheme, _, credential = value.partition(" ")
-                if scheme.lower() == "bearer":
-                    presented = credential.strip()
         try:
-            return self._authenticator.authenticate(presented).tenant
+            return self._authenticator.authenticate(_presented_key(context)).tenant
         except StatekeeperError:
             return "-"  # unauthenticated: the code says so
 
@@ -200,10 +193,10 @@ def _counting(
 
         return deserialize
 
-    def serialize(message: Any) -> bytes:
+    def serialize(message: Any) -> Any:
         data = inner(message)
         counter.set(counter.get() + len(data))
-        return bytes(data)
+        return data
 
     return serialize
 
