@@ -54,6 +54,7 @@ from statekeeper.core.episodic import EpisodeDraft, RecallQuery
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory_config import MemoryConfig
 from statekeeper.core.memory_context import ContextRequest
+from statekeeper.core.memory_models import Episode, ValueSource, content_hash
 from statekeeper.core.sessions import SessionManager
 from statekeeper.core.summarizer import ExtractiveSummarizer
 from statekeeper.core.tokens import TokenCounter
@@ -170,28 +171,7 @@ async def run_app(
     hybrid with the default one)."""
     tallies = {mode: Tally() for mode in modes}
     with tempfile.TemporaryDirectory() as folder:
-        storage = EmbeddedStorage(Path(folder))
-        await storage.start()
-        counter = TokenCounter()
-        sessions = SessionManager(
-            storage.sessions, counter, ExtractiveSummarizer(counter), Limits()
-        )
-        config = dataclasses.replace(
-            MemoryConfig(),
-            forgetting_interval_seconds=0.0,
-            consolidation_interval_seconds=0.0,
-            index_maintenance_interval_seconds=0.0,
-        )
-        app = MemoryApp(
-            storage,
-            sessions,
-            counter,
-            None,
-            Limits(),
-            config,
-            ModelEndpoints(embedder_kind=embedder_kind),
-        )
-        await app.start(wait_for_indexes=True)
+        app, storage = await _app(Path(folder), embedder_kind)
         try:
             if app.embedder is not None:  # the model loads once per process
                 await app.embedder.embed(["load the model"])
@@ -360,6 +340,73 @@ async def evaluate(conversations: list[Conversation], modes: list[str]) -> dict[
     return tallies
 
 
+async def lexical_at_scale(conversations: list[Conversation], count: int) -> None:
+    """Recall p50/p95 (LEXICAL: no embedder) for one user holding `count`
+    episodes: LoCoMo turns repeated with a distinct suffix, bulk-imported,
+    sessions of 20; the LoCoMo questions asked (200 of them)."""
+    texts = [turn.text for c in conversations for turn in c.turns]
+    questions = [q.text for c in conversations for q in c.questions][:200]
+    with tempfile.TemporaryDirectory() as folder:
+        app, storage = await _app(Path(folder), "none")
+        try:
+            for start in range(0, count, 2000):
+                batch = [_bulk_episode(i, texts) for i in range(start, min(start + 2000, count))]
+                await app.store.insert_episodes(TENANT, batch)
+            latency = []
+            for question in questions:
+                started = time.perf_counter()
+                query = RecallQuery("big", query_text=question, top_k=TOP_K)
+                await app.domain.episodes.recall(TENANT, query)
+                latency.append(time.perf_counter() - started)
+        finally:
+            await app.stop()
+            await storage.close()
+    latency.sort()
+    p95 = latency[int(len(latency) * 0.95)]
+    print(
+        f"\nlexical Recall at {count} episodes of one user: p50"
+        f" {statistics.median(latency) * 1e3:.1f} ms, p95 {p95 * 1e3:.1f} ms"
+    )
+
+
+def _bulk_episode(number: int, texts: list[str]) -> Episode:
+    text = f"{texts[number % len(texts)]} (note {number})"
+    return Episode(
+        episode_id=f"e-bulk-{number}",
+        user_id="big",
+        session_id=f"s{number // 20}",
+        user_message=text,
+        assistant_response="",
+        summary="",
+        summary_source=ValueSource.NONE,
+        embedding_source=ValueSource.NONE,
+        embedding_model="",
+        importance=0.5,
+        metadata={},
+        occur_time=1e9 + number,
+        create_time=1e9 + number,
+        content_hash=content_hash(text, ""),
+        dimension=0,
+    )
+
+
+async def _app(folder: Path, embedder_kind: str) -> tuple[MemoryApp, EmbeddedStorage]:
+    storage = EmbeddedStorage(folder)
+    await storage.start()
+    counter = TokenCounter()
+    sessions = SessionManager(storage.sessions, counter, ExtractiveSummarizer(counter), Limits())
+    config = dataclasses.replace(
+        MemoryConfig(),
+        forgetting_interval_seconds=0.0,
+        consolidation_interval_seconds=0.0,
+        index_maintenance_interval_seconds=0.0,
+    )
+    endpoints = ModelEndpoints(embedder_kind=embedder_kind)
+    app = MemoryApp(storage, sessions, counter, None, Limits(), config, endpoints)
+    await app.start(wait_for_indexes=True)
+    return app, storage
+
+
 async def embedder_rate(texts: list[str]) -> float:
     """Texts/s of the default embedder alone (loaded first), CONCURRENCY
     concurrent single-text calls at a time, as concurrent RecordEpisode
@@ -379,6 +426,9 @@ def main() -> None:
     parser.add_argument("--chinese", type=Path, default=CHINESE)
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     parser.add_argument("--limit", type=int, default=0, help="first N LoCoMo conversations")
+    parser.add_argument(
+        "--scale", type=int, default=0, help="also time lexical recall at N episodes of one user"
+    )
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
     files = sorted(args.locomo_dir.resolve().glob("*.json"))
@@ -396,6 +446,8 @@ def main() -> None:
         report(
             "Chinese conversation", asyncio.run(evaluate([chinese], args.modes)), len(chinese.turns)
         )
+    if locomo and args.scale:
+        asyncio.run(lexical_at_scale(locomo, args.scale))
     if locomo:
         rate = asyncio.run(embedder_rate([t.text for t in locomo[0].turns]))
         print(f"\ndefault embedder alone, {CONCURRENCY} concurrent calls: {rate:.0f} texts/s")

@@ -25,7 +25,8 @@ class MemoryLimits:
     max_entity_depth: int = 3
     # Vector recall with filters asks the store for the matching keys first.
     max_filter_candidates: int = 200_000
-    # Lexical recall scores at most this many of the user's newest episodes.
+    # Lexical recall re-ranks at most this many full-text index matches
+    # (it asks for max(4 * top_k, 200), capped here).
     max_lexical_candidates: int = 5000
     max_extracted_facts: int = 50
     report_id_limit: int = 1000
