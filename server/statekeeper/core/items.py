@@ -182,7 +182,12 @@ class ItemManager:
             _check_finite("query_vector", value)
         limit, offset = self._page(query.limit, query.offset, self._limits.default_search_limit)
         now = self._clock()
-        candidates = await self._store.scan(tenant, prefix, now)
+        # Without a filter or a query the ranking is newest first, which the
+        # store can cut itself; otherwise every candidate must be looked at.
+        plain = not conditions and not query.query_vector
+        candidates = await self._store.scan(
+            tenant, prefix, now, newest=offset + limit if plain else None
+        )
         matching = [
             record for record in candidates if _matches(json.loads(record.value_json), conditions)
         ]

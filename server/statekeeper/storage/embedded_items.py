@@ -48,6 +48,8 @@ SWEEP_BATCH = 100
 _COLUMNS = "path, key, value_json, create_time, update_time, expire_time, ttl_seconds, vectors"
 _LIVE = "(expire_time IS NULL OR expire_time > ?)"
 _ONE = "tenant=? AND path=? AND key=?"
+# The order of core/items.py's newest-first ranking (paths and keys in byte order).
+NEWEST_FIRST = "ORDER BY update_time DESC, path, key"
 
 
 class EmbeddedItemStore(ItemStore):
@@ -108,8 +110,13 @@ class EmbeddedItemStore(ItemStore):
 
         return await self._storage.run(work)
 
-    async def scan(self, tenant: str, prefix: tuple[str, ...], now: float) -> list[ItemRecord]:
+    async def scan(
+        self, tenant: str, prefix: tuple[str, ...], now: float, newest: int | None = None
+    ) -> list[ItemRecord]:
         where, params = _under(tenant, prefix, now)
+        if newest is not None:
+            where += f" {NEWEST_FIRST} LIMIT ?"
+            params.append(newest)
 
         def work(db: sqlite3.Connection) -> list[ItemRecord]:
             rows = db.execute(f"SELECT {_COLUMNS} FROM items WHERE {where}", params)

@@ -38,9 +38,12 @@ class ItemStore(abc.ABC):
         """Whether a live item was deleted."""
 
     @abc.abstractmethod
-    async def scan(self, tenant: str, prefix: tuple[str, ...], now: float) -> list[ItemRecord]:
+    async def scan(
+        self, tenant: str, prefix: tuple[str, ...], now: float, newest: int | None = None
+    ) -> list[ItemRecord]:
         """Every live item whose namespace starts with `prefix`, vectors
-        included, in no particular order."""
+        included, in no particular order; with `newest`, only that many, the
+        newest first (update_time descending, then path and key ascending)."""
 
     @abc.abstractmethod
     async def refresh(self, tenant: str, names: Sequence[ItemName], now: float) -> None:

@@ -9,7 +9,12 @@ from dataclasses import replace
 from typing import Any
 
 from statekeeper.core.items import ItemRecord, namespace_of, namespace_path, path_range
-from statekeeper.storage.embedded_items import SWEEP_BATCH, decode_vectors, encode_vectors
+from statekeeper.storage.embedded_items import (
+    NEWEST_FIRST,
+    SWEEP_BATCH,
+    decode_vectors,
+    encode_vectors,
+)
 from statekeeper.storage.item_store import ItemName, ItemStore
 from statekeeper.storage.postgres import Migration, PostgresStorage, SchemaOutOfDateError
 from statekeeper.storage.postgres_blackboard import apply_migrations
@@ -124,8 +129,13 @@ class PostgresItemStore(ItemStore):
             )
         return row is not None and (row[0] is None or row[0] > now)
 
-    async def scan(self, tenant: str, prefix: tuple[str, ...], now: float) -> list[ItemRecord]:
+    async def scan(
+        self, tenant: str, prefix: tuple[str, ...], now: float, newest: int | None = None
+    ) -> list[ItemRecord]:
         where, params = _under(tenant, prefix, now)
+        if newest is not None:
+            params.append(newest)
+            where += f" {NEWEST_FIRST} LIMIT ${len(params)}"
         async with self._db.connection("search items") as conn:
             rows = await conn.fetch(f"SELECT {_COLUMNS} FROM items WHERE {where}", *params)
         return [_record(row) for row in rows]
