@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real Redis and PostgreSQL servers for tests and benchmarks, on loopback, in a
-# directory of their own. Installs redis-server and postgresql from Debian
-# packages (apt-get) when they are missing. PostgreSQL refuses to run as root,
+# directory of their own. Installs redis-server, postgresql and docker-compose
+# (to validate the compose file) from Debian packages (apt-get) when missing. PostgreSQL refuses to run as root,
 # so as root it runs as the `postgres` user (or `nobody`) via runuser.
 #
 #   scripts/services.sh install                  install what is missing
@@ -38,6 +38,9 @@ install() {
   local missing=()
   command -v redis-server >/dev/null || missing+=(redis-server)
   pg_bindir >/dev/null || missing+=(postgresql)
+  # docker-compose validates docker-compose.yml in tests/ops (no engine needed).
+  command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 ||
+    missing+=(docker-compose)
   [ ${#missing[@]} -eq 0 ] && return 0
   log "installing ${missing[*]} from Debian packages"
   # Packages must not start their own system-wide instances: a policy-rc.d
