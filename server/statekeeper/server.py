@@ -152,8 +152,7 @@ class StatekeeperServer:
             self.port = 0
         if self.port == 0:
             raise OSError(
-                f"cannot listen on {self.settings.listen}: address already in use or not"
-                " available"
+                f"cannot listen on {self.settings.listen}: address already in use or not available"
             )
         self.telemetry.start()
         await server.start()
