@@ -16,8 +16,10 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc
+from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, common_pb2
+from statekeeper_client.v1 import blackboard_pb2 as bb
 from statekeeper_client.v1 import session_pb2 as pb
+from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
 from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.e2e.conftest import ServerProcess
 from tests.integration.conftest import ServerFactory
@@ -152,6 +154,55 @@ def test_audit_records_equal_mutations(server: ServerProcess) -> None:
         assert len(all_records(admin, ALPHA, end_time=future)) == len(records)
         assert all_records(admin, BETA) == []
     print(f"{len(records)} audit records for {sum(done.values())} mutations: {dict(done)}")
+
+
+def blackboard_workload(stub: BlackboardServiceStub, puts: int) -> Counter[str]:
+    """Puts, deletes (one of an absent key: no change), transactions (one
+    whose branch is empty: no change) and a key left to expire."""
+    value = bb.BlackboardValue(payload=common_pb2.Payload(data=b"v"))
+    for n in range(puts):
+        stub.PutEntry(bb.PutEntryRequest(board="b", key=f"k{n}", value=value), metadata=ALPHA)
+    stub.DeleteEntry(bb.DeleteEntryRequest(board="b", key="k0"), metadata=ALPHA)
+    stub.DeleteEntry(bb.DeleteEntryRequest(board="b", key="absent"), metadata=ALPHA)
+    both = [bb.TxnOp(put_entry=bb.TxnPut(key=key, value=value)) for key in ("t1", "t2")]
+    stub.Txn(bb.TxnRequest(board="b", success=both), metadata=ALPHA)
+    stub.Txn(bb.TxnRequest(board="b"), metadata=ALPHA)
+    brief = bb.PutEntryRequest(board="b", key="brief", value=value)
+    brief.ttl.FromMilliseconds(300)
+    stub.PutEntry(brief, metadata=ALPHA)
+    return Counter({"PutEntry": puts + 1, "DeleteEntry": 1, "Txn": 1, "ExpireEntries": 1})
+
+
+def wait_records(
+    admin: admin_pb2_grpc.AdminServiceStub, count: int, **filters: object
+) -> list[admin_pb2.AuditRecord]:
+    deadline = time.monotonic() + 15
+    while len(records := all_records(admin, ALPHA, **filters)) < count:
+        assert time.monotonic() < deadline, f"{len(records)} records, expected {count}"
+        time.sleep(0.2)
+    return records
+
+
+def test_blackboard_and_bus_mutations_are_audited(server: ServerProcess) -> None:
+    with grpc.insecure_channel(server.address) as channel:
+        admin = admin_pb2_grpc.AdminServiceStub(channel)
+        done = blackboard_workload(BlackboardServiceStub(channel), puts=25)
+        # The expiry sweeper's record comes a moment later.
+        records = wait_records(admin, sum(done.values()), entity_type="blackboard")
+        assert Counter(r.method for r in records) == done
+        assert all_records(admin, BETA) == []
+        # One record per revision, each naming it and what it changed.
+        assert sorted(r.revision for r in records) == list(range(1, len(records) + 1))
+        txn = next(r for r in records if r.method == "Txn")
+        assert (txn.service, txn.entity_id, txn.summary) == (
+            "statekeeper.v1.BlackboardService",
+            "b",
+            "put t1; put t2",
+        )
+        expired = next(r for r in records if r.method == "ExpireEntries")
+        assert (expired.principal, expired.summary) == ("system", "expired brief")
+        put = next(r for r in records if r.method == "PutEntry")
+        assert put.principal not in ("", "system", "anonymous")
 
 
 def test_audit_cli_reads_the_store(tmp_path: Path) -> None:

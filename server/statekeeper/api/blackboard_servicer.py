@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import grpc
 
 from statekeeper.api import blackboard_convert as convert
-from statekeeper.api.interceptor import current_tenant
+from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.blackboard import Blackboard
 from statekeeper_client.v1 import blackboard_pb2 as pb
 from statekeeper_client.v1 import blackboard_pb2_grpc
@@ -26,6 +26,7 @@ class BlackboardServicer(blackboard_pb2_grpc.BlackboardServiceServicer):
             convert.put_op(request),
             writer_agent_id=request.writer_agent_id,
             expected_mod_revision=convert.optional_revision(request, "expected_mod_revision"),
+            actor=current_actor(),
         )
         return pb.PutEntryResponse(
             header=convert.header_to_proto(outcome.header),
@@ -54,6 +55,7 @@ class BlackboardServicer(blackboard_pb2_grpc.BlackboardServiceServicer):
             request.key,
             expected_mod_revision=convert.optional_revision(request, "expected_mod_revision"),
             return_previous=request.return_previous,
+            actor=current_actor(),
         )
         return pb.DeleteEntryResponse(
             header=convert.header_to_proto(outcome.header),
@@ -94,6 +96,7 @@ class BlackboardServicer(blackboard_pb2_grpc.BlackboardServiceServicer):
             [convert.op_from_proto(f"success[{i}]", op) for i, op in enumerate(request.success)],
             [convert.op_from_proto(f"failure[{i}]", op) for i, op in enumerate(request.failure)],
             writer_agent_id=request.writer_agent_id,
+            actor=current_actor(),
         )
         return pb.TxnResponse(
             header=convert.header_to_proto(outcome.header),

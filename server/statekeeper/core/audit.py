@@ -9,9 +9,10 @@ and the domain never learns about gRPC.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from statekeeper.core import paging
+from statekeeper.core.blackboard_models import EventType, RevisionBatch
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.limits import Limits
 from statekeeper.core.models import AuditFilter, AuditRecord
@@ -53,6 +54,40 @@ def record_for(
         revision=revision,
         time=time,
         summary=summary,
+    )
+
+
+BLACKBOARD_ENTITY = "blackboard"
+# Keys named in one blackboard record's summary; a transaction may touch
+# many, and the history (by revision) has them all.
+SUMMARY_KEYS = 8
+_EVENT_VERBS = {EventType.PUT: "put", EventType.DELETE: "deleted", EventType.EXPIRE: "expired"}
+
+
+def blackboard_record(template: AuditRecord | None, batch: RevisionBatch) -> AuditRecord | None:
+    """The one record of a committed blackboard revision: the board is the
+    entity and the tenant's blackboard revision the record's revision, so a
+    record leads to its events in the history. The caller's `template`
+    (None: not audited, e.g. store tests) names who; a revision of expiry
+    events is the server's own, always recorded."""
+    expired = all(event.type == EventType.EXPIRE for event in batch.events)
+    if expired:
+        template = record_for(
+            system_actor("ExpireEntries", batch.tenant), BLACKBOARD_ENTITY, "", 0, 0.0, ""
+        )
+    if template is None:
+        return None
+    named = [f"{_EVENT_VERBS[e.type]} {e.key}" for e in batch.events[:SUMMARY_KEYS]]
+    if len(batch.events) > SUMMARY_KEYS:
+        named.append(f"and {len(batch.events) - SUMMARY_KEYS} more")
+    return replace(
+        template,
+        tenant=batch.tenant,
+        entity_type=BLACKBOARD_ENTITY,
+        entity_id=batch.board,
+        revision=batch.revision,
+        time=batch.commit_time,
+        summary="; ".join(named),
     )
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekeeper.core import paging
+from statekeeper.core.audit import BLACKBOARD_ENTITY, Actor, record_for
 from statekeeper.core.blackboard_keys import KeyMatcher, check_board, check_key, selector
 from statekeeper.core.blackboard_models import (
     BlackboardLimits,
@@ -36,6 +37,7 @@ from statekeeper.core.blackboard_models import (
 )
 from statekeeper.core.blackboard_watch import WatchHub, WatchMessage, WatchSpec
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
+from statekeeper.core.models import AuditRecord
 from statekeeper.core.validation import check_non_negative
 from statekeeper.storage.blackboard_store import BlackboardStore
 
@@ -252,6 +254,7 @@ class Blackboard:
         op: PutOp,
         writer_agent_id: str = "",
         expected_mod_revision: int | None = None,
+        actor: Actor | None = None,
     ) -> PutOutcome:
         check_board("board", board, self._limits)
         self._check_put(op, "")
@@ -269,7 +272,9 @@ class Blackboard:
             previous = current if op.return_previous else None
             return Decision((Event(EventType.PUT, entry, current),), PutResult(entry, previous))
 
-        outcome = await self._store.mutate(tenant, board, [op.key], self._clock(), decide)
+        now = self._clock()
+        audit = _audit_template(actor, board, now)
+        outcome = await self._store.mutate(tenant, board, [op.key], now, decide, audit)
         return PutOutcome(outcome.header, outcome.result.entry, outcome.result.previous)
 
     async def delete(
@@ -279,6 +284,7 @@ class Blackboard:
         key: str,
         expected_mod_revision: int | None = None,
         return_previous: bool = False,
+        actor: Actor | None = None,
     ) -> DeleteOutcome:
         check_board("board", board, self._limits)
         check_key("key", key, self._limits)
@@ -294,7 +300,9 @@ class Blackboard:
             previous = current if return_previous else None
             return Decision((Event(EventType.DELETE, gone, current),), DeleteResult(True, previous))
 
-        outcome = await self._store.mutate(tenant, board, [key], self._clock(), decide)
+        now = self._clock()
+        audit = _audit_template(actor, board, now)
+        outcome = await self._store.mutate(tenant, board, [key], now, decide, audit)
         result = outcome.result
         return DeleteOutcome(outcome.header, result.deleted, result.previous)
 
@@ -368,6 +376,7 @@ class Blackboard:
         success: Sequence[Op],
         failure: Sequence[Op],
         writer_agent_id: str = "",
+        actor: Actor | None = None,
     ) -> TxnOutcome:
         check_board("board", board, self._limits)
         self._check_writer(writer_agent_id)
@@ -388,7 +397,9 @@ class Blackboard:
                 raise LimitExceededError(branch_name, max_keys, "the tenant has too many keys")
             return Decision(tuple(events), (succeeded, results))
 
-        outcome = await self._store.mutate(tenant, board, keys, self._clock(), decide)
+        now = self._clock()
+        audit = _audit_template(actor, board, now)
+        outcome = await self._store.mutate(tenant, board, keys, now, decide, audit)
         succeeded, results = outcome.result
         return TxnOutcome(outcome.header, succeeded, results)
 
@@ -490,6 +501,15 @@ class Blackboard:
 
 
 # ----- pure decision helpers -----------------------------------------------------
+
+
+def _audit_template(actor: Actor | None, board: str, now: float) -> AuditRecord | None:
+    """Who makes a mutation, for the record of the revision it commits
+    (`core.audit.blackboard_record` fills in what it changed). Without an
+    actor (internal and test callers) the mutation is not audited."""
+    if actor is None:
+        return None
+    return record_for(actor, BLACKBOARD_ENTITY, board, 0, now, "")
 
 
 def _check_expected(key: str, current: Entry | None, expected: int | None) -> None:

@@ -59,6 +59,7 @@ from statekeeper.core.blackboard_models import (
     RevisionBatch,
     T,
 )
+from statekeeper.core.models import AuditRecord
 
 FeedListener = Callable[[RevisionBatch], None]
 
@@ -120,9 +121,15 @@ class BlackboardStore(abc.ABC):
         keys: Sequence[str],
         now: float,
         decide: Decide[T],
+        audit: AuditRecord | None = None,
     ) -> MutationOutcome[T]:
         """Runs one mutation of `board`, serialized with every other mutation
         of the tenant.
+
+        Every committed revision leaves one audit record in the same
+        transaction (`core.audit.blackboard_record`): the decision's with
+        `audit` as its template (none without one), an expiry revision
+        always, as the server's.
 
         1. Entries among `keys` with `expire_time <= now` MUST first be
            removed as one revision of their own, with one EXPIRE event per
@@ -221,6 +228,6 @@ class BlackboardStore(abc.ABC):
     @abc.abstractmethod
     async def expire_due(self, now: float, limit: int) -> list[RevisionBatch]:
         """Removes up to `limit` entries (of any tenant) with `expire_time
-        <= now`: one revision per (tenant, board), one EXPIRE event per key.
-        An entry changed since it was found is left alone. Batches are
-        published like any commit; returns them."""
+        <= now`: one revision per (tenant, board), one EXPIRE event per key,
+        each audited as the server's. An entry changed since it was found is
+        left alone. Batches are published like any commit; returns them."""

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from statekeeper.core.audit import blackboard_record
 from statekeeper.core.blackboard_keys import KeyMatcher
 from statekeeper.core.blackboard_models import (
     Decide,
@@ -38,12 +39,14 @@ from statekeeper.core.blackboard_models import (
     tombstone,
 )
 from statekeeper.core.errors import InvalidArgumentError, StorageUnavailableError
+from statekeeper.core.models import AuditRecord
 from statekeeper.storage.blackboard_store import (
     BlackboardEventFeed,
     BlackboardStore,
     FeedListener,
 )
 from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +157,7 @@ class _Job:
     now: float
     decide: Decide[Any]
     future: asyncio.Future[MutationOutcome[Any]]
+    audit: AuditRecord | None
     outcome: MutationOutcome[Any] | None = None
     error: BaseException | None = None
 
@@ -211,9 +215,11 @@ class EmbeddedBlackboardStore(BlackboardStore):
         keys: Sequence[str],
         now: float,
         decide: Decide[T],
+        audit: AuditRecord | None = None,
     ) -> MutationOutcome[T]:
         loop = asyncio.get_running_loop()
-        job = _Job(tenant, board, tuple(sorted(set(keys))), now, decide, loop.create_future())
+        keys = tuple(sorted(set(keys)))
+        job = _Job(tenant, board, keys, now, decide, loop.create_future(), audit)
         # A caller cancelled mid-commit never reads its outcome; mark it read.
         job.future.add_done_callback(_consume)
         self._pending.append(job)
@@ -274,6 +280,7 @@ class EmbeddedBlackboardStore(BlackboardStore):
             if decision.events:
                 batch = _batch_for(job, view, decision, set(entries))
                 _write_batch(db, tenant, batch, set(entries))
+                _write_audit(db, batch, job.audit)
                 group.batches.append(batch)
             db.execute("RELEASE job")
             job.outcome = MutationOutcome(tenant.header, decision.result, batch)
@@ -674,7 +681,20 @@ def _write_expiry(
     )
     batch = RevisionBatch(state.tenant, board, revision, now, events)
     _write_batch(db, state, batch, {e.key for e in expired})
+    _write_audit(db, batch, None)
     return batch
+
+
+def _write_audit(
+    db: sqlite3.Connection, batch: RevisionBatch, template: AuditRecord | None
+) -> None:
+    """The revision's audit record, in the transaction that stores it."""
+    record = blackboard_record(template, batch)
+    if record is not None:
+        db.execute(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+            audit_values(record, batch.tenant),
+        )
 
 
 def _write_batch(

@@ -72,6 +72,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
+from statekeeper.core.audit import blackboard_record
 from statekeeper.core.blackboard_keys import KeyMatcher
 from statekeeper.core.blackboard_models import (
     Decide,
@@ -91,9 +92,11 @@ from statekeeper.core.blackboard_models import (
     tombstone,
 )
 from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.core.models import AuditRecord
 from statekeeper.storage.blackboard_store import BlackboardStore
 from statekeeper.storage.postgres import Migration, PostgresStorage, SchemaOutOfDateError
 from statekeeper.storage.redis_feeds import RedisStreamFeed
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres import Connection
@@ -222,6 +225,49 @@ MIGRATIONS: tuple[Migration, ...] = (
             $$""",
         ),
     ),
+    Migration(
+        3,
+        "blackboard: bb_commit with the audit records of its revisions",
+        (
+            # An overload (33 arguments): the 25-argument bb_commit stays for
+            # replicas of the previous release during a rolling upgrade.
+            """CREATE FUNCTION bb_commit(
+                p_tenant text, p_expected bigint, p_revision bigint, p_key_count bigint,
+                v_board text[], v_key text[], v_revision bigint[], v_seq integer[],
+                v_event_type smallint[], v_kind smallint[], v_content_type text[],
+                v_schema_version integer[], v_data bytea[], v_create_revision bigint[],
+                v_version bigint[], v_writer text[], v_expire_time float8[],
+                v_update_time float8[], v_commit_time float8[],
+                p_put_rows integer[], p_deleted_boards text[], p_deleted_keys text[],
+                l_revision bigint[], l_board text[], l_commit_time float8[],
+                a_principal text[], a_service text[], a_method text[], a_entity_type text[],
+                a_entity_id text[], a_revision bigint[], a_time float8[], a_summary text[]
+            ) RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE
+                oldest bigint;
+            BEGIN
+                oldest := bb_commit(p_tenant, p_expected, p_revision, p_key_count,
+                    v_board, v_key, v_revision, v_seq, v_event_type, v_kind, v_content_type,
+                    v_schema_version, v_data, v_create_revision, v_version, v_writer,
+                    v_expire_time, v_update_time, v_commit_time, p_put_rows,
+                    p_deleted_boards, p_deleted_keys, l_revision, l_board, l_commit_time);
+                IF oldest IS NULL THEN
+                    RETURN NULL;  -- the tenant moved: nothing written, nothing audited
+                END IF;
+                INSERT INTO audit_log (tenant, principal, service, method, entity_type,
+                    entity_id, revision, time, summary)
+                SELECT p_tenant, a.principal, a.service, a.method, a.entity_type,
+                    a.entity_id, a.revision, a.time, a.summary
+                FROM unnest(a_principal, a_service, a_method, a_entity_type, a_entity_id,
+                    a_revision, a_time, a_summary) WITH ORDINALITY
+                    AS a(principal, service, method, entity_type, entity_id, revision, time,
+                        summary, n)
+                ORDER BY a.n;
+                RETURN oldest;
+            END
+            $$""",
+        ),
+    ),
 )
 LATEST_SCHEMA = MIGRATIONS[-1].version
 # pg_advisory_xact_lock key of these migrations ("blackbrd" in ASCII).
@@ -309,7 +355,8 @@ KNOWN_TENANTS = 64
 KNOWN_KEYS = 128
 KNOWN_VALUE_BYTES = 4096
 
-_COMMIT = "SELECT bb_commit(" + ", ".join(f"${n}" for n in range(1, 26)) + ")"
+_COMMIT = "SELECT bb_commit(" + ", ".join(f"${n}" for n in range(1, 34)) + ")"
+_INSERT_AUDIT = f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)"
 
 # The tenant's counters and the current entries of some (board, key) pairs,
 # in one snapshot.
@@ -333,6 +380,7 @@ class _Pending:
     now: float
     decide: Decide[Any]
     future: asyncio.Future[MutationOutcome[Any]]
+    audit: AuditRecord | None
 
 
 # A committed group: its revisions (each with the key count after it) and
@@ -426,12 +474,13 @@ class PostgresBlackboardStore(BlackboardStore):
         keys: Sequence[str],
         now: float,
         decide: Decide[T],
+        audit: AuditRecord | None = None,
     ) -> MutationOutcome[T]:
         future: asyncio.Future[MutationOutcome[Any]] = asyncio.get_running_loop().create_future()
         # A caller cancelled mid-commit never reads the outcome; mark it read.
         future.add_done_callback(_consume)
         self._pending.setdefault(tenant, collections.deque()).append(
-            _Pending(board, sorted(set(keys)), now, decide, future)
+            _Pending(board, sorted(set(keys)), now, decide, future, audit)
         )
         if tenant not in self._committers:
             self._committers[tenant] = asyncio.create_task(
@@ -520,6 +569,7 @@ class PostgresBlackboardStore(BlackboardStore):
                     return None
                 return writes, results
             arguments = _commit_arguments(tenant, expected, state, writes)
+            arguments += _audit_arguments(_audit_records(group, results, writes))
             oldest = await conn.fetchval(_COMMIT, *arguments)
             if oldest is None:
                 self._known.pop(tenant, None)
@@ -570,6 +620,8 @@ class PostgresBlackboardStore(BlackboardStore):
             writes: list[tuple[RevisionBatch, int]] = []
             results = [_apply(state, live, pending, writes) for pending in group]
             await _write_batches(conn, state.tenant, writes)
+            records = _audit_records(group, results, writes)
+            await conn.executemany(_INSERT_AUDIT, [audit_values(r, tenant) for r in records])
         return writes, results
 
     # ----- reads ----------------------------------------------------------------------
@@ -935,6 +987,28 @@ def _commit_arguments(
     ]
 
 
+def _audit_records(
+    group: list[_Pending],
+    results: list[MutationOutcome[Any] | Exception],
+    writes: list[tuple[RevisionBatch, int]],
+) -> list[AuditRecord]:
+    """One record per written revision, in revision order: a decision's
+    with its mutation's template, an expiry's as the server's."""
+    templates = {
+        result.batch.revision: pending.audit
+        for pending, result in zip(group, results, strict=True)
+        if isinstance(result, MutationOutcome) and result.batch is not None
+    }
+    records = (blackboard_record(templates.get(batch.revision), batch) for batch, _ in writes)
+    return [record for record in records if record is not None]
+
+
+def _audit_arguments(records: list[AuditRecord]) -> list[list[Any]]:
+    """bb_commit's audit arrays (its tenant is the commit's)."""
+    columns = AUDIT_COLUMNS.replace(" ", "").split(",")[1:]  # all but the tenant
+    return [[getattr(record, name) for record in records] for name in columns]
+
+
 async def _entries_of(
     conn: Connection, tenant: str, wanted: set[tuple[str, str]]
 ) -> dict[tuple[str, str], Entry]:
@@ -1186,6 +1260,9 @@ async def _write_expiry(
     )
     batch = RevisionBatch(state.tenant, board, revision, now, events)
     await _write_batch(conn, state, batch, {e.key for e in expired})
+    record = blackboard_record(None, batch)
+    assert record is not None, "an expiry revision is always audited"
+    await conn.execute(_INSERT_AUDIT, *audit_values(record, state.tenant))
     return batch
 
 
