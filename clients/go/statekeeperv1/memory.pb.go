@@ -140,6 +140,65 @@ func (DuplicateKind) EnumDescriptor() ([]byte, []int) {
 	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{1}
 }
 
+// RecordEpisodeStatus says what RecordEpisodes did with one item.
+type RecordEpisodeStatus int32
+
+const (
+	// Not reported.
+	RecordEpisodeStatus_RECORD_EPISODE_STATUS_UNSPECIFIED RecordEpisodeStatus = 0
+	// The episode was stored; `result.episode` holds it with its id.
+	RecordEpisodeStatus_RECORD_EPISODE_STATUS_CREATED RecordEpisodeStatus = 1
+	// Nothing was stored: the item duplicates `result.duplicate_of`, an
+	// episode already stored or created by an earlier item of the batch.
+	RecordEpisodeStatus_RECORD_EPISODE_STATUS_DUPLICATE RecordEpisodeStatus = 2
+	// The item was rejected; `error_field`, `error_reason` and `error_message`
+	// say why. Nothing was stored for it.
+	RecordEpisodeStatus_RECORD_EPISODE_STATUS_ERROR RecordEpisodeStatus = 3
+)
+
+// Enum value maps for RecordEpisodeStatus.
+var (
+	RecordEpisodeStatus_name = map[int32]string{
+		0: "RECORD_EPISODE_STATUS_UNSPECIFIED",
+		1: "RECORD_EPISODE_STATUS_CREATED",
+		2: "RECORD_EPISODE_STATUS_DUPLICATE",
+		3: "RECORD_EPISODE_STATUS_ERROR",
+	}
+	RecordEpisodeStatus_value = map[string]int32{
+		"RECORD_EPISODE_STATUS_UNSPECIFIED": 0,
+		"RECORD_EPISODE_STATUS_CREATED":     1,
+		"RECORD_EPISODE_STATUS_DUPLICATE":   2,
+		"RECORD_EPISODE_STATUS_ERROR":       3,
+	}
+)
+
+func (x RecordEpisodeStatus) Enum() *RecordEpisodeStatus {
+	p := new(RecordEpisodeStatus)
+	*p = x
+	return p
+}
+
+func (x RecordEpisodeStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RecordEpisodeStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_statekeeper_v1_memory_proto_enumTypes[2].Descriptor()
+}
+
+func (RecordEpisodeStatus) Type() protoreflect.EnumType {
+	return &file_statekeeper_v1_memory_proto_enumTypes[2]
+}
+
+func (x RecordEpisodeStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RecordEpisodeStatus.Descriptor instead.
+func (RecordEpisodeStatus) EnumDescriptor() ([]byte, []int) {
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{2}
+}
+
 // RecallRanking says how recall measured similarity.
 type RecallRanking int32
 
@@ -184,11 +243,11 @@ func (x RecallRanking) String() string {
 }
 
 func (RecallRanking) Descriptor() protoreflect.EnumDescriptor {
-	return file_statekeeper_v1_memory_proto_enumTypes[2].Descriptor()
+	return file_statekeeper_v1_memory_proto_enumTypes[3].Descriptor()
 }
 
 func (RecallRanking) Type() protoreflect.EnumType {
-	return &file_statekeeper_v1_memory_proto_enumTypes[2]
+	return &file_statekeeper_v1_memory_proto_enumTypes[3]
 }
 
 func (x RecallRanking) Number() protoreflect.EnumNumber {
@@ -197,7 +256,7 @@ func (x RecallRanking) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RecallRanking.Descriptor instead.
 func (RecallRanking) EnumDescriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{2}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{3}
 }
 
 // FactOrigin says how a fact entered the knowledge graph.
@@ -241,11 +300,11 @@ func (x FactOrigin) String() string {
 }
 
 func (FactOrigin) Descriptor() protoreflect.EnumDescriptor {
-	return file_statekeeper_v1_memory_proto_enumTypes[3].Descriptor()
+	return file_statekeeper_v1_memory_proto_enumTypes[4].Descriptor()
 }
 
 func (FactOrigin) Type() protoreflect.EnumType {
-	return &file_statekeeper_v1_memory_proto_enumTypes[3]
+	return &file_statekeeper_v1_memory_proto_enumTypes[4]
 }
 
 func (x FactOrigin) Number() protoreflect.EnumNumber {
@@ -254,7 +313,7 @@ func (x FactOrigin) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use FactOrigin.Descriptor instead.
 func (FactOrigin) EnumDescriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{3}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{4}
 }
 
 // FactOutcome says what AddFacts did with one input.
@@ -294,11 +353,11 @@ func (x FactOutcome) String() string {
 }
 
 func (FactOutcome) Descriptor() protoreflect.EnumDescriptor {
-	return file_statekeeper_v1_memory_proto_enumTypes[4].Descriptor()
+	return file_statekeeper_v1_memory_proto_enumTypes[5].Descriptor()
 }
 
 func (FactOutcome) Type() protoreflect.EnumType {
-	return &file_statekeeper_v1_memory_proto_enumTypes[4]
+	return &file_statekeeper_v1_memory_proto_enumTypes[5]
 }
 
 func (x FactOutcome) Number() protoreflect.EnumNumber {
@@ -307,7 +366,7 @@ func (x FactOutcome) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use FactOutcome.Descriptor instead.
 func (FactOutcome) EnumDescriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{4}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{5}
 }
 
 // IndexState is the lifecycle state of a user's vector index.
@@ -352,11 +411,11 @@ func (x IndexState) String() string {
 }
 
 func (IndexState) Descriptor() protoreflect.EnumDescriptor {
-	return file_statekeeper_v1_memory_proto_enumTypes[5].Descriptor()
+	return file_statekeeper_v1_memory_proto_enumTypes[6].Descriptor()
 }
 
 func (IndexState) Type() protoreflect.EnumType {
-	return &file_statekeeper_v1_memory_proto_enumTypes[5]
+	return &file_statekeeper_v1_memory_proto_enumTypes[6]
 }
 
 func (x IndexState) Number() protoreflect.EnumNumber {
@@ -365,7 +424,7 @@ func (x IndexState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use IndexState.Descriptor instead.
 func (IndexState) EnumDescriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{5}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{6}
 }
 
 // Episode is one recorded interaction of a user with an agent.
@@ -875,6 +934,213 @@ func (x *RecordEpisodeResponse) GetDuplicateSimilarity() float32 {
 	return 0
 }
 
+// Request of MemoryService.RecordEpisodes.
+type RecordEpisodesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The episodes, each as it would be sent to RecordEpisode (its own
+	// `user_id`, texts, embedding, ...). Required: at least one, at most the
+	// configured batch limit.
+	Episodes      []*RecordEpisodeRequest `protobuf:"bytes,1,rep,name=episodes,proto3" json:"episodes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordEpisodesRequest) Reset() {
+	*x = RecordEpisodesRequest{}
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordEpisodesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordEpisodesRequest) ProtoMessage() {}
+
+func (x *RecordEpisodesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordEpisodesRequest.ProtoReflect.Descriptor instead.
+func (*RecordEpisodesRequest) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *RecordEpisodesRequest) GetEpisodes() []*RecordEpisodeRequest {
+	if x != nil {
+		return x.Episodes
+	}
+	return nil
+}
+
+// Outcome of one item of RecordEpisodes.
+type RecordEpisodesResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What happened to the item. Always set.
+	Status RecordEpisodeStatus `protobuf:"varint,1,opt,name=status,proto3,enum=statekeeper.v1.RecordEpisodeStatus" json:"status,omitempty"`
+	// For CREATED and DUPLICATE: what RecordEpisode would have answered for
+	// the item alone. Unset for ERROR.
+	Result *RecordEpisodeResponse `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+	// For ERROR: the rejected field, prefixed with the item, e.g.
+	// "episodes[3].importance". Empty otherwise.
+	ErrorField string `protobuf:"bytes,3,opt,name=error_field,json=errorField,proto3" json:"error_field,omitempty"`
+	// For ERROR: the reason, as RecordEpisode would report it
+	// (INVALID_FIELD, LIMIT_EXCEEDED or DIMENSION_MISMATCH). UNSPECIFIED
+	// otherwise.
+	ErrorReason ErrorReason `protobuf:"varint,4,opt,name=error_reason,json=errorReason,proto3,enum=statekeeper.v1.ErrorReason" json:"error_reason,omitempty"`
+	// For ERROR: a human-readable explanation. Empty otherwise.
+	ErrorMessage  string `protobuf:"bytes,5,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordEpisodesResult) Reset() {
+	*x = RecordEpisodesResult{}
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordEpisodesResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordEpisodesResult) ProtoMessage() {}
+
+func (x *RecordEpisodesResult) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordEpisodesResult.ProtoReflect.Descriptor instead.
+func (*RecordEpisodesResult) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *RecordEpisodesResult) GetStatus() RecordEpisodeStatus {
+	if x != nil {
+		return x.Status
+	}
+	return RecordEpisodeStatus_RECORD_EPISODE_STATUS_UNSPECIFIED
+}
+
+func (x *RecordEpisodesResult) GetResult() *RecordEpisodeResponse {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *RecordEpisodesResult) GetErrorField() string {
+	if x != nil {
+		return x.ErrorField
+	}
+	return ""
+}
+
+func (x *RecordEpisodesResult) GetErrorReason() ErrorReason {
+	if x != nil {
+		return x.ErrorReason
+	}
+	return ErrorReason_ERROR_REASON_UNSPECIFIED
+}
+
+func (x *RecordEpisodesResult) GetErrorMessage() string {
+	if x != nil {
+		return x.ErrorMessage
+	}
+	return ""
+}
+
+// Response of MemoryService.RecordEpisodes.
+type RecordEpisodesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One result per item of the request, in request order.
+	Results []*RecordEpisodesResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	// How many items were stored.
+	CreatedCount int32 `protobuf:"varint,2,opt,name=created_count,json=createdCount,proto3" json:"created_count,omitempty"`
+	// How many items were duplicates.
+	DuplicateCount int32 `protobuf:"varint,3,opt,name=duplicate_count,json=duplicateCount,proto3" json:"duplicate_count,omitempty"`
+	// How many items were rejected.
+	ErrorCount    int32 `protobuf:"varint,4,opt,name=error_count,json=errorCount,proto3" json:"error_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordEpisodesResponse) Reset() {
+	*x = RecordEpisodesResponse{}
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordEpisodesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordEpisodesResponse) ProtoMessage() {}
+
+func (x *RecordEpisodesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordEpisodesResponse.ProtoReflect.Descriptor instead.
+func (*RecordEpisodesResponse) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RecordEpisodesResponse) GetResults() []*RecordEpisodesResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+func (x *RecordEpisodesResponse) GetCreatedCount() int32 {
+	if x != nil {
+		return x.CreatedCount
+	}
+	return 0
+}
+
+func (x *RecordEpisodesResponse) GetDuplicateCount() int32 {
+	if x != nil {
+		return x.DuplicateCount
+	}
+	return 0
+}
+
+func (x *RecordEpisodesResponse) GetErrorCount() int32 {
+	if x != nil {
+		return x.ErrorCount
+	}
+	return 0
+}
+
 // Request of MemoryService.GetEpisode.
 type GetEpisodeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -888,7 +1154,7 @@ type GetEpisodeRequest struct {
 
 func (x *GetEpisodeRequest) Reset() {
 	*x = GetEpisodeRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[4]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -900,7 +1166,7 @@ func (x *GetEpisodeRequest) String() string {
 func (*GetEpisodeRequest) ProtoMessage() {}
 
 func (x *GetEpisodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[4]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -913,7 +1179,7 @@ func (x *GetEpisodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetEpisodeRequest.ProtoReflect.Descriptor instead.
 func (*GetEpisodeRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{4}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetEpisodeRequest) GetEpisodeId() string {
@@ -941,7 +1207,7 @@ type GetEpisodeResponse struct {
 
 func (x *GetEpisodeResponse) Reset() {
 	*x = GetEpisodeResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[5]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -953,7 +1219,7 @@ func (x *GetEpisodeResponse) String() string {
 func (*GetEpisodeResponse) ProtoMessage() {}
 
 func (x *GetEpisodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[5]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -966,7 +1232,7 @@ func (x *GetEpisodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetEpisodeResponse.ProtoReflect.Descriptor instead.
 func (*GetEpisodeResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{5}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetEpisodeResponse) GetEpisode() *Episode {
@@ -996,7 +1262,7 @@ type ListEpisodesRequest struct {
 
 func (x *ListEpisodesRequest) Reset() {
 	*x = ListEpisodesRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[6]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1008,7 +1274,7 @@ func (x *ListEpisodesRequest) String() string {
 func (*ListEpisodesRequest) ProtoMessage() {}
 
 func (x *ListEpisodesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[6]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1021,7 +1287,7 @@ func (x *ListEpisodesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEpisodesRequest.ProtoReflect.Descriptor instead.
 func (*ListEpisodesRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{6}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListEpisodesRequest) GetUserId() string {
@@ -1072,7 +1338,7 @@ type ListEpisodesResponse struct {
 
 func (x *ListEpisodesResponse) Reset() {
 	*x = ListEpisodesResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[7]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1350,7 @@ func (x *ListEpisodesResponse) String() string {
 func (*ListEpisodesResponse) ProtoMessage() {}
 
 func (x *ListEpisodesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[7]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1363,7 @@ func (x *ListEpisodesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEpisodesResponse.ProtoReflect.Descriptor instead.
 func (*ListEpisodesResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{7}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListEpisodesResponse) GetEpisodes() []*Episode {
@@ -1125,7 +1391,7 @@ type DeleteEpisodeRequest struct {
 
 func (x *DeleteEpisodeRequest) Reset() {
 	*x = DeleteEpisodeRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[8]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1137,7 +1403,7 @@ func (x *DeleteEpisodeRequest) String() string {
 func (*DeleteEpisodeRequest) ProtoMessage() {}
 
 func (x *DeleteEpisodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[8]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1150,7 +1416,7 @@ func (x *DeleteEpisodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteEpisodeRequest.ProtoReflect.Descriptor instead.
 func (*DeleteEpisodeRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{8}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DeleteEpisodeRequest) GetEpisodeId() string {
@@ -1171,7 +1437,7 @@ type DeleteEpisodeResponse struct {
 
 func (x *DeleteEpisodeResponse) Reset() {
 	*x = DeleteEpisodeResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[9]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1183,7 +1449,7 @@ func (x *DeleteEpisodeResponse) String() string {
 func (*DeleteEpisodeResponse) ProtoMessage() {}
 
 func (x *DeleteEpisodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[9]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1196,7 +1462,7 @@ func (x *DeleteEpisodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteEpisodeResponse.ProtoReflect.Descriptor instead.
 func (*DeleteEpisodeResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{9}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DeleteEpisodeResponse) GetEpisodeId() string {
@@ -1218,7 +1484,7 @@ type QueryVector struct {
 
 func (x *QueryVector) Reset() {
 	*x = QueryVector{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[10]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1230,7 +1496,7 @@ func (x *QueryVector) String() string {
 func (*QueryVector) ProtoMessage() {}
 
 func (x *QueryVector) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[10]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1243,7 +1509,7 @@ func (x *QueryVector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryVector.ProtoReflect.Descriptor instead.
 func (*QueryVector) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{10}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *QueryVector) GetValues() []float32 {
@@ -1271,7 +1537,7 @@ type RecallWeights struct {
 
 func (x *RecallWeights) Reset() {
 	*x = RecallWeights{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[11]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1549,7 @@ func (x *RecallWeights) String() string {
 func (*RecallWeights) ProtoMessage() {}
 
 func (x *RecallWeights) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[11]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1562,7 @@ func (x *RecallWeights) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecallWeights.ProtoReflect.Descriptor instead.
 func (*RecallWeights) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{11}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RecallWeights) GetSimilarity() float32 {
@@ -1357,7 +1623,7 @@ type RecallRequest struct {
 
 func (x *RecallRequest) Reset() {
 	*x = RecallRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[12]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1369,7 +1635,7 @@ func (x *RecallRequest) String() string {
 func (*RecallRequest) ProtoMessage() {}
 
 func (x *RecallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[12]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1382,7 +1648,7 @@ func (x *RecallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecallRequest.ProtoReflect.Descriptor instead.
 func (*RecallRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{12}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RecallRequest) GetUserId() string {
@@ -1489,7 +1755,7 @@ type RecallScore struct {
 
 func (x *RecallScore) Reset() {
 	*x = RecallScore{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[13]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1501,7 +1767,7 @@ func (x *RecallScore) String() string {
 func (*RecallScore) ProtoMessage() {}
 
 func (x *RecallScore) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[13]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1514,7 +1780,7 @@ func (x *RecallScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecallScore.ProtoReflect.Descriptor instead.
 func (*RecallScore) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{13}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RecallScore) GetSimilarity() float32 {
@@ -1558,7 +1824,7 @@ type RecallResult struct {
 
 func (x *RecallResult) Reset() {
 	*x = RecallResult{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[14]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +1836,7 @@ func (x *RecallResult) String() string {
 func (*RecallResult) ProtoMessage() {}
 
 func (x *RecallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[14]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +1849,7 @@ func (x *RecallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecallResult.ProtoReflect.Descriptor instead.
 func (*RecallResult) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{14}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RecallResult) GetEpisode() *Episode {
@@ -1620,7 +1886,7 @@ type RecallResponse struct {
 
 func (x *RecallResponse) Reset() {
 	*x = RecallResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[15]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1632,7 +1898,7 @@ func (x *RecallResponse) String() string {
 func (*RecallResponse) ProtoMessage() {}
 
 func (x *RecallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[15]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1645,7 +1911,7 @@ func (x *RecallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecallResponse.ProtoReflect.Descriptor instead.
 func (*RecallResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{15}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RecallResponse) GetResults() []*RecallResult {
@@ -1729,7 +1995,7 @@ type Fact struct {
 
 func (x *Fact) Reset() {
 	*x = Fact{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[16]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1741,7 +2007,7 @@ func (x *Fact) String() string {
 func (*Fact) ProtoMessage() {}
 
 func (x *Fact) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[16]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1754,7 +2020,7 @@ func (x *Fact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fact.ProtoReflect.Descriptor instead.
 func (*Fact) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{16}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Fact) GetId() string {
@@ -1886,7 +2152,7 @@ type FactInput struct {
 
 func (x *FactInput) Reset() {
 	*x = FactInput{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[17]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1898,7 +2164,7 @@ func (x *FactInput) String() string {
 func (*FactInput) ProtoMessage() {}
 
 func (x *FactInput) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[17]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1911,7 +2177,7 @@ func (x *FactInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FactInput.ProtoReflect.Descriptor instead.
 func (*FactInput) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{17}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *FactInput) GetSubject() string {
@@ -1978,7 +2244,7 @@ type FactResult struct {
 
 func (x *FactResult) Reset() {
 	*x = FactResult{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[18]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1990,7 +2256,7 @@ func (x *FactResult) String() string {
 func (*FactResult) ProtoMessage() {}
 
 func (x *FactResult) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[18]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2003,7 +2269,7 @@ func (x *FactResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FactResult.ProtoReflect.Descriptor instead.
 func (*FactResult) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{18}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *FactResult) GetFact() *Fact {
@@ -2040,7 +2306,7 @@ type AddFactsRequest struct {
 
 func (x *AddFactsRequest) Reset() {
 	*x = AddFactsRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[19]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2052,7 +2318,7 @@ func (x *AddFactsRequest) String() string {
 func (*AddFactsRequest) ProtoMessage() {}
 
 func (x *AddFactsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[19]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2065,7 +2331,7 @@ func (x *AddFactsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddFactsRequest.ProtoReflect.Descriptor instead.
 func (*AddFactsRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{19}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *AddFactsRequest) GetUserId() string {
@@ -2093,7 +2359,7 @@ type AddFactsResponse struct {
 
 func (x *AddFactsResponse) Reset() {
 	*x = AddFactsResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[20]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2105,7 +2371,7 @@ func (x *AddFactsResponse) String() string {
 func (*AddFactsResponse) ProtoMessage() {}
 
 func (x *AddFactsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[20]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2118,7 +2384,7 @@ func (x *AddFactsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddFactsResponse.ProtoReflect.Descriptor instead.
 func (*AddFactsResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{20}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AddFactsResponse) GetResults() []*FactResult {
@@ -2152,7 +2418,7 @@ type ExtractFactsRequest struct {
 
 func (x *ExtractFactsRequest) Reset() {
 	*x = ExtractFactsRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[21]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2164,7 +2430,7 @@ func (x *ExtractFactsRequest) String() string {
 func (*ExtractFactsRequest) ProtoMessage() {}
 
 func (x *ExtractFactsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[21]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2177,7 +2443,7 @@ func (x *ExtractFactsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExtractFactsRequest.ProtoReflect.Descriptor instead.
 func (*ExtractFactsRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{21}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ExtractFactsRequest) GetUserId() string {
@@ -2260,7 +2526,7 @@ type ExtractFactsResponse struct {
 
 func (x *ExtractFactsResponse) Reset() {
 	*x = ExtractFactsResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[22]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2272,7 +2538,7 @@ func (x *ExtractFactsResponse) String() string {
 func (*ExtractFactsResponse) ProtoMessage() {}
 
 func (x *ExtractFactsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[22]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2285,7 +2551,7 @@ func (x *ExtractFactsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExtractFactsResponse.ProtoReflect.Descriptor instead.
 func (*ExtractFactsResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{22}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ExtractFactsResponse) GetExtracted() []*FactInput {
@@ -2320,7 +2586,7 @@ type GetFactRequest struct {
 
 func (x *GetFactRequest) Reset() {
 	*x = GetFactRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[23]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2332,7 +2598,7 @@ func (x *GetFactRequest) String() string {
 func (*GetFactRequest) ProtoMessage() {}
 
 func (x *GetFactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[23]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2345,7 +2611,7 @@ func (x *GetFactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFactRequest.ProtoReflect.Descriptor instead.
 func (*GetFactRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{23}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetFactRequest) GetFactId() string {
@@ -2366,7 +2632,7 @@ type GetFactResponse struct {
 
 func (x *GetFactResponse) Reset() {
 	*x = GetFactResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[24]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2378,7 +2644,7 @@ func (x *GetFactResponse) String() string {
 func (*GetFactResponse) ProtoMessage() {}
 
 func (x *GetFactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[24]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2391,7 +2657,7 @@ func (x *GetFactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFactResponse.ProtoReflect.Descriptor instead.
 func (*GetFactResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{24}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetFactResponse) GetFact() *Fact {
@@ -2429,7 +2695,7 @@ type ListFactsRequest struct {
 
 func (x *ListFactsRequest) Reset() {
 	*x = ListFactsRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[25]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2441,7 +2707,7 @@ func (x *ListFactsRequest) String() string {
 func (*ListFactsRequest) ProtoMessage() {}
 
 func (x *ListFactsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[25]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2454,7 +2720,7 @@ func (x *ListFactsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFactsRequest.ProtoReflect.Descriptor instead.
 func (*ListFactsRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{25}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListFactsRequest) GetUserId() string {
@@ -2519,7 +2785,7 @@ type ListFactsResponse struct {
 
 func (x *ListFactsResponse) Reset() {
 	*x = ListFactsResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[26]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2531,7 +2797,7 @@ func (x *ListFactsResponse) String() string {
 func (*ListFactsResponse) ProtoMessage() {}
 
 func (x *ListFactsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[26]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2544,7 +2810,7 @@ func (x *ListFactsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFactsResponse.ProtoReflect.Descriptor instead.
 func (*ListFactsResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{26}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListFactsResponse) GetFacts() []*Fact {
@@ -2574,7 +2840,7 @@ type EntityNode struct {
 
 func (x *EntityNode) Reset() {
 	*x = EntityNode{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[27]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2586,7 +2852,7 @@ func (x *EntityNode) String() string {
 func (*EntityNode) ProtoMessage() {}
 
 func (x *EntityNode) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[27]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2599,7 +2865,7 @@ func (x *EntityNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityNode.ProtoReflect.Descriptor instead.
 func (*EntityNode) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{27}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *EntityNode) GetName() string {
@@ -2644,7 +2910,7 @@ type QueryEntityRequest struct {
 
 func (x *QueryEntityRequest) Reset() {
 	*x = QueryEntityRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[28]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2656,7 +2922,7 @@ func (x *QueryEntityRequest) String() string {
 func (*QueryEntityRequest) ProtoMessage() {}
 
 func (x *QueryEntityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[28]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2669,7 +2935,7 @@ func (x *QueryEntityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryEntityRequest.ProtoReflect.Descriptor instead.
 func (*QueryEntityRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{28}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *QueryEntityRequest) GetUserId() string {
@@ -2736,7 +3002,7 @@ type QueryEntityResponse struct {
 
 func (x *QueryEntityResponse) Reset() {
 	*x = QueryEntityResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[29]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2748,7 +3014,7 @@ func (x *QueryEntityResponse) String() string {
 func (*QueryEntityResponse) ProtoMessage() {}
 
 func (x *QueryEntityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[29]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2761,7 +3027,7 @@ func (x *QueryEntityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryEntityResponse.ProtoReflect.Descriptor instead.
 func (*QueryEntityResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{29}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *QueryEntityResponse) GetNodes() []*EntityNode {
@@ -2800,7 +3066,7 @@ type InvalidateFactRequest struct {
 
 func (x *InvalidateFactRequest) Reset() {
 	*x = InvalidateFactRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[30]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2812,7 +3078,7 @@ func (x *InvalidateFactRequest) String() string {
 func (*InvalidateFactRequest) ProtoMessage() {}
 
 func (x *InvalidateFactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[30]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2825,7 +3091,7 @@ func (x *InvalidateFactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvalidateFactRequest.ProtoReflect.Descriptor instead.
 func (*InvalidateFactRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{30}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *InvalidateFactRequest) GetFactId() string {
@@ -2862,7 +3128,7 @@ type InvalidateFactResponse struct {
 
 func (x *InvalidateFactResponse) Reset() {
 	*x = InvalidateFactResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[31]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2874,7 +3140,7 @@ func (x *InvalidateFactResponse) String() string {
 func (*InvalidateFactResponse) ProtoMessage() {}
 
 func (x *InvalidateFactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[31]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2887,7 +3153,7 @@ func (x *InvalidateFactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvalidateFactResponse.ProtoReflect.Descriptor instead.
 func (*InvalidateFactResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{31}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *InvalidateFactResponse) GetFact() *Fact {
@@ -2924,7 +3190,7 @@ type Predicate struct {
 
 func (x *Predicate) Reset() {
 	*x = Predicate{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[32]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2936,7 +3202,7 @@ func (x *Predicate) String() string {
 func (*Predicate) ProtoMessage() {}
 
 func (x *Predicate) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[32]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2949,7 +3215,7 @@ func (x *Predicate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Predicate.ProtoReflect.Descriptor instead.
 func (*Predicate) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{32}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Predicate) GetName() string {
@@ -3002,7 +3268,7 @@ type DeclarePredicateRequest struct {
 
 func (x *DeclarePredicateRequest) Reset() {
 	*x = DeclarePredicateRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[33]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3014,7 +3280,7 @@ func (x *DeclarePredicateRequest) String() string {
 func (*DeclarePredicateRequest) ProtoMessage() {}
 
 func (x *DeclarePredicateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[33]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3027,7 +3293,7 @@ func (x *DeclarePredicateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclarePredicateRequest.ProtoReflect.Descriptor instead.
 func (*DeclarePredicateRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{33}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DeclarePredicateRequest) GetName() string {
@@ -3062,7 +3328,7 @@ type DeclarePredicateResponse struct {
 
 func (x *DeclarePredicateResponse) Reset() {
 	*x = DeclarePredicateResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[34]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3074,7 +3340,7 @@ func (x *DeclarePredicateResponse) String() string {
 func (*DeclarePredicateResponse) ProtoMessage() {}
 
 func (x *DeclarePredicateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[34]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3087,7 +3353,7 @@ func (x *DeclarePredicateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclarePredicateResponse.ProtoReflect.Descriptor instead.
 func (*DeclarePredicateResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{34}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *DeclarePredicateResponse) GetPredicate() *Predicate {
@@ -3111,7 +3377,7 @@ type ListPredicatesRequest struct {
 
 func (x *ListPredicatesRequest) Reset() {
 	*x = ListPredicatesRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[35]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3123,7 +3389,7 @@ func (x *ListPredicatesRequest) String() string {
 func (*ListPredicatesRequest) ProtoMessage() {}
 
 func (x *ListPredicatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[35]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3136,7 +3402,7 @@ func (x *ListPredicatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPredicatesRequest.ProtoReflect.Descriptor instead.
 func (*ListPredicatesRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{35}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListPredicatesRequest) GetPageSize() int32 {
@@ -3166,7 +3432,7 @@ type ListPredicatesResponse struct {
 
 func (x *ListPredicatesResponse) Reset() {
 	*x = ListPredicatesResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[36]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3178,7 +3444,7 @@ func (x *ListPredicatesResponse) String() string {
 func (*ListPredicatesResponse) ProtoMessage() {}
 
 func (x *ListPredicatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[36]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3191,7 +3457,7 @@ func (x *ListPredicatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPredicatesResponse.ProtoReflect.Descriptor instead.
 func (*ListPredicatesResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{36}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListPredicatesResponse) GetPredicates() []*Predicate {
@@ -3225,7 +3491,7 @@ type MemoryContextMessage struct {
 
 func (x *MemoryContextMessage) Reset() {
 	*x = MemoryContextMessage{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[37]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3237,7 +3503,7 @@ func (x *MemoryContextMessage) String() string {
 func (*MemoryContextMessage) ProtoMessage() {}
 
 func (x *MemoryContextMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[37]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3250,7 +3516,7 @@ func (x *MemoryContextMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryContextMessage.ProtoReflect.Descriptor instead.
 func (*MemoryContextMessage) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{37}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *MemoryContextMessage) GetMessageId() string {
@@ -3298,7 +3564,7 @@ type MemoryContextEpisode struct {
 
 func (x *MemoryContextEpisode) Reset() {
 	*x = MemoryContextEpisode{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[38]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3310,7 +3576,7 @@ func (x *MemoryContextEpisode) String() string {
 func (*MemoryContextEpisode) ProtoMessage() {}
 
 func (x *MemoryContextEpisode) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[38]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3323,7 +3589,7 @@ func (x *MemoryContextEpisode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryContextEpisode.ProtoReflect.Descriptor instead.
 func (*MemoryContextEpisode) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{38}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *MemoryContextEpisode) GetEpisode() *Episode {
@@ -3369,7 +3635,7 @@ type MemoryContextFact struct {
 
 func (x *MemoryContextFact) Reset() {
 	*x = MemoryContextFact{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[39]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3381,7 +3647,7 @@ func (x *MemoryContextFact) String() string {
 func (*MemoryContextFact) ProtoMessage() {}
 
 func (x *MemoryContextFact) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[39]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3394,7 +3660,7 @@ func (x *MemoryContextFact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryContextFact.ProtoReflect.Descriptor instead.
 func (*MemoryContextFact) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{39}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *MemoryContextFact) GetFact() *Fact {
@@ -3443,7 +3709,7 @@ type MemoryContextTokens struct {
 
 func (x *MemoryContextTokens) Reset() {
 	*x = MemoryContextTokens{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[40]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3455,7 +3721,7 @@ func (x *MemoryContextTokens) String() string {
 func (*MemoryContextTokens) ProtoMessage() {}
 
 func (x *MemoryContextTokens) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[40]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3468,7 +3734,7 @@ func (x *MemoryContextTokens) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryContextTokens.ProtoReflect.Descriptor instead.
 func (*MemoryContextTokens) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{40}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *MemoryContextTokens) GetBudget() int32 {
@@ -3560,7 +3826,7 @@ type BuildContextRequest struct {
 
 func (x *BuildContextRequest) Reset() {
 	*x = BuildContextRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[41]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3572,7 +3838,7 @@ func (x *BuildContextRequest) String() string {
 func (*BuildContextRequest) ProtoMessage() {}
 
 func (x *BuildContextRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[41]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3585,7 +3851,7 @@ func (x *BuildContextRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildContextRequest.ProtoReflect.Descriptor instead.
 func (*BuildContextRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{41}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *BuildContextRequest) GetUserId() string {
@@ -3687,7 +3953,7 @@ type BuildContextResponse struct {
 
 func (x *BuildContextResponse) Reset() {
 	*x = BuildContextResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[42]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3699,7 +3965,7 @@ func (x *BuildContextResponse) String() string {
 func (*BuildContextResponse) ProtoMessage() {}
 
 func (x *BuildContextResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[42]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3712,7 +3978,7 @@ func (x *BuildContextResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildContextResponse.ProtoReflect.Descriptor instead.
 func (*BuildContextResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{42}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BuildContextResponse) GetWorkingMessages() []*MemoryContextMessage {
@@ -3797,7 +4063,7 @@ type RunForgettingRequest struct {
 
 func (x *RunForgettingRequest) Reset() {
 	*x = RunForgettingRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[43]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3809,7 +4075,7 @@ func (x *RunForgettingRequest) String() string {
 func (*RunForgettingRequest) ProtoMessage() {}
 
 func (x *RunForgettingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[43]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3822,7 +4088,7 @@ func (x *RunForgettingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunForgettingRequest.ProtoReflect.Descriptor instead.
 func (*RunForgettingRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{43}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *RunForgettingRequest) GetUserId() string {
@@ -3880,7 +4146,7 @@ type RunForgettingResponse struct {
 
 func (x *RunForgettingResponse) Reset() {
 	*x = RunForgettingResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[44]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3892,7 +4158,7 @@ func (x *RunForgettingResponse) String() string {
 func (*RunForgettingResponse) ProtoMessage() {}
 
 func (x *RunForgettingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[44]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3905,7 +4171,7 @@ func (x *RunForgettingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunForgettingResponse.ProtoReflect.Descriptor instead.
 func (*RunForgettingResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{44}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RunForgettingResponse) GetDryRun() bool {
@@ -3994,7 +4260,7 @@ type RunConsolidationRequest struct {
 
 func (x *RunConsolidationRequest) Reset() {
 	*x = RunConsolidationRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[45]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4006,7 +4272,7 @@ func (x *RunConsolidationRequest) String() string {
 func (*RunConsolidationRequest) ProtoMessage() {}
 
 func (x *RunConsolidationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[45]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4019,7 +4285,7 @@ func (x *RunConsolidationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunConsolidationRequest.ProtoReflect.Descriptor instead.
 func (*RunConsolidationRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{45}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *RunConsolidationRequest) GetUserId() string {
@@ -4073,7 +4339,7 @@ type ConsolidationCluster struct {
 
 func (x *ConsolidationCluster) Reset() {
 	*x = ConsolidationCluster{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[46]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4085,7 +4351,7 @@ func (x *ConsolidationCluster) String() string {
 func (*ConsolidationCluster) ProtoMessage() {}
 
 func (x *ConsolidationCluster) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[46]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4098,7 +4364,7 @@ func (x *ConsolidationCluster) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsolidationCluster.ProtoReflect.Descriptor instead.
 func (*ConsolidationCluster) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{46}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ConsolidationCluster) GetUserId() string {
@@ -4149,7 +4415,7 @@ type RunConsolidationResponse struct {
 
 func (x *RunConsolidationResponse) Reset() {
 	*x = RunConsolidationResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[47]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4161,7 +4427,7 @@ func (x *RunConsolidationResponse) String() string {
 func (*RunConsolidationResponse) ProtoMessage() {}
 
 func (x *RunConsolidationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[47]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4174,7 +4440,7 @@ func (x *RunConsolidationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunConsolidationResponse.ProtoReflect.Descriptor instead.
 func (*RunConsolidationResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{47}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RunConsolidationResponse) GetDryRun() bool {
@@ -4267,7 +4533,7 @@ type MemoryIndexStats struct {
 
 func (x *MemoryIndexStats) Reset() {
 	*x = MemoryIndexStats{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[48]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4279,7 +4545,7 @@ func (x *MemoryIndexStats) String() string {
 func (*MemoryIndexStats) ProtoMessage() {}
 
 func (x *MemoryIndexStats) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[48]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4292,7 +4558,7 @@ func (x *MemoryIndexStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryIndexStats.ProtoReflect.Descriptor instead.
 func (*MemoryIndexStats) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{48}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *MemoryIndexStats) GetUserId() string {
@@ -4362,7 +4628,7 @@ type GetIndexStatsRequest struct {
 
 func (x *GetIndexStatsRequest) Reset() {
 	*x = GetIndexStatsRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[49]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4374,7 +4640,7 @@ func (x *GetIndexStatsRequest) String() string {
 func (*GetIndexStatsRequest) ProtoMessage() {}
 
 func (x *GetIndexStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[49]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4387,7 +4653,7 @@ func (x *GetIndexStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIndexStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetIndexStatsRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{49}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GetIndexStatsRequest) GetUserId() string {
@@ -4408,7 +4674,7 @@ type GetIndexStatsResponse struct {
 
 func (x *GetIndexStatsResponse) Reset() {
 	*x = GetIndexStatsResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[50]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4420,7 +4686,7 @@ func (x *GetIndexStatsResponse) String() string {
 func (*GetIndexStatsResponse) ProtoMessage() {}
 
 func (x *GetIndexStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[50]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4433,7 +4699,7 @@ func (x *GetIndexStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIndexStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetIndexStatsResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{50}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetIndexStatsResponse) GetStats() *MemoryIndexStats {
@@ -4454,7 +4720,7 @@ type RebuildIndexRequest struct {
 
 func (x *RebuildIndexRequest) Reset() {
 	*x = RebuildIndexRequest{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[51]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4466,7 +4732,7 @@ func (x *RebuildIndexRequest) String() string {
 func (*RebuildIndexRequest) ProtoMessage() {}
 
 func (x *RebuildIndexRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[51]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4479,7 +4745,7 @@ func (x *RebuildIndexRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexRequest.ProtoReflect.Descriptor instead.
 func (*RebuildIndexRequest) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{51}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RebuildIndexRequest) GetUserId() string {
@@ -4500,7 +4766,7 @@ type RebuildIndexResponse struct {
 
 func (x *RebuildIndexResponse) Reset() {
 	*x = RebuildIndexResponse{}
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[52]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4512,7 +4778,7 @@ func (x *RebuildIndexResponse) String() string {
 func (*RebuildIndexResponse) ProtoMessage() {}
 
 func (x *RebuildIndexResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_statekeeper_v1_memory_proto_msgTypes[52]
+	mi := &file_statekeeper_v1_memory_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4525,7 +4791,7 @@ func (x *RebuildIndexResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuildIndexResponse.ProtoReflect.Descriptor instead.
 func (*RebuildIndexResponse) Descriptor() ([]byte, []int) {
-	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{52}
+	return file_statekeeper_v1_memory_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *RebuildIndexResponse) GetStats() *MemoryIndexStats {
@@ -4539,7 +4805,7 @@ var File_statekeeper_v1_memory_proto protoreflect.FileDescriptor
 
 const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\n" +
-	"\x1bstatekeeper/v1/memory.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cstatekeeper/v1/session.proto\"\xda\x06\n" +
+	"\x1bstatekeeper/v1/memory.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bstatekeeper/v1/common.proto\x1a\x1cstatekeeper/v1/session.proto\"\xda\x06\n" +
 	"\aEpisode\x12\x14\n" +
 	"\x02id\x18\x01 \x01(\tB\x04\xe2A\x01\x03R\x02id\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x1d\n" +
@@ -4604,7 +4870,22 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x12!\n" +
 	"\fduplicate_of\x18\x03 \x01(\tR\vduplicateOf\x12D\n" +
 	"\x0eduplicate_kind\x18\x04 \x01(\x0e2\x1d.statekeeper.v1.DuplicateKindR\rduplicateKind\x121\n" +
-	"\x14duplicate_similarity\x18\x05 \x01(\x02R\x13duplicateSimilarity\"e\n" +
+	"\x14duplicate_similarity\x18\x05 \x01(\x02R\x13duplicateSimilarity\"_\n" +
+	"\x15RecordEpisodesRequest\x12F\n" +
+	"\bepisodes\x18\x01 \x03(\v2$.statekeeper.v1.RecordEpisodeRequestB\x04\xe2A\x01\x02R\bepisodes\"\x98\x02\n" +
+	"\x14RecordEpisodesResult\x12;\n" +
+	"\x06status\x18\x01 \x01(\x0e2#.statekeeper.v1.RecordEpisodeStatusR\x06status\x12=\n" +
+	"\x06result\x18\x02 \x01(\v2%.statekeeper.v1.RecordEpisodeResponseR\x06result\x12\x1f\n" +
+	"\verror_field\x18\x03 \x01(\tR\n" +
+	"errorField\x12>\n" +
+	"\ferror_reason\x18\x04 \x01(\x0e2\x1b.statekeeper.v1.ErrorReasonR\verrorReason\x12#\n" +
+	"\rerror_message\x18\x05 \x01(\tR\ferrorMessage\"\xc7\x01\n" +
+	"\x16RecordEpisodesResponse\x12>\n" +
+	"\aresults\x18\x01 \x03(\v2$.statekeeper.v1.RecordEpisodesResultR\aresults\x12#\n" +
+	"\rcreated_count\x18\x02 \x01(\x05R\fcreatedCount\x12'\n" +
+	"\x0fduplicate_count\x18\x03 \x01(\x05R\x0eduplicateCount\x12\x1f\n" +
+	"\verror_count\x18\x04 \x01(\x05R\n" +
+	"errorCount\"e\n" +
 	"\x11GetEpisodeRequest\x12#\n" +
 	"\n" +
 	"episode_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tepisodeId\x12+\n" +
@@ -4915,7 +5196,12 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\rDuplicateKind\x12\x1e\n" +
 	"\x1aDUPLICATE_KIND_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14DUPLICATE_KIND_EXACT\x10\x01\x12\x17\n" +
-	"\x13DUPLICATE_KIND_NEAR\x10\x02*\x81\x01\n" +
+	"\x13DUPLICATE_KIND_NEAR\x10\x02*\xa5\x01\n" +
+	"\x13RecordEpisodeStatus\x12%\n" +
+	"!RECORD_EPISODE_STATUS_UNSPECIFIED\x10\x00\x12!\n" +
+	"\x1dRECORD_EPISODE_STATUS_CREATED\x10\x01\x12#\n" +
+	"\x1fRECORD_EPISODE_STATUS_DUPLICATE\x10\x02\x12\x1f\n" +
+	"\x1bRECORD_EPISODE_STATUS_ERROR\x10\x03*\x81\x01\n" +
 	"\rRecallRanking\x12\x1e\n" +
 	"\x1aRECALL_RANKING_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15RECALL_RANKING_VECTOR\x10\x01\x12\x1a\n" +
@@ -4936,9 +5222,10 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\x17INDEX_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12INDEX_STATE_ABSENT\x10\x01\x12\x15\n" +
 	"\x11INDEX_STATE_READY\x10\x02\x12\x18\n" +
-	"\x14INDEX_STATE_BUILDING\x10\x032\xe6\f\n" +
+	"\x14INDEX_STATE_BUILDING\x10\x032\xc7\r\n" +
 	"\rMemoryService\x12\\\n" +
-	"\rRecordEpisode\x12$.statekeeper.v1.RecordEpisodeRequest\x1a%.statekeeper.v1.RecordEpisodeResponse\x12S\n" +
+	"\rRecordEpisode\x12$.statekeeper.v1.RecordEpisodeRequest\x1a%.statekeeper.v1.RecordEpisodeResponse\x12_\n" +
+	"\x0eRecordEpisodes\x12%.statekeeper.v1.RecordEpisodesRequest\x1a&.statekeeper.v1.RecordEpisodesResponse\x12S\n" +
 	"\n" +
 	"GetEpisode\x12!.statekeeper.v1.GetEpisodeRequest\x1a\".statekeeper.v1.GetEpisodeResponse\x12Y\n" +
 	"\fListEpisodes\x12#.statekeeper.v1.ListEpisodesRequest\x1a$.statekeeper.v1.ListEpisodesResponse\x12\\\n" +
@@ -4971,188 +5258,200 @@ func file_statekeeper_v1_memory_proto_rawDescGZIP() []byte {
 	return file_statekeeper_v1_memory_proto_rawDescData
 }
 
-var file_statekeeper_v1_memory_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_statekeeper_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_statekeeper_v1_memory_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_statekeeper_v1_memory_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
 var file_statekeeper_v1_memory_proto_goTypes = []any{
 	(MemoryValueSource)(0),           // 0: statekeeper.v1.MemoryValueSource
 	(DuplicateKind)(0),               // 1: statekeeper.v1.DuplicateKind
-	(RecallRanking)(0),               // 2: statekeeper.v1.RecallRanking
-	(FactOrigin)(0),                  // 3: statekeeper.v1.FactOrigin
-	(FactOutcome)(0),                 // 4: statekeeper.v1.FactOutcome
-	(IndexState)(0),                  // 5: statekeeper.v1.IndexState
-	(*Episode)(nil),                  // 6: statekeeper.v1.Episode
-	(*EpisodeFilter)(nil),            // 7: statekeeper.v1.EpisodeFilter
-	(*RecordEpisodeRequest)(nil),     // 8: statekeeper.v1.RecordEpisodeRequest
-	(*RecordEpisodeResponse)(nil),    // 9: statekeeper.v1.RecordEpisodeResponse
-	(*GetEpisodeRequest)(nil),        // 10: statekeeper.v1.GetEpisodeRequest
-	(*GetEpisodeResponse)(nil),       // 11: statekeeper.v1.GetEpisodeResponse
-	(*ListEpisodesRequest)(nil),      // 12: statekeeper.v1.ListEpisodesRequest
-	(*ListEpisodesResponse)(nil),     // 13: statekeeper.v1.ListEpisodesResponse
-	(*DeleteEpisodeRequest)(nil),     // 14: statekeeper.v1.DeleteEpisodeRequest
-	(*DeleteEpisodeResponse)(nil),    // 15: statekeeper.v1.DeleteEpisodeResponse
-	(*QueryVector)(nil),              // 16: statekeeper.v1.QueryVector
-	(*RecallWeights)(nil),            // 17: statekeeper.v1.RecallWeights
-	(*RecallRequest)(nil),            // 18: statekeeper.v1.RecallRequest
-	(*RecallScore)(nil),              // 19: statekeeper.v1.RecallScore
-	(*RecallResult)(nil),             // 20: statekeeper.v1.RecallResult
-	(*RecallResponse)(nil),           // 21: statekeeper.v1.RecallResponse
-	(*Fact)(nil),                     // 22: statekeeper.v1.Fact
-	(*FactInput)(nil),                // 23: statekeeper.v1.FactInput
-	(*FactResult)(nil),               // 24: statekeeper.v1.FactResult
-	(*AddFactsRequest)(nil),          // 25: statekeeper.v1.AddFactsRequest
-	(*AddFactsResponse)(nil),         // 26: statekeeper.v1.AddFactsResponse
-	(*ExtractFactsRequest)(nil),      // 27: statekeeper.v1.ExtractFactsRequest
-	(*ExtractFactsResponse)(nil),     // 28: statekeeper.v1.ExtractFactsResponse
-	(*GetFactRequest)(nil),           // 29: statekeeper.v1.GetFactRequest
-	(*GetFactResponse)(nil),          // 30: statekeeper.v1.GetFactResponse
-	(*ListFactsRequest)(nil),         // 31: statekeeper.v1.ListFactsRequest
-	(*ListFactsResponse)(nil),        // 32: statekeeper.v1.ListFactsResponse
-	(*EntityNode)(nil),               // 33: statekeeper.v1.EntityNode
-	(*QueryEntityRequest)(nil),       // 34: statekeeper.v1.QueryEntityRequest
-	(*QueryEntityResponse)(nil),      // 35: statekeeper.v1.QueryEntityResponse
-	(*InvalidateFactRequest)(nil),    // 36: statekeeper.v1.InvalidateFactRequest
-	(*InvalidateFactResponse)(nil),   // 37: statekeeper.v1.InvalidateFactResponse
-	(*Predicate)(nil),                // 38: statekeeper.v1.Predicate
-	(*DeclarePredicateRequest)(nil),  // 39: statekeeper.v1.DeclarePredicateRequest
-	(*DeclarePredicateResponse)(nil), // 40: statekeeper.v1.DeclarePredicateResponse
-	(*ListPredicatesRequest)(nil),    // 41: statekeeper.v1.ListPredicatesRequest
-	(*ListPredicatesResponse)(nil),   // 42: statekeeper.v1.ListPredicatesResponse
-	(*MemoryContextMessage)(nil),     // 43: statekeeper.v1.MemoryContextMessage
-	(*MemoryContextEpisode)(nil),     // 44: statekeeper.v1.MemoryContextEpisode
-	(*MemoryContextFact)(nil),        // 45: statekeeper.v1.MemoryContextFact
-	(*MemoryContextTokens)(nil),      // 46: statekeeper.v1.MemoryContextTokens
-	(*BuildContextRequest)(nil),      // 47: statekeeper.v1.BuildContextRequest
-	(*BuildContextResponse)(nil),     // 48: statekeeper.v1.BuildContextResponse
-	(*RunForgettingRequest)(nil),     // 49: statekeeper.v1.RunForgettingRequest
-	(*RunForgettingResponse)(nil),    // 50: statekeeper.v1.RunForgettingResponse
-	(*RunConsolidationRequest)(nil),  // 51: statekeeper.v1.RunConsolidationRequest
-	(*ConsolidationCluster)(nil),     // 52: statekeeper.v1.ConsolidationCluster
-	(*RunConsolidationResponse)(nil), // 53: statekeeper.v1.RunConsolidationResponse
-	(*MemoryIndexStats)(nil),         // 54: statekeeper.v1.MemoryIndexStats
-	(*GetIndexStatsRequest)(nil),     // 55: statekeeper.v1.GetIndexStatsRequest
-	(*GetIndexStatsResponse)(nil),    // 56: statekeeper.v1.GetIndexStatsResponse
-	(*RebuildIndexRequest)(nil),      // 57: statekeeper.v1.RebuildIndexRequest
-	(*RebuildIndexResponse)(nil),     // 58: statekeeper.v1.RebuildIndexResponse
-	nil,                              // 59: statekeeper.v1.Episode.MetadataEntry
-	nil,                              // 60: statekeeper.v1.EpisodeFilter.MetadataEntry
-	nil,                              // 61: statekeeper.v1.RecordEpisodeRequest.MetadataEntry
-	(*timestamppb.Timestamp)(nil),    // 62: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 63: google.protobuf.Duration
-	(Role)(0),                        // 64: statekeeper.v1.Role
+	(RecordEpisodeStatus)(0),         // 2: statekeeper.v1.RecordEpisodeStatus
+	(RecallRanking)(0),               // 3: statekeeper.v1.RecallRanking
+	(FactOrigin)(0),                  // 4: statekeeper.v1.FactOrigin
+	(FactOutcome)(0),                 // 5: statekeeper.v1.FactOutcome
+	(IndexState)(0),                  // 6: statekeeper.v1.IndexState
+	(*Episode)(nil),                  // 7: statekeeper.v1.Episode
+	(*EpisodeFilter)(nil),            // 8: statekeeper.v1.EpisodeFilter
+	(*RecordEpisodeRequest)(nil),     // 9: statekeeper.v1.RecordEpisodeRequest
+	(*RecordEpisodeResponse)(nil),    // 10: statekeeper.v1.RecordEpisodeResponse
+	(*RecordEpisodesRequest)(nil),    // 11: statekeeper.v1.RecordEpisodesRequest
+	(*RecordEpisodesResult)(nil),     // 12: statekeeper.v1.RecordEpisodesResult
+	(*RecordEpisodesResponse)(nil),   // 13: statekeeper.v1.RecordEpisodesResponse
+	(*GetEpisodeRequest)(nil),        // 14: statekeeper.v1.GetEpisodeRequest
+	(*GetEpisodeResponse)(nil),       // 15: statekeeper.v1.GetEpisodeResponse
+	(*ListEpisodesRequest)(nil),      // 16: statekeeper.v1.ListEpisodesRequest
+	(*ListEpisodesResponse)(nil),     // 17: statekeeper.v1.ListEpisodesResponse
+	(*DeleteEpisodeRequest)(nil),     // 18: statekeeper.v1.DeleteEpisodeRequest
+	(*DeleteEpisodeResponse)(nil),    // 19: statekeeper.v1.DeleteEpisodeResponse
+	(*QueryVector)(nil),              // 20: statekeeper.v1.QueryVector
+	(*RecallWeights)(nil),            // 21: statekeeper.v1.RecallWeights
+	(*RecallRequest)(nil),            // 22: statekeeper.v1.RecallRequest
+	(*RecallScore)(nil),              // 23: statekeeper.v1.RecallScore
+	(*RecallResult)(nil),             // 24: statekeeper.v1.RecallResult
+	(*RecallResponse)(nil),           // 25: statekeeper.v1.RecallResponse
+	(*Fact)(nil),                     // 26: statekeeper.v1.Fact
+	(*FactInput)(nil),                // 27: statekeeper.v1.FactInput
+	(*FactResult)(nil),               // 28: statekeeper.v1.FactResult
+	(*AddFactsRequest)(nil),          // 29: statekeeper.v1.AddFactsRequest
+	(*AddFactsResponse)(nil),         // 30: statekeeper.v1.AddFactsResponse
+	(*ExtractFactsRequest)(nil),      // 31: statekeeper.v1.ExtractFactsRequest
+	(*ExtractFactsResponse)(nil),     // 32: statekeeper.v1.ExtractFactsResponse
+	(*GetFactRequest)(nil),           // 33: statekeeper.v1.GetFactRequest
+	(*GetFactResponse)(nil),          // 34: statekeeper.v1.GetFactResponse
+	(*ListFactsRequest)(nil),         // 35: statekeeper.v1.ListFactsRequest
+	(*ListFactsResponse)(nil),        // 36: statekeeper.v1.ListFactsResponse
+	(*EntityNode)(nil),               // 37: statekeeper.v1.EntityNode
+	(*QueryEntityRequest)(nil),       // 38: statekeeper.v1.QueryEntityRequest
+	(*QueryEntityResponse)(nil),      // 39: statekeeper.v1.QueryEntityResponse
+	(*InvalidateFactRequest)(nil),    // 40: statekeeper.v1.InvalidateFactRequest
+	(*InvalidateFactResponse)(nil),   // 41: statekeeper.v1.InvalidateFactResponse
+	(*Predicate)(nil),                // 42: statekeeper.v1.Predicate
+	(*DeclarePredicateRequest)(nil),  // 43: statekeeper.v1.DeclarePredicateRequest
+	(*DeclarePredicateResponse)(nil), // 44: statekeeper.v1.DeclarePredicateResponse
+	(*ListPredicatesRequest)(nil),    // 45: statekeeper.v1.ListPredicatesRequest
+	(*ListPredicatesResponse)(nil),   // 46: statekeeper.v1.ListPredicatesResponse
+	(*MemoryContextMessage)(nil),     // 47: statekeeper.v1.MemoryContextMessage
+	(*MemoryContextEpisode)(nil),     // 48: statekeeper.v1.MemoryContextEpisode
+	(*MemoryContextFact)(nil),        // 49: statekeeper.v1.MemoryContextFact
+	(*MemoryContextTokens)(nil),      // 50: statekeeper.v1.MemoryContextTokens
+	(*BuildContextRequest)(nil),      // 51: statekeeper.v1.BuildContextRequest
+	(*BuildContextResponse)(nil),     // 52: statekeeper.v1.BuildContextResponse
+	(*RunForgettingRequest)(nil),     // 53: statekeeper.v1.RunForgettingRequest
+	(*RunForgettingResponse)(nil),    // 54: statekeeper.v1.RunForgettingResponse
+	(*RunConsolidationRequest)(nil),  // 55: statekeeper.v1.RunConsolidationRequest
+	(*ConsolidationCluster)(nil),     // 56: statekeeper.v1.ConsolidationCluster
+	(*RunConsolidationResponse)(nil), // 57: statekeeper.v1.RunConsolidationResponse
+	(*MemoryIndexStats)(nil),         // 58: statekeeper.v1.MemoryIndexStats
+	(*GetIndexStatsRequest)(nil),     // 59: statekeeper.v1.GetIndexStatsRequest
+	(*GetIndexStatsResponse)(nil),    // 60: statekeeper.v1.GetIndexStatsResponse
+	(*RebuildIndexRequest)(nil),      // 61: statekeeper.v1.RebuildIndexRequest
+	(*RebuildIndexResponse)(nil),     // 62: statekeeper.v1.RebuildIndexResponse
+	nil,                              // 63: statekeeper.v1.Episode.MetadataEntry
+	nil,                              // 64: statekeeper.v1.EpisodeFilter.MetadataEntry
+	nil,                              // 65: statekeeper.v1.RecordEpisodeRequest.MetadataEntry
+	(*timestamppb.Timestamp)(nil),    // 66: google.protobuf.Timestamp
+	(ErrorReason)(0),                 // 67: statekeeper.v1.ErrorReason
+	(*durationpb.Duration)(nil),      // 68: google.protobuf.Duration
+	(Role)(0),                        // 69: statekeeper.v1.Role
 }
 var file_statekeeper_v1_memory_proto_depIdxs = []int32{
 	0,  // 0: statekeeper.v1.Episode.summary_source:type_name -> statekeeper.v1.MemoryValueSource
 	0,  // 1: statekeeper.v1.Episode.embedding_source:type_name -> statekeeper.v1.MemoryValueSource
-	59, // 2: statekeeper.v1.Episode.metadata:type_name -> statekeeper.v1.Episode.MetadataEntry
-	62, // 3: statekeeper.v1.Episode.occur_time:type_name -> google.protobuf.Timestamp
-	62, // 4: statekeeper.v1.Episode.create_time:type_name -> google.protobuf.Timestamp
-	62, // 5: statekeeper.v1.Episode.consolidate_time:type_name -> google.protobuf.Timestamp
-	62, // 6: statekeeper.v1.EpisodeFilter.start_time:type_name -> google.protobuf.Timestamp
-	62, // 7: statekeeper.v1.EpisodeFilter.end_time:type_name -> google.protobuf.Timestamp
-	60, // 8: statekeeper.v1.EpisodeFilter.metadata:type_name -> statekeeper.v1.EpisodeFilter.MetadataEntry
-	61, // 9: statekeeper.v1.RecordEpisodeRequest.metadata:type_name -> statekeeper.v1.RecordEpisodeRequest.MetadataEntry
-	62, // 10: statekeeper.v1.RecordEpisodeRequest.occur_time:type_name -> google.protobuf.Timestamp
-	6,  // 11: statekeeper.v1.RecordEpisodeResponse.episode:type_name -> statekeeper.v1.Episode
+	63, // 2: statekeeper.v1.Episode.metadata:type_name -> statekeeper.v1.Episode.MetadataEntry
+	66, // 3: statekeeper.v1.Episode.occur_time:type_name -> google.protobuf.Timestamp
+	66, // 4: statekeeper.v1.Episode.create_time:type_name -> google.protobuf.Timestamp
+	66, // 5: statekeeper.v1.Episode.consolidate_time:type_name -> google.protobuf.Timestamp
+	66, // 6: statekeeper.v1.EpisodeFilter.start_time:type_name -> google.protobuf.Timestamp
+	66, // 7: statekeeper.v1.EpisodeFilter.end_time:type_name -> google.protobuf.Timestamp
+	64, // 8: statekeeper.v1.EpisodeFilter.metadata:type_name -> statekeeper.v1.EpisodeFilter.MetadataEntry
+	65, // 9: statekeeper.v1.RecordEpisodeRequest.metadata:type_name -> statekeeper.v1.RecordEpisodeRequest.MetadataEntry
+	66, // 10: statekeeper.v1.RecordEpisodeRequest.occur_time:type_name -> google.protobuf.Timestamp
+	7,  // 11: statekeeper.v1.RecordEpisodeResponse.episode:type_name -> statekeeper.v1.Episode
 	1,  // 12: statekeeper.v1.RecordEpisodeResponse.duplicate_kind:type_name -> statekeeper.v1.DuplicateKind
-	6,  // 13: statekeeper.v1.GetEpisodeResponse.episode:type_name -> statekeeper.v1.Episode
-	7,  // 14: statekeeper.v1.ListEpisodesRequest.filter:type_name -> statekeeper.v1.EpisodeFilter
-	6,  // 15: statekeeper.v1.ListEpisodesResponse.episodes:type_name -> statekeeper.v1.Episode
-	63, // 16: statekeeper.v1.RecallWeights.recency_half_life:type_name -> google.protobuf.Duration
-	16, // 17: statekeeper.v1.RecallRequest.query_vector:type_name -> statekeeper.v1.QueryVector
-	7,  // 18: statekeeper.v1.RecallRequest.filter:type_name -> statekeeper.v1.EpisodeFilter
-	17, // 19: statekeeper.v1.RecallRequest.weights:type_name -> statekeeper.v1.RecallWeights
-	6,  // 20: statekeeper.v1.RecallResult.episode:type_name -> statekeeper.v1.Episode
-	19, // 21: statekeeper.v1.RecallResult.score:type_name -> statekeeper.v1.RecallScore
-	20, // 22: statekeeper.v1.RecallResponse.results:type_name -> statekeeper.v1.RecallResult
-	2,  // 23: statekeeper.v1.RecallResponse.ranking:type_name -> statekeeper.v1.RecallRanking
-	17, // 24: statekeeper.v1.RecallResponse.effective_weights:type_name -> statekeeper.v1.RecallWeights
-	62, // 25: statekeeper.v1.Fact.valid_from:type_name -> google.protobuf.Timestamp
-	62, // 26: statekeeper.v1.Fact.valid_to:type_name -> google.protobuf.Timestamp
-	3,  // 27: statekeeper.v1.Fact.origin:type_name -> statekeeper.v1.FactOrigin
-	62, // 28: statekeeper.v1.Fact.create_time:type_name -> google.protobuf.Timestamp
-	62, // 29: statekeeper.v1.Fact.invalidate_time:type_name -> google.protobuf.Timestamp
-	62, // 30: statekeeper.v1.FactInput.valid_from:type_name -> google.protobuf.Timestamp
-	62, // 31: statekeeper.v1.FactInput.valid_to:type_name -> google.protobuf.Timestamp
-	22, // 32: statekeeper.v1.FactResult.fact:type_name -> statekeeper.v1.Fact
-	4,  // 33: statekeeper.v1.FactResult.outcome:type_name -> statekeeper.v1.FactOutcome
-	23, // 34: statekeeper.v1.AddFactsRequest.facts:type_name -> statekeeper.v1.FactInput
-	24, // 35: statekeeper.v1.AddFactsResponse.results:type_name -> statekeeper.v1.FactResult
-	23, // 36: statekeeper.v1.ExtractFactsResponse.extracted:type_name -> statekeeper.v1.FactInput
-	24, // 37: statekeeper.v1.ExtractFactsResponse.results:type_name -> statekeeper.v1.FactResult
-	0,  // 38: statekeeper.v1.ExtractFactsResponse.extractor:type_name -> statekeeper.v1.MemoryValueSource
-	22, // 39: statekeeper.v1.GetFactResponse.fact:type_name -> statekeeper.v1.Fact
-	22, // 40: statekeeper.v1.ListFactsResponse.facts:type_name -> statekeeper.v1.Fact
-	62, // 41: statekeeper.v1.QueryEntityRequest.as_of:type_name -> google.protobuf.Timestamp
-	33, // 42: statekeeper.v1.QueryEntityResponse.nodes:type_name -> statekeeper.v1.EntityNode
-	22, // 43: statekeeper.v1.QueryEntityResponse.edges:type_name -> statekeeper.v1.Fact
-	62, // 44: statekeeper.v1.InvalidateFactRequest.valid_to:type_name -> google.protobuf.Timestamp
-	22, // 45: statekeeper.v1.InvalidateFactResponse.fact:type_name -> statekeeper.v1.Fact
-	62, // 46: statekeeper.v1.Predicate.create_time:type_name -> google.protobuf.Timestamp
-	62, // 47: statekeeper.v1.Predicate.update_time:type_name -> google.protobuf.Timestamp
-	38, // 48: statekeeper.v1.DeclarePredicateResponse.predicate:type_name -> statekeeper.v1.Predicate
-	38, // 49: statekeeper.v1.ListPredicatesResponse.predicates:type_name -> statekeeper.v1.Predicate
-	64, // 50: statekeeper.v1.MemoryContextMessage.role:type_name -> statekeeper.v1.Role
-	6,  // 51: statekeeper.v1.MemoryContextEpisode.episode:type_name -> statekeeper.v1.Episode
-	19, // 52: statekeeper.v1.MemoryContextEpisode.score:type_name -> statekeeper.v1.RecallScore
-	22, // 53: statekeeper.v1.MemoryContextFact.fact:type_name -> statekeeper.v1.Fact
-	17, // 54: statekeeper.v1.BuildContextRequest.recall_weights:type_name -> statekeeper.v1.RecallWeights
-	43, // 55: statekeeper.v1.BuildContextResponse.working_messages:type_name -> statekeeper.v1.MemoryContextMessage
-	44, // 56: statekeeper.v1.BuildContextResponse.episodes:type_name -> statekeeper.v1.MemoryContextEpisode
-	45, // 57: statekeeper.v1.BuildContextResponse.facts:type_name -> statekeeper.v1.MemoryContextFact
-	46, // 58: statekeeper.v1.BuildContextResponse.tokens:type_name -> statekeeper.v1.MemoryContextTokens
-	2,  // 59: statekeeper.v1.BuildContextResponse.ranking:type_name -> statekeeper.v1.RecallRanking
-	62, // 60: statekeeper.v1.RunForgettingResponse.start_time:type_name -> google.protobuf.Timestamp
-	62, // 61: statekeeper.v1.RunForgettingResponse.end_time:type_name -> google.protobuf.Timestamp
-	24, // 62: statekeeper.v1.ConsolidationCluster.facts:type_name -> statekeeper.v1.FactResult
-	52, // 63: statekeeper.v1.RunConsolidationResponse.clusters:type_name -> statekeeper.v1.ConsolidationCluster
-	0,  // 64: statekeeper.v1.RunConsolidationResponse.extractor:type_name -> statekeeper.v1.MemoryValueSource
-	62, // 65: statekeeper.v1.RunConsolidationResponse.start_time:type_name -> google.protobuf.Timestamp
-	62, // 66: statekeeper.v1.RunConsolidationResponse.end_time:type_name -> google.protobuf.Timestamp
-	5,  // 67: statekeeper.v1.MemoryIndexStats.state:type_name -> statekeeper.v1.IndexState
-	62, // 68: statekeeper.v1.MemoryIndexStats.last_rebuild_time:type_name -> google.protobuf.Timestamp
-	54, // 69: statekeeper.v1.GetIndexStatsResponse.stats:type_name -> statekeeper.v1.MemoryIndexStats
-	54, // 70: statekeeper.v1.RebuildIndexResponse.stats:type_name -> statekeeper.v1.MemoryIndexStats
-	8,  // 71: statekeeper.v1.MemoryService.RecordEpisode:input_type -> statekeeper.v1.RecordEpisodeRequest
-	10, // 72: statekeeper.v1.MemoryService.GetEpisode:input_type -> statekeeper.v1.GetEpisodeRequest
-	12, // 73: statekeeper.v1.MemoryService.ListEpisodes:input_type -> statekeeper.v1.ListEpisodesRequest
-	14, // 74: statekeeper.v1.MemoryService.DeleteEpisode:input_type -> statekeeper.v1.DeleteEpisodeRequest
-	18, // 75: statekeeper.v1.MemoryService.Recall:input_type -> statekeeper.v1.RecallRequest
-	25, // 76: statekeeper.v1.MemoryService.AddFacts:input_type -> statekeeper.v1.AddFactsRequest
-	27, // 77: statekeeper.v1.MemoryService.ExtractFacts:input_type -> statekeeper.v1.ExtractFactsRequest
-	29, // 78: statekeeper.v1.MemoryService.GetFact:input_type -> statekeeper.v1.GetFactRequest
-	31, // 79: statekeeper.v1.MemoryService.ListFacts:input_type -> statekeeper.v1.ListFactsRequest
-	34, // 80: statekeeper.v1.MemoryService.QueryEntity:input_type -> statekeeper.v1.QueryEntityRequest
-	36, // 81: statekeeper.v1.MemoryService.InvalidateFact:input_type -> statekeeper.v1.InvalidateFactRequest
-	39, // 82: statekeeper.v1.MemoryService.DeclarePredicate:input_type -> statekeeper.v1.DeclarePredicateRequest
-	41, // 83: statekeeper.v1.MemoryService.ListPredicates:input_type -> statekeeper.v1.ListPredicatesRequest
-	47, // 84: statekeeper.v1.MemoryService.BuildContext:input_type -> statekeeper.v1.BuildContextRequest
-	49, // 85: statekeeper.v1.MemoryService.RunForgetting:input_type -> statekeeper.v1.RunForgettingRequest
-	51, // 86: statekeeper.v1.MemoryService.RunConsolidation:input_type -> statekeeper.v1.RunConsolidationRequest
-	55, // 87: statekeeper.v1.MemoryService.GetIndexStats:input_type -> statekeeper.v1.GetIndexStatsRequest
-	57, // 88: statekeeper.v1.MemoryService.RebuildIndex:input_type -> statekeeper.v1.RebuildIndexRequest
-	9,  // 89: statekeeper.v1.MemoryService.RecordEpisode:output_type -> statekeeper.v1.RecordEpisodeResponse
-	11, // 90: statekeeper.v1.MemoryService.GetEpisode:output_type -> statekeeper.v1.GetEpisodeResponse
-	13, // 91: statekeeper.v1.MemoryService.ListEpisodes:output_type -> statekeeper.v1.ListEpisodesResponse
-	15, // 92: statekeeper.v1.MemoryService.DeleteEpisode:output_type -> statekeeper.v1.DeleteEpisodeResponse
-	21, // 93: statekeeper.v1.MemoryService.Recall:output_type -> statekeeper.v1.RecallResponse
-	26, // 94: statekeeper.v1.MemoryService.AddFacts:output_type -> statekeeper.v1.AddFactsResponse
-	28, // 95: statekeeper.v1.MemoryService.ExtractFacts:output_type -> statekeeper.v1.ExtractFactsResponse
-	30, // 96: statekeeper.v1.MemoryService.GetFact:output_type -> statekeeper.v1.GetFactResponse
-	32, // 97: statekeeper.v1.MemoryService.ListFacts:output_type -> statekeeper.v1.ListFactsResponse
-	35, // 98: statekeeper.v1.MemoryService.QueryEntity:output_type -> statekeeper.v1.QueryEntityResponse
-	37, // 99: statekeeper.v1.MemoryService.InvalidateFact:output_type -> statekeeper.v1.InvalidateFactResponse
-	40, // 100: statekeeper.v1.MemoryService.DeclarePredicate:output_type -> statekeeper.v1.DeclarePredicateResponse
-	42, // 101: statekeeper.v1.MemoryService.ListPredicates:output_type -> statekeeper.v1.ListPredicatesResponse
-	48, // 102: statekeeper.v1.MemoryService.BuildContext:output_type -> statekeeper.v1.BuildContextResponse
-	50, // 103: statekeeper.v1.MemoryService.RunForgetting:output_type -> statekeeper.v1.RunForgettingResponse
-	53, // 104: statekeeper.v1.MemoryService.RunConsolidation:output_type -> statekeeper.v1.RunConsolidationResponse
-	56, // 105: statekeeper.v1.MemoryService.GetIndexStats:output_type -> statekeeper.v1.GetIndexStatsResponse
-	58, // 106: statekeeper.v1.MemoryService.RebuildIndex:output_type -> statekeeper.v1.RebuildIndexResponse
-	89, // [89:107] is the sub-list for method output_type
-	71, // [71:89] is the sub-list for method input_type
-	71, // [71:71] is the sub-list for extension type_name
-	71, // [71:71] is the sub-list for extension extendee
-	0,  // [0:71] is the sub-list for field type_name
+	9,  // 13: statekeeper.v1.RecordEpisodesRequest.episodes:type_name -> statekeeper.v1.RecordEpisodeRequest
+	2,  // 14: statekeeper.v1.RecordEpisodesResult.status:type_name -> statekeeper.v1.RecordEpisodeStatus
+	10, // 15: statekeeper.v1.RecordEpisodesResult.result:type_name -> statekeeper.v1.RecordEpisodeResponse
+	67, // 16: statekeeper.v1.RecordEpisodesResult.error_reason:type_name -> statekeeper.v1.ErrorReason
+	12, // 17: statekeeper.v1.RecordEpisodesResponse.results:type_name -> statekeeper.v1.RecordEpisodesResult
+	7,  // 18: statekeeper.v1.GetEpisodeResponse.episode:type_name -> statekeeper.v1.Episode
+	8,  // 19: statekeeper.v1.ListEpisodesRequest.filter:type_name -> statekeeper.v1.EpisodeFilter
+	7,  // 20: statekeeper.v1.ListEpisodesResponse.episodes:type_name -> statekeeper.v1.Episode
+	68, // 21: statekeeper.v1.RecallWeights.recency_half_life:type_name -> google.protobuf.Duration
+	20, // 22: statekeeper.v1.RecallRequest.query_vector:type_name -> statekeeper.v1.QueryVector
+	8,  // 23: statekeeper.v1.RecallRequest.filter:type_name -> statekeeper.v1.EpisodeFilter
+	21, // 24: statekeeper.v1.RecallRequest.weights:type_name -> statekeeper.v1.RecallWeights
+	7,  // 25: statekeeper.v1.RecallResult.episode:type_name -> statekeeper.v1.Episode
+	23, // 26: statekeeper.v1.RecallResult.score:type_name -> statekeeper.v1.RecallScore
+	24, // 27: statekeeper.v1.RecallResponse.results:type_name -> statekeeper.v1.RecallResult
+	3,  // 28: statekeeper.v1.RecallResponse.ranking:type_name -> statekeeper.v1.RecallRanking
+	21, // 29: statekeeper.v1.RecallResponse.effective_weights:type_name -> statekeeper.v1.RecallWeights
+	66, // 30: statekeeper.v1.Fact.valid_from:type_name -> google.protobuf.Timestamp
+	66, // 31: statekeeper.v1.Fact.valid_to:type_name -> google.protobuf.Timestamp
+	4,  // 32: statekeeper.v1.Fact.origin:type_name -> statekeeper.v1.FactOrigin
+	66, // 33: statekeeper.v1.Fact.create_time:type_name -> google.protobuf.Timestamp
+	66, // 34: statekeeper.v1.Fact.invalidate_time:type_name -> google.protobuf.Timestamp
+	66, // 35: statekeeper.v1.FactInput.valid_from:type_name -> google.protobuf.Timestamp
+	66, // 36: statekeeper.v1.FactInput.valid_to:type_name -> google.protobuf.Timestamp
+	26, // 37: statekeeper.v1.FactResult.fact:type_name -> statekeeper.v1.Fact
+	5,  // 38: statekeeper.v1.FactResult.outcome:type_name -> statekeeper.v1.FactOutcome
+	27, // 39: statekeeper.v1.AddFactsRequest.facts:type_name -> statekeeper.v1.FactInput
+	28, // 40: statekeeper.v1.AddFactsResponse.results:type_name -> statekeeper.v1.FactResult
+	27, // 41: statekeeper.v1.ExtractFactsResponse.extracted:type_name -> statekeeper.v1.FactInput
+	28, // 42: statekeeper.v1.ExtractFactsResponse.results:type_name -> statekeeper.v1.FactResult
+	0,  // 43: statekeeper.v1.ExtractFactsResponse.extractor:type_name -> statekeeper.v1.MemoryValueSource
+	26, // 44: statekeeper.v1.GetFactResponse.fact:type_name -> statekeeper.v1.Fact
+	26, // 45: statekeeper.v1.ListFactsResponse.facts:type_name -> statekeeper.v1.Fact
+	66, // 46: statekeeper.v1.QueryEntityRequest.as_of:type_name -> google.protobuf.Timestamp
+	37, // 47: statekeeper.v1.QueryEntityResponse.nodes:type_name -> statekeeper.v1.EntityNode
+	26, // 48: statekeeper.v1.QueryEntityResponse.edges:type_name -> statekeeper.v1.Fact
+	66, // 49: statekeeper.v1.InvalidateFactRequest.valid_to:type_name -> google.protobuf.Timestamp
+	26, // 50: statekeeper.v1.InvalidateFactResponse.fact:type_name -> statekeeper.v1.Fact
+	66, // 51: statekeeper.v1.Predicate.create_time:type_name -> google.protobuf.Timestamp
+	66, // 52: statekeeper.v1.Predicate.update_time:type_name -> google.protobuf.Timestamp
+	42, // 53: statekeeper.v1.DeclarePredicateResponse.predicate:type_name -> statekeeper.v1.Predicate
+	42, // 54: statekeeper.v1.ListPredicatesResponse.predicates:type_name -> statekeeper.v1.Predicate
+	69, // 55: statekeeper.v1.MemoryContextMessage.role:type_name -> statekeeper.v1.Role
+	7,  // 56: statekeeper.v1.MemoryContextEpisode.episode:type_name -> statekeeper.v1.Episode
+	23, // 57: statekeeper.v1.MemoryContextEpisode.score:type_name -> statekeeper.v1.RecallScore
+	26, // 58: statekeeper.v1.MemoryContextFact.fact:type_name -> statekeeper.v1.Fact
+	21, // 59: statekeeper.v1.BuildContextRequest.recall_weights:type_name -> statekeeper.v1.RecallWeights
+	47, // 60: statekeeper.v1.BuildContextResponse.working_messages:type_name -> statekeeper.v1.MemoryContextMessage
+	48, // 61: statekeeper.v1.BuildContextResponse.episodes:type_name -> statekeeper.v1.MemoryContextEpisode
+	49, // 62: statekeeper.v1.BuildContextResponse.facts:type_name -> statekeeper.v1.MemoryContextFact
+	50, // 63: statekeeper.v1.BuildContextResponse.tokens:type_name -> statekeeper.v1.MemoryContextTokens
+	3,  // 64: statekeeper.v1.BuildContextResponse.ranking:type_name -> statekeeper.v1.RecallRanking
+	66, // 65: statekeeper.v1.RunForgettingResponse.start_time:type_name -> google.protobuf.Timestamp
+	66, // 66: statekeeper.v1.RunForgettingResponse.end_time:type_name -> google.protobuf.Timestamp
+	28, // 67: statekeeper.v1.ConsolidationCluster.facts:type_name -> statekeeper.v1.FactResult
+	56, // 68: statekeeper.v1.RunConsolidationResponse.clusters:type_name -> statekeeper.v1.ConsolidationCluster
+	0,  // 69: statekeeper.v1.RunConsolidationResponse.extractor:type_name -> statekeeper.v1.MemoryValueSource
+	66, // 70: statekeeper.v1.RunConsolidationResponse.start_time:type_name -> google.protobuf.Timestamp
+	66, // 71: statekeeper.v1.RunConsolidationResponse.end_time:type_name -> google.protobuf.Timestamp
+	6,  // 72: statekeeper.v1.MemoryIndexStats.state:type_name -> statekeeper.v1.IndexState
+	66, // 73: statekeeper.v1.MemoryIndexStats.last_rebuild_time:type_name -> google.protobuf.Timestamp
+	58, // 74: statekeeper.v1.GetIndexStatsResponse.stats:type_name -> statekeeper.v1.MemoryIndexStats
+	58, // 75: statekeeper.v1.RebuildIndexResponse.stats:type_name -> statekeeper.v1.MemoryIndexStats
+	9,  // 76: statekeeper.v1.MemoryService.RecordEpisode:input_type -> statekeeper.v1.RecordEpisodeRequest
+	11, // 77: statekeeper.v1.MemoryService.RecordEpisodes:input_type -> statekeeper.v1.RecordEpisodesRequest
+	14, // 78: statekeeper.v1.MemoryService.GetEpisode:input_type -> statekeeper.v1.GetEpisodeRequest
+	16, // 79: statekeeper.v1.MemoryService.ListEpisodes:input_type -> statekeeper.v1.ListEpisodesRequest
+	18, // 80: statekeeper.v1.MemoryService.DeleteEpisode:input_type -> statekeeper.v1.DeleteEpisodeRequest
+	22, // 81: statekeeper.v1.MemoryService.Recall:input_type -> statekeeper.v1.RecallRequest
+	29, // 82: statekeeper.v1.MemoryService.AddFacts:input_type -> statekeeper.v1.AddFactsRequest
+	31, // 83: statekeeper.v1.MemoryService.ExtractFacts:input_type -> statekeeper.v1.ExtractFactsRequest
+	33, // 84: statekeeper.v1.MemoryService.GetFact:input_type -> statekeeper.v1.GetFactRequest
+	35, // 85: statekeeper.v1.MemoryService.ListFacts:input_type -> statekeeper.v1.ListFactsRequest
+	38, // 86: statekeeper.v1.MemoryService.QueryEntity:input_type -> statekeeper.v1.QueryEntityRequest
+	40, // 87: statekeeper.v1.MemoryService.InvalidateFact:input_type -> statekeeper.v1.InvalidateFactRequest
+	43, // 88: statekeeper.v1.MemoryService.DeclarePredicate:input_type -> statekeeper.v1.DeclarePredicateRequest
+	45, // 89: statekeeper.v1.MemoryService.ListPredicates:input_type -> statekeeper.v1.ListPredicatesRequest
+	51, // 90: statekeeper.v1.MemoryService.BuildContext:input_type -> statekeeper.v1.BuildContextRequest
+	53, // 91: statekeeper.v1.MemoryService.RunForgetting:input_type -> statekeeper.v1.RunForgettingRequest
+	55, // 92: statekeeper.v1.MemoryService.RunConsolidation:input_type -> statekeeper.v1.RunConsolidationRequest
+	59, // 93: statekeeper.v1.MemoryService.GetIndexStats:input_type -> statekeeper.v1.GetIndexStatsRequest
+	61, // 94: statekeeper.v1.MemoryService.RebuildIndex:input_type -> statekeeper.v1.RebuildIndexRequest
+	10, // 95: statekeeper.v1.MemoryService.RecordEpisode:output_type -> statekeeper.v1.RecordEpisodeResponse
+	13, // 96: statekeeper.v1.MemoryService.RecordEpisodes:output_type -> statekeeper.v1.RecordEpisodesResponse
+	15, // 97: statekeeper.v1.MemoryService.GetEpisode:output_type -> statekeeper.v1.GetEpisodeResponse
+	17, // 98: statekeeper.v1.MemoryService.ListEpisodes:output_type -> statekeeper.v1.ListEpisodesResponse
+	19, // 99: statekeeper.v1.MemoryService.DeleteEpisode:output_type -> statekeeper.v1.DeleteEpisodeResponse
+	25, // 100: statekeeper.v1.MemoryService.Recall:output_type -> statekeeper.v1.RecallResponse
+	30, // 101: statekeeper.v1.MemoryService.AddFacts:output_type -> statekeeper.v1.AddFactsResponse
+	32, // 102: statekeeper.v1.MemoryService.ExtractFacts:output_type -> statekeeper.v1.ExtractFactsResponse
+	34, // 103: statekeeper.v1.MemoryService.GetFact:output_type -> statekeeper.v1.GetFactResponse
+	36, // 104: statekeeper.v1.MemoryService.ListFacts:output_type -> statekeeper.v1.ListFactsResponse
+	39, // 105: statekeeper.v1.MemoryService.QueryEntity:output_type -> statekeeper.v1.QueryEntityResponse
+	41, // 106: statekeeper.v1.MemoryService.InvalidateFact:output_type -> statekeeper.v1.InvalidateFactResponse
+	44, // 107: statekeeper.v1.MemoryService.DeclarePredicate:output_type -> statekeeper.v1.DeclarePredicateResponse
+	46, // 108: statekeeper.v1.MemoryService.ListPredicates:output_type -> statekeeper.v1.ListPredicatesResponse
+	52, // 109: statekeeper.v1.MemoryService.BuildContext:output_type -> statekeeper.v1.BuildContextResponse
+	54, // 110: statekeeper.v1.MemoryService.RunForgetting:output_type -> statekeeper.v1.RunForgettingResponse
+	57, // 111: statekeeper.v1.MemoryService.RunConsolidation:output_type -> statekeeper.v1.RunConsolidationResponse
+	60, // 112: statekeeper.v1.MemoryService.GetIndexStats:output_type -> statekeeper.v1.GetIndexStatsResponse
+	62, // 113: statekeeper.v1.MemoryService.RebuildIndex:output_type -> statekeeper.v1.RebuildIndexResponse
+	95, // [95:114] is the sub-list for method output_type
+	76, // [76:95] is the sub-list for method input_type
+	76, // [76:76] is the sub-list for extension type_name
+	76, // [76:76] is the sub-list for extension extendee
+	0,  // [0:76] is the sub-list for field type_name
 }
 
 func init() { file_statekeeper_v1_memory_proto_init() }
@@ -5160,28 +5459,29 @@ func file_statekeeper_v1_memory_proto_init() {
 	if File_statekeeper_v1_memory_proto != nil {
 		return
 	}
+	file_statekeeper_v1_common_proto_init()
 	file_statekeeper_v1_session_proto_init()
 	file_statekeeper_v1_memory_proto_msgTypes[2].OneofWrappers = []any{}
-	file_statekeeper_v1_memory_proto_msgTypes[11].OneofWrappers = []any{}
-	file_statekeeper_v1_memory_proto_msgTypes[12].OneofWrappers = []any{
+	file_statekeeper_v1_memory_proto_msgTypes[14].OneofWrappers = []any{}
+	file_statekeeper_v1_memory_proto_msgTypes[15].OneofWrappers = []any{
 		(*RecallRequest_QueryText)(nil),
 		(*RecallRequest_QueryVector)(nil),
 	}
-	file_statekeeper_v1_memory_proto_msgTypes[17].OneofWrappers = []any{}
-	file_statekeeper_v1_memory_proto_msgTypes[21].OneofWrappers = []any{
+	file_statekeeper_v1_memory_proto_msgTypes[20].OneofWrappers = []any{}
+	file_statekeeper_v1_memory_proto_msgTypes[24].OneofWrappers = []any{
 		(*ExtractFactsRequest_Text)(nil),
 		(*ExtractFactsRequest_EpisodeId)(nil),
 	}
-	file_statekeeper_v1_memory_proto_msgTypes[41].OneofWrappers = []any{}
-	file_statekeeper_v1_memory_proto_msgTypes[43].OneofWrappers = []any{}
-	file_statekeeper_v1_memory_proto_msgTypes[45].OneofWrappers = []any{}
+	file_statekeeper_v1_memory_proto_msgTypes[44].OneofWrappers = []any{}
+	file_statekeeper_v1_memory_proto_msgTypes[46].OneofWrappers = []any{}
+	file_statekeeper_v1_memory_proto_msgTypes[48].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_statekeeper_v1_memory_proto_rawDesc), len(file_statekeeper_v1_memory_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   56,
+			NumEnums:      7,
+			NumMessages:   59,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

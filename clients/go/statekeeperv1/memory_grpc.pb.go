@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	MemoryService_RecordEpisode_FullMethodName    = "/statekeeper.v1.MemoryService/RecordEpisode"
+	MemoryService_RecordEpisodes_FullMethodName   = "/statekeeper.v1.MemoryService/RecordEpisodes"
 	MemoryService_GetEpisode_FullMethodName       = "/statekeeper.v1.MemoryService/GetEpisode"
 	MemoryService_ListEpisodes_FullMethodName     = "/statekeeper.v1.MemoryService/ListEpisodes"
 	MemoryService_DeleteEpisode_FullMethodName    = "/statekeeper.v1.MemoryService/DeleteEpisode"
@@ -91,6 +92,23 @@ type MemoryServiceClient interface {
 	// configured embedder cannot be reached (the LLM summarizer never fails the
 	// call: it falls back to the offline summary).
 	RecordEpisode(ctx context.Context, in *RecordEpisodeRequest, opts ...grpc.CallOption) (*RecordEpisodeResponse, error)
+	// Records up to a configured number of episodes (1,000 unless configured
+	// otherwise) in one call, for imports and agents that write in bulk.
+	//
+	// Each item is handled as RecordEpisode would handle it alone and gets its
+	// own result, in request order: created, duplicate (of an episode already
+	// stored, or of an earlier item of the same batch) or error (the field,
+	// e.g. "episodes[3].user_id", and the reason). A bad item fails only
+	// itself. Embeddings missing from items are computed in one embedder call;
+	// every created episode is stored in one store write.
+	//
+	// Errors (of the whole call): RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) with
+	// metadata["field"] = "episodes" if the batch holds more items than the
+	// limit; INVALID_ARGUMENT (DIMENSION_MISMATCH) if another writer gave a
+	// user vectors of another dimension while the batch ran (nothing stored);
+	// UNAVAILABLE (STORAGE_UNAVAILABLE) with metadata["dependency"] =
+	// "embedder" if embeddings are needed and the embedder cannot be reached.
+	RecordEpisodes(ctx context.Context, in *RecordEpisodesRequest, opts ...grpc.CallOption) (*RecordEpisodesResponse, error)
 	// Returns one episode.
 	//
 	// Errors: INVALID_ARGUMENT (INVALID_FIELD) if `episode_id` is empty;
@@ -288,6 +306,16 @@ func (c *memoryServiceClient) RecordEpisode(ctx context.Context, in *RecordEpiso
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RecordEpisodeResponse)
 	err := c.cc.Invoke(ctx, MemoryService_RecordEpisode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *memoryServiceClient) RecordEpisodes(ctx context.Context, in *RecordEpisodesRequest, opts ...grpc.CallOption) (*RecordEpisodesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RecordEpisodesResponse)
+	err := c.cc.Invoke(ctx, MemoryService_RecordEpisodes_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -516,6 +544,23 @@ type MemoryServiceServer interface {
 	// configured embedder cannot be reached (the LLM summarizer never fails the
 	// call: it falls back to the offline summary).
 	RecordEpisode(context.Context, *RecordEpisodeRequest) (*RecordEpisodeResponse, error)
+	// Records up to a configured number of episodes (1,000 unless configured
+	// otherwise) in one call, for imports and agents that write in bulk.
+	//
+	// Each item is handled as RecordEpisode would handle it alone and gets its
+	// own result, in request order: created, duplicate (of an episode already
+	// stored, or of an earlier item of the same batch) or error (the field,
+	// e.g. "episodes[3].user_id", and the reason). A bad item fails only
+	// itself. Embeddings missing from items are computed in one embedder call;
+	// every created episode is stored in one store write.
+	//
+	// Errors (of the whole call): RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) with
+	// metadata["field"] = "episodes" if the batch holds more items than the
+	// limit; INVALID_ARGUMENT (DIMENSION_MISMATCH) if another writer gave a
+	// user vectors of another dimension while the batch ran (nothing stored);
+	// UNAVAILABLE (STORAGE_UNAVAILABLE) with metadata["dependency"] =
+	// "embedder" if embeddings are needed and the embedder cannot be reached.
+	RecordEpisodes(context.Context, *RecordEpisodesRequest) (*RecordEpisodesResponse, error)
 	// Returns one episode.
 	//
 	// Errors: INVALID_ARGUMENT (INVALID_FIELD) if `episode_id` is empty;
@@ -712,6 +757,9 @@ type UnimplementedMemoryServiceServer struct{}
 func (UnimplementedMemoryServiceServer) RecordEpisode(context.Context, *RecordEpisodeRequest) (*RecordEpisodeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RecordEpisode not implemented")
 }
+func (UnimplementedMemoryServiceServer) RecordEpisodes(context.Context, *RecordEpisodesRequest) (*RecordEpisodesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecordEpisodes not implemented")
+}
 func (UnimplementedMemoryServiceServer) GetEpisode(context.Context, *GetEpisodeRequest) (*GetEpisodeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetEpisode not implemented")
 }
@@ -798,6 +846,24 @@ func _MemoryService_RecordEpisode_Handler(srv interface{}, ctx context.Context, 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(MemoryServiceServer).RecordEpisode(ctx, req.(*RecordEpisodeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MemoryService_RecordEpisodes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RecordEpisodesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MemoryServiceServer).RecordEpisodes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MemoryService_RecordEpisodes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MemoryServiceServer).RecordEpisodes(ctx, req.(*RecordEpisodesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1118,6 +1184,10 @@ var MemoryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RecordEpisode",
 			Handler:    _MemoryService_RecordEpisode_Handler,
+		},
+		{
+			MethodName: "RecordEpisodes",
+			Handler:    _MemoryService_RecordEpisodes_Handler,
 		},
 		{
 			MethodName: "GetEpisode",

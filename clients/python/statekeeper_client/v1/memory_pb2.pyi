@@ -3,6 +3,7 @@ import datetime
 from google.api import field_behavior_pb2 as _field_behavior_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from statekeeper_client.v1 import common_pb2 as _common_pb2
 from statekeeper_client.v1 import session_pb2 as _session_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -26,6 +27,13 @@ class DuplicateKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DUPLICATE_KIND_UNSPECIFIED: _ClassVar[DuplicateKind]
     DUPLICATE_KIND_EXACT: _ClassVar[DuplicateKind]
     DUPLICATE_KIND_NEAR: _ClassVar[DuplicateKind]
+
+class RecordEpisodeStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RECORD_EPISODE_STATUS_UNSPECIFIED: _ClassVar[RecordEpisodeStatus]
+    RECORD_EPISODE_STATUS_CREATED: _ClassVar[RecordEpisodeStatus]
+    RECORD_EPISODE_STATUS_DUPLICATE: _ClassVar[RecordEpisodeStatus]
+    RECORD_EPISODE_STATUS_ERROR: _ClassVar[RecordEpisodeStatus]
 
 class RecallRanking(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -61,6 +69,10 @@ MEMORY_VALUE_SOURCE_NONE: MemoryValueSource
 DUPLICATE_KIND_UNSPECIFIED: DuplicateKind
 DUPLICATE_KIND_EXACT: DuplicateKind
 DUPLICATE_KIND_NEAR: DuplicateKind
+RECORD_EPISODE_STATUS_UNSPECIFIED: RecordEpisodeStatus
+RECORD_EPISODE_STATUS_CREATED: RecordEpisodeStatus
+RECORD_EPISODE_STATUS_DUPLICATE: RecordEpisodeStatus
+RECORD_EPISODE_STATUS_ERROR: RecordEpisodeStatus
 RECALL_RANKING_UNSPECIFIED: RecallRanking
 RECALL_RANKING_VECTOR: RecallRanking
 RECALL_RANKING_LEXICAL: RecallRanking
@@ -187,6 +199,38 @@ class RecordEpisodeResponse(_message.Message):
     duplicate_kind: DuplicateKind
     duplicate_similarity: float
     def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ..., duplicate: _Optional[bool] = ..., duplicate_of: _Optional[str] = ..., duplicate_kind: _Optional[_Union[DuplicateKind, str]] = ..., duplicate_similarity: _Optional[float] = ...) -> None: ...
+
+class RecordEpisodesRequest(_message.Message):
+    __slots__ = ("episodes",)
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    episodes: _containers.RepeatedCompositeFieldContainer[RecordEpisodeRequest]
+    def __init__(self, episodes: _Optional[_Iterable[_Union[RecordEpisodeRequest, _Mapping]]] = ...) -> None: ...
+
+class RecordEpisodesResult(_message.Message):
+    __slots__ = ("status", "result", "error_field", "error_reason", "error_message")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_FIELD_NUMBER: _ClassVar[int]
+    ERROR_REASON_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    status: RecordEpisodeStatus
+    result: RecordEpisodeResponse
+    error_field: str
+    error_reason: _common_pb2.ErrorReason
+    error_message: str
+    def __init__(self, status: _Optional[_Union[RecordEpisodeStatus, str]] = ..., result: _Optional[_Union[RecordEpisodeResponse, _Mapping]] = ..., error_field: _Optional[str] = ..., error_reason: _Optional[_Union[_common_pb2.ErrorReason, str]] = ..., error_message: _Optional[str] = ...) -> None: ...
+
+class RecordEpisodesResponse(_message.Message):
+    __slots__ = ("results", "created_count", "duplicate_count", "error_count")
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_COUNT_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_COUNT_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[RecordEpisodesResult]
+    created_count: int
+    duplicate_count: int
+    error_count: int
+    def __init__(self, results: _Optional[_Iterable[_Union[RecordEpisodesResult, _Mapping]]] = ..., created_count: _Optional[int] = ..., duplicate_count: _Optional[int] = ..., error_count: _Optional[int] = ...) -> None: ...
 
 class GetEpisodeRequest(_message.Message):
     __slots__ = ("episode_id", "include_embedding")

@@ -65,6 +65,11 @@ class MemoryServiceStub:
                 request_serializer=statekeeper_dot_v1_dot_memory__pb2.RecordEpisodeRequest.SerializeToString,
                 response_deserializer=statekeeper_dot_v1_dot_memory__pb2.RecordEpisodeResponse.FromString,
                 _registered_method=True)
+        self.RecordEpisodes = channel.unary_unary(
+                '/statekeeper.v1.MemoryService/RecordEpisodes',
+                request_serializer=statekeeper_dot_v1_dot_memory__pb2.RecordEpisodesRequest.SerializeToString,
+                response_deserializer=statekeeper_dot_v1_dot_memory__pb2.RecordEpisodesResponse.FromString,
+                _registered_method=True)
         self.GetEpisode = channel.unary_unary(
                 '/statekeeper.v1.MemoryService/GetEpisode',
                 request_serializer=statekeeper_dot_v1_dot_memory__pb2.GetEpisodeRequest.SerializeToString,
@@ -202,6 +207,28 @@ class MemoryServiceServicer:
         metadata["dependency"] = "embedder" if an embedding is needed and the
         configured embedder cannot be reached (the LLM summarizer never fails the
         call: it falls back to the offline summary).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordEpisodes(self, request, context):
+        """Records up to a configured number of episodes (1,000 unless configured
+        otherwise) in one call, for imports and agents that write in bulk.
+
+        Each item is handled as RecordEpisode would handle it alone and gets its
+        own result, in request order: created, duplicate (of an episode already
+        stored, or of an earlier item of the same batch) or error (the field,
+        e.g. "episodes[3].user_id", and the reason). A bad item fails only
+        itself. Embeddings missing from items are computed in one embedder call;
+        every created episode is stored in one store write.
+
+        Errors (of the whole call): RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) with
+        metadata["field"] = "episodes" if the batch holds more items than the
+        limit; INVALID_ARGUMENT (DIMENSION_MISMATCH) if another writer gave a
+        user vectors of another dimension while the batch ran (nothing stored);
+        UNAVAILABLE (STORAGE_UNAVAILABLE) with metadata["dependency"] =
+        "embedder" if embeddings are needed and the embedder cannot be reached.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -481,6 +508,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     request_deserializer=statekeeper_dot_v1_dot_memory__pb2.RecordEpisodeRequest.FromString,
                     response_serializer=statekeeper_dot_v1_dot_memory__pb2.RecordEpisodeResponse.SerializeToString,
             ),
+            'RecordEpisodes': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordEpisodes,
+                    request_deserializer=statekeeper_dot_v1_dot_memory__pb2.RecordEpisodesRequest.FromString,
+                    response_serializer=statekeeper_dot_v1_dot_memory__pb2.RecordEpisodesResponse.SerializeToString,
+            ),
             'GetEpisode': grpc.unary_unary_rpc_method_handler(
                     servicer.GetEpisode,
                     request_deserializer=statekeeper_dot_v1_dot_memory__pb2.GetEpisodeRequest.FromString,
@@ -620,6 +652,33 @@ class MemoryService:
             '/statekeeper.v1.MemoryService/RecordEpisode',
             statekeeper_dot_v1_dot_memory__pb2.RecordEpisodeRequest.SerializeToString,
             statekeeper_dot_v1_dot_memory__pb2.RecordEpisodeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordEpisodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/statekeeper.v1.MemoryService/RecordEpisodes',
+            statekeeper_dot_v1_dot_memory__pb2.RecordEpisodesRequest.SerializeToString,
+            statekeeper_dot_v1_dot_memory__pb2.RecordEpisodesResponse.FromString,
             options,
             channel_credentials,
             insecure,
