@@ -75,9 +75,10 @@ class ModelEndpoints:
 
 
 def build_embedder(endpoints: ModelEndpoints) -> Embedder | None:
-    """"auto" (the server's default) is the endpoint when one is configured,
-    else the bundled multilingual model; "openai" without a URL, and
-    "none", mean no embedder (client vectors, lexical text recall)."""
+    """The embedder for `embedder_kind`: "auto" (the server's default) is the
+    endpoint when one is configured, else the bundled multilingual model;
+    "openai" without a URL, and "none", mean no embedder (client vectors,
+    lexical text recall)."""
     kind = endpoints.embedder_kind
     if kind == "local":
         from statekeeper.adapters.local_embedder import LocalEmbedder
