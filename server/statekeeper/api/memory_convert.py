@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from statekeeper.api.convert import timestamp
-from statekeeper.core.episodic import Score, WeightOverrides, Weights
+from statekeeper.core.episodic import EpisodeDraft, Score, WeightOverrides, Weights
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.memory_context import BuiltContext, ContextTokens
 from statekeeper.core.memory_models import (
@@ -39,6 +39,25 @@ def duration(value: float) -> duration_pb2.Duration:
     result = duration_pb2.Duration()
     result.FromNanoseconds(round(value * 1e9))
     return result
+
+
+def episode_draft(request: pb.RecordEpisodeRequest) -> EpisodeDraft:
+    return EpisodeDraft(
+        user_id=request.user_id,
+        session_id=request.session_id,
+        user_message=request.user_message,
+        assistant_response=request.assistant_response,
+        summary=request.summary,
+        embedding=list(request.embedding),
+        importance=request.importance if request.HasField("importance") else None,
+        metadata=dict(request.metadata),
+        occur_time=optional_seconds(request, "occur_time"),
+        near_duplicate_threshold=(
+            request.near_duplicate_threshold
+            if request.HasField("near_duplicate_threshold")
+            else None
+        ),
+    )
 
 
 def episode_filter(message: pb.EpisodeFilter) -> EpisodeFilter:

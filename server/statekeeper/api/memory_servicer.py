@@ -10,12 +10,13 @@ import grpc
 from statekeeper.api import memory_convert as convert
 from statekeeper.api.convert import timestamp
 from statekeeper.api.interceptor import current_actor, current_tenant
-from statekeeper.core.episodic import EpisodeDraft, EpisodicMemory, RecallQuery
+from statekeeper.core.episodic import EpisodicMemory, ItemError, RecallQuery, RecordOutcome
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.forgetting import Consolidation, ConsolidationRequest, Forgetting
 from statekeeper.core.memory_context import ContextRequest, MemoryContextBuilder
 from statekeeper.core.memory_models import Episode, FactQuery
 from statekeeper.core.semantic import EntityRequest, SemanticMemory
+from statekeeper_client.v1 import common_pb2 as common_pb
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
 
@@ -50,25 +51,40 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         self, request: pb.RecordEpisodeRequest, context: Context
     ) -> pb.RecordEpisodeResponse:
         outcome = await self._episodes.record(
-            current_tenant(),
-            EpisodeDraft(
-                user_id=request.user_id,
-                session_id=request.session_id,
-                user_message=request.user_message,
-                assistant_response=request.assistant_response,
-                summary=request.summary,
-                embedding=list(request.embedding),
-                importance=request.importance if request.HasField("importance") else None,
-                metadata=dict(request.metadata),
-                occur_time=convert.optional_seconds(request, "occur_time"),
-                near_duplicate_threshold=(
-                    request.near_duplicate_threshold
-                    if request.HasField("near_duplicate_threshold")
-                    else None
-                ),
-            ),
-            current_actor(),
+            current_tenant(), convert.episode_draft(request), current_actor()
         )
+        return self._record_response(outcome)
+
+    async def RecordEpisodes(
+        self, request: pb.RecordEpisodesRequest, context: Context
+    ) -> pb.RecordEpisodesResponse:
+        drafts = [convert.episode_draft(item) for item in request.episodes]
+        outcomes = await self._episodes.record_many(current_tenant(), drafts, current_actor())
+        response = pb.RecordEpisodesResponse()
+        for outcome in outcomes:
+            if isinstance(outcome, ItemError):
+                response.error_count += 1
+                response.results.add(
+                    status=pb.RECORD_EPISODE_STATUS_ERROR,
+                    error_field=outcome.field,
+                    error_reason=common_pb.ErrorReason.Value("ERROR_REASON_" + outcome.reason),
+                    error_message=outcome.message,
+                )
+            elif outcome.duplicate:
+                response.duplicate_count += 1
+                response.results.add(
+                    status=pb.RECORD_EPISODE_STATUS_DUPLICATE,
+                    result=self._record_response(outcome),
+                )
+            else:
+                response.created_count += 1
+                response.results.add(
+                    status=pb.RECORD_EPISODE_STATUS_CREATED,
+                    result=self._record_response(outcome),
+                )
+        return response
+
+    def _record_response(self, outcome: RecordOutcome) -> pb.RecordEpisodeResponse:
         episode = outcome.episode.evolve(embedding=None)
         return pb.RecordEpisodeResponse(
             episode=self._episode(episode),

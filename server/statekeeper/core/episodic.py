@@ -47,7 +47,12 @@ import numpy.typing as npt
 
 from statekeeper.core import lexical, paging
 from statekeeper.core.audit import Actor
-from statekeeper.core.errors import InvalidArgumentError, LimitExceededError, NotFoundError
+from statekeeper.core.errors import (
+    InvalidArgumentError,
+    LimitExceededError,
+    NotFoundError,
+    StorageUnavailableError,
+)
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory_config import MemoryConfig, RecallDefaults
 from statekeeper.core.memory_models import (
@@ -130,6 +135,35 @@ class RecordOutcome:
     @property
     def duplicate(self) -> bool:
         return self.duplicate_kind != DuplicateKind.NONE
+
+
+@dataclass(frozen=True)
+class ItemError:
+    """Why one item of a batch was rejected; `field` is prefixed with the
+    item (e.g. "episodes[3].user_id")."""
+
+    field: str
+    reason: str
+    message: str
+
+
+# What a batch did with one item: recorded or found a duplicate, or rejected it.
+BatchOutcome = RecordOutcome | ItemError
+# An item repeating an earlier one of its batch: (that item, kind, similarity).
+_Repeat = tuple[int, DuplicateKind, float]
+
+
+@dataclass
+class _Pending:
+    """One item of a batch that passed validation, on its way to the store."""
+
+    index: int
+    draft: EpisodeDraft
+    digest: str
+    vector: Vector | None = None
+    source: ValueSource = ValueSource.NONE
+    model: str = ""
+    episode: Episode | None = None
 
 
 @dataclass(frozen=True)
@@ -271,6 +305,190 @@ class EpisodicMemory:
         if vector is not None:
             await self._indexes.publish(_added(tenant, stored, vector))
         return RecordOutcome(stored.evolve(embedding=None))
+
+    async def record_many(
+        self,
+        tenant: str,
+        drafts: Sequence[EpisodeDraft],
+        actor: Actor | None = None,
+        field_name: str = "episodes",
+    ) -> list[BatchOutcome]:
+        """Records a batch: each item as `record` would, with one outcome per
+        item in order. A bad item fails only itself; embeddings missing from
+        items are computed in one embedder call and every new episode is
+        stored in one store write."""
+        if not drafts:
+            raise InvalidArgumentError(field_name, "at least one episode is required")
+        limit = self._limits.max_episodes_per_request
+        if len(drafts) > limit:
+            raise LimitExceededError(field_name, limit, f"has {len(drafts)} episodes")
+        outcomes: dict[int, BatchOutcome] = {}
+        pending: list[_Pending] = []
+        for index, draft in enumerate(drafts):
+            try:
+                self._check_draft(draft)
+            except (InvalidArgumentError, LimitExceededError) as exc:
+                outcomes[index] = _item_error(field_name, index, exc)
+                continue
+            digest = content_hash(draft.user_message, draft.assistant_response)
+            pending.append(_Pending(index, draft, digest))
+        await self._batch_vectors(tenant, pending, outcomes, field_name)
+        pending = [p for p in pending if p.index not in outcomes]
+        same_as = await self._batch_duplicates(tenant, pending, outcomes)
+        fresh = [p for p in pending if p.index not in outcomes and p.index not in same_as]
+        await self._store_batch(tenant, fresh, outcomes, actor)
+        for index, (first, kind, similarity) in same_as.items():
+            outcomes[index] = _as_duplicate(outcomes[first], kind, similarity)
+        return [outcomes[index] for index in range(len(drafts))]
+
+    async def _batch_vectors(
+        self,
+        tenant: str,
+        pending: Sequence[_Pending],
+        outcomes: dict[int, BatchOutcome],
+        field_name: str,
+    ) -> None:
+        """Gives each item its vector (the client's, or the embedder's in one
+        call) and rejects the items whose dimension is not their user's."""
+        to_embed: list[_Pending] = []
+        model_ok: dict[str, bool] = {}
+        for item in pending:
+            if item.draft.embedding:
+                item.vector = self._check_vector("embedding", item.draft.embedding)
+                item.source = ValueSource.CLIENT
+                continue
+            user_id = item.draft.user_id
+            if self._embedder is not None and user_id not in model_ok:
+                model_ok[user_id] = await self._model_matches(tenant, user_id)
+            if model_ok.get(user_id, False):
+                to_embed.append(item)
+        if to_embed:
+            assert self._embedder is not None
+            texts = [_episode_text(item.draft) for item in to_embed]
+            vectors = await self._embedder.embed(texts)
+            for item, vector in zip(to_embed, vectors, strict=True):
+                item.vector = unit_vector(vector)
+                item.source, item.model = ValueSource.MODEL, self._embedder.model
+        dimensions: dict[str, int] = {}
+        for item in pending:
+            if item.vector is None:
+                continue
+            user_id = item.draft.user_id
+            if user_id not in dimensions:
+                stored = await self._indexes.dimension(tenant, user_id)
+                dimensions[user_id] = stored or int(item.vector.shape[0])
+            got = int(item.vector.shape[0])
+            if got != dimensions[user_id]:
+                error = DimensionMismatchError("embedding", dimensions[user_id], got)
+                outcomes[item.index] = _item_error(field_name, item.index, error)
+
+    async def _batch_duplicates(
+        self, tenant: str, pending: Sequence[_Pending], outcomes: dict[int, BatchOutcome]
+    ) -> dict[int, _Repeat]:
+        """Finds exact and near duplicates, in request order, of stored
+        episodes (into `outcomes`) and of earlier items of the batch (returned
+        as item -> the earlier item it repeats, how, and how closely)."""
+        same_as: dict[int, _Repeat] = {}
+        first_of: dict[tuple[str, str], int] = {}
+        kept: dict[str, list[_Pending]] = {}  # per user, items to be stored
+        for item in pending:
+            user_id = item.draft.user_id
+            earlier = first_of.setdefault((user_id, item.digest), item.index)
+            if earlier != item.index:
+                same_as[item.index] = (earlier, DuplicateKind.EXACT, 1.0)
+                continue
+            existing = await self._store.find_by_hash(tenant, user_id, item.digest)
+            if existing is not None:
+                outcomes[item.index] = RecordOutcome(existing, DuplicateKind.EXACT, 1.0)
+                continue
+            if item.vector is not None:
+                near = await self._near_duplicate(tenant, item.draft, item.vector)
+                if near is not None:
+                    outcomes[item.index] = near
+                    continue
+                twin = _near_in_batch(item, kept.get(user_id, []), self._threshold(item.draft))
+                if twin is not None:
+                    same_as[item.index] = (twin[0], DuplicateKind.NEAR, twin[1])
+                    continue
+            kept.setdefault(user_id, []).append(item)
+        return same_as
+
+    async def _store_batch(
+        self,
+        tenant: str,
+        fresh: Sequence[_Pending],
+        outcomes: dict[int, BatchOutcome],
+        actor: Actor | None,
+    ) -> None:
+        """Stores the new episodes in one write and publishes their vectors;
+        an item another writer stored meanwhile becomes an exact duplicate."""
+        if not fresh:
+            return
+        now = self._clock()
+        for item in fresh:
+            summary, summary_source = await self._summary_for(item.draft)
+            item.episode = self._new_episode(item, summary, summary_source, now)
+        episodes = [item.episode for item in fresh if item.episode is not None]
+        stored = await self._store.insert_episodes(
+            tenant, episodes, audit_template(actor, now), recorded=True
+        )
+        by_id = {episode.episode_id: episode for episode in stored}
+        changes: dict[str, list[IndexEntry]] = {}
+        for item in fresh:
+            assert item.episode is not None
+            episode = by_id.get(item.episode.episode_id)
+            if episode is None:  # an identical episode won a race with this one
+                outcomes[item.index] = await self._raced(tenant, item)
+                continue
+            outcomes[item.index] = RecordOutcome(episode.evolve(embedding=None))
+            if item.vector is not None:
+                entry = IndexEntry(
+                    episode.vector_key, episode.importance, episode.occur_time, item.vector
+                )
+                changes.setdefault(episode.user_id, []).append(entry)
+        models = {item.draft.user_id: item.model for item in fresh}
+        for user_id, entries in changes.items():
+            await self._indexes.publish(
+                VectorChange(
+                    tenant, user_id, upserts=tuple(entries), embedding_model=models[user_id]
+                )
+            )
+
+    async def _raced(self, tenant: str, item: _Pending) -> BatchOutcome:
+        existing = await self._store.find_by_hash(tenant, item.draft.user_id, item.digest)
+        if existing is None:
+            raise StorageUnavailableError("an episode was deleted while recorded; retry")
+        return RecordOutcome(existing, DuplicateKind.EXACT, 1.0)
+
+    def _new_episode(
+        self, item: _Pending, summary: str, summary_source: ValueSource, now: float
+    ) -> Episode:
+        draft, vector = item.draft, item.vector
+        return Episode(
+            episode_id="e-" + uuid.uuid4().hex,
+            user_id=draft.user_id,
+            session_id=draft.session_id,
+            user_message=draft.user_message,
+            assistant_response=draft.assistant_response,
+            summary=summary,
+            summary_source=summary_source,
+            embedding_source=item.source,
+            embedding_model=item.model,
+            importance=(
+                self._config.default_importance if draft.importance is None else draft.importance
+            ),
+            metadata=dict(draft.metadata),
+            occur_time=now if draft.occur_time is None else draft.occur_time,
+            create_time=now,
+            content_hash=item.digest,
+            dimension=0 if vector is None else int(vector.shape[0]),
+            embedding=vector,
+        )
+
+    def _threshold(self, draft: EpisodeDraft) -> float:
+        if draft.near_duplicate_threshold is None:
+            return self._config.near_duplicate_threshold
+        return draft.near_duplicate_threshold
 
     def _check_draft(self, draft: EpisodeDraft) -> None:
         limits = self._config.limits
@@ -721,6 +939,40 @@ def _added(tenant: str, episode: Episode, vector: Vector) -> VectorChange:
     return VectorChange(
         tenant, episode.user_id, upserts=(entry,), embedding_model=episode.embedding_model
     )
+
+
+def _item_error(
+    field_name: str, index: int, error: InvalidArgumentError | LimitExceededError
+) -> ItemError:
+    field = f"{field_name}[{index}].{error.field}"
+    return ItemError(field, error.reason, error.message.replace(error.field, field, 1))
+
+
+def _episode_text(draft: EpisodeDraft) -> str:
+    return "\n".join(p for p in (draft.user_message, draft.assistant_response) if p)
+
+
+def _near_in_batch(
+    item: _Pending, kept: Sequence[_Pending], threshold: float
+) -> tuple[int, float] | None:
+    """The earlier kept item of the batch most similar to `item` if at or
+    above `threshold` (1 keeps only exact deduplication), else None."""
+    candidates = [other for other in kept if other.vector is not None]
+    if threshold >= 1.0 or not candidates or item.vector is None:
+        return None
+    matrix = np.stack([other.vector for other in candidates if other.vector is not None])
+    similarities = matrix @ item.vector
+    best = int(np.argmax(similarities))
+    similarity = min(float(similarities[best]), 1.0)
+    return (candidates[best].index, similarity) if similarity >= threshold else None
+
+
+def _as_duplicate(first: BatchOutcome, kind: DuplicateKind, similarity: float) -> BatchOutcome:
+    """The outcome of an item that repeats an earlier item of its batch: a
+    duplicate of whatever episode that item created or was found to repeat."""
+    if isinstance(first, ItemError):
+        return first
+    return RecordOutcome(first.episode, kind, similarity)
 
 
 def _pick(override: float | None, default: float) -> float:

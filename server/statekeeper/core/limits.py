@@ -12,6 +12,7 @@ class Limits:
     max_id_length: int = 128
     max_message_bytes: int = 256 * 1024
     max_messages_per_append: int = 100
+    max_episodes_per_request: int = 1000  # RecordEpisodes
     max_metadata_entries: int = 64
     max_metadata_key_bytes: int = 256
     max_metadata_value_bytes: int = 4096

@@ -298,8 +298,14 @@ class EmbeddedMemoryStore(MemoryStore):
         return await self._run(lambda db: _episode_by_hash(db, tenant, user_id, digest))
 
     async def insert_episodes(
-        self, tenant: str, episodes: Sequence[Episode], audit: AuditRecord | None = None
+        self,
+        tenant: str,
+        episodes: Sequence[Episode],
+        audit: AuditRecord | None = None,
+        recorded: bool = False,
     ) -> list[Episode]:
+        summary = "recorded" if recorded else "imported"
+
         def work(db: sqlite3.Connection) -> list[Episode]:
             stored: list[Episode] = []
             with db:
@@ -307,7 +313,7 @@ class EmbeddedMemoryStore(MemoryStore):
                     if _episode_by_hash(db, tenant, episode.user_id, episode.content_hash):
                         continue
                     stored.append(_insert_episode(db, tenant, episode))
-                    _audit(db, tenant, audit, "episode", episode.episode_id, "imported")
+                    _audit(db, tenant, audit, "episode", episode.episode_id, summary)
             return stored
 
         return await self._run(work)

@@ -72,11 +72,20 @@ class EpisodeStore(abc.ABC):
 
     @abc.abstractmethod
     async def insert_episodes(
-        self, tenant: str, episodes: Sequence[Episode], audit: AuditRecord | None = None
+        self,
+        tenant: str,
+        episodes: Sequence[Episode],
+        audit: AuditRecord | None = None,
+        recorded: bool = False,
     ) -> list[Episode]:
         """Bulk import: inserts every episode that is not an exact duplicate
         (same rule as `insert_episode`) in one transaction, and returns the
-        inserted ones with their keys. Dimension rule as above."""
+        inserted ones with their keys. Dimension rule as above.
+
+        `recorded` says the domain publishes the vector changes itself (the
+        RecordEpisodes batch): audited as "recorded" and, where the store logs
+        changes, logged as this replica's own, like `insert_episode`; an
+        import (False) is audited as "imported" and left to the change feed."""
 
     @abc.abstractmethod
     async def get_episode(

@@ -440,11 +440,17 @@ class PostgresMemoryStore(MemoryStore):
             return await _episode_by_hash(conn, tenant, user_id, digest)
 
     async def insert_episodes(
-        self, tenant: str, episodes: Sequence[Episode], audit: AuditRecord | None = None
+        self,
+        tenant: str,
+        episodes: Sequence[Episode],
+        audit: AuditRecord | None = None,
+        recorded: bool = False,
     ) -> list[Episode]:
         if not episodes:
             return []
-        async with self._db.transaction("import episodes") as conn:
+        async with self._db.transaction("insert episodes") as conn:
+            if recorded:  # the domain publishes these changes in process
+                return await self._insert(conn, tenant, episodes, audit, "recorded", self.origin)
             # The domain publishes no change for an import, so its rows are
             # logged without an origin: every replica's feed applies them,
             # this one's included.
