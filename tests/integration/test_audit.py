@@ -18,8 +18,10 @@ from google.protobuf import duration_pb2, timestamp_pb2
 
 from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, common_pb2
 from statekeeper_client.v1 import blackboard_pb2 as bb
+from statekeeper_client.v1 import message_pb2 as mb
 from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
+from statekeeper_client.v1.message_pb2_grpc import MessageServiceStub
 from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.e2e.conftest import ServerProcess
 from tests.integration.conftest import ServerFactory
@@ -173,6 +175,34 @@ def blackboard_workload(stub: BlackboardServiceStub, puts: int) -> Counter[str]:
     return Counter({"PutEntry": puts + 1, "DeleteEntry": 1, "Txn": 1, "ExpireEntries": 1})
 
 
+def bus_workload(stub: MessageServiceStub, sends: int) -> Counter[str]:
+    """Sends (one retried: a duplicate, no change), a reply, acks (one
+    repeated: no change), a nack to the dead letters and their redrive."""
+    for n in range(sends):
+        request = mb.SendMessageRequest(from_agent="a", to_agent="b", request_id=f"r{n}")
+        stub.SendMessage(request, metadata=ALPHA)
+    stub.SendMessage(request, metadata=ALPHA)  # a retry of the last one
+    pulled = stub.PullMessages(mb.PullMessagesRequest(agent_id="b", max_messages=3), metadata=ALPHA)
+    handles = [d.receipt_handle for d in pulled.deliveries]
+    assert len(handles) == 3
+    first = pulled.deliveries[0].message.message_id
+    stub.SendReply(mb.SendReplyRequest(request_message_id=first), metadata=ALPHA)
+    stub.AckMessages(mb.AckMessagesRequest(receipt_handles=handles[:2]), metadata=ALPHA)
+    stub.AckMessages(mb.AckMessagesRequest(receipt_handles=handles[:1]), metadata=ALPHA)
+    nack = mb.NackMessagesRequest(receipt_handles=handles[2:], dead_letter=True)
+    stub.NackMessages(nack, metadata=ALPHA)
+    stub.RedriveDeadLetters(mb.RedriveDeadLettersRequest(agent_id="b"), metadata=ALPHA)
+    return Counter(
+        {
+            "SendMessage": sends,
+            "SendReply": 1,
+            "AckMessages": 2,
+            "NackMessages": 1,
+            "RedriveDeadLetters": 1,
+        }
+    )
+
+
 def wait_records(
     admin: admin_pb2_grpc.AdminServiceStub, count: int, **filters: object
 ) -> list[admin_pb2.AuditRecord]:
@@ -187,10 +217,12 @@ def test_blackboard_and_bus_mutations_are_audited(server: ServerProcess) -> None
     with grpc.insecure_channel(server.address) as channel:
         admin = admin_pb2_grpc.AdminServiceStub(channel)
         done = blackboard_workload(BlackboardServiceStub(channel), puts=25)
+        sent = bus_workload(MessageServiceStub(channel), sends=17)
         # The expiry sweeper's record comes a moment later.
-        records = wait_records(admin, sum(done.values()), entity_type="blackboard")
-        assert Counter(r.method for r in records) == done
+        everything = wait_records(admin, sum(done.values()) + sum(sent.values()))
+        assert Counter(r.method for r in everything) == done + sent
         assert all_records(admin, BETA) == []
+        records = all_records(admin, ALPHA, entity_type="blackboard")
         # One record per revision, each naming it and what it changed.
         assert sorted(r.revision for r in records) == list(range(1, len(records) + 1))
         txn = next(r for r in records if r.method == "Txn")
@@ -203,6 +235,17 @@ def test_blackboard_and_bus_mutations_are_audited(server: ServerProcess) -> None
         assert (expired.principal, expired.summary) == ("system", "expired brief")
         put = next(r for r in records if r.method == "PutEntry")
         assert put.principal not in ("", "system", "anonymous")
+        bus = {r.method: r for r in everything if r.service == "statekeeper.v1.MessageService"}
+        assert (bus["SendMessage"].entity_type, bus["SendMessage"].summary) == (
+            "message",
+            "sent to b",
+        )
+        assert bus["SendReply"].summary == "sent to a"
+        assert bus["NackMessages"].summary == "dead-lettered"
+        assert (bus["RedriveDeadLetters"].entity_id, bus["RedriveDeadLetters"].summary) == (
+            "b",
+            "redrove 1 dead letters",
+        )
 
 
 def test_audit_cli_reads_the_store(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import grpc
 
 from statekeeper.api import messagebus_convert as convert
 from statekeeper.api.blackboard_convert import optional_seconds
-from statekeeper.api.interceptor import current_tenant
+from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.messagebus import MessageBus
 from statekeeper_client.v1 import message_pb2 as pb
 from statekeeper_client.v1 import message_pb2_grpc
@@ -21,7 +21,9 @@ class MessageServicer(message_pb2_grpc.MessageServiceServicer):
     async def SendMessage(
         self, request: pb.SendMessageRequest, context: grpc.aio.ServicerContext
     ) -> pb.SendMessageResponse:
-        result = await self._bus.send(current_tenant(), convert.send_draft(request))
+        result = await self._bus.send(
+            current_tenant(), convert.send_draft(request), current_actor()
+        )
         return pb.SendMessageResponse(
             message_id=result.message_id,
             duplicate=result.duplicate,
@@ -54,7 +56,9 @@ class MessageServicer(message_pb2_grpc.MessageServiceServicer):
     async def AckMessages(
         self, request: pb.AckMessagesRequest, context: grpc.aio.ServicerContext
     ) -> pb.AckMessagesResponse:
-        results = await self._bus.ack(current_tenant(), list(request.receipt_handles))
+        results = await self._bus.ack(
+            current_tenant(), list(request.receipt_handles), current_actor()
+        )
         return pb.AckMessagesResponse(results=[convert.receipt_result_to_proto(r) for r in results])
 
     async def NackMessages(
@@ -66,6 +70,7 @@ class MessageServicer(message_pb2_grpc.MessageServiceServicer):
             optional_seconds(request, "delay") or 0.0,
             request.dead_letter,
             request.reason,
+            current_actor(),
         )
         return pb.NackMessagesResponse(
             results=[convert.receipt_result_to_proto(r) for r in results]
@@ -91,6 +96,7 @@ class MessageServicer(message_pb2_grpc.MessageServiceServicer):
             convert.request_draft(request),
             optional_seconds(request, "timeout"),
             context.time_remaining(),
+            current_actor(),
         )
         return pb.RequestReplyResponse(
             request_message_id=request_id, reply=convert.message_to_proto(reply)
@@ -100,7 +106,10 @@ class MessageServicer(message_pb2_grpc.MessageServiceServicer):
         self, request: pb.SendReplyRequest, context: grpc.aio.ServicerContext
     ) -> pb.SendReplyResponse:
         result = await self._bus.send_reply(
-            current_tenant(), request.request_message_id, convert.reply_draft(request)
+            current_tenant(),
+            request.request_message_id,
+            convert.reply_draft(request),
+            current_actor(),
         )
         return pb.SendReplyResponse(
             message_id=result.message_id,
@@ -123,7 +132,7 @@ class MessageServicer(message_pb2_grpc.MessageServiceServicer):
         self, request: pb.RedriveDeadLettersRequest, context: grpc.aio.ServicerContext
     ) -> pb.RedriveDeadLettersResponse:
         moved, missing = await self._bus.redrive(
-            current_tenant(), request.agent_id, list(request.message_ids)
+            current_tenant(), request.agent_id, list(request.message_ids), current_actor()
         )
         return pb.RedriveDeadLettersResponse(redriven_count=moved, not_found_message_ids=missing)
 

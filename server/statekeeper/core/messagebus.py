@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from statekeeper.core import paging
+from statekeeper.core.audit import Actor, record_for
 from statekeeper.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
@@ -37,6 +38,7 @@ from statekeeper.core.messagebus_models import (
     ReplyTimeoutError,
     new_message_id,
 )
+from statekeeper.core.models import AuditRecord
 from statekeeper.core.validation import check_id, check_metadata, check_non_negative, check_text
 from statekeeper.storage.messagebus_store import InboxNotifier, MessageStore, ReplyWaiters
 
@@ -156,11 +158,11 @@ class MessageBus:
 
     # ----- sending ---------------------------------------------------------------
 
-    async def send(self, tenant: str, draft: SendDraft) -> SendResult:
+    async def send(self, tenant: str, draft: SendDraft, actor: Actor | None = None) -> SendResult:
         self._check_draft(draft)
-        return await self._deliver(tenant, self._build(draft, new_message_id()))
+        return await self._deliver(tenant, self._build(draft, new_message_id()), actor)
 
-    async def _deliver(self, tenant: str, message: AgentMessage) -> SendResult:
+    async def _deliver(self, tenant: str, message: AgentMessage, actor: Actor | None) -> SendResult:
         """Stores `message`, or hands it to a RequestReply waiting for it."""
         dedup_until = None
         if message.idempotency_key:
@@ -175,6 +177,7 @@ class MessageBus:
             dedup_until,
             held,
             self._limits.max_inbox_messages,
+            _audit_template(actor, message.send_time),
         )
         stored = outcome.message
         if outcome.duplicate:
@@ -334,9 +337,12 @@ class MessageBus:
 
     # ----- acknowledgements --------------------------------------------------------
 
-    async def ack(self, tenant: str, handles: Sequence[str]) -> list[ReceiptResult]:
+    async def ack(
+        self, tenant: str, handles: Sequence[str], actor: Actor | None = None
+    ) -> list[ReceiptResult]:
         receipts = self._parse_handles(handles)
-        outcomes = await self._store.ack(tenant, receipts, self._clock())
+        now = self._clock()
+        outcomes = await self._store.ack(tenant, receipts, now, _audit_template(actor, now))
         return await self._report(tenant, handles, outcomes)
 
     async def nack(
@@ -346,6 +352,7 @@ class MessageBus:
         delay_seconds: float,
         dead_letter: bool,
         reason: str,
+        actor: Actor | None = None,
     ) -> list[ReceiptResult]:
         receipts = self._parse_handles(handles)
         check_non_negative("delay", delay_seconds)
@@ -354,14 +361,16 @@ class MessageBus:
                 "delay", int(self._limits.max_delay_seconds), f"is {delay_seconds:.0f} seconds"
             )
         check_text("reason", reason, self._limits.max_reason_bytes)
+        now = self._clock()
         outcomes = await self._store.nack(
             tenant,
             receipts,
-            self._clock(),
+            now,
             delay_seconds,
             dead_letter,
             reason,
             self._limits.max_deliveries,
+            _audit_template(actor, now),
         )
         return await self._report(tenant, handles, outcomes)
 
@@ -413,6 +422,7 @@ class MessageBus:
         draft: SendDraft,
         timeout_seconds: float | None,
         call_deadline_seconds: float | None,
+        actor: Actor | None = None,
     ) -> tuple[str, AgentMessage]:
         """Sends a request and waits for the first reply to its correlation
         id; DEADLINE_EXCEEDED (REPLY_TIMEOUT) if none comes in time."""
@@ -433,7 +443,7 @@ class MessageBus:
         self._check_draft(request)
         future = await self._waiters.register(tenant, draft.from_agent, correlation)
         try:
-            result = await self._deliver(tenant, self._build(request, message_id))
+            result = await self._deliver(tenant, self._build(request, message_id), actor)
             if result.duplicate and not draft.correlation_id:
                 # The earlier request used its own id as correlation id.
                 await self._waiters.unregister(tenant, draft.from_agent, correlation)
@@ -461,6 +471,7 @@ class MessageBus:
         tenant: str,
         request_message_id: str,
         draft: SendDraft,
+        actor: Actor | None = None,
     ) -> SendResult:
         """Answers a message: to its reply_to (or sender), with its
         correlation id (or its id). `draft.to_agent` is ignored."""
@@ -480,7 +491,7 @@ class MessageBus:
             correlation_id=original.correlation_id or original.message_id,
             in_reply_to=original.message_id,
         )
-        return await self.send(tenant, reply)
+        return await self.send(tenant, reply, actor)
 
     # ----- dead letters ---------------------------------------------------------------
 
@@ -511,14 +522,20 @@ class MessageBus:
         return letters, next_token
 
     async def redrive(
-        self, tenant: str, agent_id: str, message_ids: Sequence[str]
+        self,
+        tenant: str,
+        agent_id: str,
+        message_ids: Sequence[str],
+        actor: Actor | None = None,
     ) -> tuple[int, list[str]]:
         check_id("agent_id", agent_id, self._ids)
         if len(message_ids) > self._limits.max_receipt_handles:
             raise LimitExceededError(
                 "message_ids", self._limits.max_receipt_handles, f"has {len(message_ids)} items"
             )
-        moved, missing = await self._store.redrive(tenant, agent_id, message_ids, self._clock())
+        now = self._clock()
+        audit = _audit_template(actor, now)
+        moved, missing = await self._store.redrive(tenant, agent_id, message_ids, now, audit)
         if moved:
             await self._notifier.notify(tenant, agent_id)
         return moved, missing
@@ -557,6 +574,15 @@ class MessageBus:
                 )
             if ttl and delay >= ttl:
                 raise InvalidArgumentError("delay", "must be shorter than ttl")
+
+
+def _audit_template(actor: Actor | None, now: float) -> AuditRecord | None:
+    """Who makes a change, for the records the store writes of it (it names
+    the message or inbox and what happened). Without an actor (internal and
+    test callers) nothing is audited."""
+    if actor is None:
+        return None
+    return record_for(actor, "", "", 0, now, "")
 
 
 async def _wait(signal: asyncio.Event, seconds: float) -> None:

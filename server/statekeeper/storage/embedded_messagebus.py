@@ -27,13 +27,19 @@ from statekeeper.core.messagebus_models import (
     ReceiptStatus,
     SendOutcome,
 )
+from statekeeper.core.models import AuditRecord
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.messagebus_store import (
+    INBOX_ENTITY,
+    MESSAGE_ENTITY,
     DeadLetterCursor,
     InboxNotifier,
     MessageStore,
     ReplyWaiters,
+    audit_entry,
+    settled_summary,
 )
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 # Versioned schema of the message bus tables: (version, statements). Append
 # only; never edit a released entry.
@@ -112,7 +118,12 @@ class EmbeddedMessageStore(MessageStore):
         dedup_until: float | None,
         held: bool,
         max_inbox_messages: int,
+        audit: AuditRecord | None = None,
     ) -> SendOutcome:
+        record = audit_entry(
+            audit, MESSAGE_ENTITY, message.message_id, f"sent to {message.to_agent}"
+        )
+
         def work(db: sqlite3.Connection) -> SendOutcome:
             with db:
                 earlier = _dedup_hit(db, tenant, message, now)
@@ -133,6 +144,7 @@ class EmbeddedMessageStore(MessageStore):
                             dedup_until,
                         ),
                     )
+                _insert_audit(db, tenant, record)
             return SendOutcome(message, duplicate=False)
 
         return await self._storage.run(work)
@@ -185,14 +197,19 @@ class EmbeddedMessageStore(MessageStore):
         return await self._storage.run(work)
 
     async def ack(
-        self, tenant: str, receipts: Sequence[Receipt | None], now: float
+        self,
+        tenant: str,
+        receipts: Sequence[Receipt | None],
+        now: float,
+        audit: AuditRecord | None = None,
     ) -> list[ReceiptOutcome]:
         def apply(db: sqlite3.Connection, row: sqlite3.Row) -> ReceiptOutcome:
             db.execute(
                 "UPDATE mb_messages SET state=?, state_time=? WHERE tenant=? AND message_id=?",
                 (_ACKED, now, tenant, row["message_id"]),
             )
-            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
+            outcome = ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
+            return _settled(db, tenant, row, outcome, audit, "acked")
 
         return await self._storage.run(lambda db: _each_receipt(db, tenant, receipts, now, apply))
 
@@ -205,18 +222,21 @@ class EmbeddedMessageStore(MessageStore):
         dead_letter: bool,
         reason: str,
         max_deliveries: int,
+        audit: AuditRecord | None = None,
     ) -> list[ReceiptOutcome]:
         def apply(db: sqlite3.Connection, row: sqlite3.Row) -> ReceiptOutcome:
             if dead_letter or row["delivery_count"] >= _max_of(row, max_deliveries):
                 why = DeadLetterReason.REJECTED if dead_letter else DeadLetterReason.MAX_DELIVERIES
                 _to_dead_letters(db, tenant, row["message_id"], now, why, reason)
-                return ReceiptOutcome(ReceiptStatus.DEAD_LETTERED, row["to_agent"])
-            db.execute(
-                "UPDATE mb_messages SET visible_time=?, receipt=NULL WHERE tenant=?"
-                " AND message_id=?",
-                (now + delay, tenant, row["message_id"]),
-            )
-            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + delay)
+                outcome = ReceiptOutcome(ReceiptStatus.DEAD_LETTERED, row["to_agent"])
+            else:
+                db.execute(
+                    "UPDATE mb_messages SET visible_time=?, receipt=NULL WHERE tenant=?"
+                    " AND message_id=?",
+                    (now + delay, tenant, row["message_id"]),
+                )
+                outcome = ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + delay)
+            return _settled(db, tenant, row, outcome, audit, "nacked")
 
         return await self._storage.run(lambda db: _each_receipt(db, tenant, receipts, now, apply))
 
@@ -280,26 +300,19 @@ class EmbeddedMessageStore(MessageStore):
         return await self._storage.run(work)
 
     async def redrive(
-        self, tenant: str, agent: str, message_ids: Sequence[str], now: float
+        self,
+        tenant: str,
+        agent: str,
+        message_ids: Sequence[str],
+        now: float,
+        audit: AuditRecord | None = None,
     ) -> tuple[int, list[str]]:
         def work(db: sqlite3.Connection) -> tuple[int, list[str]]:
             with db:
-                if not message_ids:
-                    cursor = db.execute(
-                        _REDRIVE + " WHERE tenant=? AND to_agent=? AND state=?",
-                        (_READY, now, now, tenant, agent, _DEAD),
-                    )
-                    return cursor.rowcount, []
-                moved, missing = 0, []
-                for message_id in message_ids:
-                    cursor = db.execute(
-                        _REDRIVE + " WHERE tenant=? AND to_agent=? AND state=? AND message_id=?",
-                        (_READY, now, now, tenant, agent, _DEAD, message_id),
-                    )
-                    if cursor.rowcount:
-                        moved += 1
-                    else:
-                        missing.append(message_id)
+                moved, missing = _redrive(db, tenant, agent, message_ids, now)
+                if moved:
+                    summary = f"redrove {moved} dead letters"
+                    _insert_audit(db, tenant, audit_entry(audit, INBOX_ENTITY, agent, summary))
                 return moved, missing
 
         return await self._storage.run(work)
@@ -482,6 +495,51 @@ def _status_of(row: sqlite3.Row, receipt: Receipt, now: float) -> ReceiptStatus 
     if not same or row["visible_time"] <= now:
         return ReceiptStatus.EXPIRED
     return None
+
+
+def _redrive(
+    db: sqlite3.Connection, tenant: str, agent: str, message_ids: Sequence[str], now: float
+) -> tuple[int, list[str]]:
+    if not message_ids:
+        cursor = db.execute(
+            _REDRIVE + " WHERE tenant=? AND to_agent=? AND state=?",
+            (_READY, now, now, tenant, agent, _DEAD),
+        )
+        return cursor.rowcount, []
+    moved, missing = 0, []
+    for message_id in message_ids:
+        cursor = db.execute(
+            _REDRIVE + " WHERE tenant=? AND to_agent=? AND state=? AND message_id=?",
+            (_READY, now, now, tenant, agent, _DEAD, message_id),
+        )
+        if cursor.rowcount:
+            moved += 1
+        else:
+            missing.append(message_id)
+    return moved, missing
+
+
+def _settled(
+    db: sqlite3.Connection,
+    tenant: str,
+    row: sqlite3.Row,
+    outcome: ReceiptOutcome,
+    audit: AuditRecord | None,
+    verb: str,
+) -> ReceiptOutcome:
+    """Records what an ack or nack did to the message of `row`, in the
+    transaction that did it."""
+    summary = settled_summary(verb, outcome)
+    _insert_audit(db, tenant, audit_entry(audit, MESSAGE_ENTITY, row["message_id"], summary))
+    return outcome
+
+
+def _insert_audit(db: sqlite3.Connection, tenant: str, record: AuditRecord | None) -> None:
+    if record is not None:
+        db.execute(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+            audit_values(record, tenant),
+        )
 
 
 def _each_receipt(

@@ -11,7 +11,14 @@ checks these rules on every backend.
 
 General rules: every method touches only the tenant it is given; a method
 that returns normally has made its change durable; `now` is the caller's
-clock and the only time a method compares with.
+clock and the only time a method compares with. A method given an `audit`
+template writes the records of what it changed (`audit_entry`) in the same
+transaction as the change; without one (internal and test callers) it
+writes none: a stored message, one record (entity "message", "sent to
+AGENT"; none for a duplicate); an ack or nack, one per message it settled
+("acked", "nacked" or "dead-lettered"); a redrive that moved N > 0 dead
+letters, one (entity "inbox", "redrove N dead letters"). Receiving and
+extending a lease are delivery bookkeeping, not audited.
 
 Notes for the production backend: `claim` is one PostgreSQL statement
 (`UPDATE ... WHERE message_id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT
@@ -26,6 +33,7 @@ from __future__ import annotations
 import abc
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 
 from statekeeper.core.messagebus_models import (
     AgentMessage,
@@ -33,10 +41,30 @@ from statekeeper.core.messagebus_models import (
     Delivery,
     Receipt,
     ReceiptOutcome,
+    ReceiptStatus,
     SendOutcome,
 )
+from statekeeper.core.models import AuditRecord
 
 DeadLetterCursor = tuple[float, str]
+
+MESSAGE_ENTITY = "message"
+INBOX_ENTITY = "inbox"
+
+
+def audit_entry(
+    template: AuditRecord | None, entity_type: str, entity_id: str, summary: str
+) -> AuditRecord | None:
+    """The record of one change, from the caller's template (None: not
+    audited). Both backends word their records through this function."""
+    if template is None:
+        return None
+    return replace(template, entity_type=entity_type, entity_id=entity_id, summary=summary)
+
+
+def settled_summary(verb: str, outcome: ReceiptOutcome) -> str:
+    """What an ack or nack did to one message."""
+    return "dead-lettered" if outcome.status == ReceiptStatus.DEAD_LETTERED else verb
 
 
 class MessageStore(abc.ABC):
@@ -59,6 +87,7 @@ class MessageStore(abc.ABC):
         dedup_until: float | None,
         held: bool,
         max_inbox_messages: int,
+        audit: AuditRecord | None = None,
     ) -> SendOutcome:
         """Stores a message in `message.to_agent`'s inbox, atomically with
         its deduplication record.
@@ -100,7 +129,11 @@ class MessageStore(abc.ABC):
 
     @abc.abstractmethod
     async def ack(
-        self, tenant: str, receipts: Sequence[Receipt | None], now: float
+        self,
+        tenant: str,
+        receipts: Sequence[Receipt | None],
+        now: float,
+        audit: AuditRecord | None = None,
     ) -> list[ReceiptOutcome]:
         """Acknowledges deliveries, one outcome per receipt in order (None =
         malformed handle: NOT_FOUND).
@@ -122,6 +155,7 @@ class MessageStore(abc.ABC):
         dead_letter: bool,
         reason: str,
         max_deliveries: int,
+        audit: AuditRecord | None = None,
     ) -> list[ReceiptOutcome]:
         """Gives deliveries back; validity as in `ack`. A valid one goes to
         the dead-letter list (DEAD_LETTERED) if `dead_letter` (reason
@@ -160,7 +194,12 @@ class MessageStore(abc.ABC):
 
     @abc.abstractmethod
     async def redrive(
-        self, tenant: str, agent: str, message_ids: Sequence[str], now: float
+        self,
+        tenant: str,
+        agent: str,
+        message_ids: Sequence[str],
+        now: float,
+        audit: AuditRecord | None = None,
     ) -> tuple[int, list[str]]:
         """Moves dead letters back to READY, visible at `now`, delivery
         count 0. Empty `message_ids`: all of the inbox. Returns how many

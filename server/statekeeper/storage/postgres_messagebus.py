@@ -50,9 +50,18 @@ from statekeeper.core.messagebus_models import (
     ReceiptStatus,
     SendOutcome,
 )
-from statekeeper.storage.messagebus_store import DeadLetterCursor, MessageStore
+from statekeeper.core.models import AuditRecord
+from statekeeper.storage.messagebus_store import (
+    INBOX_ENTITY,
+    MESSAGE_ENTITY,
+    DeadLetterCursor,
+    MessageStore,
+    audit_entry,
+    settled_summary,
+)
 from statekeeper.storage.postgres import Migration, PostgresStorage, SchemaOutOfDateError
 from statekeeper.storage.postgres_blackboard import apply_migrations
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres import Connection
@@ -236,8 +245,12 @@ class PostgresMessageStore(MessageStore):
         dedup_until: float | None,
         held: bool,
         max_inbox_messages: int,
+        audit: AuditRecord | None = None,
     ) -> SendOutcome:
         _check_text_fields(message)
+        record = audit_entry(
+            audit, MESSAGE_ENTITY, message.message_id, f"sent to {message.to_agent}"
+        )
         async with self._db.transaction("send message") as conn:
             if message.idempotency_key:
                 earlier = await _claim_dedup(conn, tenant, message, now, dedup_until)
@@ -250,6 +263,7 @@ class PostgresMessageStore(MessageStore):
                 raise LimitExceededError(
                     "to_agent", max_inbox_messages, f"the inbox of {message.to_agent!r} is full"
                 )
+            await _insert_audit(conn, tenant, [record])
         return SendOutcome(message, duplicate=False)
 
     async def release(self, tenant: str, message_id: str) -> None:
@@ -296,13 +310,17 @@ class PostgresMessageStore(MessageStore):
         return deliveries
 
     async def ack(
-        self, tenant: str, receipts: Sequence[Receipt | None], now: float
+        self,
+        tenant: str,
+        receipts: Sequence[Receipt | None],
+        now: float,
+        audit: AuditRecord | None = None,
     ) -> list[ReceiptOutcome]:
         def apply(row: dict[str, Any]) -> ReceiptOutcome:
             row.update(state=_ACKED, state_time=now)
             return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
 
-        return await self._each_receipt(tenant, receipts, now, apply)
+        return await self._each_receipt(tenant, receipts, now, apply, (audit, "acked"))
 
     async def nack(
         self,
@@ -313,6 +331,7 @@ class PostgresMessageStore(MessageStore):
         dead_letter: bool,
         reason: str,
         max_deliveries: int,
+        audit: AuditRecord | None = None,
     ) -> list[ReceiptOutcome]:
         def apply(row: dict[str, Any]) -> ReceiptOutcome:
             if dead_letter or row["delivery_count"] >= _max_of(row, max_deliveries):
@@ -322,7 +341,7 @@ class PostgresMessageStore(MessageStore):
             row.update(visible_time=now + delay, receipt=None)
             return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + delay)
 
-        return await self._each_receipt(tenant, receipts, now, apply)
+        return await self._each_receipt(tenant, receipts, now, apply, (audit, "nacked"))
 
     async def extend(
         self, tenant: str, receipts: Sequence[Receipt | None], now: float, timeout: float
@@ -339,10 +358,14 @@ class PostgresMessageStore(MessageStore):
         receipts: Sequence[Receipt | None],
         now: float,
         apply: Any,
+        audited: tuple[AuditRecord | None, str] = (None, ""),
     ) -> list[ReceiptOutcome]:
         """Locks the named messages, runs `apply` on each one whose receipt
         is valid (on an in-memory copy, so a later receipt of the same call
-        sees the change), then writes every changed row once."""
+        sees the change), then writes every changed row once, with one audit
+        record per change (`audited`: the template and the verb)."""
+        audit, verb = audited
+        records: list[AuditRecord | None] = []
         ids = sorted({r.message_id for r in receipts if r is not None})
         outcomes: list[ReceiptOutcome] = []
         async with self._db.transaction("settle deliveries") as conn:
@@ -367,8 +390,11 @@ class PostgresMessageStore(MessageStore):
                     continue
                 outcomes.append(apply(row))
                 changed[row["message_id"]] = row
+                summary = settled_summary(verb, outcomes[-1])
+                records.append(audit_entry(audit, MESSAGE_ENTITY, row["message_id"], summary))
             if changed:
                 await conn.execute(_UPDATE_ROWS, tenant, *_columns(changed.values()))
+            await _insert_audit(conn, tenant, records)
         return outcomes
 
     async def in_flight(
@@ -430,20 +456,29 @@ class PostgresMessageStore(MessageStore):
         return [_dead_letter_from_row(row) for row in rows]
 
     async def redrive(
-        self, tenant: str, agent: str, message_ids: Sequence[str], now: float
+        self,
+        tenant: str,
+        agent: str,
+        message_ids: Sequence[str],
+        now: float,
+        audit: AuditRecord | None = None,
     ) -> tuple[int, list[str]]:
-        async with self._db.connection("redrive dead letters") as conn:
+        async with self._db.transaction("redrive dead letters") as conn:
             if not message_ids:
                 rows = await conn.fetch(_REDRIVE + " RETURNING message_id", tenant, agent, now)
-                return len(rows), []
-            rows = await conn.fetch(
-                _REDRIVE + " AND message_id = ANY($4::text[]) RETURNING message_id",
-                tenant,
-                agent,
-                now,
-                list(message_ids),
-            )
-        moved = {row["message_id"] for row in rows}
+            else:
+                rows = await conn.fetch(
+                    _REDRIVE + " AND message_id = ANY($4::text[]) RETURNING message_id",
+                    tenant,
+                    agent,
+                    now,
+                    list(message_ids),
+                )
+            moved = {row["message_id"] for row in rows}
+            if moved:
+                summary = f"redrove {len(moved)} dead letters"
+                record = audit_entry(audit, INBOX_ENTITY, agent, summary)
+                await _insert_audit(conn, tenant, [record])
         return len(moved), [m for m in message_ids if m not in moved]
 
     async def sweep(self, now: float, acked_retention: float, max_deliveries: int) -> int:
@@ -473,6 +508,17 @@ class PostgresMessageStore(MessageStore):
 
 
 # ----- helpers -------------------------------------------------------------------------
+
+
+async def _insert_audit(
+    conn: Connection, tenant: str, records: Sequence[AuditRecord | None]
+) -> None:
+    """The records of a change, in the transaction that makes it."""
+    values = [audit_values(record, tenant) for record in records if record is not None]
+    if values:
+        await conn.executemany(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)", values
+        )
 
 
 def _check_text_fields(message: AgentMessage) -> None:
