@@ -19,6 +19,9 @@ COPY --from=build /install /usr/local
 RUN useradd --system --uid 10001 --home-dir /data --create-home statekeeper
 USER 10001
 WORKDIR /data
+# Listening on every address, `serve` refuses to start without API keys:
+# give them with -e STATEKEEPER_API_KEYS=key1=tenant1,key2=tenant2, or
+# -e STATEKEEPER_ALLOW_ANONYMOUS=true for a container only trusted peers reach.
 ENV STATEKEEPER_LISTEN=0.0.0.0:50051 \
     STATEKEEPER_DATA_DIR=/data \
     STATEKEEPER_LOG_FORMAT=json

@@ -68,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = config.load(args)
+        if args.command == "serve":
+            config.check_exposure(settings)
         _check_data_dir(args.command, settings)
     except (config.ConfigError, data_dir.DataDirError) as exc:
         # One line naming the value and what is wrong with it: no usage dump,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import ipaddress
 import os
 import tomllib
 from collections.abc import Collection, Mapping, Sequence
@@ -35,6 +36,9 @@ class Settings:
     data_dir: str = "./data"
     index_dir: str = ""
     api_keys: dict[str, str] = field(default_factory=dict)
+    # Serve without API keys on an address other hosts can reach (see
+    # check_exposure): off, so an exposed server never runs open by accident.
+    allow_anonymous: bool = False
     log_level: str = "INFO"
     log_format: str = "json"
     sweep_interval_seconds: float = 30.0
@@ -87,6 +91,8 @@ EMBEDDER_KINDS = ("auto", "multilingual", "openai", "local", "none")
 # Options other than api_keys and limits, with their help text.
 _OPTIONS: dict[str, str] = {
     "listen": "HOST:PORT to serve gRPC on",
+    "allow_anonymous": "serve without API keys on a non-loopback listen address (every caller"
+    " is the anonymous tenant); without it, serve refuses to start so exposed",
     "data_dir": "directory of the embedded store",
     "index_dir": "local directory where vector indexes are saved to survive restarts (unset:"
     " DATA_DIR/indexes; on the production tier each replica's own disk)",
@@ -303,6 +309,29 @@ def _check(settings: Settings) -> None:
             " production tier (postgres_dsn) for more"
         )
     _check_production(settings)
+
+
+def check_exposure(settings: Settings) -> None:
+    """`serve` refuses to listen where other hosts can reach it with no API
+    keys (anyone could read and write the anonymous tenant) unless
+    allow_anonymous says that is meant. Only serve checks: `health` and
+    `doctor` dial the same address and must not refuse."""
+    if settings.api_keys or settings.allow_anonymous or _is_loopback(settings.listen):
+        return
+    raise ConfigError(
+        f"listen: {settings.listen} is reachable from other hosts and no API keys are"
+        " configured; set api keys (--api-key KEY=TENANT) or --allow-anonymous"
+    )
+
+
+def _is_loopback(listen: str) -> bool:
+    host = listen.rpartition(":")[0].strip("[]")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve anywhere
 
 
 def _check_telemetry(settings: Settings) -> None:
