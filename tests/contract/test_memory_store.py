@@ -477,3 +477,15 @@ async def test_metadata_filters_match_exactly(store: MemoryStore) -> None:
     for wanted in ({"k": "v"}, {"q": 'say "hi"'}, {"k": "v", "q": 'say "hi"'}):
         keys = await store.matching_keys("t", "u1", EpisodeFilter(metadata=wanted), 10)
         assert keys == [tagged.vector_key], wanted
+
+
+async def test_find_by_hashes_reads_one_users_matches(store: MemoryStore) -> None:
+    other_user = episode("a", user="u2", episode_id="e-a2")
+    await store.insert_episodes("t", [episode("a"), episode("b"), other_user])
+    wanted = [content_hash(n, "") for n in ("a", "b", "zzz", "a")]
+    found = await store.find_by_hashes("t", "u1", wanted)
+    assert {digest: e.episode_id for digest, e in found.items()} == {
+        content_hash("a", ""): "e-a",
+        content_hash("b", ""): "e-b",
+    }
+    assert await store.find_by_hashes("other", "u1", wanted) == {}

@@ -390,28 +390,74 @@ class EpisodicMemory:
         as item -> the earlier item it repeats, how, and how closely)."""
         same_as: dict[int, _Repeat] = {}
         first_of: dict[tuple[str, str], int] = {}
-        kept: dict[str, list[_Pending]] = {}  # per user, items to be stored
+        stored = await self._stored_by_hash(tenant, pending)
+        nearest = await self._stored_nearest(tenant, pending)
+        twins = _BatchTwins(pending)
         for item in pending:
             user_id = item.draft.user_id
             earlier = first_of.setdefault((user_id, item.digest), item.index)
             if earlier != item.index:
                 same_as[item.index] = (earlier, DuplicateKind.EXACT, 1.0)
                 continue
-            existing = await self._store.find_by_hash(tenant, user_id, item.digest)
+            existing = stored.get((user_id, item.digest))
             if existing is not None:
                 outcomes[item.index] = RecordOutcome(existing, DuplicateKind.EXACT, 1.0)
                 continue
             if item.vector is not None:
-                near = await self._near_duplicate(tenant, item.draft, item.vector)
+                near = await self._stored_twin(tenant, item, nearest.get(item.index))
                 if near is not None:
                     outcomes[item.index] = near
                     continue
-                twin = _near_in_batch(item, kept.get(user_id, []), self._threshold(item.draft))
+                twin = twins.nearest_kept(item, self._threshold(item.draft))
                 if twin is not None:
                     same_as[item.index] = (twin[0], DuplicateKind.NEAR, twin[1])
                     continue
-            kept.setdefault(user_id, []).append(item)
+            twins.keep(item)
         return same_as
+
+    async def _stored_by_hash(
+        self, tenant: str, pending: Sequence[_Pending]
+    ) -> dict[tuple[str, str], Episode]:
+        """The stored episodes with the content of batch items, one read per
+        user of the batch."""
+        digests: dict[str, list[str]] = {}
+        for item in pending:
+            digests.setdefault(item.draft.user_id, []).append(item.digest)
+        found: dict[tuple[str, str], Episode] = {}
+        for user_id, user_digests in digests.items():
+            by_hash = await self._store.find_by_hashes(tenant, user_id, user_digests)
+            found.update(((user_id, digest), e) for digest, e in by_hash.items())
+        return found
+
+    async def _stored_nearest(
+        self, tenant: str, pending: Sequence[_Pending]
+    ) -> dict[int, Candidate]:
+        """The most similar stored episode of each item with a vector that
+        near-deduplication applies to, by item: one index search per user."""
+        queries: dict[str, list[_Pending]] = {}
+        for item in pending:
+            if item.vector is not None and self._threshold(item.draft) < 1.0:
+                queries.setdefault(item.draft.user_id, []).append(item)
+        nearest: dict[int, Candidate] = {}
+        for user_id, items in queries.items():
+            matrix = np.stack([item.vector for item in items if item.vector is not None])
+            found = await self._indexes.search_many(tenant, user_id, matrix, 1)
+            nearest.update(
+                (item.index, row[0]) for item, row in zip(items, found, strict=True) if row
+            )
+        return nearest
+
+    async def _stored_twin(
+        self, tenant: str, item: _Pending, best: Candidate | None
+    ) -> RecordOutcome | None:
+        """A NEAR duplicate outcome if `best` is at or above the item's threshold."""
+        if best is None or best.similarity < self._threshold(item.draft):
+            return None
+        user_id = item.draft.user_id
+        episodes = await self._store.get_episodes_by_keys(tenant, user_id, [best.key], False)
+        if not episodes:
+            return None  # deleted meanwhile
+        return RecordOutcome(episodes[0], DuplicateKind.NEAR, min(best.similarity, 1.0))
 
     async def _store_batch(
         self,
@@ -952,19 +998,44 @@ def _episode_text(draft: EpisodeDraft) -> str:
     return "\n".join(p for p in (draft.user_message, draft.assistant_response) if p)
 
 
-def _near_in_batch(
-    item: _Pending, kept: Sequence[_Pending], threshold: float
-) -> tuple[int, float] | None:
-    """The earlier kept item of the batch most similar to `item` if at or
-    above `threshold` (1 keeps only exact deduplication), else None."""
-    candidates = [other for other in kept if other.vector is not None]
-    if threshold >= 1.0 or not candidates or item.vector is None:
-        return None
-    matrix = np.stack([other.vector for other in candidates if other.vector is not None])
-    similarities = matrix @ item.vector
-    best = int(np.argmax(similarities))
-    similarity = min(float(similarities[best]), 1.0)
-    return (candidates[best].index, similarity) if similarity >= threshold else None
+class _BatchTwins:
+    """Near duplicates among the items of one batch: the similarities of
+    every pair of a user's items are computed at once (one matrix product),
+    then each item is compared with the earlier items kept for storing."""
+
+    def __init__(self, pending: Sequence[_Pending]) -> None:
+        by_user: dict[str, list[_Pending]] = {}
+        for item in pending:
+            if item.vector is not None:
+                by_user.setdefault(item.draft.user_id, []).append(item)
+        self._row: dict[int, int] = {}  # item index -> row in its user's matrix
+        self._similarity: dict[str, Vector] = {}
+        self._kept: dict[str, list[int]] = {}  # rows kept so far, per user
+        self._index_of: dict[tuple[str, int], int] = {}
+        for user_id, items in by_user.items():
+            matrix = np.stack([item.vector for item in items if item.vector is not None])
+            self._similarity[user_id] = matrix @ matrix.T
+            for row, item in enumerate(items):
+                self._row[item.index] = row
+                self._index_of[(user_id, row)] = item.index
+
+    def nearest_kept(self, item: _Pending, threshold: float) -> tuple[int, float] | None:
+        """The kept item most similar to `item` and the similarity, if at or
+        above `threshold` (1 keeps only exact deduplication), else None."""
+        user_id = item.draft.user_id
+        kept = self._kept.get(user_id)
+        if threshold >= 1.0 or not kept or item.index not in self._row:
+            return None
+        similarities = self._similarity[user_id][self._row[item.index], kept]
+        best = int(np.argmax(similarities))
+        similarity = min(float(similarities[best]), 1.0)
+        if similarity < threshold:
+            return None
+        return self._index_of[(user_id, kept[best])], similarity
+
+    def keep(self, item: _Pending) -> None:
+        if item.index in self._row:
+            self._kept.setdefault(item.draft.user_id, []).append(self._row[item.index])
 
 
 def _as_duplicate(first: BatchOutcome, kind: DuplicateKind, similarity: float) -> BatchOutcome:

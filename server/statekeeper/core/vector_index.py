@@ -112,6 +112,11 @@ class VectorIndex(Protocol):
         `ef_search` > 0 overrides the index's search breadth (HNSW)."""
         ...
 
+    def search_many(self, queries: Vector, k: int) -> list[list[tuple[int, float]]]:
+        """`search` (unfiltered) for each row of `queries`, in one call where
+        the index can batch them (a batch record's duplicate check)."""
+        ...
+
     def serialize(self) -> npt.NDArray[np.uint8]:
         """The index as bytes (a snapshot payload; see IndexFactory.restore)."""
         ...
@@ -219,6 +224,9 @@ class _FaissIndex:
         self._faiss.omp_set_num_threads(1)
         return self._search(query.reshape(1, -1), k, allowed, ef_search)
 
+    def search_many(self, queries: Vector, k: int) -> list[list[tuple[int, float]]]:
+        return [self.search(query, k, None) for query in queries]
+
     def _search(
         self, query: Vector, k: int, allowed: npt.NDArray[np.int64] | None, ef_search: int
     ) -> list[tuple[int, float]]:
@@ -274,6 +282,18 @@ class FlatIndex(_FaissIndex):
 
     def tune(self, sample: Vector) -> None:
         return None  # exact: nothing to measure
+
+    def search_many(self, queries: Vector, k: int) -> list[list[tuple[int, float]]]:
+        # One scan for every query: a matrix product instead of one per query.
+        k = min(k, len(self._live))
+        if k <= 0:
+            return [[] for _ in queries]
+        self._faiss.omp_set_num_threads(1)
+        params = self._params(self._faiss.SearchParameters(), self._selector(None))
+        scores, ids = self._index.search(np.ascontiguousarray(queries), k, params=params)
+        return [
+            _pairs(row_ids, row_scores) for row_ids, row_scores in zip(ids, scores, strict=True)
+        ]
 
     def remove(self, keys: Sequence[int]) -> None:
         present = [k for k in keys if k in self._live]
@@ -574,6 +594,9 @@ class ExactScan:
 
     def remove(self, keys: Sequence[int]) -> None:
         raise TypeError("an exact scan over a loading batch is read-only")
+
+    def search_many(self, queries: Vector, k: int) -> list[list[tuple[int, float]]]:
+        return [self.search(query, k, None) for query in queries]
 
     def serialize(self) -> npt.NDArray[np.uint8]:
         raise TypeError("an exact scan over a loading batch is not saved")
@@ -919,6 +942,33 @@ class VectorIndexes:
             if index.contains(key)
         ]
         return SearchOutcome(candidates, index.description, exhausted=len(hits) >= population)
+
+    async def search_many(
+        self, tenant: str, user_id: str, queries: Vector, k: int
+    ) -> list[list[Candidate]]:
+        """`search` without a filter for every row of `queries` at once."""
+        user_index = await self._loaded(tenant, user_id)
+        if user_index is None:
+            return [[] for _ in queries]
+        index = user_index.index
+        user_index.readers += 1
+        try:
+            hits = await asyncio.to_thread(index.search_many, queries, k)
+        finally:
+            user_index.release_reader()
+        return [
+            [
+                Candidate(
+                    key,
+                    similarity,
+                    user_index.importance.get(key, 0.0),
+                    user_index.occur_time.get(key, 0.0),
+                )
+                for key, similarity in row
+                if index.contains(key)
+            ]
+            for row in hits
+        ]
 
     def ranking_ceiling(self, tenant: str, user_id: str) -> tuple[float, float]:
         """(highest importance, newest occur_time) over the user's indexed

@@ -297,6 +297,25 @@ class EmbeddedMemoryStore(MemoryStore):
     async def find_by_hash(self, tenant: str, user_id: str, digest: str) -> Episode | None:
         return await self._run(lambda db: _episode_by_hash(db, tenant, user_id, digest))
 
+    async def find_by_hashes(
+        self, tenant: str, user_id: str, digests: Sequence[str]
+    ) -> dict[str, Episode]:
+        wanted = list(dict.fromkeys(digests))
+
+        def work(db: sqlite3.Connection) -> dict[str, Episode]:
+            found: dict[str, Episode] = {}
+            for chunk in _chunks(wanted):
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(
+                    f"SELECT {_EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=?"
+                    f" AND user_id=? AND content_hash IN ({marks})",
+                    (tenant, user_id, *chunk),
+                )
+                found.update((e.content_hash, e) for e in map(_episode_from_row, rows))
+            return found
+
+        return await self._run(work)
+
     async def insert_episodes(
         self,
         tenant: str,

@@ -71,6 +71,13 @@ class EpisodeStore(abc.ABC):
         """The user's episode with this `content_hash`, or None."""
 
     @abc.abstractmethod
+    async def find_by_hashes(
+        self, tenant: str, user_id: str, digests: Sequence[str]
+    ) -> dict[str, Episode]:
+        """The user's episodes with any of these `content_hash`es, by hash
+        (a batch of `find_by_hash` in one read)."""
+
+    @abc.abstractmethod
     async def insert_episodes(
         self,
         tenant: str,

@@ -439,6 +439,19 @@ class PostgresMemoryStore(MemoryStore):
         async with self._db.connection("find episode") as conn:
             return await _episode_by_hash(conn, tenant, user_id, digest)
 
+    async def find_by_hashes(
+        self, tenant: str, user_id: str, digests: Sequence[str]
+    ) -> dict[str, Episode]:
+        async with self._db.connection("find episodes") as conn:
+            rows = await conn.fetch(
+                f"SELECT {_EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=$1"
+                " AND user_id=$2 AND content_hash = ANY($3::text[])",
+                tenant,
+                user_id,
+                list(dict.fromkeys(digests)),
+            )
+        return {e.content_hash: e for e in map(_episode_from_row, rows)}
+
     async def insert_episodes(
         self,
         tenant: str,
