@@ -326,12 +326,9 @@ class EmbeddedMemoryStore(MemoryStore):
         summary = "recorded" if recorded else "imported"
 
         def work(db: sqlite3.Connection) -> list[Episode]:
-            stored: list[Episode] = []
             with db:
-                for episode in episodes:
-                    if _episode_by_hash(db, tenant, episode.user_id, episode.content_hash):
-                        continue
-                    stored.append(_insert_episode(db, tenant, episode))
+                stored = _insert_new_episodes(db, tenant, episodes)
+                for episode in stored:
                     _audit(db, tenant, audit, "episode", episode.episode_id, summary)
             return stored
 
@@ -788,15 +785,89 @@ def _episode_by_hash(
 
 
 def _insert_episode(db: sqlite3.Connection, tenant: str, episode: Episode) -> Episode:
-    blob: bytes | None = None
     if episode.embedding is not None:
         _check_dimension(db, tenant, episode.user_id, episode.dimension)
+    terms = _terms_of(episode)
+    key = _insert_row(db, tenant, episode, terms)
+    db.execute(
+        "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)",
+        (key, lexical.scope_token(tenant, episode.user_id), terms),
+    )
+    return episode.evolve(vector_key=key)
+
+
+def _insert_new_episodes(
+    db: sqlite3.Connection, tenant: str, episodes: Sequence[Episode]
+) -> list[Episode]:
+    """The batch form of `_insert_episode` for the episodes whose content
+    their user does not have yet (the first of equal ones): hashes read and
+    dimensions checked once per user, the full-text rows in one statement."""
+    taken: set[tuple[str, str]] = set()
+    for user_id in {e.user_id for e in episodes}:
+        digests = [e.content_hash for e in episodes if e.user_id == user_id]
+        taken.update((user_id, digest) for digest in _stored_hashes(db, tenant, user_id, digests))
+    dimensions: dict[str, int] = {}
+    stored: list[Episode] = []
+    term_rows: list[tuple[int, str, str]] = []
+    for episode in episodes:
+        if (episode.user_id, episode.content_hash) in taken:
+            continue
+        taken.add((episode.user_id, episode.content_hash))
+        if episode.embedding is not None:
+            _check_batch_dimension(db, tenant, episode, dimensions)
+        terms = _terms_of(episode)
+        key = _insert_row(db, tenant, episode, terms)
+        term_rows.append((key, lexical.scope_token(tenant, episode.user_id), terms))
+        stored.append(episode.evolve(vector_key=key))
+    db.executemany(
+        "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)", term_rows
+    )
+    return stored
+
+
+def _stored_hashes(
+    db: sqlite3.Connection, tenant: str, user_id: str, digests: Sequence[str]
+) -> set[str]:
+    found: set[str] = set()
+    for chunk in _chunks(list(dict.fromkeys(digests))):
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(
+            "SELECT content_hash FROM memory_episodes WHERE tenant=? AND user_id=?"
+            f" AND content_hash IN ({marks})",
+            (tenant, user_id, *chunk),
+        )
+        found.update(row[0] for row in rows)
+    return found
+
+
+def _check_batch_dimension(
+    db: sqlite3.Connection, tenant: str, episode: Episode, dimensions: dict[str, int]
+) -> None:
+    """`_check_dimension` with the user's dimension remembered for the batch
+    (the first embedded episode of a user without vectors sets it)."""
+    expected = dimensions.get(episode.user_id)
+    if expected is None:
+        _check_dimension(db, tenant, episode.user_id, episode.dimension)
+        dimensions[episode.user_id] = episode.dimension
+    elif expected != episode.dimension:
+        raise DimensionMismatchError("embedding", expected, episode.dimension)
+
+
+def _terms_of(episode: Episode) -> str:
+    return lexical.document_terms(episode.user_message, episode.assistant_response, episode.summary)
+
+
+def _insert_row(db: sqlite3.Connection, tenant: str, episode: Episode, terms: str) -> int:
+    """Inserts the episode's row (its full-text row is the caller's); returns its key."""
+    blob: bytes | None = None
+    if episode.embedding is not None:
         blob = np.asarray(episode.embedding, dtype="<f4").tobytes()
     cursor = db.execute(
         "INSERT INTO memory_episodes (tenant, episode_id, user_id, session_id, user_message,"
         " assistant_response, summary, summary_source, embedding, dimension, embedding_source,"
         " embedding_model, importance, metadata, occur_time, create_time, content_hash,"
-        " consolidate_time, derived_fact_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " consolidate_time, derived_fact_ids, lexical_terms)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             tenant,
             episode.episode_id,
@@ -817,14 +888,10 @@ def _insert_episode(db: sqlite3.Connection, tenant: str, episode: Episode) -> Ep
             episode.content_hash,
             episode.consolidate_time,
             dumps(list(episode.derived_fact_ids)),
+            terms,
         ),
     )
-    key = int(cursor.lastrowid or 0)
-    terms = lexical.document_terms(
-        episode.user_message, episode.assistant_response, episode.summary
-    )
-    _store_terms(db, key, tenant, episode.user_id, terms)
-    return episode.evolve(vector_key=key)
+    return int(cursor.lastrowid or 0)
 
 
 def _check_dimension(db: sqlite3.Connection, tenant: str, user_id: str, dimension: int) -> None:
