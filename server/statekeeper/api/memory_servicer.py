@@ -85,7 +85,9 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         return response
 
     def _record_response(self, outcome: RecordOutcome) -> pb.RecordEpisodeResponse:
-        episode = outcome.episode.evolve(embedding=None)
+        episode = outcome.episode
+        if episode.embedding is not None:
+            episode = episode.evolve(embedding=None)
         return pb.RecordEpisodeResponse(
             episode=self._episode(episode),
             duplicate=outcome.duplicate,

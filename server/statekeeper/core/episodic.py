@@ -326,12 +326,13 @@ class EpisodicMemory:
         pending: list[_Pending] = []
         for index, draft in enumerate(drafts):
             try:
-                self._check_draft(draft)
+                vector = self._check_draft(draft)
             except (InvalidArgumentError, LimitExceededError) as exc:
                 outcomes[index] = _item_error(field_name, index, exc)
                 continue
             digest = content_hash(draft.user_message, draft.assistant_response)
-            pending.append(_Pending(index, draft, digest))
+            source = ValueSource.NONE if vector is None else ValueSource.CLIENT
+            pending.append(_Pending(index, draft, digest, vector, source))
         await self._batch_vectors(tenant, pending, outcomes, field_name)
         pending = [p for p in pending if p.index not in outcomes]
         same_as = await self._batch_duplicates(tenant, pending, outcomes)
@@ -353,9 +354,7 @@ class EpisodicMemory:
         to_embed: list[_Pending] = []
         model_ok: dict[str, bool] = {}
         for item in pending:
-            if item.draft.embedding:
-                item.vector = self._check_vector("embedding", item.draft.embedding)
-                item.source = ValueSource.CLIENT
+            if item.vector is not None:  # the client's, checked with the draft
                 continue
             user_id = item.draft.user_id
             if self._embedder is not None and user_id not in model_ok:
@@ -536,7 +535,9 @@ class EpisodicMemory:
             return self._config.near_duplicate_threshold
         return draft.near_duplicate_threshold
 
-    def _check_draft(self, draft: EpisodeDraft) -> None:
+    def _check_draft(self, draft: EpisodeDraft) -> Vector | None:
+        """Raises for the first bad field; returns the client's embedding as
+        a unit vector (None without one)."""
         limits = self._config.limits
         check_id("user_id", draft.user_id, self._limits)
         check_id("session_id", draft.session_id, self._limits, required=False)
@@ -551,8 +552,7 @@ class EpisodicMemory:
             _check_unit("importance", draft.importance)
         if draft.near_duplicate_threshold is not None:
             _check_unit("near_duplicate_threshold", draft.near_duplicate_threshold)
-        if draft.embedding:
-            self._check_vector("embedding", draft.embedding)
+        return self._check_vector("embedding", draft.embedding) if draft.embedding else None
 
     def _check_vector(self, name: str, values: Sequence[float]) -> Vector:
         limit = self._config.limits.max_embedding_dimension
