@@ -134,6 +134,32 @@ class Ids:
         self.session = ""
 
 
+def episodes_request(ids: Ids) -> memory_pb2.RecordEpisodesRequest:
+    """One RecordEpisodes call: an episode, then the same interaction again."""
+    teal = memory_pb2.RecordEpisodeRequest(
+        user_id=ids.user,
+        session_id=ids.session,
+        user_message="My favourite colour is teal.",
+        assistant_response="Noted: your favourite colour is teal.",
+        importance=0.9,
+    )
+    return memory_pb2.RecordEpisodesRequest(episodes=[teal, teal])
+
+
+def checked_batch(recorded: memory_pb2.RecordEpisodesResponse) -> str:
+    """The id created by the first item; the second must name it as its duplicate."""
+    check(len(recorded.results) == 2, f"{len(recorded.results)} results for 2 episodes")
+    first, second = recorded.results
+    created = memory_pb2.RECORD_EPISODE_STATUS_CREATED
+    check(first.status == created, f"first item: status {first.status}")
+    episode_id = first.result.episode.id
+    check(episode_id != "", "no episode id")
+    duplicate = memory_pb2.RECORD_EPISODE_STATUS_DUPLICATE
+    check(second.status == duplicate, f"second item: status {second.status}")
+    check(second.result.duplicate_of == episode_id, f"duplicate_of {second.result.duplicate_of}")
+    return episode_id
+
+
 def sync_pass(addr: str, api_key: str, required: set[str]) -> bool:
     report = Report(LANGUAGE, required)
     ids = Ids("sync")
@@ -188,17 +214,8 @@ def sync_pass(addr: str, api_key: str, required: set[str]) -> bool:
         return f"total_tokens={total} messages={len(window.messages)}"
 
     def episode() -> str:
-        recorded = client.memory.RecordEpisode(
-            memory_pb2.RecordEpisodeRequest(
-                user_id=ids.user,
-                session_id=ids.session,
-                user_message="My favourite colour is teal.",
-                assistant_response="Noted: your favourite colour is teal.",
-                importance=0.9,
-            )
-        )
-        episode_id = recorded.episode.id
-        check(episode_id != "", "no episode id")
+        recorded = client.memory.RecordEpisodes(episodes_request(ids))
+        episode_id = checked_batch(recorded)
         recalled = client.memory.Recall(
             memory_pb2.RecallRequest(user_id=ids.user, query_text="favourite colour", top_k=5)
         )
@@ -365,22 +382,13 @@ async def async_pass(addr: str, api_key: str, required: set[str]) -> bool:
         return f"total_tokens={total}"
 
     async def episode() -> str:
-        recorded = await client.memory.RecordEpisode(
-            memory_pb2.RecordEpisodeRequest(
-                user_id=ids.user,
-                session_id=ids.session,
-                user_message="My favourite colour is teal.",
-                assistant_response="Noted: your favourite colour is teal.",
-                importance=0.9,
-            )
-        )
+        recorded = await client.memory.RecordEpisodes(episodes_request(ids))
+        episode_id = checked_batch(recorded)
         recalled = await client.memory.Recall(
             memory_pb2.RecallRequest(user_id=ids.user, query_text="favourite colour", top_k=5)
         )
-        check(
-            recorded.episode.id in [r.episode.id for r in recalled.results], "episode not recalled"
-        )
-        return f"episode_id={recorded.episode.id}"
+        check(episode_id in [r.episode.id for r in recalled.results], "episode not recalled")
+        return f"episode_id={episode_id}"
 
     async def checkpoint() -> str:
         saved = await client.checkpoints.SaveCheckpoint(

@@ -15,8 +15,9 @@ use statekeeper_client::v1::{
     blackboard_value, recall_request, watch_request, watch_response, AckMessagesRequest,
     AppendMessagesRequest, BlackboardEventType, BlackboardValue, Checkpoint, CreateSessionRequest,
     GetCheckpointRequest, GetContextWindowRequest, Payload, PullMessagesRequest, PutEntryRequest,
-    RecallRequest, ReceiptStatus, RecordEpisodeRequest, Role, SaveCheckpointRequest,
-    SendMessageRequest, Session, SessionMessage, ToolCall, WatchRequest,
+    RecallRequest, ReceiptStatus, RecordEpisodeRequest, RecordEpisodeStatus, RecordEpisodesRequest,
+    Role, SaveCheckpointRequest, SendMessageRequest, Session, SessionMessage, ToolCall,
+    WatchRequest,
 };
 use statekeeper_client::{is_unimplemented, Client, HealthCheckRequest};
 use tonic::Status;
@@ -255,19 +256,44 @@ async fn main() {
         let mut memory = sk.memory.clone();
         let (user, session_id) = (user.clone(), session_id.clone());
         async move {
+            let teal = RecordEpisodeRequest {
+                user_id: user.clone(),
+                session_id,
+                user_message: "My favourite colour is teal.".into(),
+                assistant_response: "Noted: your favourite colour is teal.".into(),
+                importance: Some(0.9),
+                ..Default::default()
+            };
+            // One RecordEpisodes call: the episode, then the same interaction again.
             let rec = memory
-                .record_episode(RecordEpisodeRequest {
-                    user_id: user.clone(),
-                    session_id,
-                    user_message: "My favourite colour is teal.".into(),
-                    assistant_response: "Noted: your favourite colour is teal.".into(),
-                    importance: Some(0.9),
-                    ..Default::default()
+                .record_episodes(RecordEpisodesRequest {
+                    episodes: vec![teal.clone(), teal],
                 })
                 .await?
                 .into_inner();
-            let id = rec.episode.map(|e| e.id).unwrap_or_default();
+            let n = rec.results.len();
+            check(n == 2, format!("{n} results for 2 episodes"))?;
+            let (first, second) = (&rec.results[0], &rec.results[1]);
+            check(
+                first.status() == RecordEpisodeStatus::Created,
+                format!("first item: status {:?}", first.status()),
+            )?;
+            let id = first
+                .result
+                .as_ref()
+                .and_then(|r| r.episode.as_ref())
+                .map(|e| e.id.clone())
+                .unwrap_or_default();
             check(!id.is_empty(), "no episode id")?;
+            let duplicate_of = second.result.as_ref().map(|r| r.duplicate_of.clone());
+            check(
+                second.status() == RecordEpisodeStatus::Duplicate
+                    && duplicate_of.as_deref() == Some(id.as_str()),
+                format!(
+                    "second item: status {:?}, duplicate_of {duplicate_of:?}",
+                    second.status()
+                ),
+            )?;
             let got = memory
                 .recall(RecallRequest {
                     user_id: user,

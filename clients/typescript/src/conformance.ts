@@ -9,7 +9,12 @@ import { randomBytes } from "node:crypto";
 import { errorInfo, isUnimplemented, StatekeeperClient } from "./client";
 import { BlackboardEventType, PutEntryRequest, WatchRequest, WatchResponse } from "./gen/statekeeper/v1/blackboard";
 import { GetCheckpointRequest, SaveCheckpointRequest } from "./gen/statekeeper/v1/checkpoint";
-import { RecallRequest, RecordEpisodeRequest } from "./gen/statekeeper/v1/memory";
+import {
+  RecallRequest,
+  RecordEpisodeRequest,
+  RecordEpisodesRequest,
+  RecordEpisodeStatus,
+} from "./gen/statekeeper/v1/memory";
 import {
   AckMessagesRequest,
   PullMessagesRequest,
@@ -152,17 +157,30 @@ async function main(): Promise<number> {
     });
 
     await report.run("episode_record_recall", "memory", async () => {
-      const rec = await sk.api.memory.recordEpisode(
-        RecordEpisodeRequest.fromPartial({
-          userId: user,
-          sessionId,
-          userMessage: "My favourite colour is teal.",
-          assistantResponse: "Noted: your favourite colour is teal.",
-          importance: 0.9,
-        }),
+      const teal = RecordEpisodeRequest.fromPartial({
+        userId: user,
+        sessionId,
+        userMessage: "My favourite colour is teal.",
+        assistantResponse: "Noted: your favourite colour is teal.",
+        importance: 0.9,
+      });
+      // One RecordEpisodes call: the episode, then the same interaction again.
+      const rec = await sk.api.memory.recordEpisodes(
+        RecordEpisodesRequest.fromPartial({ episodes: [teal, teal] }),
       );
-      const id = rec.episode?.id ?? "";
+      check(rec.results.length === 2, `${rec.results.length} results for 2 episodes`);
+      const [first, second] = rec.results;
+      check(
+        first.status === RecordEpisodeStatus.RECORD_EPISODE_STATUS_CREATED,
+        `first item: status ${first.status}`,
+      );
+      const id = first.result?.episode?.id ?? "";
       check(id !== "", "no episode id");
+      check(
+        second.status === RecordEpisodeStatus.RECORD_EPISODE_STATUS_DUPLICATE &&
+          second.result?.duplicateOf === id,
+        `second item: status ${second.status}, duplicate_of ${second.result?.duplicateOf}`,
+      );
       const got = await sk.api.memory.recall(
         RecallRequest.fromPartial({
           userId: user,

@@ -181,16 +181,35 @@ func main() {
 
 	r.run("episode_record_recall", "memory", func(ctx context.Context) (string, error) {
 		importance := float32(0.9)
-		rec, err := c.Memory.RecordEpisode(ctx, &sk.RecordEpisodeRequest{
+		teal := &sk.RecordEpisodeRequest{
 			UserId: user, SessionId: sessionID,
 			UserMessage:       "My favourite colour is teal.",
 			AssistantResponse: "Noted: your favourite colour is teal.",
 			Importance:        &importance,
+		}
+		// One RecordEpisodes call: the episode, then the same interaction again.
+		rec, err := c.Memory.RecordEpisodes(ctx, &sk.RecordEpisodesRequest{
+			Episodes: []*sk.RecordEpisodeRequest{teal, teal},
 		})
 		if err != nil {
 			return "", err
 		}
-		id := rec.Episode.GetId()
+		if n := len(rec.Results); n != 2 {
+			return "", fmt.Errorf("%d results for 2 episodes", n)
+		}
+		first, second := rec.Results[0], rec.Results[1]
+		if first.Status != sk.RecordEpisodeStatus_RECORD_EPISODE_STATUS_CREATED {
+			return "", fmt.Errorf("first item: status %v", first.Status)
+		}
+		id := first.Result.GetEpisode().GetId()
+		if id == "" {
+			return "", fmt.Errorf("no episode id")
+		}
+		if second.Status != sk.RecordEpisodeStatus_RECORD_EPISODE_STATUS_DUPLICATE ||
+			second.Result.GetDuplicateOf() != id {
+			return "", fmt.Errorf("second item: status %v, duplicate_of %q", second.Status,
+				second.Result.GetDuplicateOf())
+		}
 		got, err := c.Memory.Recall(ctx, &sk.RecallRequest{
 			UserId: user, Query: &sk.RecallRequest_QueryText{QueryText: "favourite colour"}, TopK: 5,
 		})

@@ -29,7 +29,10 @@ import dev.statekeeper.v1.RecallResponse;
 import dev.statekeeper.v1.RecallResult;
 import dev.statekeeper.v1.ReceiptStatus;
 import dev.statekeeper.v1.RecordEpisodeRequest;
-import dev.statekeeper.v1.RecordEpisodeResponse;
+import dev.statekeeper.v1.RecordEpisodeStatus;
+import dev.statekeeper.v1.RecordEpisodesRequest;
+import dev.statekeeper.v1.RecordEpisodesResponse;
+import dev.statekeeper.v1.RecordEpisodesResult;
 import dev.statekeeper.v1.Role;
 import dev.statekeeper.v1.SaveCheckpointRequest;
 import dev.statekeeper.v1.SaveCheckpointResponse;
@@ -250,18 +253,39 @@ public final class Conformance {
           "episode_record_recall",
           "memory",
           () -> {
-            RecordEpisodeResponse rec =
+            RecordEpisodeRequest teal =
+                RecordEpisodeRequest.newBuilder()
+                    .setUserId(user)
+                    .setSessionId(sessionId[0])
+                    .setUserMessage("My favourite colour is teal.")
+                    .setAssistantResponse("Noted: your favourite colour is teal.")
+                    .setImportance(0.9f)
+                    .build();
+            // One RecordEpisodes call: the episode, then the same interaction again.
+            RecordEpisodesResponse rec =
                 sk.memory()
-                    .recordEpisode(
-                        RecordEpisodeRequest.newBuilder()
-                            .setUserId(user)
-                            .setSessionId(sessionId[0])
-                            .setUserMessage("My favourite colour is teal.")
-                            .setAssistantResponse("Noted: your favourite colour is teal.")
-                            .setImportance(0.9f)
+                    .recordEpisodes(
+                        RecordEpisodesRequest.newBuilder()
+                            .addEpisodes(teal)
+                            .addEpisodes(teal)
                             .build());
-            String id = rec.getEpisode().getId();
+            check(
+                rec.getResultsCount() == 2,
+                rec.getResultsCount() + " results for 2 episodes");
+            RecordEpisodesResult first = rec.getResults(0);
+            RecordEpisodesResult second = rec.getResults(1);
+            check(
+                first.getStatus() == RecordEpisodeStatus.RECORD_EPISODE_STATUS_CREATED,
+                "first item: status " + first.getStatus());
+            String id = first.getResult().getEpisode().getId();
             check(!id.isEmpty(), "no episode id");
+            check(
+                second.getStatus() == RecordEpisodeStatus.RECORD_EPISODE_STATUS_DUPLICATE
+                    && second.getResult().getDuplicateOf().equals(id),
+                "second item: status "
+                    + second.getStatus()
+                    + ", duplicate_of "
+                    + second.getResult().getDuplicateOf());
             RecallResponse got =
                 sk.memory()
                     .recall(
