@@ -4,7 +4,7 @@ statekeeper serve    run the gRPC server
 statekeeper migrate  apply pending schema migrations (PostgreSQL or embedded)
 statekeeper health   probe a running server's gRPC health (container health checks)
 statekeeper doctor   check config, store, schema versions, a running server and its indexes
-statekeeper audit    read the audit trail straight from the store
+statekeeper audit    read the audit trail from the store (list), check its hash chains (verify)
 """
 
 from __future__ import annotations
@@ -61,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     audit_commands = audit.add_subparsers(dest="audit_command", required=True)
     list_help = "list audit records, newest first"
     _add_audit_list(audit_commands.add_parser("list", help=list_help, description=list_help))
+    verify_help = "recompute every tenant's hash chain and report the first broken record"
+    verify = audit_commands.add_parser("verify", help=verify_help, description=verify_help)
+    config.add_arguments(verify, only=STORE_OPTIONS)
+    verify.add_argument("--tenant", help="only this tenant (default: every tenant)")
     return parser
 
 
@@ -92,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     runners: dict[str, Callable[[], Coroutine[Any, Any, int]]] = {
         "serve": lambda: _serve(settings),
         "migrate": lambda: _migrate(settings),
-        "audit": lambda: _audit_list(settings, args, sys.stdout),
+        "audit": lambda: (
+            _audit_verify(settings, args.tenant, sys.stdout)
+            if args.audit_command == "verify"
+            else _audit_list(settings, args, sys.stdout)
+        ),
     }
     try:
         return asyncio.run(runners[args.command]())
@@ -260,6 +268,30 @@ async def _audit_list(settings: config.Settings, args: argparse.Namespace, out: 
             )
     if next_token:
         print(f"more: --page-token {next_token}", file=sys.stderr)
+    return 0
+
+
+async def _audit_verify(settings: config.Settings, tenant: str | None, out: TextIO) -> int:
+    """Exit 0 when every chain is intact, 1 naming the first broken record."""
+    from statekeeper.core.audit import verify_chain
+    from statekeeper.storage.factory import build_storage
+
+    storage = build_storage(settings)
+    await storage.start()
+    try:
+        links, heads = await storage.audit.audit_chain(tenant)
+    finally:
+        await storage.close()
+    report = verify_chain(links, heads)
+    if report.broken is not None:
+        broken = report.broken
+        out.write(
+            f"audit chain broken at record {broken.audit_id} (tenant {broken.tenant}):"
+            f" {broken.reason}\n"
+        )
+        return 1
+    older = f", {report.unchained} older than the chain" if report.unchained else ""
+    out.write(f"audit chain intact: {report.records} records of {report.tenants} tenants{older}\n")
     return 0
 
 

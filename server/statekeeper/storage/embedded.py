@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
+import json
 import sqlite3
+import struct
 import threading
 import time
 from collections import OrderedDict
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from statekeeper.core.audit import ChainLink
 from statekeeper.core.context_window import WindowTail
 from statekeeper.core.errors import (
     AlreadyExistsError,
@@ -64,6 +68,20 @@ DATABASE_FILE = "statekeeper.sqlite3"
 
 # Versioned schema migrations: (version, statements). Append only; never edit
 # a released entry.
+# The SQL function the audit chain trigger calls (registered on the writer).
+AUDIT_DIGEST = "sk_audit_digest"
+
+
+def audit_digest(prev_hash: str | None, *content: object) -> str:
+    """The hash of an audit record: its content (AUDIT_COLUMNS, time as its
+    IEEE bits so no formatting can change it) after the previous record's
+    hash."""
+    *texts, revision, when, summary = content
+    fields = [*texts, str(revision), struct.pack(">d", when).hex(), summary]
+    canonical = (prev_hash or "") + json.dumps(fields, ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (
         1,
@@ -150,6 +168,35 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "UPDATE messages SET tool_call_ids = (SELECT json_group_array("
             "json_extract(value, '$.id')) FROM json_each(messages.tool_calls))"
             " WHERE tool_calls NOT IN ('', '[]')",
+        ],
+    ),
+    (
+        4,
+        [
+            # A per-tenant hash chain of the audit trail (core/audit.py),
+            # linked by a trigger in the inserting transaction; the writer
+            # is single, so the chain head needs no lock of its own.
+            "ALTER TABLE audit_log ADD COLUMN chain_seq INTEGER",
+            "ALTER TABLE audit_log ADD COLUMN prev_hash TEXT",
+            "ALTER TABLE audit_log ADD COLUMN hash TEXT",
+            "CREATE UNIQUE INDEX audit_by_chain ON audit_log (tenant, chain_seq)",
+            """CREATE TABLE audit_chain_heads (
+                tenant TEXT PRIMARY KEY,
+                seq INTEGER NOT NULL,
+                hash TEXT NOT NULL
+            )""",
+            f"""CREATE TRIGGER audit_chain AFTER INSERT ON audit_log BEGIN
+                INSERT OR IGNORE INTO audit_chain_heads VALUES (NEW.tenant, 0, '');
+                UPDATE audit_log SET
+                    chain_seq = (SELECT seq + 1 FROM audit_chain_heads WHERE tenant = NEW.tenant),
+                    prev_hash = (SELECT hash FROM audit_chain_heads WHERE tenant = NEW.tenant)
+                WHERE audit_id = NEW.audit_id;
+                UPDATE audit_log SET hash = {AUDIT_DIGEST}(prev_hash, {AUDIT_COLUMNS})
+                WHERE audit_id = NEW.audit_id;
+                UPDATE audit_chain_heads SET seq = seq + 1,
+                    hash = (SELECT hash FROM audit_log WHERE audit_id = NEW.audit_id)
+                WHERE tenant = NEW.tenant;
+            END""",
         ],
     ),
 ]
@@ -533,6 +580,40 @@ class _SqliteAuditStore(AuditStore):
 
         return await self._backend.read(work)
 
+    async def audit_chain(
+        self, tenant: str | None
+    ) -> tuple[list[ChainLink], dict[str, tuple[int, str]]]:
+        where, params = ("", ()) if tenant is None else (" WHERE tenant = ?", (tenant,))
+
+        def work(db: sqlite3.Connection) -> tuple[list[ChainLink], dict[str, tuple[int, str]]]:
+            db.execute("BEGIN")  # one snapshot: records and heads as of the same commit
+            try:
+                rows = db.execute(
+                    f"SELECT audit_id, chain_seq, prev_hash, hash, {AUDIT_COLUMNS}"
+                    f" FROM audit_log{where} ORDER BY tenant, chain_seq NULLS FIRST, audit_id",
+                    params,
+                ).fetchall()
+                heads = db.execute(
+                    f"SELECT tenant, seq, hash FROM audit_chain_heads{where}", params
+                ).fetchall()
+            finally:
+                db.execute("COMMIT")
+            columns = AUDIT_COLUMNS.replace(" ", "").split(",")
+            links = [
+                ChainLink(
+                    audit_id=row["audit_id"],
+                    tenant=row["tenant"],
+                    chain_seq=row["chain_seq"],
+                    prev_hash=row["prev_hash"],
+                    hash=row["hash"],
+                    recomputed=audit_digest(row["prev_hash"], *(row[c] for c in columns)),
+                )
+                for row in rows
+            ]
+            return links, {row["tenant"]: (row["seq"], row["hash"]) for row in heads}
+
+        return await self._backend.read(work)
+
 
 def _insert_audit(db: sqlite3.Connection, tenant: str, audit: AuditRecord | None) -> None:
     if audit is not None:
@@ -740,6 +821,7 @@ class EmbeddedStorage(Storage):
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
         db.row_factory = sqlite3.Row
+        db.create_function(AUDIT_DIGEST, 10, audit_digest, deterministic=True)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
         db.execute("PRAGMA busy_timeout=5000")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from statekeeper.core.models import (
     AppendReceipt,
@@ -42,6 +43,9 @@ from statekeeper.core.models import (
     SessionRecord,
     SessionVersion,
 )
+
+if TYPE_CHECKING:
+    from statekeeper.core.audit import ChainLink
 
 
 class SessionStore(abc.ABC):
@@ -246,6 +250,16 @@ class AuditStore(abc.ABC):
         (operator tools only; no RPC passes None). Filters are equality
         filters, except `start_time` (inclusive) and `end_time` (exclusive).
         """
+
+    @abc.abstractmethod
+    async def audit_chain(
+        self, tenant: str | None
+    ) -> tuple[list[ChainLink], dict[str, tuple[int, str]]]:
+        """Every record of `tenant` (None: every tenant) as a link of its
+        tenant's hash chain, by tenant then chain_seq (records older than
+        the chain first), each with its digest recomputed by the store; and
+        the stored chain heads, (seq, hash) by tenant. One snapshot.
+        Operator tools only (`statekeeper audit verify`)."""
 
 
 class Storage(abc.ABC):

@@ -31,6 +31,7 @@ import asyncpg
 import asyncpg.pool
 
 from statekeeper import logs
+from statekeeper.core.audit import ChainLink
 from statekeeper.core.context_window import WindowTail
 from statekeeper.core.errors import (
     AlreadyExistsError,
@@ -176,6 +177,50 @@ MIGRATIONS: tuple[Migration, ...] = (
             "UPDATE messages SET tool_call_ids = (SELECT json_agg(c->>'id')::text"
             " FROM json_array_elements(tool_calls::json) AS c)"
             " WHERE tool_calls NOT IN ('', '[]')",
+        ),
+    ),
+    Migration(
+        4,
+        "audit_log: a per-tenant hash chain, linked at commit",
+        (
+            "ALTER TABLE audit_log ADD COLUMN chain_seq bigint, ADD COLUMN prev_hash text,"
+            " ADD COLUMN hash text",
+            "CREATE UNIQUE INDEX audit_by_chain ON audit_log (tenant, chain_seq)",
+            """CREATE TABLE audit_chain_heads (
+                tenant text PRIMARY KEY,
+                seq bigint NOT NULL,
+                hash text NOT NULL
+            )""",
+            # The content as bytes that no session setting changes (time as
+            # its IEEE bits, not as text), after the previous record's hash.
+            """CREATE FUNCTION audit_digest(prev text, r audit_log) RETURNS text
+            LANGUAGE sql IMMUTABLE AS $$
+                SELECT encode(sha256(convert_to(prev || json_build_array(r.tenant, r.principal,
+                    r.service, r.method, r.entity_type, r.entity_id, r.revision::text,
+                    encode(float8send(r.time), 'hex'), r.summary)::text, 'UTF8')), 'hex')
+            $$""",
+            """CREATE FUNCTION audit_chain_link() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                head audit_chain_heads%ROWTYPE;
+                linked text;
+            BEGIN
+                INSERT INTO audit_chain_heads VALUES (NEW.tenant, 0, '')
+                ON CONFLICT (tenant) DO NOTHING;
+                SELECT * INTO head FROM audit_chain_heads WHERE tenant = NEW.tenant FOR UPDATE;
+                linked := audit_digest(head.hash, NEW);
+                UPDATE audit_log SET chain_seq = head.seq + 1, prev_hash = head.hash,
+                    hash = linked
+                WHERE audit_id = NEW.audit_id;
+                UPDATE audit_chain_heads SET seq = head.seq + 1, hash = linked
+                WHERE tenant = NEW.tenant;
+                RETURN NULL;
+            END
+            $$""",
+            # Deferred to COMMIT: the tenant's chain head is locked only from
+            # then to the end of the commit, not across the transaction's
+            # other statements (and never while it waits for other locks).
+            "CREATE CONSTRAINT TRIGGER audit_chain AFTER INSERT ON audit_log"
+            " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION audit_chain_link()",
         ),
     ),
 )
@@ -728,6 +773,29 @@ class PostgresAuditStore(AuditStore):
         async with self._db.connection("list audit") as conn:
             rows = await conn.fetch(sql, *params)
         return [audit_from_row(row) for row in rows]
+
+    async def audit_chain(
+        self, tenant: str | None
+    ) -> tuple[list[ChainLink], dict[str, tuple[int, str]]]:
+        where = "" if tenant is None else " WHERE tenant = $1"
+        params = [] if tenant is None else [tenant]
+        # One snapshot: records and heads as of the same commit.
+        async with (
+            self._db.connection("verify audit chain") as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            rows = await conn.fetch(
+                "SELECT audit_id, tenant, chain_seq, prev_hash, hash,"
+                f" audit_digest(coalesce(prev_hash, ''), a) AS recomputed FROM audit_log a{where}"
+                " ORDER BY tenant, chain_seq NULLS FIRST, audit_id",
+                *params,
+            )
+            heads = await conn.fetch(
+                f"SELECT tenant, seq, hash FROM audit_chain_heads{where}", *params
+            )
+        return [ChainLink(**dict(row)) for row in rows], {
+            row["tenant"]: (row["seq"], row["hash"]) for row in heads
+        }
 
 
 async def _explain_cas_failure(
