@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import asyncpg
@@ -132,3 +133,27 @@ def test_verify_names_the_first_tampered_record(
     )
     code, output = verify(store, "--tenant", "beta")
     assert code == 1 and "newer records of the chain are missing" in output, output
+
+
+def test_concurrent_writers_on_two_replicas_keep_one_chain_per_tenant(
+    production_server: ServerFactory, database: str
+) -> None:
+    """Commits of one tenant from two replicas race; each links its records
+    to the head at COMMIT, so the chain stays whole."""
+    replicas = [production_server(*KEYS), production_server(*KEYS)]
+    value = bb.BlackboardValue(payload=common_pb2.Payload(data=b"v"))
+
+    def writer(n: int) -> None:
+        server = replicas[n % 2]
+        with grpc.insecure_channel(server.address) as channel:
+            stub = BlackboardServiceStub(channel)
+            for i in range(15):
+                request = bb.PutEntryRequest(board=f"b{n}", key=f"k{i}", value=value)
+                stub.PutEntry(request, metadata=ALPHA if i % 3 else BETA)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(writer, range(8)))
+    assert verify(["--postgres-dsn", database]) == (
+        0,
+        "audit chain intact: 120 records of 2 tenants\n",
+    )
