@@ -36,7 +36,8 @@ decisions run in arrival order, each on the state the ones before it left
 (so the group equals the same mutations one by one), all their revisions
 go in one `bb_commit` call, and callers are answered after COMMIT. A
 refused decision fails alone; a failed commit fails the whole group and
-leaves nothing.
+leaves nothing. Each revision's audit record (core.audit.blackboard_record)
+goes into the same call (migration 3), so the trail commits with the data.
 
 Tables (key columns use the "C" collation, so keys sort and compare by
 UTF-8 bytes, i.e. code points):
