@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 import pytest
 
 from statekeeper.api.interceptor import DomainInterceptor
+from statekeeper.core.models import AuditFilter
 from statekeeper.core.tenancy import Authenticator
+from statekeeper.memory_app import MemoryApp
 from statekeeper_client.v1 import common_pb2 as common_pb
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
@@ -26,8 +29,14 @@ DUPLICATE = pb.RECORD_EPISODE_STATUS_DUPLICATE
 ERROR = pb.RECORD_EPISODE_STATUS_ERROR
 
 
+@dataclass
+class Backend:
+    memory: memory_pb2_grpc.MemoryServiceStub
+    app: MemoryApp
+
+
 @asynccontextmanager
-async def served_postgres() -> AsyncIterator[memory_pb2_grpc.MemoryServiceStub]:
+async def served_postgres() -> AsyncIterator[Backend]:
     services = configured()
     await reachable(services)
     async with fresh_database(services) as dsn, postgres_memory_app(dsn) as (app, _, _):
@@ -37,22 +46,25 @@ async def served_postgres() -> AsyncIterator[memory_pb2_grpc.MemoryServiceStub]:
         await server.start()
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
         try:
-            yield memory_pb2_grpc.MemoryServiceStub(channel)  # type: ignore[no-untyped-call]
+            yield Backend(memory_pb2_grpc.MemoryServiceStub(channel), app)  # type: ignore[no-untyped-call]
         finally:
             await channel.close()
             await server.stop(0)
 
 
 @pytest.fixture(params=["embedded", "postgres"])
-async def memory(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[memory_pb2_grpc.MemoryServiceStub]:
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
     if request.param == "embedded":
         async with served_memory(tmp_path) as served:
-            yield served.memory
+            yield Backend(served.memory, served.app)
     else:
-        async with served_postgres() as stub:
-            yield stub
+        async with served_postgres() as served_pg:
+            yield served_pg
+
+
+@pytest.fixture
+def memory(backend: Backend) -> memory_pb2_grpc.MemoryServiceStub:
+    return backend.memory
 
 
 def item(
@@ -127,6 +139,17 @@ async def test_mixed_batch_reports_each_item_in_order(
         pb.RecallRequest(user_id="u1", query_text="dogs"), metadata=auth()
     )
     assert [r.episode.id for r in lexical.results][:1] == [results[3].result.episode.id]
+
+
+async def test_each_created_episode_is_audited_as_recorded(backend: Backend) -> None:
+    batch = [item("one", [1.0, 0.0]), item("one", [1.0, 0.0]), item("two", [0.0, 1.0])]
+    response = await backend.memory.RecordEpisodes(
+        pb.RecordEpisodesRequest(episodes=batch), metadata=auth()
+    )
+    created = [r.result.episode.id for r in response.results if r.status == CREATED]
+    records = await backend.app.storage.audit.list_audit("alpha", AuditFilter(), 0, 100)
+    trail = [(r.method, r.entity_type, r.entity_id, r.summary) for r in reversed(records)]
+    assert trail == [("RecordEpisodes", "episode", e, "recorded") for e in created]
 
 
 async def test_batches_of_several_users_without_vectors(
