@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -68,7 +69,7 @@ def memory(backend: Backend) -> memory_pb2_grpc.MemoryServiceStub:
 
 
 def item(
-    text: str, vector: list[float], user: str = "u1", **fields: object
+    text: str, vector: list[float], user: str = "u1", **fields: Any
 ) -> pb.RecordEpisodeRequest:
     return pb.RecordEpisodeRequest(
         user_id=user, user_message=text, assistant_response="ok", embedding=vector, **fields
