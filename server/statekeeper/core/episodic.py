@@ -1010,32 +1010,35 @@ class _BatchTwins:
                 by_user.setdefault(item.draft.user_id, []).append(item)
         self._row: dict[int, int] = {}  # item index -> row in its user's matrix
         self._similarity: dict[str, Vector] = {}
-        self._kept: dict[str, list[int]] = {}  # rows kept so far, per user
-        self._index_of: dict[tuple[str, int], int] = {}
+        # Per user, -inf for rows not kept (yet): masks the similarity row.
+        self._kept: dict[str, npt.NDArray[np.float32]] = {}
+        self._index_of: dict[str, list[int]] = {}  # per user, row -> item index
         for user_id, items in by_user.items():
             matrix = np.stack([item.vector for item in items if item.vector is not None])
             self._similarity[user_id] = matrix @ matrix.T
+            self._kept[user_id] = np.full(len(items), -np.inf, dtype=np.float32)
+            self._index_of[user_id] = [item.index for item in items]
             for row, item in enumerate(items):
                 self._row[item.index] = row
-                self._index_of[(user_id, row)] = item.index
 
     def nearest_kept(self, item: _Pending, threshold: float) -> tuple[int, float] | None:
         """The kept item most similar to `item` and the similarity, if at or
         above `threshold` (1 keeps only exact deduplication), else None."""
-        user_id = item.draft.user_id
-        kept = self._kept.get(user_id)
-        if threshold >= 1.0 or not kept or item.index not in self._row:
+        row = self._row.get(item.index)
+        if threshold >= 1.0 or row is None:
             return None
-        similarities = self._similarity[user_id][self._row[item.index], kept]
+        user_id = item.draft.user_id
+        similarities = self._similarity[user_id][row] + self._kept[user_id]
         best = int(np.argmax(similarities))
         similarity = min(float(similarities[best]), 1.0)
-        if similarity < threshold:
+        if similarity < threshold:  # also when nothing is kept: -inf
             return None
-        return self._index_of[(user_id, kept[best])], similarity
+        return self._index_of[user_id][best], similarity
 
     def keep(self, item: _Pending) -> None:
-        if item.index in self._row:
-            self._kept.setdefault(item.draft.user_id, []).append(self._row[item.index])
+        row = self._row.get(item.index)
+        if row is not None:
+            self._kept[item.draft.user_id][row] = 0.0
 
 
 def _as_duplicate(first: BatchOutcome, kind: DuplicateKind, similarity: float) -> BatchOutcome:
