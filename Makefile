@@ -16,8 +16,10 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 
 setup: $(STAMP)
 
+# --migrate-on-start: a developer's ./data from an earlier checkout is brought to
+# the current schemas instead of refused (serve alone refuses an older schema).
 run: $(STAMP)
-	$(BIN)/statekeeper serve $(ARGS)
+	$(BIN)/statekeeper serve --migrate-on-start $(ARGS)
 
 test: $(STAMP)
 	scripts/test.sh
