@@ -339,6 +339,32 @@ async def test_windows_of_a_live_session_read_only_new_messages_and_match_a_fres
         await storage.close()
 
 
+async def test_appends_beyond_one_budget_between_windows_leave_no_gap_in_the_summary(
+    tmp_path: Path,
+) -> None:
+    """More than a budget's worth appended since the last window: the store
+    stops reading at the budget, so the kept tail cannot be extended; the
+    window and its summary must still equal a fresh plan's."""
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    counter = TokenCounter()
+    live = SessionManager(storage.sessions, counter, ExtractiveSummarizer(counter), Limits())
+    try:
+        await fill(live, "s", conversation(60))
+        request = WindowRequest(token_budget=300, system_prompt="Be brief.")
+        await live.context_window(TENANT, "s", request)
+        for chunk in range(4):
+            await live.append(ACTOR, "s", conversation(12 + chunk), "", "")
+            fresh = SessionManager(
+                storage.sessions, counter, ExtractiveSummarizer(counter), Limits()
+            )
+            expected = await fresh.context_window(TENANT, "s", request)
+            got = await live.context_window(TENANT, "s", request)
+            assert got.summary and got == expected, chunk
+    finally:
+        await storage.close()
+
+
 async def test_windows_are_read_while_the_writer_is_busy(manager: SessionManager) -> None:
     """The embedded store reads on connections of its own (WAL): a window
     is served while the writer thread is held by a long transaction."""

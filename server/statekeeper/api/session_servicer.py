@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import grpc
 
 from statekeeper.api import convert
 from statekeeper.api.interceptor import current_actor, current_tenant
+from statekeeper.core.bounded_cache import BoundedCache, message_bytes
 from statekeeper.core.models import Message, SessionFilter
 from statekeeper.core.sessions import (
     UPDATABLE_PATHS,
     ContextWindow,
     SessionManager,
     WindowRequest,
+    window_bytes,
 )
 from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1 import session_pb2_grpc
 
-# Message protos kept for GetContextWindow (a few hundred windows' worth).
+# Message protos kept for GetContextWindow (a few hundred windows' worth),
+# bounded in approximate bytes too, and the largest message worth keeping.
 WINDOW_PROTO_CACHE_SIZE = 65_536
+WINDOW_PROTO_CACHE_BYTES = 128 * 2**20
+WINDOW_PROTO_MAX_MESSAGE_BYTES = 512 * 2**10
 # Responses kept for the windows the domain keeps (its WINDOW_MEMO_SIZE).
 WINDOW_RESPONSE_CACHE_SIZE = 256
+WINDOW_RESPONSE_CACHE_BYTES = 64 * 2**20
+WINDOW_RESPONSE_MAX_BYTES = 2 * 2**20
 
 
 class _ProtoCache:
@@ -30,30 +35,36 @@ class _ProtoCache:
     domain, so each is converted once; entries are keyed by identity and
     hold their message, so an id is never reused while its entry lives."""
 
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._entries: OrderedDict[int, tuple[Message, pb.SessionMessage]] = OrderedDict()
+    def __init__(self) -> None:
+        self._entries: BoundedCache[int, tuple[Message, pb.SessionMessage]] = BoundedCache(
+            lambda entry: 2 * message_bytes((entry[0],)),  # the message and its proto
+            WINDOW_PROTO_CACHE_SIZE,
+            WINDOW_PROTO_CACHE_BYTES,
+            WINDOW_PROTO_MAX_MESSAGE_BYTES,
+        )
 
     def get(self, message: Message) -> pb.SessionMessage:
         key = id(message)
         entry = self._entries.get(key)
         if entry is not None and entry[0] is message:
-            self._entries.move_to_end(key)
             return entry[1]
         proto = convert.message_to_proto(message)
-        self._entries[key] = (message, proto)
-        while len(self._entries) > self._size:
-            self._entries.popitem(last=False)
+        self._entries.put(key, (message, proto))
         return proto
 
 
 class SessionServicer(session_pb2_grpc.SessionServiceServicer):
     def __init__(self, sessions: SessionManager) -> None:
         self._sessions = sessions
-        self._window_protos = _ProtoCache(WINDOW_PROTO_CACHE_SIZE)
-        self._window_responses: OrderedDict[
+        self._window_protos = _ProtoCache()
+        self._window_responses: BoundedCache[
             int, tuple[ContextWindow, pb.GetContextWindowResponse]
-        ] = OrderedDict()
+        ] = BoundedCache(
+            lambda entry: 2 * window_bytes(entry[0]),  # the window and its response
+            WINDOW_RESPONSE_CACHE_SIZE,
+            WINDOW_RESPONSE_CACHE_BYTES,
+            WINDOW_RESPONSE_MAX_BYTES,
+        )
 
     async def CreateSession(
         self, request: pb.CreateSessionRequest, context: grpc.aio.ServicerContext
@@ -160,9 +171,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
         response = self._window_responses.get(id(window))
         if response is None or response[0] is not window:
             response = (window, self._window_response(window))
-            self._window_responses[id(window)] = response
-            while len(self._window_responses) > WINDOW_RESPONSE_CACHE_SIZE:
-                self._window_responses.popitem(last=False)
+            self._window_responses.put(id(window), response)
         return response[1]
 
     def _window_response(self, window: ContextWindow) -> pb.GetContextWindowResponse:

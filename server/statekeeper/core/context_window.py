@@ -156,6 +156,12 @@ class CachedTail:
     ) -> CachedTail:
         """The tail for `record` from `base` (None: nothing kept) and the
         messages appended after it (ascending)."""
+        if base is not None and _tail_of(newer, max_tokens)[1]:
+            # The store stops reading once the budget is spent, so `newer`
+            # alone filling it may not reach back to `base`: the messages in
+            # between were never read. Start afresh (the prefix is re-read
+            # from the store when a summary needs it).
+            base = None
         older = base.messages if base else ()
         combined = [*older, *newer]
         messages, complete = _tail_of(combined, max_tokens)

@@ -23,6 +23,7 @@ from typing import Any
 
 from statekeeper.core import paging
 from statekeeper.core.audit import Actor, record_for, system_actor
+from statekeeper.core.bounded_cache import BoundedCache, message_bytes
 from statekeeper.core.context_window import (
     CachedTail,
     compaction_cut,
@@ -93,13 +94,19 @@ MIN_USEFUL_SUMMARY_TOKENS = 64
 SUMMARY_INPUT_MESSAGES = 200
 MESSAGE_PAGE_DEFAULT = 100
 UNCONDITIONAL_RETRIES = 64
-# Window tails kept per process (see `_window_tail`): sessions, and messages
-# per session beyond which a tail is not kept.
+# Window tails kept per process (see `_window_tail`): sessions, approximate
+# bytes in all, and bytes of one tail (with its prefix) beyond which it is not
+# kept, so large messages cannot fill the process's memory.
 TAIL_CACHE_SESSIONS = 1024
-TAIL_CACHE_MAX_MESSAGES = 4096
+TAIL_CACHE_MAX_BYTES = 128 * 2**20
+TAIL_CACHE_MAX_TAIL_BYTES = 4 * 2**20
 TAIL_READ_ATTEMPTS = 3
-# Context windows kept per process, keyed by session version and request.
+# Context windows kept per process, keyed by session version and request
+# (count, approximate bytes in all, bytes of one window).
 WINDOW_MEMO_SIZE = 256
+WINDOW_MEMO_MAX_BYTES = 64 * 2**20
+WINDOW_MEMO_MAX_WINDOW_BYTES = 2 * 2**20
+WINDOW_MEMO_MAX_REQUEST_BYTES = 64 * 2**10
 # "No limit" for a window tail read by count only or by tokens only.
 _UNLIMITED = 2**62
 ENTITY = "session"
@@ -212,8 +219,12 @@ class SessionManager:
         self._limits = limits
         self._clock = clock
         self._summary_cache: OrderedDict[tuple[Any, ...], tuple[str, bool]] = OrderedDict()
-        self._tails: OrderedDict[tuple[str, str], CachedTail] = OrderedDict()
-        self._windows: OrderedDict[tuple[Any, ...], ContextWindow] = OrderedDict()
+        self._tails: BoundedCache[tuple[str, str], CachedTail] = BoundedCache(
+            _tail_bytes, TAIL_CACHE_SESSIONS, TAIL_CACHE_MAX_BYTES, TAIL_CACHE_MAX_TAIL_BYTES
+        )
+        self._windows: BoundedCache[tuple[Any, ...], ContextWindow] = BoundedCache(
+            window_bytes, WINDOW_MEMO_SIZE, WINDOW_MEMO_MAX_BYTES, WINDOW_MEMO_MAX_WINDOW_BYTES
+        )
 
     # ----- lifecycle -------------------------------------------------------
 
@@ -468,13 +479,13 @@ class SessionManager:
         memo_key = (tenant, session_id, record.create_time, record.version, request)
         memo = self._windows.get(memo_key)
         if memo is not None:
-            self._windows.move_to_end(memo_key)
             return memo
         window = await self._plan_window(tenant, record, request)
-        if window.version == record.version:
-            self._windows[memo_key] = window
-            while len(self._windows) > WINDOW_MEMO_SIZE:
-                self._windows.popitem(last=False)
+        # The memo key holds the request: a huge prompt or tools schema is
+        # not worth keeping next to the window.
+        request_bytes = len(request.system_prompt) + len(request.tools_json)
+        if window.version == record.version and request_bytes <= WINDOW_MEMO_MAX_REQUEST_BYTES:
+            self._windows.put(memo_key, window)
         return window
 
     async def _plan_window(
@@ -558,7 +569,6 @@ class SessionManager:
                 cached = None
             elif cached.last_sequence == record.last_sequence:
                 # Nothing appended since: no read at all.
-                self._tails.move_to_end(key)
                 return record, cached.shrunk(max_tokens, SUMMARY_INPUT_MESSAGES)
             after = cached.last_sequence if cached else record.compacted_through
             newer = await self._store.list_window_messages(tenant, session_id, after, max_tokens)
@@ -577,17 +587,8 @@ class SessionManager:
         # between the two reads would have changed the messages' visibility.
         latest = await self._store.get_session(tenant, session_id)
         if latest is not None and latest.version == record.version:
-            self._remember_tail(key, tail)
+            self._tails.put(key, tail)
         return record, tail
-
-    def _remember_tail(self, key: tuple[str, str], tail: CachedTail) -> None:
-        if len(tail.messages) > TAIL_CACHE_MAX_MESSAGES:
-            self._tails.pop(key, None)
-            return
-        self._tails[key] = tail
-        self._tails.move_to_end(key)
-        while len(self._tails) > TAIL_CACHE_SESSIONS:
-            self._tails.popitem(last=False)
 
     async def _summarize_prefix(
         self,
@@ -635,7 +636,7 @@ class SessionManager:
             )
             key = (tenant, record.session_id)
             if self._tails.get(key) is tail:
-                self._tails[key] = replace(tail, prefix=prefix)
+                self._tails.put(key, replace(tail, prefix=prefix))
         left_out = [*prefix, *(m for m in tail.messages if m.sequence < before_sequence)]
         return left_out[-SUMMARY_INPUT_MESSAGES:]
 
@@ -898,3 +899,12 @@ def _first_sequence(units: Sequence[list[MessageMeta]], record: SessionRecord) -
 
 def _summary_message(text: str) -> Message:
     return Message(sequence=0, message_id="", role=Role.SYSTEM, content=text)
+
+
+def _tail_bytes(tail: CachedTail) -> int:
+    return message_bytes(tail.messages) + message_bytes(tail.prefix or ())
+
+
+def window_bytes(window: ContextWindow) -> int:
+    """Approximate memory held by a window (its messages and summary)."""
+    return message_bytes(window.messages) + len(window.summary)
