@@ -227,14 +227,15 @@ def _merge_file(path: Path, values: dict[str, Any], limits: dict[str, Any]) -> N
 
 def _parse_pairs(source: str, items: Sequence[str]) -> dict[str, str]:
     pairs: dict[str, str] = {}
-    for item in items:
+    for position, item in enumerate(items, start=1):
         if not item.strip():
             continue
         # The last `=`: values (tenant ids, limit numbers) never contain one, while
         # keys may (a base64 API key ends in `=` or `==`).
         key, sep, value = item.rpartition("=")
         if not sep or not key.strip() or not value.strip():
-            raise ConfigError(f"{source}: expected NAME=VALUE, got {item!r}")
+            # The entry itself is not echoed: it may be an API key.
+            raise ConfigError(f"{source}: entry {position} is not NAME=VALUE")
         pairs[key.strip()] = value.strip()
     return pairs
 

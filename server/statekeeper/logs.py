@@ -16,7 +16,9 @@ _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"messa
 # A password in a URL's user info (scheme://user:secret@host, scheme://:secret@host)
 # and in query or keyword parameters (?password=secret, sslpassword=secret): the
 # forms libpq, asyncpg and redis-py accept.
-_USERINFO_SECRET = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):[^@\s]*@")
+# The user info runs to the LAST `@` before the path (redis-py splits there, so a
+# password may itself contain `@`).
+_USERINFO_SECRET = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):[^/?#\s]*@")
 _PARAM_SECRET = re.compile(
     r"(?P<head>\b(?:ssl)?pass(?:word|wd)?\s*=\s*)(?:'[^']*'|\"[^\"]*\"|[^&\s'\"]+)",
     re.IGNORECASE,

@@ -178,12 +178,26 @@ def test_refusals_name_the_field(client: Client) -> None:
         (pb.PutItemRequest(namespace=["a"], key="", value_json="{}"), "key"),
         (pb.PutItemRequest(namespace=["a"], key="k", value_json="[1]"), "value_json"),
         (pb.PutItemRequest(namespace=["a"], key="k", value_json="{"), "value_json"),
+        # Nesting past the parser's recursion limit, and past the matcher's bound.
+        (pb.PutItemRequest(namespace=["a"], key="k", value_json=deep(5000)), "value_json"),
+        (pb.PutItemRequest(namespace=["a"], key="k", value_json=deep(100)), "value_json"),
     ]
     for request, field in cases:
         with pytest.raises(grpc.RpcError) as refused:
             client.items.PutItem(request)
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert field in (refused.value.details() or "")
+    with pytest.raises(grpc.RpcError) as refused:
+        client.items.SearchItems(
+            pb.SearchItemsRequest(namespace_prefix=["a"], filter_json=deep(900))
+        )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "filter_json" in (refused.value.details() or "")
+
+
+def deep(levels: int) -> str:
+    """A JSON object whose value nests `levels` arrays."""
+    return '{"a": ' + "[" * levels + "]" * levels + "}"
 
 
 def test_tenants_do_not_see_each_other(

@@ -43,6 +43,14 @@ def test_a_key_without_a_tenant_is_refused() -> None:
         config.load(parse("--api-key", "c2VjcmV0=="), environ={})
 
 
+def test_a_malformed_key_entry_is_refused_without_echoing_the_key() -> None:
+    secret = "sk-live-0123456789abcdef"
+    with pytest.raises(config.ConfigError) as refused:
+        config.load(parse(), {"STATEKEEPER_API_KEYS": f"k1=acme,{secret}"})
+    assert "entry 2" in str(refused.value)
+    assert secret not in str(refused.value)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -55,6 +63,8 @@ def test_a_key_without_a_tenant_is_refused() -> None:
         ),
         ("host=db user=sk password='hunter2' dbname=sk", "host=db user=sk password=*** dbname=sk"),
         ("redis://:hunter2@cache:6379/0", "redis://:***@cache:6379/0"),
+        ("redis://:hun@ter2@cache:6379/0", "redis://:***@cache:6379/0"),
+        ("postgresql://sk:a@b@db/sk?x=1 and more", "postgresql://sk:***@db/sk?x=1 and more"),
         ("postgresql://sk@db/sk", "postgresql://sk@db/sk"),
     ],
 )

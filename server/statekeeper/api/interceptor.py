@@ -17,7 +17,7 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -188,8 +188,13 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def _stream_unary(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
         async def behavior(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> Any:
             async def run() -> Any:
-                async with self._streams.open(method, context):
-                    return await inner(_admitted(requests), context)
+                # aclosing: a servicer that stops reading early has the
+                # stream closed here, not finalized by the GC in another context.
+                async with (
+                    self._streams.open(method, context),
+                    contextlib.aclosing(_admitted(requests)) as admitted,
+                ):
+                    return await inner(admitted, context)
 
             return await self._serve(method, context, run)
 
@@ -198,8 +203,11 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def _stream_stream(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
         async def behavior(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
             async def run() -> None:
-                async with self._streams.open(method, context):
-                    await _drive(inner(_admitted(requests), context), context)
+                async with (
+                    self._streams.open(method, context),
+                    contextlib.aclosing(_admitted(requests)) as admitted,
+                ):
+                    await _drive(inner(admitted, context), context)
 
             await self._serve(method, context, run)
 
@@ -239,7 +247,7 @@ def admit(request: Any) -> None:
     check_request(request)
 
 
-async def _admitted(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+async def _admitted(requests: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
     """A client stream whose every message is admitted before the servicer
     sees it."""
     async for request in requests:

@@ -32,6 +32,8 @@ SEPARATOR = "\x1e"
 _PATH_END = "\x1f"
 _WILDCARD = "*"
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
+# How deeply an item value or a filter may nest objects and arrays.
+MAX_JSON_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -280,9 +282,29 @@ def _json_object(field: str, text: str, max_bytes: int) -> dict[str, Any]:
         value = json.loads(text)
     except ValueError:
         raise InvalidArgumentError(field, "is not valid JSON") from None
+    except RecursionError:
+        raise InvalidArgumentError(field, f"nests deeper than {MAX_JSON_DEPTH}") from None
     if not isinstance(value, dict):
         raise InvalidArgumentError(field, "must be a JSON object")
+    if _depth(value) > MAX_JSON_DEPTH:
+        # Filters are matched recursively: a bound keeps that off the stack limit.
+        raise InvalidArgumentError(field, f"nests deeper than {MAX_JSON_DEPTH}")
     return value
+
+
+def _depth(value: Any) -> int:
+    """How deeply `value` nests objects and arrays, without recursion."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        node, depth = pending.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_JSON_DEPTH:
+            break
+        if isinstance(node, dict):
+            pending.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, list):
+            pending.extend((child, depth + 1) for child in node)
+    return deepest
 
 
 def _check_filter(conditions: Mapping[str, Any]) -> None:

@@ -1006,8 +1006,11 @@ class VectorIndexes:
         return None if slot is None or slot.current is None else slot.current.index
 
     def loading_state(self) -> LoadingState:
-        loading = sum(1 for slot in self._slots.values() if slot.building and not slot.loaded)
-        loaded = sum(1 for slot in self._slots.values() if slot.loaded)
+        # Called from the metrics thread too: list() copies the values in one
+        # step under the GIL, so the loop inserting a slot cannot break it.
+        slots = list(self._slots.values())
+        loading = sum(1 for slot in slots if slot.building and not slot.loaded)
+        loaded = sum(1 for slot in slots if slot.loaded)
         return LoadingState(loading, loaded, self._startup_done)
 
     async def load_stats(self, tenant: str, user_id: str) -> IndexStats:
