@@ -4,9 +4,11 @@ selection by size, tombstone upkeep, the change feed between replicas."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from statekeeper.core.errors import FailedPreconditionError
@@ -18,6 +20,8 @@ from statekeeper.core.vector_index import (
     InProcessChangeFeed,
     VectorChange,
     VectorIndexes,
+    _read_in_thread,
+    _UserIndex,
 )
 from statekeeper.storage.embedded import EmbeddedStorage
 from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
@@ -118,3 +122,34 @@ async def test_feed_reaches_a_loaded_replica_and_skips_unloaded_ones(store: Slow
     await add(store, one, 2, seed=7)
     assert (await three.load_stats(T, "u1")).vector_count == 5
     assert two.stats(T, "u1").vector_count == 3  # type: ignore[union-attr]  # unsubscribed
+
+
+async def test_a_cancelled_reader_holds_changes_back_until_its_thread_is_done() -> None:
+    """FAISS runs without the GIL: a search or snapshot write whose caller
+    was cancelled (deadline, shutdown) still reads the index in its thread,
+    so a change arriving meanwhile must wait for the thread, not the caller."""
+    index = FaissIndexFactory(IndexConfig(kind="flat")).create(4, 10)
+    user = _UserIndex(index)
+    release = threading.Event()
+    started = threading.Event()
+
+    def slow_read() -> int:
+        started.set()
+        release.wait(timeout=30)
+        return index.live_count
+
+    reader = asyncio.ensure_future(_read_in_thread(user, slow_read))
+    while not started.is_set():
+        await asyncio.sleep(0.01)
+    reader.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reader
+    vector = np.ones(4, dtype=np.float32) / 2
+    user.apply(VectorChange("t", "u", (IndexEntry(1, 0.5, 0.0, vector),)))
+    assert user.readers == 1 and index.live_count == 0  # deferred: the thread still reads
+    release.set()
+    for _ in range(3000):
+        if user.readers == 0:
+            break
+        await asyncio.sleep(0.01)
+    assert user.readers == 0 and index.live_count == 1  # applied once the thread finished

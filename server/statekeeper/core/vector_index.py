@@ -24,7 +24,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, overload
+from typing import Any, Literal, Protocol, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,29 @@ from statekeeper.core.memory_models import IndexState, Vector, VectorBatch
 from statekeeper.storage.memory_store import EpisodeStore
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+
+async def _read_in_thread(user_index: _UserIndex, work: Callable[..., _T], *args: Any) -> _T:
+    """Runs `work(*args)` in a worker thread as a reader of `user_index`.
+
+    FAISS releases the GIL while it searches or serializes, so no change may
+    be applied to the index until the thread is done. The reader is released
+    by the thread's own completion, never by the awaiting task: a cancelled
+    call (a client deadline, shutdown) must not let a change run while the
+    thread still reads the index."""
+    user_index.readers += 1
+    future = asyncio.get_running_loop().run_in_executor(None, functools.partial(work, *args))
+
+    def finished(done: asyncio.Future[_T]) -> None:
+        if not done.cancelled():
+            done.exception()  # retrieved: a failure after a cancelled wait is not logged twice
+        user_index.release_reader()
+
+    future.add_done_callback(finished)
+    return await asyncio.shield(future)
+
 
 Clock = Callable[[], float]
 # Searches over fewer floats than this run on the event loop; bigger ones in a
@@ -925,11 +948,7 @@ class VectorIndexes:
         else:
             # FAISS releases the GIL while it searches; changes arriving
             # meanwhile are deferred (see _UserIndex.apply).
-            user_index.readers += 1
-            try:
-                hits = await asyncio.to_thread(index.search, query, k, allowed, ef_search)
-            finally:
-                user_index.release_reader()
+            hits = await _read_in_thread(user_index, index.search, query, k, allowed, ef_search)
         population = index.live_count if allowed is None else len(allowed)
         candidates = [
             Candidate(
@@ -951,11 +970,7 @@ class VectorIndexes:
         if user_index is None:
             return [[] for _ in queries]
         index = user_index.index
-        user_index.readers += 1
-        try:
-            hits = await asyncio.to_thread(index.search_many, queries, k)
-        finally:
-            user_index.release_reader()
+        hits = await _read_in_thread(user_index, index.search_many, queries, k)
         return [
             [
                 Candidate(
@@ -1104,29 +1119,26 @@ class VectorIndexes:
         version = current.version
         index = current.index
         started = time.monotonic()
-        current.readers += 1  # no change may touch FAISS while it is written
-        try:
 
-            def write() -> int:
-                keys = index.live_keys()
-                return snapshots.save(
-                    Snapshot(
-                        tenant=tenant,
-                        user_id=user_id,
-                        payload=index.serialize(),
-                        description=index.description,
-                        dimension=index.dimension,
-                        vector_count=index.live_count,
-                        max_key=int(keys.max()) if len(keys) else 0,
-                        embedding_model=current.embedding_model,
-                        saved_at=self._clock(),
-                        search_breadth=index.search_breadth,
-                    )
+        def write() -> int:
+            keys = index.live_keys()
+            return snapshots.save(
+                Snapshot(
+                    tenant=tenant,
+                    user_id=user_id,
+                    payload=index.serialize(),
+                    description=index.description,
+                    dimension=index.dimension,
+                    vector_count=index.live_count,
+                    max_key=int(keys.max()) if len(keys) else 0,
+                    embedding_model=current.embedding_model,
+                    saved_at=self._clock(),
+                    search_breadth=index.search_breadth,
                 )
+            )
 
-            written = await asyncio.to_thread(write)
-        finally:
-            current.release_reader()
+        # No change may touch FAISS while it is written (see _read_in_thread).
+        written = await _read_in_thread(current, write)
         current.saved_version = version
         log.info(
             "saved vector index snapshot",

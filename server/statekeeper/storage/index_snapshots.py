@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import struct
+import uuid
 import zlib
 from pathlib import Path
 from typing import Any
@@ -52,12 +53,14 @@ class FileSnapshotStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        # Temporary files of saves cut short by a crash (the directory is
-        # this process's own, and nothing is being saved yet).
+        # Temporary files of saves cut short by a crash: those of processes
+        # no longer running (the workers of one server share the directory,
+        # and a live one may be saving right now).
         if directory.is_dir():
             for stray in directory.glob("*.tmp"):
-                with contextlib.suppress(OSError):
-                    stray.unlink()
+                if not _written_by_live_process(stray):
+                    with contextlib.suppress(OSError):
+                        stray.unlink()
 
     def path_for(self, tenant: str, user_id: str) -> Path:
         digest = hashlib.sha256(f"{tenant}\x1f{user_id}".encode()).hexdigest()[:32]
@@ -69,7 +72,9 @@ class FileSnapshotStore:
         header = json.dumps(_header(snapshot, payload)).encode()
         prefix = _PREFIX.pack(MAGIC, len(header), zlib.crc32(header))
         target = self.path_for(snapshot.tenant, snapshot.user_id)
-        temporary = target.with_suffix(f".{os.getpid()}.tmp")
+        # Unique per save: two saves of one user may overlap (a periodic one
+        # cut short at shutdown and the final one), and workers share the dir.
+        temporary = target.with_suffix(f".{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
         try:
             with temporary.open("wb") as out:
                 out.write(prefix)
@@ -163,3 +168,21 @@ def _fsync_directory(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _written_by_live_process(temporary: Path) -> bool:
+    """Whether the process named in `temporary` (<digest>.<pid>.<id>.tmp) is
+    another one still running."""
+    parts = temporary.name.split(".")
+    if len(parts) < 3 or not parts[1].isdigit():
+        return False
+    pid = int(parts[1])
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
