@@ -749,6 +749,9 @@ class PostgresSessionStore(SessionStore):
                 limit,
             )
             if audit is not None and rows:
+                # In tenant order: the audit chain locks each tenant's head at
+                # commit in insertion order, so sweepers on other replicas
+                # take them in the same order and cannot deadlock.
                 await conn.executemany(
                     f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
                     [
@@ -756,7 +759,7 @@ class PostgresSessionStore(SessionStore):
                             audit.for_entity(row["tenant"], row["session_id"], row["version"]),
                             row["tenant"],
                         )
-                        for row in rows
+                        for row in sorted(rows, key=lambda row: (row["tenant"], row["session_id"]))
                     ],
                 )
         return [(row["tenant"], row["session_id"]) for row in rows]
