@@ -73,8 +73,11 @@ class PostgresItemStore(ItemStore):
     async def put(self, tenant: str, record: ItemRecord, now: float) -> ItemRecord:
         async with self._db.connection("put item") as conn, conn.transaction():
             await conn.execute(
+                # SKIP LOCKED: rows another put is sweeping (or replacing) are
+                # left to it, so two puts never wait on each other's sweep.
                 "DELETE FROM items WHERE ctid IN (SELECT ctid FROM items WHERE tenant = $1"
-                " AND expire_time IS NOT NULL AND expire_time <= $2 LIMIT $3)",
+                " AND expire_time IS NOT NULL AND expire_time <= $2 LIMIT $3"
+                " FOR UPDATE SKIP LOCKED)",
                 tenant,
                 now,
                 SWEEP_BATCH,
