@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = config.load(args)
         if args.command == "serve":
             config.check_exposure(settings)
+            _check_tls_files(settings)
         _check_data_dir(args.command, settings)
     except (config.ConfigError, data_dir.DataDirError) as exc:
         # One line naming the value and what is wrong with it: no usage dump,
@@ -107,6 +108,16 @@ def main(argv: list[str] | None = None) -> int:
     except StatekeeperError as exc:
         print(f"statekeeper {args.command}: {exc.message}", file=sys.stderr)
         return 1
+
+
+def _check_tls_files(settings: config.Settings) -> None:
+    """Reads the TLS files once before anything starts, so a missing file or
+    a key that does not match its certificate is one line naming the path
+    (each server process reads them again when it binds)."""
+    from statekeeper import tls
+
+    if (files := tls.files(settings)) is not None:
+        tls.load(files)
 
 
 def _add_audit_list(parser: argparse.ArgumentParser) -> None:

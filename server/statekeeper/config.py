@@ -71,6 +71,14 @@ class Settings:
     access_log_sample_rate: float = 1.0
     # HOST:PORT of the Prometheus /metrics endpoint; empty: no endpoint.
     metrics_listen: str = ""
+    # Server TLS (PEM files); with tls_client_ca, clients must present a
+    # certificate that CA signed (mTLS). See statekeeper/tls.py.
+    tls_cert: str = ""
+    tls_key: str = ""
+    tls_client_ca: str = ""
+    # Client certificate name (its CN or a subject alternative name) -> tenant:
+    # a verified certificate is a credential, as an API key is.
+    tls_client_tenants: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
 
     @property
@@ -88,7 +96,7 @@ class Settings:
 
 EMBEDDER_KINDS = ("auto", "multilingual", "openai", "local", "none")
 
-# Options other than api_keys and limits, with their help text.
+# Options other than api_keys, tls_client_tenants and limits, with their help text.
 _OPTIONS: dict[str, str] = {
     "listen": "HOST:PORT to serve gRPC on",
     "allow_anonymous": "serve without API keys on a non-loopback listen address (every caller"
@@ -135,6 +143,29 @@ _OPTIONS: dict[str, str] = {
     " (failed calls are always logged)",
     "metrics_listen": "HOST:PORT serving Prometheus metrics at /metrics (unset: none;"
     " with --workers N, port+1..port+N-1 for the other workers)",
+    "tls_cert": "PEM certificate chain of the server: serve TLS instead of plaintext (needs"
+    " tls_key; the files are re-read for new connections when they change on disk)",
+    "tls_key": "PEM private key (unencrypted) of tls_cert",
+    "tls_client_ca": "PEM CA certificate(s): require every client to present a certificate"
+    " they signed (mTLS; needs tls_cert)",
+}
+
+# Maps of NAME=VALUE pairs: (flag, metavar, env variable, help).
+_PAIR_OPTIONS: dict[str, tuple[str, str, str, str]] = {
+    "api_keys": (
+        "--api-key",
+        "KEY=TENANT",
+        "STATEKEEPER_API_KEYS",
+        "accept KEY for TENANT; repeatable (env STATEKEEPER_API_KEYS=k1=t1,k2=t2)",
+    ),
+    "tls_client_tenants": (
+        "--tls-client-tenant",
+        "NAME=TENANT",
+        "STATEKEEPER_TLS_CLIENT_TENANTS",
+        "a client certificate (verified by tls_client_ca) whose subject CN or a subject"
+        " alternative name is NAME authenticates as TENANT, as an API key does; repeatable"
+        " (env STATEKEEPER_TLS_CLIENT_TENANTS=n1=t1,n2=t2)",
+    ),
 }
 
 # Values accepted for a boolean option, in every source (flag, env, file).
@@ -161,13 +192,8 @@ def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None 
             parser.add_argument(flag, dest=name, help=text)
     if only is not None:
         return
-    parser.add_argument(
-        "--api-key",
-        dest="api_key",
-        action="append",
-        metavar="KEY=TENANT",
-        help="accept KEY for TENANT; repeatable (env STATEKEEPER_API_KEYS=k1=t1,k2=t2)",
-    )
+    for name, (flag, metavar, _, help_text) in _PAIR_OPTIONS.items():
+        parser.add_argument(flag, dest=name, action="append", metavar=metavar, help=help_text)
     parser.add_argument(
         "--limit",
         dest="limit",
@@ -193,16 +219,18 @@ def load(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> S
     for name in _OPTIONS:
         if (env := environ.get(ENV_PREFIX + name.upper())) is not None:
             values[name] = env
-    if (env_keys := environ.get(ENV_PREFIX + "API_KEYS")) is not None:
-        values["api_keys"] = _parse_pairs("STATEKEEPER_API_KEYS", env_keys.split(","))
+    for name, (_, _, env_name, _) in _PAIR_OPTIONS.items():
+        if (env_pairs := environ.get(env_name)) is not None:
+            values[name] = _parse_pairs(env_name, env_pairs.split(","))
     for key, value in environ.items():
         if key.startswith(LIMIT_ENV_PREFIX):
             limits[key[len(LIMIT_ENV_PREFIX) :].lower()] = value
     for name in _OPTIONS:
         if (flag := getattr(args, name, None)) is not None:
             values[name] = flag
-    if getattr(args, "api_key", None):
-        values["api_keys"] = _parse_pairs("--api-key", args.api_key)
+    for name, (flag, _, _, _) in _PAIR_OPTIONS.items():
+        if given := getattr(args, name, None):
+            values[name] = _parse_pairs(flag, given)
     if getattr(args, "limit", None):
         limits.update(_parse_pairs("--limit", args.limit))
     return _build(values, limits)
@@ -214,11 +242,12 @@ def _merge_file(path: Path, values: dict[str, Any], limits: dict[str, Any]) -> N
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from exc
     limits.update(data.pop("limits", {}))
-    keys = data.pop("api_keys", None)
-    if keys is not None:
-        if not isinstance(keys, dict):
-            raise ConfigError("config file: [api_keys] must map keys to tenants")
-        values["api_keys"] = {str(k): str(v) for k, v in keys.items()}
+    for name in _PAIR_OPTIONS:
+        pairs = data.pop(name, None)
+        if pairs is not None:
+            if not isinstance(pairs, dict):
+                raise ConfigError(f"config file: [{name}] must map names to tenants")
+            values[name] = {str(k): str(v) for k, v in pairs.items()}
     for name, value in data.items():
         if name not in _OPTIONS:
             raise ConfigError(f"config file: unknown option {name!r}")
@@ -274,7 +303,7 @@ def _build(values: dict[str, Any], limit_values: dict[str, Any]) -> Settings:
         },
     )
     coerced = {
-        name: value if name == "api_keys" else _coerce(name, value, getattr(defaults, name))
+        name: value if name in _PAIR_OPTIONS else _coerce(name, value, getattr(defaults, name))
         for name, value in values.items()
     }
     settings = dataclasses.replace(defaults, limits=limits, **coerced)
@@ -310,6 +339,21 @@ def _check(settings: Settings) -> None:
             " production tier (postgres_dsn) for more"
         )
     _check_production(settings)
+    _check_tls(settings)
+
+
+def _check_tls(settings: Settings) -> None:
+    """Which TLS options need which; the files themselves are read and
+    checked by `serve` (statekeeper/tls.py), which names the path at fault."""
+    if bool(settings.tls_cert) != bool(settings.tls_key):
+        raise ConfigError("tls_cert and tls_key: set both (the certificate and its key) or neither")
+    if settings.tls_client_ca and not settings.tls_cert:
+        raise ConfigError("tls_client_ca: needs tls_cert and tls_key (mTLS runs over TLS)")
+    if settings.tls_client_tenants and not settings.tls_client_ca:
+        raise ConfigError(
+            "tls_client_tenants: needs tls_client_ca (only a verified client certificate"
+            " may name a tenant)"
+        )
 
 
 def check_exposure(settings: Settings) -> None:
@@ -317,11 +361,15 @@ def check_exposure(settings: Settings) -> None:
     keys (anyone could read and write the anonymous tenant) unless
     allow_anonymous says that is meant. Only serve checks: `health` and
     `doctor` dial the same address and must not refuse."""
-    if settings.api_keys or settings.allow_anonymous or _is_loopback(settings.listen):
+    # A client certificate mapped to a tenant is a credential too (its CA is
+    # then required by tls_client_ca, so no caller is anonymous).
+    credentials = settings.api_keys or settings.tls_client_tenants
+    if credentials or settings.allow_anonymous or _is_loopback(settings.listen):
         return
     raise ConfigError(
         f"listen: {settings.listen} is reachable from other hosts and no API keys are"
-        " configured; set api keys (--api-key KEY=TENANT) or --allow-anonymous"
+        " configured; set api keys (--api-key KEY=TENANT), client certificate tenants"
+        " (--tls-client-ca with --tls-client-tenant NAME=TENANT) or --allow-anonymous"
     )
 
 

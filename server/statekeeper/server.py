@@ -21,7 +21,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from statekeeper import __version__, telemetry
+from statekeeper import __version__, telemetry, tls
 from statekeeper.adapters.openai_chat import OpenAIChatSummarizer
 from statekeeper.api import reflection
 from statekeeper.api.admin_servicer import AdminServicer
@@ -102,7 +102,7 @@ class StatekeeperServer:
             summarizer if settings.summarizer_url else None,
         )
         self.audit = AuditLog(self.storage.audit, settings.limits)
-        self.authenticator = Authenticator(settings.api_keys)
+        self.authenticator = Authenticator(settings.api_keys, settings.tls_client_tenants)
         self.telemetry = telemetry.build(
             settings,
             self.authenticator,
@@ -146,8 +146,12 @@ class StatekeeperServer:
             capability.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         reflection.enable([*STATEKEEPER_SERVICES, health.SERVICE_NAME], server)
+        credentials = tls.server_credentials(self.settings)
         try:
-            self.port = server.add_insecure_port(self.settings.listen)
+            if credentials is None:
+                self.port = server.add_insecure_port(self.settings.listen)
+            else:
+                self.port = server.add_secure_port(self.settings.listen, credentials)
         except RuntimeError:  # grpcio raises on a failed bind (older versions return 0)
             self.port = 0
         if self.port == 0:
@@ -166,17 +170,23 @@ class StatekeeperServer:
         return self.port
 
     def _announce(self) -> None:
+        settings = self.settings
+        transport = (
+            "mTLS" if settings.tls_client_ca else "TLS" if settings.tls_cert else "plaintext"
+        )
         log.info(
-            "statekeeper %s serving on %s (port %d) with %s",
+            "statekeeper %s serving on %s (port %d, %s) with %s",
             __version__,
-            self.settings.listen,
+            settings.listen,
             self.port,
+            transport,
             self.storage.description,
         )
         if self.authenticator.single_tenant:
             log.warning(
                 "NO API KEYS CONFIGURED: running SINGLE-TENANT and UNAUTHENTICATED; every caller"
-                " is tenant 'default'. Configure keys (--api-key KEY=TENANT) before exposing"
+                " is tenant 'default'. Configure keys (--api-key KEY=TENANT) or client certificate"
+                " tenants (--tls-client-tenant NAME=TENANT) before exposing"
                 " this server."
             )
 

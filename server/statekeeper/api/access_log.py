@@ -28,7 +28,7 @@ from typing import Any
 
 import grpc
 
-from statekeeper.api.interceptor import _presented_key
+from statekeeper.api.interceptor import _presented_key, certificate_names
 from statekeeper.core.errors import StatekeeperError
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.telemetry import RpcMetrics
@@ -100,7 +100,9 @@ class AccessLog:
         """The caller's tenant, resolved again only for calls that are
         logged (the domain interceptor's identity ends with the call)."""
         try:
-            return self._authenticator.authenticate(_presented_key(context)).tenant
+            return self._authenticator.authenticate(
+                _presented_key(context), certificate_names(context)
+            ).tenant
         except StatekeeperError:
             return "-"  # unauthenticated: the code says so
 

@@ -119,6 +119,18 @@ def _presented_key(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
+def certificate_names(context: grpc.aio.ServicerContext) -> list[str]:
+    """The subject CN and subject alternative names of the client
+    certificate of the call's connection, as gRPC verified it against
+    tls_client_ca (empty on plaintext, or TLS without client certificates).
+    gRPC fills these auth context properties only after the chain verified."""
+    auth = context.auth_context() or {}
+    if auth.get("transport_security_type") != [b"ssl"]:
+        return []
+    names = [*auth.get("x509_common_name", ()), *auth.get("x509_subject_alternative_name", ())]
+    return [name.decode(errors="replace") for name in names]
+
+
 class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Authenticates every statekeeper call, checks its requests, bounds its
     open streams and maps its errors.
@@ -224,7 +236,9 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         outcome = "OK"
         token: contextvars.Token[Actor] | None = None
         try:
-            principal = self._authenticator.authenticate(_presented_key(context))
+            principal = self._authenticator.authenticate(
+                _presented_key(context), certificate_names(context)
+            )
             token = _actor.set(actor_for(principal, method))
             return await run()
         except asyncio.CancelledError:
