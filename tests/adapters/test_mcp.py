@@ -4,6 +4,7 @@ over streamable HTTP on a loopback port."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -19,7 +20,8 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
-from mcp.client.session import ClientSession
+import mcp.types as mcp_types
+from mcp.client.session import ClientSession, IncomingMessage
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -53,14 +55,27 @@ def _env() -> dict[str, str]:
 
 @asynccontextmanager
 async def stdio_session(
-    server: InProcessStatekeeper, board: str, user: str
+    server: InProcessStatekeeper,
+    board: str,
+    user: str,
+    updates: asyncio.Queue[str] | None = None,
 ) -> AsyncIterator[ClientSession]:
+    """The SDK's client on a `statekeeper-mcp` subprocess; the URIs of
+    resources/updated notifications go to `updates`."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "statekeeper_client.mcp", *_args(server, board, user)],
         env=_env(),
     )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+
+    async def on_message(message: IncomingMessage) -> None:
+        if updates is not None and isinstance(message, mcp_types.ResourceUpdatedNotification):
+            updates.put_nowait(str(message.params.uri))
+
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, message_handler=on_message) as session,
+    ):
         await session.initialize()
         yield session
 
@@ -187,6 +202,47 @@ async def test_blackboard_put_get_list_cas_and_resource(
 
         resource = await mcp.read_resource("statekeeper://board/plan/step1")
         assert json.loads(resource.contents[0].text)["value"] == {"owner": "b"}
+
+
+# resources/subscribe is what clients negotiating a 2025 revision (desktop
+# clients today) use; the SDK warns that the 2026-07-28 revision drops it.
+@pytest.mark.filterwarnings("ignore:resources/(un)?subscribe is removed")
+async def test_a_put_through_the_server_api_notifies_a_subscribed_resource(
+    statekeeper_server: InProcessStatekeeper, names: tuple[str, str]
+) -> None:
+    board = names[0]
+    updates: asyncio.Queue[str] = asyncio.Queue()
+    watched = "statekeeper://board/plan/step1"
+    async with (
+        stdio_session(statekeeper_server, *names, updates=updates) as mcp,
+        AsyncClient(statekeeper_server.address, api_key=API_KEY) as sk,
+    ):
+        initialized = await mcp.initialize()
+        assert initialized.capabilities.resources is not None
+        assert initialized.capabilities.resources.subscribe
+        await mcp.subscribe_resource(watched)
+
+        async def put(key: str, n: int) -> None:
+            value = bb.BlackboardValue()
+            value.json.update({"n": n})
+            await sk.blackboard.PutEntry(bb.PutEntryRequest(board=board, key=key, value=value))
+
+        # Another writer, straight through gRPC: an unwatched key first, so the
+        # only notification must be the watched key's.
+        await put("plan/step2", 1)
+        await put("plan/step1", 2)
+        assert await asyncio.wait_for(updates.get(), 10) == watched
+        resource = await mcp.read_resource(watched)
+        assert json.loads(resource.contents[0].text)["value"] == {"n": 2}
+        await sk.blackboard.DeleteEntry(bb.DeleteEntryRequest(board=board, key="plan/step1"))
+        assert await asyncio.wait_for(updates.get(), 10) == watched
+
+        # After unsubscribing, changes are no longer sent.
+        await mcp.unsubscribe_resource(watched)
+        await put("plan/step1", 3)
+        await mcp.call_tool("blackboard_get", {"key": "plan/step1"})  # a round trip
+        await asyncio.sleep(0.5)
+        assert updates.empty()
 
 
 async def test_session_context_of_a_session_with_messages(

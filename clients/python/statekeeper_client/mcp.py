@@ -12,9 +12,16 @@ call to a statekeeper server over gRPC with the Python client:
   (a compare-and-swap with `expected_mod_revision`), `blackboard_list`;
 - sessions: `session_context` (GetContextWindow).
 
-Board keys are also readable resources, `statekeeper://board/{key}` (`{+key}`,
-so a key may contain "/"). Resource subscriptions are not offered yet: the
-resources are read on demand.
+Board keys are also resources, `statekeeper://board/{key}` (`{+key}`, so a
+key may contain "/"), with subscriptions: after `resources/subscribe` to a
+key's URI, every change of that key (put, delete, expiry), whoever made it,
+sends `notifications/resources/updated`. The changes come from one
+BlackboardService.Watch of the board, started by the first subscription at
+the revision after the one current then (so nothing in between is missed)
+and resumed by the client's Watch helper when the connection breaks. This is
+the `resources/subscribe` of the protocol revisions negotiated by the
+`initialize` handshake (2025-11-25 and earlier, what desktop clients speak);
+the 2026-07-28 `subscriptions/listen` stream is not fed.
 
 A failed call is a tool error (`isError`) whose text carries the gRPC status,
 the server's ErrorInfo reason in brackets and its metadata, e.g.
@@ -29,16 +36,23 @@ Every memory tool takes an optional `user_id`; without it the configured one
 from __future__ import annotations
 
 import argparse
+import asyncio
 import base64
 import json
+import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import mcp.types as mcp_types
 from google.protobuf import json_format, struct_pb2
+from mcp.server.connection import Connection
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, Field
 
 from statekeeper_client.aio import AsyncClient
@@ -55,6 +69,8 @@ RESOURCE_PREFIX = "statekeeper://board/"
 # Non-object values travel as a JSON payload (the board's `json` kind holds
 # objects only); reads turn both kinds back into the JSON value.
 JSON_CONTENT_TYPE = "application/json"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -132,13 +148,26 @@ def _entry(entry: bb.BlackboardEntry, *, with_value: bool = True) -> dict[str, A
     return out
 
 
+def _connection(session: ServerSession) -> Connection:
+    # A subscription belongs to the client's connection, which outlives the
+    # request: the ServerSession of a request context is made anew for every
+    # request (so it cannot be the key that unsubscribe finds again) and the
+    # SDK exposes its Connection only as this attribute.
+    connection: Connection = session._connection
+    return connection
+
+
 class _Statekeeper:
     """The gRPC client, made on first use: grpc.aio channels belong to the
-    event loop they were made in, which is the one `MCPServer.run` starts."""
+    event loop they were made in, which is the one `MCPServer.run` starts.
+    Also the resource subscriptions of every connected MCP session, and the
+    board Watch that feeds them."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
         self._client: AsyncClient | None = None
+        self.subscribers: dict[str, set[Connection]] = {}
+        self._watch_task: asyncio.Task[None] | None = None
 
     @property
     def client(self) -> AsyncClient:
@@ -147,6 +176,48 @@ class _Statekeeper:
                 self.config.target, api_key=self.config.api_key, timeout=self.config.timeout
             )
         return self._client
+
+    async def subscribe(self, client: Connection, uri: str) -> None:
+        if not uri.startswith(RESOURCE_PREFIX) or len(uri) == len(RESOURCE_PREFIX):
+            raise MCPError(
+                mcp_types.INVALID_PARAMS,
+                f"only {RESOURCE_PREFIX}{{key}} resources can be subscribed",
+            )
+        if self._watch_task is None or self._watch_task.done():
+            # Start where the board is now, before acknowledging: a change made
+            # after the client's subscribe returns is then always delivered,
+            # even if the stream is not established yet.
+            try:
+                now = await self.client.blackboard.ListEntries(
+                    bb.ListEntriesRequest(board=self.config.board, page_size=1, keys_only=True)
+                )
+            except StatekeeperRpcError as error:
+                raise MCPError(mcp_types.INTERNAL_ERROR, str(error)) from None
+            self._watch_task = asyncio.create_task(self._watch(now.header.revision + 1))
+        self.subscribers.setdefault(uri, set()).add(client)
+
+    def unsubscribe(self, client: Connection, uri: str) -> None:
+        clients = self.subscribers.get(uri)
+        if clients is not None:
+            clients.discard(client)
+            if not clients:
+                del self.subscribers[uri]
+
+    async def _watch(self, start_revision: int) -> None:
+        watch = self.client.watch(self.config.board, start_revision=start_revision)
+        try:
+            async for event in watch:
+                uri = RESOURCE_PREFIX + event.entry.key
+                for client in list(self.subscribers.get(uri, ())):
+                    try:
+                        await client.send_resource_updated(uri)
+                    except Exception:  # a client that went away: stop notifying it
+                        log.info("dropping a closed client's subscription to %s", uri)
+                        self.unsubscribe(client, uri)
+        except StatekeeperRpcError as error:
+            # The Watch helper already retried what can be retried; the next
+            # subscribe starts a new Watch.
+            log.warning("board watch ended: %s", error)
 
 
 def build_server(config: Config) -> MCPServer[Any]:
@@ -442,6 +513,28 @@ def build_server(config: Config) -> MCPServer[Any]:
             raise ResourceError(f"no key {key!r} on board {config.board!r}")
         return json.dumps(_entry(reply.entry))
 
+    async def on_subscribe(
+        ctx: ServerRequestContext[Any, Any], params: mcp_types.SubscribeRequestParams
+    ) -> mcp_types.EmptyResult:
+        await sk.subscribe(_connection(ctx.session), str(params.uri))
+        return mcp_types.EmptyResult()
+
+    async def on_unsubscribe(
+        ctx: ServerRequestContext[Any, Any], params: mcp_types.UnsubscribeRequestParams
+    ) -> mcp_types.EmptyResult:
+        sk.unsubscribe(_connection(ctx.session), str(params.uri))
+        return mcp_types.EmptyResult()
+
+    # MCPServer has no decorator for resources/subscribe; its low-level server
+    # takes the handlers, and registering them is also what makes it advertise
+    # the `resources.subscribe` capability.
+    lowlevel = server._lowlevel_server
+    lowlevel.add_request_handler(
+        "resources/subscribe", mcp_types.SubscribeRequestParams, on_subscribe
+    )
+    lowlevel.add_request_handler(
+        "resources/unsubscribe", mcp_types.UnsubscribeRequestParams, on_unsubscribe
+    )
     return server
 
 
