@@ -8,6 +8,7 @@ bad files stop `serve` with one line naming the path."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import ssl
 import subprocess
@@ -22,6 +23,7 @@ from cryptography import x509
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from statekeeper_client import NO_RETRY, AsyncClient, Client, TlsOptions
 from statekeeper_client.v1 import session_pb2, session_pb2_grpc
 from tests.harness import processes
 from tests.harness.certs import Issued, issue, make_ca
@@ -301,3 +303,46 @@ def test_a_rotation_that_does_not_load_keeps_the_old_certificate(
     assert tls_server.log().count("cannot be used yet") == 1  # not once per handshake
     with grpc.secure_channel(tls_server.address, pki.credentials()) as channel:
         create_session(channel, "still", API_KEY)
+
+
+def test_the_python_clients_take_tls_options(tmp_path: Path, pki: Pki) -> None:
+    """Client and AsyncClient over mTLS with a mapped certificate (files or
+    PEM bytes), and the server name override verified: a name the
+    certificate does not carry fails the handshake."""
+    alpha = pki.client("agent-alpha")
+    alpha.write(tmp_path / "alpha.pem", tmp_path / "alpha.key")
+    server = TlsServer(
+        tmp_path / "data",
+        extra_args=[
+            *tls_args(pki),
+            "--tls-client-ca",
+            str(pki.ca_path),
+            "--tls-client-tenant",
+            f"agent-alpha={ALPHA}",
+        ],
+        pki=pki,
+        ready_client=alpha,
+    )
+    server.start()
+    try:
+        from_files = TlsOptions(pki.ca_path, tmp_path / "alpha.pem", tmp_path / "alpha.key")
+        with Client(server.address, tls=from_files, timeout=10) as client:
+            created = client.sessions.CreateSession(
+                session_pb2.CreateSessionRequest(session=session_pb2.Session(user_id="u"))
+            ).session.session_id
+        named = TlsOptions(pki.ca.cert_pem, alpha.cert_pem, alpha.key_pem, "localhost")
+
+        async def listed_async() -> set[str]:
+            async with AsyncClient(server.address, tls=named, timeout=10) as client:
+                reply = await client.sessions.ListSessions(session_pb2.ListSessionsRequest())
+                return {session.session_id for session in reply.sessions}
+
+        assert asyncio.run(listed_async()) == {created}
+        wrong_name = TlsOptions(pki.ca_path, alpha.cert_pem, alpha.key_pem, "wrong.test")
+        with Client(server.address, tls=wrong_name, timeout=3, retry=NO_RETRY) as client:
+            request = session_pb2.ListSessionsRequest()
+            assert code_of(lambda: client.sessions.ListSessions(request)) == (
+                grpc.StatusCode.UNAVAILABLE
+            )
+    finally:
+        server.kill()

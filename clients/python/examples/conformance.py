@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from statekeeper_client import AsyncClient, Client, ServiceNotImplementedError
+from statekeeper_client import AsyncClient, Client, ServiceNotImplementedError, TlsOptions
 from statekeeper_client.v1 import (
     blackboard_pb2,
     checkpoint_pb2,
@@ -163,7 +163,7 @@ def checked_batch(recorded: memory_pb2.RecordEpisodesResponse) -> str:
 def sync_pass(addr: str, api_key: str, required: set[str]) -> bool:
     report = Report(LANGUAGE, required)
     ids = Ids("sync")
-    client = Client(addr, api_key=api_key, timeout=10)
+    client = Client(addr, api_key=api_key, timeout=10, tls=TlsOptions.from_env())
 
     def connect() -> str:
         client.wait_ready(timeout=10)
@@ -335,7 +335,7 @@ async def async_pass(addr: str, api_key: str, required: set[str]) -> bool:
     """The same scenario through AsyncClient (grpc.aio)."""
     report = Report(f"{LANGUAGE}-async", required)
     ids = Ids("async")
-    client = AsyncClient(addr, api_key=api_key, timeout=10)
+    client = AsyncClient(addr, api_key=api_key, timeout=10, tls=TlsOptions.from_env())
 
     async def connect() -> str:
         await client.wait_ready(timeout=10)

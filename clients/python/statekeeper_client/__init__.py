@@ -10,8 +10,9 @@
 
 `Client` (sync) and `statekeeper_client.aio.AsyncClient` add the API key to
 every call, give each unary call a deadline, retry UNAVAILABLE with
-exponential backoff, and offer a blackboard `watch()` that resumes from the
-last revision seen. The generated stubs live in `statekeeper_client.v1`.
+exponential backoff, connect over TLS or mTLS when given
+`tls=TlsOptions(...)`, and offer a blackboard `watch()` that resumes from
+the last revision seen. The generated stubs live in `statekeeper_client.v1`.
 """
 
 from statekeeper_client._common import NO_RETRY, RETRYABLE_CODES, RetryPolicy
@@ -22,6 +23,7 @@ from statekeeper_client.errors import (
     StatekeeperRpcError,
     error_info,
 )
+from statekeeper_client.tls import TlsOptions
 from statekeeper_client.watch import AsyncWatch, Watch
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "RetryPolicy",
     "ServiceNotImplementedError",
     "StatekeeperRpcError",
+    "TlsOptions",
     "Watch",
     "error_info",
 ]

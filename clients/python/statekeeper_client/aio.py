@@ -24,6 +24,7 @@ from statekeeper_client._common import (
 )
 from statekeeper_client.client import DEFAULT_TIMEOUT
 from statekeeper_client.errors import wrap
+from statekeeper_client.tls import TlsOptions, channel_settings
 from statekeeper_client.watch import AsyncWatch, _WatchState
 
 if TYPE_CHECKING:
@@ -128,6 +129,7 @@ class AsyncClient:
         retry: RetryPolicy | None = None,
         retry_codes: Iterable[grpc.StatusCode] | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        tls: TlsOptions | None = None,
         options: Sequence[tuple[str, Any]] | None = None,
         channel: grpc.aio.Channel | None = None,
     ) -> None:
@@ -138,6 +140,7 @@ class AsyncClient:
         self._auth = auth_metadata(api_key, bearer_token)
         self._owns_channel = channel is None
         if channel is None:
+            credentials, options = channel_settings(tls, credentials, options)
             if credentials is not None:
                 channel = grpc.aio.secure_channel(target, credentials, options=options)
             else:

@@ -21,6 +21,7 @@ from statekeeper_client._common import (
     with_request_id,
 )
 from statekeeper_client.errors import wrap
+from statekeeper_client.tls import TlsOptions, channel_settings
 from statekeeper_client.watch import Watch, _WatchState
 
 if TYPE_CHECKING:
@@ -138,12 +139,15 @@ class Client:
         retry: RetryPolicy | None = None,
         retry_codes: Iterable[grpc.StatusCode] | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        tls: TlsOptions | None = None,
         options: Sequence[tuple[str, Any]] | None = None,
         channel: grpc.Channel | None = None,
     ) -> None:
-        """Connects to `target` ("host:port"), in plaintext unless `credentials`
-        (e.g. grpc.ssl_channel_credentials()) are given. `channel` replaces the
-        channel the client would open (it is then not closed by `close`)."""
+        """Connects to `target` ("host:port"), in plaintext unless `tls`
+        (TlsOptions: root CA, client certificate and key for mTLS, server
+        name override) or `credentials` (any grpc.ChannelCredentials) are
+        given. `channel` replaces the channel the client would open (it is
+        then not closed by `close`)."""
         self.target = target
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
@@ -151,6 +155,7 @@ class Client:
         self._auth = auth_metadata(api_key, bearer_token)
         self._owns_channel = channel is None
         if channel is None:
+            credentials, options = channel_settings(tls, credentials, options)
             if credentials is not None:
                 channel = grpc.secure_channel(target, credentials, options=options)
             else:

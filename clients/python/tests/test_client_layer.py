@@ -25,6 +25,7 @@ from statekeeper_client import (
     RetryPolicy,
     ServiceNotImplementedError,
     StatekeeperRpcError,
+    TlsOptions,
 )
 from statekeeper_client.v1 import (
     blackboard_pb2,
@@ -320,3 +321,17 @@ async def test_async_client_retries_and_watches(server: tuple[str, Sessions, Bla
         with pytest.raises(StatekeeperRpcError) as raised:
             await sk.sessions.GetSession(session_pb2.GetSessionRequest(session_id="a"))
         assert raised.value.reason == "ETAG_MISMATCH"
+
+
+def test_tls_options_from_the_environment_and_their_checks() -> None:
+    assert TlsOptions.from_env({}) is None
+    assert TlsOptions.from_env({"STATEKEEPER_TLS_CA": ""}) is None
+    options = TlsOptions.from_env(
+        {"STATEKEEPER_TLS_CA": "ca.pem", "STATEKEEPER_TLS_SERVER_NAME": "sk.example"}
+    )
+    assert options == TlsOptions(root_ca="ca.pem", server_name="sk.example")
+    assert options.channel_options() == [("grpc.ssl_target_name_override", "sk.example")]
+    with pytest.raises(ValueError, match="together"):
+        TlsOptions(client_cert=b"cert")
+    with pytest.raises(ValueError, match="not both"):
+        Client("127.0.0.1:1", tls=TlsOptions(), credentials=grpc.ssl_channel_credentials())
