@@ -71,6 +71,7 @@ type options struct {
 	creds       credentials.TransportCredentials
 	metadata    map[string]string
 	dialOptions []grpc.DialOption
+	err         error // an option that could not be applied
 }
 
 // Option configures Dial.
@@ -86,7 +87,9 @@ func WithBearerToken(token string) Option {
 	return func(o *options) { o.metadata["authorization"] = "Bearer " + token }
 }
 
-// WithTLS connects over TLS (default: plaintext, for loopback and tests).
+// WithTLS connects over TLS (default: plaintext, for loopback and tests);
+// WithTLSOptions builds the configuration from a CA, a client certificate
+// and a server name.
 func WithTLS(config *tls.Config) Option {
 	return func(o *options) { o.creds = credentials.NewTLS(config) }
 }
@@ -114,6 +117,9 @@ func Dial(target string, opts ...Option) (*Client, error) {
 	o := &options{creds: insecure.NewCredentials(), metadata: map[string]string{}}
 	for _, opt := range opts {
 		opt(o)
+	}
+	if o.err != nil {
+		return nil, o.err
 	}
 	dial := []grpc.DialOption{
 		grpc.WithTransportCredentials(o.creds),

@@ -105,7 +105,11 @@ func main() {
 	var c *statekeeper.Client
 	r.run("connect", "connect", func(ctx context.Context) (string, error) {
 		var err error
-		c, err = statekeeper.Dial(addr, statekeeper.WithAPIKey(apiKey))
+		dialOptions := []statekeeper.Option{statekeeper.WithAPIKey(apiKey)}
+		if t := statekeeper.TLSOptionsFromEnv(); t != nil {
+			dialOptions = append(dialOptions, statekeeper.WithTLSOptions(*t))
+		}
+		c, err = statekeeper.Dial(addr, dialOptions...)
 		if err != nil {
 			return "", err
 		}
