@@ -4,6 +4,8 @@
 // deadline, gRPC's own retry of UNAVAILABLE (service config), a promise
 // wrapper for unary calls, the standard health check, and the server's
 // google.rpc.ErrorInfo decoded from failed calls.
+import { readFileSync } from "node:fs";
+
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   CallOptions,
@@ -35,10 +37,58 @@ export interface ConnectOptions {
   bearerToken?: string;
   /** Channel credentials; default plaintext (loopback, tests). */
   credentials?: ChannelCredentials;
+  /** Connect over TLS with these options (instead of `credentials`). */
+  tls?: TlsOptions;
   /** Deadline of unary calls made with {@link StatekeeperClient.call}; default 30 s. */
   timeoutMs?: number;
   /** Retry UNAVAILABLE with exponential backoff (gRPC service config); default true. */
   retry?: boolean;
+}
+
+/**
+ * How to reach a server that serves TLS; the same options as every other
+ * statekeeper client. Each PEM is a file path or a Buffer of PEM bytes.
+ */
+export interface TlsOptions {
+  /** The CA certificate(s) that signed the server's certificate; default the system's roots. */
+  rootCa?: string | Buffer;
+  /** This client's certificate, sent when the server requires one (mTLS); with `clientKey`. */
+  clientCert?: string | Buffer;
+  /** The key of `clientCert`. */
+  clientKey?: string | Buffer;
+  /** Verify the server's certificate for this name instead of the address's host. */
+  serverName?: string;
+}
+
+/**
+ * TLS options from STATEKEEPER_TLS_CA, STATEKEEPER_TLS_CERT, STATEKEEPER_TLS_KEY
+ * and STATEKEEPER_TLS_SERVER_NAME; undefined when none is set.
+ */
+export function tlsOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): TlsOptions | undefined {
+  const options: TlsOptions = {
+    rootCa: env.STATEKEEPER_TLS_CA || undefined,
+    clientCert: env.STATEKEEPER_TLS_CERT || undefined,
+    clientKey: env.STATEKEEPER_TLS_KEY || undefined,
+    serverName: env.STATEKEEPER_TLS_SERVER_NAME || undefined,
+  };
+  return Object.values(options).some((value) => value !== undefined) ? options : undefined;
+}
+
+function pem(value: string | Buffer | undefined): Buffer | null {
+  if (value === undefined) return null;
+  return typeof value === "string" ? readFileSync(value) : value;
+}
+
+/** grpc-js credentials (createSsl) of {@link TlsOptions}. */
+export function tlsCredentials(options: TlsOptions): ChannelCredentials {
+  if ((options.clientCert === undefined) !== (options.clientKey === undefined)) {
+    throw new Error("TlsOptions: clientCert and clientKey go together");
+  }
+  return grpcCredentials.createSsl(
+    pem(options.rootCa),
+    pem(options.clientKey),
+    pem(options.clientCert),
+  );
 }
 
 const SERVICES = [
@@ -209,7 +259,16 @@ export class StatekeeperClient {
       clientOptions["grpc.service_config"] = RETRY_SERVICE_CONFIG;
       clientOptions["grpc.enable_retries"] = 1;
     }
-    const creds = options.credentials ?? grpcCredentials.createInsecure();
+    if (options.tls && options.credentials) {
+      throw new Error("pass tls or credentials, not both");
+    }
+    if (options.tls?.serverName) {
+      // Verified against this name, and sent as SNI, instead of the address's host.
+      clientOptions["grpc.ssl_target_name_override"] = options.tls.serverName;
+    }
+    const creds = options.tls
+      ? tlsCredentials(options.tls)
+      : (options.credentials ?? grpcCredentials.createInsecure());
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.sessions = new SessionServiceClient(address, creds, clientOptions);
     this.memory = new MemoryServiceClient(address, creds, clientOptions);

@@ -6,7 +6,7 @@
 // named in STATEKEEPER_REQUIRE (comma separated, or "all"). Exits 1 if a step failed.
 import { randomBytes } from "node:crypto";
 
-import { errorInfo, isUnimplemented, StatekeeperClient } from "./client";
+import { errorInfo, isUnimplemented, StatekeeperClient, tlsOptionsFromEnv } from "./client";
 import { BlackboardEventType, PutEntryRequest, WatchRequest, WatchResponse } from "./gen/statekeeper/v1/blackboard";
 import { GetCheckpointRequest, SaveCheckpointRequest } from "./gen/statekeeper/v1/checkpoint";
 import {
@@ -106,7 +106,7 @@ async function main(): Promise<number> {
   let sessionId = "";
 
   console.log(`conformance ${LANGUAGE} against ${addr}`);
-  const sk = new StatekeeperClient(addr, { apiKey, timeoutMs: 10_000 });
+  const sk = new StatekeeperClient(addr, { apiKey, timeoutMs: 10_000, tls: tlsOptionsFromEnv() });
   try {
     await report.run("connect", "connect", async () => {
       await sk.waitForReady(10_000);
