@@ -15,6 +15,7 @@ import io.grpc.Channel;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -72,7 +73,22 @@ public final class StatekeeperClient implements AutoCloseable {
     if (apiKey != null && !apiKey.isEmpty()) {
       auth.put(API_KEY, apiKey);
     }
-    return new StatekeeperClient(build(target, credentials), auth, timeoutMs);
+    return new StatekeeperClient(build(target, credentials, null), auth, timeoutMs);
+  }
+
+  /**
+   * Connects over TLS ({@link TlsOptions}: root CA, client certificate and key for mTLS, server
+   * name override); {@code apiKey} may be null when the server maps the client certificate to a
+   * tenant.
+   */
+  public static StatekeeperClient connect(
+      String target, String apiKey, TlsOptions tls, long timeoutMs) {
+    Metadata auth = new Metadata();
+    if (apiKey != null && !apiKey.isEmpty()) {
+      auth.put(API_KEY, apiKey);
+    }
+    return new StatekeeperClient(
+        build(target, tls.credentials(), tls.serverName()), auth, timeoutMs);
   }
 
   /** Connects sending {@code authorization: Bearer <token>} instead of an API key. */
@@ -80,10 +96,11 @@ public final class StatekeeperClient implements AutoCloseable {
       String target, String token, ChannelCredentials credentials) {
     Metadata auth = new Metadata();
     auth.put(AUTHORIZATION, "Bearer " + token);
-    return new StatekeeperClient(build(target, credentials), auth, DEFAULT_TIMEOUT_MS);
+    return new StatekeeperClient(build(target, credentials, null), auth, DEFAULT_TIMEOUT_MS);
   }
 
-  private static ManagedChannel build(String target, ChannelCredentials credentials) {
+  private static ManagedChannel build(
+      String target, ChannelCredentials credentials, String serverName) {
     Map<String, Object> retryPolicy =
         Map.of(
             "maxAttempts", 5.0,
@@ -103,10 +120,15 @@ public final class StatekeeperClient implements AutoCloseable {
             Map.of("service", "grpc.health.v1.Health"));
     Map<String, Object> serviceConfig =
         Map.of("methodConfig", List.of(Map.of("name", names, "retryPolicy", retryPolicy)));
-    return Grpc.newChannelBuilder(target, credentials)
-        .defaultServiceConfig(serviceConfig)
-        .enableRetry()
-        .build();
+    ManagedChannelBuilder<?> builder =
+        Grpc.newChannelBuilder(target, credentials)
+            .defaultServiceConfig(serviceConfig)
+            .enableRetry();
+    if (serverName != null && !serverName.isEmpty()) {
+      // The authority is the name the server's certificate is verified for (and the SNI).
+      builder.overrideAuthority(serverName);
+    }
+    return builder.build();
   }
 
   /** The channel with the credentials interceptor, for stubs of your own (e.g. async stubs). */

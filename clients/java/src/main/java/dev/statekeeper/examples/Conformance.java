@@ -5,6 +5,7 @@ import com.google.protobuf.Duration;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import dev.statekeeper.client.StatekeeperClient;
+import dev.statekeeper.client.TlsOptions;
 import dev.statekeeper.v1.AckMessagesRequest;
 import dev.statekeeper.v1.AckMessagesResponse;
 import dev.statekeeper.v1.AppendMessagesRequest;
@@ -178,7 +179,12 @@ public final class Conformance {
         "connect",
         "connect",
         () -> {
-          holder[0] = StatekeeperClient.connect(addr, apiKey, io.grpc.InsecureChannelCredentials.create(), 10_000);
+          TlsOptions tls = TlsOptions.fromEnv();
+          holder[0] =
+              tls == null
+                  ? StatekeeperClient.connect(
+                      addr, apiKey, io.grpc.InsecureChannelCredentials.create(), 10_000)
+                  : StatekeeperClient.connect(addr, apiKey, tls, 10_000);
           return "addr=" + addr;
         });
     if (r.failed > 0) {
