@@ -157,7 +157,11 @@ async fn main() {
     let mut client: Option<Client> = None;
     {
         let start = Instant::now();
-        match statekeeper_client::connect(&format!("http://{addr}"), &api_key).await {
+        let connected = match statekeeper_client::TlsOptions::from_env() {
+            Some(tls) => statekeeper_client::connect_with_tls(&addr, &api_key, &tls).await,
+            None => statekeeper_client::connect(&format!("http://{addr}"), &api_key).await,
+        };
+        match connected {
             Ok(c) => {
                 client = Some(c);
                 r.passed += 1;

@@ -39,7 +39,7 @@ use std::time::Duration;
 
 use tonic::metadata::{AsciiMetadataValue, MetadataKey};
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 use tonic::{Code, Request, Status};
 pub use tonic_health::pb::health_client::HealthClient;
 pub use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
@@ -107,6 +107,8 @@ pub enum Error {
     InvalidKey,
     /// The endpoint is malformed or cannot be reached.
     Transport(tonic::transport::Error),
+    /// A TLS option is incomplete or one of its files cannot be read.
+    Tls(String),
 }
 
 impl std::fmt::Display for Error {
@@ -114,6 +116,7 @@ impl std::fmt::Display for Error {
         match self {
             Error::InvalidKey => write!(f, "the API key is not valid ASCII metadata"),
             Error::Transport(e) => write!(f, "transport: {e}"),
+            Error::Tls(e) => write!(f, "tls: {e}"),
         }
     }
 }
@@ -146,6 +149,84 @@ impl Client {
 /// a 10 s connect timeout and a 30 s default deadline per call.
 pub async fn connect(endpoint: &str, api_key: &str) -> Result<Client, Error> {
     let channel = Endpoint::from_shared(endpoint.to_string())?
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(30))
+        .connect()
+        .await?;
+    Ok(Client::new(channel, Auth::api_key(api_key)?))
+}
+
+/// How to reach a server that serves TLS; the same options as every other
+/// statekeeper client. Paths are PEM files.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    /// The CA certificate(s) that signed the server's certificate. Required
+    /// unless tonic's `tls-native-roots` or `tls-webpki-roots` feature is
+    /// enabled (this crate enables neither, to add no trust by default).
+    pub root_ca: Option<std::path::PathBuf>,
+    /// This client's certificate, sent when the server requires one (mTLS);
+    /// given with `client_key`.
+    pub client_cert: Option<std::path::PathBuf>,
+    /// The key of `client_cert`.
+    pub client_key: Option<std::path::PathBuf>,
+    /// The name the server's certificate is verified for instead of the
+    /// endpoint's host (e.g. when dialling an IP address).
+    pub server_name: Option<String>,
+}
+
+impl TlsOptions {
+    /// From STATEKEEPER_TLS_CA, STATEKEEPER_TLS_CERT, STATEKEEPER_TLS_KEY and
+    /// STATEKEEPER_TLS_SERVER_NAME; None when none is set.
+    pub fn from_env() -> Option<Self> {
+        let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
+        let options = Self {
+            root_ca: var("STATEKEEPER_TLS_CA").map(Into::into),
+            client_cert: var("STATEKEEPER_TLS_CERT").map(Into::into),
+            client_key: var("STATEKEEPER_TLS_KEY").map(Into::into),
+            server_name: var("STATEKEEPER_TLS_SERVER_NAME"),
+        };
+        (options != Self::default()).then_some(options)
+    }
+
+    /// The tonic (rustls) configuration of these options.
+    pub fn config(&self) -> Result<ClientTlsConfig, Error> {
+        let read = |path: &std::path::Path| {
+            std::fs::read(path).map_err(|e| Error::Tls(format!("{}: {e}", path.display())))
+        };
+        let mut config = ClientTlsConfig::new().with_enabled_roots();
+        if let Some(ca) = &self.root_ca {
+            config = config.ca_certificate(Certificate::from_pem(read(ca)?));
+        }
+        match (&self.client_cert, &self.client_key) {
+            (Some(cert), Some(key)) => {
+                config = config.identity(Identity::from_pem(read(cert)?, read(key)?));
+            }
+            (None, None) => {}
+            _ => return Err(Error::Tls("client_cert and client_key go together".into())),
+        }
+        if let Some(name) = &self.server_name {
+            config = config.domain_name(name.clone());
+        }
+        Ok(config)
+    }
+}
+
+/// Connects over TLS to `endpoint` ("https://host:port"; an `http://` or
+/// bare "host:port" endpoint is dialled as https, since tonic would
+/// otherwise ignore the TLS configuration) with an API key (empty: none,
+/// when the server maps the client certificate to a tenant), a 10 s connect
+/// timeout and a 30 s default deadline per call.
+pub async fn connect_with_tls(
+    endpoint: &str,
+    api_key: &str,
+    tls: &TlsOptions,
+) -> Result<Client, Error> {
+    let address = endpoint
+        .strip_prefix("https://")
+        .or_else(|| endpoint.strip_prefix("http://"))
+        .unwrap_or(endpoint);
+    let channel = Endpoint::from_shared(format!("https://{address}"))?
+        .tls_config(tls.config()?)?
         .connect_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(30))
         .connect()
