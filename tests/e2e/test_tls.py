@@ -25,10 +25,14 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from statekeeper_client import NO_RETRY, AsyncClient, Client, TlsOptions
 from statekeeper_client.v1 import session_pb2, session_pb2_grpc
+
+# The worker helpers read /proc to tell which worker holds a connection.
+from tests.e2e.test_workers import TCP_LISTEN, _holder, _inodes_of, _sockets, _workers_of
 from tests.harness import processes
 from tests.harness.certs import Issued, issue, make_ca
 from tests.harness.deadlines import scaled, wait_until
 from tests.harness.servers import ServerProcess
+from tests.services import configured, create_database, drop_database, reachable
 
 API_KEY = "tls-key-alpha"
 ALPHA, BETA = "tenant-alpha", "tenant-beta"
@@ -210,6 +214,16 @@ def test_mtls_requires_a_client_certificate_and_maps_it_to_its_tenant(
         server.kill()
 
 
+def replace_files(pki: Pki, new: Issued) -> None:
+    """Writes `new` over the server's files as a deploy tool would: key and
+    certificate each renamed into place (the fetcher may see the new key with
+    the old certificate for a moment and must keep serving the old pair)."""
+    for path, data in ((pki.key_path, new.key_pem), (pki.cert_path, new.cert_pem)):
+        staged = path.with_name(path.name + ".new")
+        staged.write_bytes(data)
+        staged.replace(path)
+
+
 def served_certificate(address: str, ca: Path) -> x509.Certificate:
     """The certificate the server presents on a new TLS connection."""
     host, _, port = address.rpartition(":")
@@ -234,13 +248,7 @@ def test_replaced_certificate_files_serve_new_connections_without_a_restart(
         rotated = issue(
             pki.ca, "statekeeper-server-rotated", server=True, dns_names=("rotated.test",)
         )
-        # Written as a deploy tool would: key and certificate each renamed
-        # into place (the fetcher may see the new key with the old cert for
-        # a moment and must keep serving the old pair meanwhile).
-        for path, data in ((pki.key_path, rotated.key_pem), (pki.cert_path, rotated.cert_pem)):
-            staged = path.with_suffix(".new")
-            staged.write_bytes(data)
-            staged.replace(path)
+        replace_files(pki, rotated)
 
         def rotated_served() -> bool:
             served = served_certificate(tls_server.address, pki.ca_path)
@@ -344,5 +352,99 @@ def test_the_python_clients_take_tls_options(tmp_path: Path, pki: Pki) -> None:
             assert code_of(lambda: client.sessions.ListSessions(request)) == (
                 grpc.StatusCode.UNAVAILABLE
             )
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+def database() -> Iterator[str]:
+    """A fresh PostgreSQL database (skipped without the services)."""
+    services = configured()
+    asyncio.run(reachable(services))
+    dsn = asyncio.run(create_database(services))
+    try:
+        yield dsn
+    finally:
+        asyncio.run(drop_database(services, dsn))
+
+
+def test_every_worker_serves_mtls_and_picks_up_a_rotation(
+    tmp_path: Path, pki: Pki, database: str
+) -> None:
+    """`--workers 2`: each worker builds its credentials from the same files,
+    so both answer over mTLS with the certificate mapped to its tenant, and
+    a rotation reaches the connections each of them accepts."""
+    alpha = pki.client("agent-alpha")
+    services = configured()
+    server = TlsServer(
+        tmp_path / "workers",
+        extra_args=[
+            *tls_args(pki),
+            "--tls-client-ca",
+            str(pki.ca_path),
+            "--tls-client-tenant",
+            f"agent-alpha={ALPHA}",
+            "--workers",
+            "2",
+            "--postgres-dsn",
+            database,
+            "--redis-url",
+            services.redis_url,
+            "--redis-key-prefix",
+            f"tls-{tmp_path.name}",
+            "--migrate-on-start",
+        ],
+        pki=pki,
+        ready_client=alpha,
+    )
+    server.start()
+    try:
+        assert server.process is not None
+        parent = server.process.pid
+
+        def both_listening() -> list[int] | None:
+            workers = _workers_of(parent)
+            listening = _sockets(server.port, TCP_LISTEN)
+            ready = [pid for pid in workers if _inodes_of(pid) & listening]
+            return workers if len(workers) == 2 and len(ready) == 2 else None
+
+        workers = wait_until(both_listening, 60, "both workers listening", server.log_tail)
+        rotated = issue(pki.ca, "statekeeper-server-rotated", server=True)
+        replace_files(pki, rotated)
+
+        def serial_per_worker() -> dict[int, int]:
+            """The serial each worker presents, from new connections until
+            both were seen (connections land on a worker by hash)."""
+            seen: dict[int, int] = {}
+            for _ in range(60):
+                before = {pid: _inodes_of(pid) for pid in workers}
+                host, _, port = server.address.rpartition(":")
+                context = ssl.create_default_context(cafile=str(pki.ca_path))
+                context.load_cert_chain(pki.directory / "alpha.pem", pki.directory / "alpha.key")
+                context.set_alpn_protocols(["h2"])
+                with (
+                    socket.create_connection((host, int(port)), timeout=5) as raw,
+                    context.wrap_socket(raw, server_hostname="localhost") as wrapped,
+                ):
+                    der = wrapped.getpeercert(binary_form=True)
+                    holder = _holder(workers, server.port, before)
+                assert der is not None
+                if holder is not None:
+                    seen[holder] = x509.load_der_x509_certificate(der).serial_number
+                if len(seen) == len(workers):
+                    return seen
+            pytest.fail("60 connections all landed on the same worker")
+
+        alpha.write(pki.directory / "alpha.pem", pki.directory / "alpha.key")
+        wanted = rotated.certificate.serial_number
+        wait_until(
+            lambda: set(serial_per_worker().values()) == {wanted},
+            30,
+            "both workers serving the rotated certificate",
+            server.log_tail,
+        )
+        with grpc.secure_channel(server.address, pki.credentials(alpha)) as channel:
+            created = create_session(channel, "u-workers")
+            assert created in listed(channel)
     finally:
         server.kill()
