@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds every client (Python, Go, TypeScript, Java, Rust), starts ONE real
 # statekeeper server on a free loopback port with an API key and a temporary
-# data dir, checks it with grpcurl and grpc_health_probe, runs the conformance
-# scenario of each language against it, prints how long every stage and every
-# scenario took, stops the server, and exits non-zero if anything failed.
+# data dir, over mTLS with a CA generated for the run (server and client
+# certificates from tests/harness/certs.py), checks it with grpcurl and
+# grpc_health_probe, runs the conformance scenario of each language against
+# it over TLS (each client given the CA, the client certificate and its key
+# through STATEKEEPER_TLS_*), prints how long every stage and every scenario
+# took, stops the server, and exits non-zero if anything failed.
 #
 # Works on a fresh machine with only the base toolchains: it installs grpcurl
 # and grpc_health_probe (go install, into .tools/), the npm, Maven, cargo and
@@ -17,6 +20,7 @@
 #                        default "all": every service is built on the
 #                        embedded store the scenario runs against)
 #   CONFORMANCE_ONLY     run only these languages (e.g. "go,rust")
+#   CONFORMANCE_TLS      1 (default): mTLS as above; 0: plaintext
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -24,6 +28,7 @@ TOOLS=$ROOT/.tools
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 REQUIRE=${CONFORMANCE_REQUIRE:-all}
 ONLY=${CONFORMANCE_ONLY:-python,go,typescript,java,rust}
+TLS=${CONFORMANCE_TLS:-1}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/statekeeper-conformance.XXXXXX")
 SERVER_PID=""
@@ -175,13 +180,30 @@ free_port() {
   "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
+# The transport flags of the server and of each tool: plaintext, or mTLS with
+# a CA issued for this run (ca.pem, server.pem/key, client.pem/key; client CN
+# "conformance", which maps to no tenant, so the API key still authenticates).
+SERVER_TLS=()
+GRPCURL_TLS=(-plaintext)
+PROBE_TLS=()
+CLIENT_TLS=()
+setup_tls() {
+  local dir=$WORK/tls
+  "$PY" -m tests.harness.certs "$dir"
+  SERVER_TLS=(--tls-cert "$dir/server.pem" --tls-key "$dir/server.key" --tls-client-ca "$dir/ca.pem")
+  GRPCURL_TLS=(-cacert "$dir/ca.pem" -cert "$dir/client.pem" -key "$dir/client.key")
+  PROBE_TLS=(-tls -tls-ca-cert "$dir/ca.pem" -tls-client-cert "$dir/client.pem" -tls-client-key "$dir/client.key")
+  CLIENT_TLS=(STATEKEEPER_TLS_CA="$dir/ca.pem" STATEKEEPER_TLS_CERT="$dir/client.pem" STATEKEEPER_TLS_KEY="$dir/client.key")
+  echo "mTLS: CA, server and client certificates in $dir"
+}
+
 start_server() {
   PORT=$(free_port)
   ADDR=127.0.0.1:$PORT
   API_KEY="conformance-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
   mkdir -p "$WORK/data"
   "$PY" -m statekeeper serve --listen "$ADDR" --data-dir "$WORK/data" \
-    --api-key "$API_KEY=conformance" >"$WORK/server.log" 2>&1 &
+    --api-key "$API_KEY=conformance" "${SERVER_TLS[@]}" >"$WORK/server.log" 2>&1 &
   SERVER_PID=$!
   echo "server pid $SERVER_PID on $ADDR (data dir $WORK/data)"
   for _ in $(seq 1 150); do
@@ -190,7 +212,7 @@ start_server() {
       cat "$WORK/server.log" >&2
       return 1
     fi
-    if "$TOOLS/bin/grpc_health_probe" -addr "$ADDR" -connect-timeout 1s -rpc-timeout 1s >/dev/null 2>&1; then
+    if "$TOOLS/bin/grpc_health_probe" -addr "$ADDR" "${PROBE_TLS[@]}" -connect-timeout 1s -rpc-timeout 1s >/dev/null 2>&1; then
       return 0
     fi
     sleep 0.2
@@ -202,7 +224,7 @@ start_server() {
 # ---------------------------------------------------------------- operator tools
 check_grpcurl() {
   local grpcurl=$TOOLS/bin/grpcurl services
-  services=$("$grpcurl" -plaintext "$ADDR" list)
+  services=$("$grpcurl" "${GRPCURL_TLS[@]}" "$ADDR" list)
   echo "$services" | sed 's/^/  list: /'
   local s
   for s in SessionService MemoryService CheckpointService BlackboardService MessageService; do
@@ -211,26 +233,37 @@ check_grpcurl() {
       return 1
     fi
   done
-  "$grpcurl" -plaintext "$ADDR" describe statekeeper.v1.SessionService.CreateSession | sed 's/^/  describe: /'
+  "$grpcurl" "${GRPCURL_TLS[@]}" "$ADDR" describe statekeeper.v1.SessionService.CreateSession | sed 's/^/  describe: /'
   local created
-  created=$("$grpcurl" -plaintext -H "x-api-key: $API_KEY" \
+  created=$("$grpcurl" "${GRPCURL_TLS[@]}" -H "x-api-key: $API_KEY" \
     -d '{"session": {"userId": "grpcurl-user", "agentId": "grpcurl"}}' \
     "$ADDR" statekeeper.v1.SessionService/CreateSession)
   echo "$created" | sed 's/^/  CreateSession: /'
   grep -Eq '"session_?[iI]d"' <<<"$created" || { echo "CreateSession returned no sessionId" >&2; return 1; }
   # Without the key the same call must be refused.
   local refused
-  if refused=$("$grpcurl" -plaintext -d '{"session": {"userId": "grpcurl-user"}}' \
+  if refused=$("$grpcurl" "${GRPCURL_TLS[@]}" -d '{"session": {"userId": "grpcurl-user"}}' \
     "$ADDR" statekeeper.v1.SessionService/CreateSession 2>&1); then
     echo "CreateSession without an API key succeeded" >&2
     return 1
   fi
   grep -q "Unauthenticated" <<<"$refused" || { echo "expected Unauthenticated, got: $refused" >&2; return 1; }
   echo "  without x-api-key: Unauthenticated (as expected)"
+  [ "$TLS" = 1 ] || return 0
+  # Under mTLS, plaintext and a client without a certificate do not get in.
+  if "$grpcurl" -plaintext -H "x-api-key: $API_KEY" "$ADDR" list >/dev/null 2>&1; then
+    echo "a plaintext call to the TLS server succeeded" >&2
+    return 1
+  fi
+  if "$grpcurl" -cacert "$WORK/tls/ca.pem" -H "x-api-key: $API_KEY" "$ADDR" list >/dev/null 2>&1; then
+    echo "a call without a client certificate succeeded" >&2
+    return 1
+  fi
+  echo "  plaintext, or TLS without a client certificate: refused (as expected)"
 }
 
 check_health_probe() {
-  "$TOOLS/bin/grpc_health_probe" -addr "$ADDR" -connect-timeout 2s -rpc-timeout 2s
+  "$TOOLS/bin/grpc_health_probe" -addr "$ADDR" "${PROBE_TLS[@]}" -connect-timeout 2s -rpc-timeout 2s
 }
 
 # ---------------------------------------------------------------- scenarios
@@ -238,7 +271,8 @@ scenario() { # scenario LANGUAGE CMD...
   local lang=$1; shift
   echo "==> conformance scenario: $lang"
   local start rc=0; start=$(date +%s%N)
-  (cd "$WORK" && STATEKEEPER_ADDR=$ADDR STATEKEEPER_API_KEY=$API_KEY STATEKEEPER_REQUIRE=$REQUIRE "$@") || rc=$?
+  (cd "$WORK" && env "${CLIENT_TLS[@]}" STATEKEEPER_ADDR="$ADDR" STATEKEEPER_API_KEY="$API_KEY" \
+    STATEKEEPER_REQUIRE="$REQUIRE" "$@") || rc=$?
   local took; took=$(fmt_ms "$(ms_since "$start")")
   if [ $rc -eq 0 ]; then
     RESULTS+=("$(printf '%-12s PASSED  %10s' "$lang" "$took")")
@@ -257,6 +291,7 @@ wanted python && stage "python client: ruff, mypy, tests" test_python_layer
 wanted go && stage "build go client" build_go
 wanted typescript && stage "build typescript client" build_typescript
 wait_stages
+[ "$TLS" = 1 ] && stage "issue CA and certificates (mTLS)" setup_tls
 stage "start server" start_server
 stage "grpc_health_probe" check_health_probe
 stage "grpcurl list/describe/call" check_grpcurl
