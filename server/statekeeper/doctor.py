@@ -59,11 +59,15 @@ def _config(settings: Settings) -> Finding:
     else:
         tier = f"embedded store in {settings.data_dir}"
     keys = f"{len(settings.api_keys)} API key(s)" if settings.api_keys else "no API keys"
+    if settings.tls_client_tenants:
+        keys += f", {len(settings.tls_client_tenants)} client certificate tenant(s)"
+    credentials = settings.api_keys or settings.tls_client_tenants
+    transport = "mTLS" if settings.tls_client_ca else "TLS" if settings.tls_cert else "plaintext"
     return Finding(
-        OK if settings.api_keys else WARN,
+        OK if credentials else WARN,
         "config",
-        f"{tier}; listen {settings.listen}; {settings.worker_count} worker(s); {keys}"
-        + ("" if settings.api_keys else " (single tenant, unauthenticated)"),
+        f"{tier}; listen {settings.listen} ({transport}); {settings.worker_count} worker(s);"
+        f" {keys}" + ("" if credentials else " (single tenant, unauthenticated)"),
     )
 
 

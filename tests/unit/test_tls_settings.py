@@ -100,3 +100,14 @@ def test_a_mapped_certificate_authenticates_and_an_api_key_decides_when_sent() -
     assert not Authenticator({}, {"agent-b": "beta"}).single_tenant
     with pytest.raises(UnauthenticatedError):
         Authenticator({}, {"agent-b": "beta"}).authenticate(None)
+
+
+def test_doctor_reports_the_transport_and_counts_certificate_tenants() -> None:
+    from statekeeper import doctor
+
+    plain = doctor._config(settings([]))
+    assert plain.status == doctor.WARN and "(plaintext)" in plain.detail
+    mtls = doctor._config(settings([*MTLS, "--tls-client-tenant", "agent=acme"]))
+    assert mtls.status == doctor.OK, mtls.detail
+    assert "(mTLS)" in mtls.detail and "1 client certificate tenant(s)" in mtls.detail
+    assert "unauthenticated" not in mtls.detail
