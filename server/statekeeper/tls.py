@@ -20,9 +20,11 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
 from statekeeper.config import ConfigError, Settings
@@ -75,16 +77,14 @@ def load(tls: TlsFiles) -> Identity:
         raise ConfigError(f"tls_cert: {tls.cert} holds no PEM certificate ({exc})") from exc
     try:
         private_key = serialization.load_pem_private_key(key, password=None)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
         # TypeError: an encrypted key, which the server cannot unlock.
         raise ConfigError(
             f"tls_key: {tls.key} holds no unencrypted PEM private key ({exc})"
         ) from exc
-    spki = serialization.PublicFormat.SubjectPublicKeyInfo
-    der = serialization.Encoding.DER
-    if private_key.public_key().public_bytes(der, spki) != certificates[
-        0
-    ].public_key().public_bytes(der, spki):
+    # The leaf (first) certificate must carry the key's public half, or every
+    # handshake would fail after a start that looked fine.
+    if _public_der(private_key.public_key()) != _public_der(certificates[0].public_key()):
         raise ConfigError(f"tls_key: {tls.key} does not match the certificate in {tls.cert}")
     ca: bytes | None = None
     if tls.client_ca is not None:
@@ -96,6 +96,14 @@ def load(tls: TlsFiles) -> Identity:
                 f"tls_client_ca: {tls.client_ca} holds no PEM certificate ({exc})"
             ) from exc
     return Identity(cert, key, ca)
+
+
+def _public_der(key: Any) -> bytes:
+    return bytes(
+        key.public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
 
 
 def _read(path: Path, option: str) -> bytes:
@@ -144,7 +152,9 @@ class ReloadingCredentials:
                 return None
             try:
                 identity = load(self._tls)
-            except ConfigError as exc:
+            except Exception as exc:
+                # Any error, not only ConfigError: one escaping into gRPC core
+                # would fail the handshake instead of keeping the old files.
                 # Not recorded as seen: the next handshake tries again, so a
                 # rotation that lands in two steps (cert, then key) is taken.
                 # Logged once per state of the files, not once per handshake.
