@@ -193,7 +193,7 @@ setup_tls() {
   SERVER_TLS=(--tls-cert "$dir/server.pem" --tls-key "$dir/server.key" --tls-client-ca "$dir/ca.pem")
   GRPCURL_TLS=(-cacert "$dir/ca.pem" -cert "$dir/client.pem" -key "$dir/client.key")
   PROBE_TLS=(-tls -tls-ca-cert "$dir/ca.pem" -tls-client-cert "$dir/client.pem" -tls-client-key "$dir/client.key")
-  CLIENT_TLS=(STATEKEEPER_TLS_CA="$dir/ca.pem" STATEKEEPER_TLS_CERT="$dir/client.pem" STATEKEEPER_TLS_KEY="$dir/client.key")
+  CLIENT_TLS=(STATEKEEPER_TLS_ROOT_CA="$dir/ca.pem" STATEKEEPER_TLS_CLIENT_CERT="$dir/client.pem" STATEKEEPER_TLS_CLIENT_KEY="$dir/client.key")
   echo "mTLS: CA, server and client certificates in $dir"
 }
 

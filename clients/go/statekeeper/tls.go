@@ -22,13 +22,13 @@ type TLSOptions struct {
 	ServerName string
 }
 
-// TLSOptionsFromEnv reads STATEKEEPER_TLS_CA, STATEKEEPER_TLS_CERT,
-// STATEKEEPER_TLS_KEY and STATEKEEPER_TLS_SERVER_NAME; nil when none is set.
+// TLSOptionsFromEnv reads STATEKEEPER_TLS_ROOT_CA, STATEKEEPER_TLS_CLIENT_CERT,
+// STATEKEEPER_TLS_CLIENT_KEY and STATEKEEPER_TLS_SERVER_NAME; nil when none is set.
 func TLSOptionsFromEnv() *TLSOptions {
 	o := TLSOptions{
-		RootCA:     os.Getenv("STATEKEEPER_TLS_CA"),
-		ClientCert: os.Getenv("STATEKEEPER_TLS_CERT"),
-		ClientKey:  os.Getenv("STATEKEEPER_TLS_KEY"),
+		RootCA:     os.Getenv("STATEKEEPER_TLS_ROOT_CA"),
+		ClientCert: os.Getenv("STATEKEEPER_TLS_CLIENT_CERT"),
+		ClientKey:  os.Getenv("STATEKEEPER_TLS_CLIENT_KEY"),
 		ServerName: os.Getenv("STATEKEEPER_TLS_SERVER_NAME"),
 	}
 	if o == (TLSOptions{}) {

@@ -39,14 +39,16 @@ class TlsOptions:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> TlsOptions | None:
-        """From STATEKEEPER_TLS_CA, STATEKEEPER_TLS_CERT, STATEKEEPER_TLS_KEY
+        """From STATEKEEPER_TLS_ROOT_CA, STATEKEEPER_TLS_CLIENT_CERT, STATEKEEPER_TLS_CLIENT_KEY
         and STATEKEEPER_TLS_SERVER_NAME (all paths but the last); None when
         none is set (plaintext)."""
-        names = ("CA", "CERT", "KEY", "SERVER_NAME")
+        names = ("ROOT_CA", "CLIENT_CERT", "CLIENT_KEY", "SERVER_NAME")
         values = {name: environ.get(f"STATEKEEPER_TLS_{name}") or None for name in names}
         if not any(values.values()):
             return None
-        return cls(values["CA"], values["CERT"], values["KEY"], values["SERVER_NAME"])
+        return cls(
+            values["ROOT_CA"], values["CLIENT_CERT"], values["CLIENT_KEY"], values["SERVER_NAME"]
+        )
 
     def credentials(self) -> grpc.ChannelCredentials:
         return grpc.ssl_channel_credentials(

@@ -325,9 +325,9 @@ async def test_async_client_retries_and_watches(server: tuple[str, Sessions, Bla
 
 def test_tls_options_from_the_environment_and_their_checks() -> None:
     assert TlsOptions.from_env({}) is None
-    assert TlsOptions.from_env({"STATEKEEPER_TLS_CA": ""}) is None
+    assert TlsOptions.from_env({"STATEKEEPER_TLS_ROOT_CA": ""}) is None
     options = TlsOptions.from_env(
-        {"STATEKEEPER_TLS_CA": "ca.pem", "STATEKEEPER_TLS_SERVER_NAME": "sk.example"}
+        {"STATEKEEPER_TLS_ROOT_CA": "ca.pem", "STATEKEEPER_TLS_SERVER_NAME": "sk.example"}
     )
     assert options == TlsOptions(root_ca="ca.pem", server_name="sk.example")
     assert options.channel_options() == [("grpc.ssl_target_name_override", "sk.example")]

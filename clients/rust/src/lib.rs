@@ -175,14 +175,14 @@ pub struct TlsOptions {
 }
 
 impl TlsOptions {
-    /// From STATEKEEPER_TLS_CA, STATEKEEPER_TLS_CERT, STATEKEEPER_TLS_KEY and
+    /// From STATEKEEPER_TLS_ROOT_CA, STATEKEEPER_TLS_CLIENT_CERT, STATEKEEPER_TLS_CLIENT_KEY and
     /// STATEKEEPER_TLS_SERVER_NAME; None when none is set.
     pub fn from_env() -> Option<Self> {
         let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
         let options = Self {
-            root_ca: var("STATEKEEPER_TLS_CA").map(Into::into),
-            client_cert: var("STATEKEEPER_TLS_CERT").map(Into::into),
-            client_key: var("STATEKEEPER_TLS_KEY").map(Into::into),
+            root_ca: var("STATEKEEPER_TLS_ROOT_CA").map(Into::into),
+            client_cert: var("STATEKEEPER_TLS_CLIENT_CERT").map(Into::into),
+            client_key: var("STATEKEEPER_TLS_CLIENT_KEY").map(Into::into),
             server_name: var("STATEKEEPER_TLS_SERVER_NAME"),
         };
         (options != Self::default()).then_some(options)

@@ -61,14 +61,14 @@ export interface TlsOptions {
 }
 
 /**
- * TLS options from STATEKEEPER_TLS_CA, STATEKEEPER_TLS_CERT, STATEKEEPER_TLS_KEY
+ * TLS options from STATEKEEPER_TLS_ROOT_CA, STATEKEEPER_TLS_CLIENT_CERT, STATEKEEPER_TLS_CLIENT_KEY
  * and STATEKEEPER_TLS_SERVER_NAME; undefined when none is set.
  */
 export function tlsOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): TlsOptions | undefined {
   const options: TlsOptions = {
-    rootCa: env.STATEKEEPER_TLS_CA || undefined,
-    clientCert: env.STATEKEEPER_TLS_CERT || undefined,
-    clientKey: env.STATEKEEPER_TLS_KEY || undefined,
+    rootCa: env.STATEKEEPER_TLS_ROOT_CA || undefined,
+    clientCert: env.STATEKEEPER_TLS_CLIENT_CERT || undefined,
+    clientKey: env.STATEKEEPER_TLS_CLIENT_KEY || undefined,
     serverName: env.STATEKEEPER_TLS_SERVER_NAME || undefined,
   };
   return Object.values(options).some((value) => value !== undefined) ? options : undefined;

@@ -25,13 +25,13 @@ public record TlsOptions(File rootCa, File clientCert, File clientKey, String se
   }
 
   /**
-   * Options from STATEKEEPER_TLS_CA, STATEKEEPER_TLS_CERT, STATEKEEPER_TLS_KEY and
+   * Options from STATEKEEPER_TLS_ROOT_CA, STATEKEEPER_TLS_CLIENT_CERT, STATEKEEPER_TLS_CLIENT_KEY and
    * STATEKEEPER_TLS_SERVER_NAME; null when none is set.
    */
   public static TlsOptions fromEnv() {
-    String ca = env("STATEKEEPER_TLS_CA");
-    String cert = env("STATEKEEPER_TLS_CERT");
-    String key = env("STATEKEEPER_TLS_KEY");
+    String ca = env("STATEKEEPER_TLS_ROOT_CA");
+    String cert = env("STATEKEEPER_TLS_CLIENT_CERT");
+    String key = env("STATEKEEPER_TLS_CLIENT_KEY");
     String name = env("STATEKEEPER_TLS_SERVER_NAME");
     if (ca == null && cert == null && key == null && name == null) {
       return null;
