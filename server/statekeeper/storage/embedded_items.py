@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -18,6 +17,7 @@ from statekeeper.core.items import (
     path_range,
 )
 from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded_checkpoints import apply_migrations
 from statekeeper.storage.item_store import ItemName, ItemStore
 
 # Append only; never edit a released entry.
@@ -90,7 +90,7 @@ class EmbeddedItemStore(ItemStore):
                 f"SELECT {_COLUMNS} FROM items WHERE tenant=? AND path=? AND key=? AND {_LIVE}",
                 (tenant, path, key, now),
             ).fetchone()
-            return None if row is None else _record(row)
+            return None if row is None else record_from_row(row)
 
         return await self._storage.run(work)
 
@@ -120,7 +120,7 @@ class EmbeddedItemStore(ItemStore):
 
         def work(db: sqlite3.Connection) -> list[ItemRecord]:
             rows = db.execute(f"SELECT {_COLUMNS} FROM items WHERE {where}", params)
-            return [_record(row) for row in rows]
+            return [record_from_row(row) for row in rows]
 
         return await self._storage.run(work)
 
@@ -150,22 +150,7 @@ class EmbeddedItemStore(ItemStore):
 
 
 def _migrate(db: sqlite3.Connection) -> None:
-    with db:
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS items_schema"
-            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
-        )
-    applied = {row[0] for row in db.execute("SELECT version FROM items_schema")}
-    for version, statements in SCHEMA:
-        if version in applied:
-            continue
-        with db:
-            for statement in statements:
-                db.execute(statement)
-            db.execute(
-                "INSERT INTO items_schema (version, applied_at) VALUES (?, ?)",
-                (version, time.time()),
-            )
+    apply_migrations(db, "items_schema", SCHEMA)
 
 
 def _sweep(db: sqlite3.Connection, tenant: str, now: float) -> None:
@@ -199,7 +184,9 @@ def _row(record: ItemRecord) -> tuple[Any, ...]:
     )
 
 
-def _record(row: Sequence[Any]) -> ItemRecord:
+def record_from_row(row: Any) -> ItemRecord:
+    """An item from its row (the columns of _COLUMNS, in order; SQLite or
+    PostgreSQL)."""
     return ItemRecord(
         namespace=namespace_of(row[0]),
         key=row[1],

@@ -12,8 +12,8 @@ from statekeeper.core.items import ItemRecord, namespace_of, namespace_path, pat
 from statekeeper.storage.embedded_items import (
     NEWEST_FIRST,
     SWEEP_BATCH,
-    decode_vectors,
     encode_vectors,
+    record_from_row,
 )
 from statekeeper.storage.item_store import ItemName, ItemStore
 from statekeeper.storage.postgres import Migration, PostgresStorage, SchemaOutOfDateError
@@ -119,7 +119,7 @@ class PostgresItemStore(ItemStore):
                 key,
                 now,
             )
-        return None if row is None else _record(row)
+        return None if row is None else record_from_row(row)
 
     async def delete(self, tenant: str, namespace: tuple[str, ...], key: str, now: float) -> bool:
         async with self._db.connection("delete item") as conn:
@@ -141,7 +141,7 @@ class PostgresItemStore(ItemStore):
             where += f" {NEWEST_FIRST} LIMIT ${len(params)}"
         async with self._db.connection("search items") as conn:
             rows = await conn.fetch(f"SELECT {_COLUMNS} FROM items WHERE {where}", *params)
-        return [_record(row) for row in rows]
+        return [record_from_row(row) for row in rows]
 
     async def refresh(self, tenant: str, names: Sequence[ItemName], now: float) -> None:
         async with self._db.connection("refresh items") as conn:
@@ -168,16 +168,3 @@ def _under(tenant: str, prefix: tuple[str, ...], now: float) -> tuple[str, list[
         where += " AND path >= $3 AND path < $4"
         params.extend(bounds)
     return where, params
-
-
-def _record(row: Any) -> ItemRecord:
-    return ItemRecord(
-        namespace=namespace_of(row[0]),
-        key=row[1],
-        value_json=row[2],
-        create_time=row[3],
-        update_time=row[4],
-        expire_time=row[5],
-        ttl_seconds=row[6],
-        vectors=decode_vectors(row[7]),
-    )
