@@ -13,6 +13,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
 
+from statekeeper_client.errors import error_info
 from statekeeper_client.v1 import (
     admin_pb2,
     admin_pb2_grpc,
@@ -35,17 +36,57 @@ Metadata = Sequence[tuple[str, str | bytes]]
 #: Status codes the client retries. Only UNAVAILABLE: the server was not
 #: reached or asked to be retried. Everything else (DEADLINE_EXCEEDED, ABORTED,
 #: RESOURCE_EXHAUSTED, ...) is returned to the caller, who knows whether a
-#: retry makes sense.
+#: retry makes sense. Which methods are retried: see `retry_safety`.
 RETRYABLE_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
 
-#: Request fields that make a call safe to repeat; the client fills them with
-#: a random id when they are empty, so that a retry after a lost reply does
-#: not apply the change twice.
-IDEMPOTENCY_FIELDS = {
-    "AppendMessages": "request_id",
-    "SendMessage": "request_id",
-    "SendReply": "request_id",
-}
+#: ErrorInfo reasons with which the server says that the call changed
+#: nothing and may be repeated as is (common.proto): retried for every method
+#: whatever its code, like UNAVAILABLE for a safe method.
+RETRYABLE_REASONS = frozenset({"CONCURRENT_MODIFICATION", "INDEX_LOADING"})
+
+#: The idempotency key field (AIP-155) of a request.
+IDEMPOTENCY_FIELD = "request_id"
+
+#: How safe a method is to send again after UNAVAILABLE, when the first
+#: attempt may have reached the server:
+#: READ: it changes nothing (Get*, List*, Search*, Query*, Recall,
+#: BuildContext, the health check);
+#: KEYED: its request has a `request_id` (idempotency key), which the client
+#: fills when empty, so a repeat returns the first call's outcome
+#: (AppendMessages, SendMessage, RequestReply, SendReply);
+#: IDEMPOTENT: the contract makes a repeat harmless (AckMessages: "twice is
+#: harmless"; NackMessages and ExtendVisibility: the same handle again;
+#: PullMessages: the deliveries of a lost answer come back after their
+#: visibility timeout, as at-least-once delivery already allows);
+#: UNSAFE: every other mutation. It is not retried once sent; instead it is
+#: sent with wait_for_ready, so that a call made while the server is away
+#: (restarting) waits for it, within the deadline, rather than failing.
+READ, KEYED, IDEMPOTENT, UNSAFE = "read", "keyed", "idempotent", "unsafe"
+
+_READ_PREFIXES = ("Get", "List", "Search", "Query")
+_READ_METHODS = frozenset({"Recall", "BuildContext", "Check"})
+_IDEMPOTENT_METHODS = frozenset({"AckMessages", "NackMessages", "ExtendVisibility", "PullMessages"})
+
+
+def retry_safety(method: str, request: Message | None = None) -> str:
+    """READ, KEYED, IDEMPOTENT or UNSAFE for `method` (its name, e.g.
+    "PutEntry"); KEYED when `request`'s type has an idempotency key field."""
+    if method in _READ_METHODS or method.startswith(_READ_PREFIXES):
+        return READ
+    if request is not None and IDEMPOTENCY_FIELD in request.DESCRIPTOR.fields_by_name:
+        return KEYED
+    if method in _IDEMPOTENT_METHODS:
+        return IDEMPOTENT
+    return UNSAFE
+
+
+def retryable(error: grpc.RpcError, safety: str, codes: frozenset[grpc.StatusCode]) -> bool:
+    """Whether a failed attempt of a method of `safety` may be sent again."""
+    info = error_info(error)
+    if info is not None and info.reason in RETRYABLE_REASONS:
+        return True
+    code = error.code() if callable(getattr(error, "code", None)) else None
+    return code in codes and safety != UNSAFE
 
 
 @dataclass(frozen=True)
@@ -103,14 +144,16 @@ def merge_metadata(auth: Metadata, extra: Metadata | None) -> list[tuple[str, An
     return merged
 
 
-def with_request_id(method: str, request: Message) -> Message:
-    """A copy of `request` with its idempotency field filled, or `request`."""
-    field = IDEMPOTENCY_FIELDS.get(method)
-    if field is None or getattr(request, field):
+def with_request_id(request: Message) -> Message:
+    """A copy of `request` with its idempotency key filled with a random id,
+    or `request` itself when it has no such field or it is already set."""
+    if IDEMPOTENCY_FIELD not in request.DESCRIPTOR.fields_by_name:
+        return request
+    if getattr(request, IDEMPOTENCY_FIELD):
         return request
     copy = type(request)()
     copy.CopyFrom(request)
-    setattr(copy, field, uuid.uuid4().hex)
+    setattr(copy, IDEMPOTENCY_FIELD, uuid.uuid4().hex)
     return copy
 
 

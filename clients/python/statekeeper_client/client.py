@@ -11,13 +11,17 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from statekeeper_client._common import (
+    KEYED,
     RETRYABLE_CODES,
     SERVICES,
+    UNSAFE,
     Metadata,
     RetryPolicy,
     ServiceSpec,
     auth_metadata,
     merge_metadata,
+    retry_safety,
+    retryable,
     with_request_id,
 )
 from statekeeper_client.errors import wrap
@@ -55,8 +59,11 @@ class _UnaryMethod:
     ) -> Any:
         client = self._client
         policy = client.retry
-        if policy.max_attempts > 1:
-            request = with_request_id(self._name, request)
+        safety = retry_safety(self._name, request)
+        if safety == KEYED:
+            request = with_request_id(request)
+        elif safety == UNSAFE:
+            kwargs.setdefault("wait_for_ready", True)
         budget = client.timeout if timeout is None else timeout
         deadline = time.monotonic() + budget
         md = merge_metadata(client._auth, metadata)
@@ -66,7 +73,10 @@ class _UnaryMethod:
             try:
                 return self._call(request, timeout=remaining, metadata=md, **kwargs)
             except grpc.RpcError as error:
-                if error.code() not in client.retry_codes or attempt >= policy.max_attempts:
+                if (
+                    not retryable(error, safety, client.retry_codes)
+                    or attempt >= policy.max_attempts
+                ):
                     raise wrap(error, self._full_name) from None
                 pause = policy.backoff(attempt)
                 if deadline - time.monotonic() <= pause:
