@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,9 +27,9 @@ from statekeeper_client._common import (
     with_request_id,
 )
 from statekeeper_client.client import DEFAULT_TIMEOUT
-from statekeeper_client.errors import wrap
+from statekeeper_client.errors import StatekeeperRpcError, wrap
 from statekeeper_client.tls import TlsOptions, channel_settings
-from statekeeper_client.watch import AsyncWatch, _WatchState
+from statekeeper_client.watch import DEFAULT_RECONNECT_TIMEOUT, AsyncWatch, WatchResync, _WatchState
 
 if TYPE_CHECKING:
     from statekeeper_client.v1.admin_pb2_grpc import AdminServiceStub
@@ -211,8 +211,13 @@ class AsyncClient:
         event_types: Iterable[int] = (),
         timeout: float | None = None,
         retry: RetryPolicy | None = None,
+        reconnect_timeout: float | None = DEFAULT_RECONNECT_TIMEOUT,
+        resume_slow_consumer: bool = True,
+        on_reconnect: Callable[[StatekeeperRpcError | None], Any] | None = None,
+        on_compacted: Callable[[WatchResync], Any] | None = None,
     ) -> AsyncWatch:
-        """A resuming Watch of `board` (see `statekeeper_client.watch`)."""
+        """A resuming Watch of `board`: the options of `Client.watch`
+        (callbacks may be coroutine functions)."""
         state = _WatchState(
             board,
             prefix=prefix,
@@ -225,7 +230,15 @@ class AsyncClient:
         )
         raw_stub = self._services["blackboard"]._raw
         return AsyncWatch(
-            raw_stub, state, metadata=self._auth, retry=retry or self.retry, timeout=timeout
+            raw_stub,
+            state,
+            metadata=self._auth,
+            retry=retry or self.retry,
+            timeout=timeout,
+            reconnect_timeout=reconnect_timeout,
+            resume_slow_consumer=resume_slow_consumer,
+            on_reconnect=on_reconnect,
+            on_compacted=on_compacted,
         )
 
     async def close(self) -> None:

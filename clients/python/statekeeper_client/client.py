@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
@@ -24,9 +24,9 @@ from statekeeper_client._common import (
     retryable,
     with_request_id,
 )
-from statekeeper_client.errors import wrap
+from statekeeper_client.errors import StatekeeperRpcError, wrap
 from statekeeper_client.tls import TlsOptions, channel_settings
-from statekeeper_client.watch import Watch, _WatchState
+from statekeeper_client.watch import DEFAULT_RECONNECT_TIMEOUT, Watch, WatchResync, _WatchState
 
 if TYPE_CHECKING:
     from statekeeper_client.v1.admin_pb2_grpc import AdminServiceStub
@@ -226,10 +226,19 @@ class Client:
         event_types: Iterable[int] = (),
         timeout: float | None = None,
         retry: RetryPolicy | None = None,
+        reconnect_timeout: float | None = DEFAULT_RECONNECT_TIMEOUT,
+        resume_slow_consumer: bool = True,
+        on_reconnect: Callable[[StatekeeperRpcError | None], Any] | None = None,
+        on_compacted: Callable[[WatchResync], Any] | None = None,
     ) -> Watch:
         """A resuming Watch of `board` (see `statekeeper_client.watch`).
         `timeout` bounds the whole watch, reconnects included (None: no
-        deadline)."""
+        deadline); `reconnect_timeout` how long it keeps reconnecting
+        without a working stream (None: as long as `timeout` allows);
+        `on_compacted(WatchResync)` turns REVISION_COMPACTED into re-list
+        then watch (without it, RevisionCompactedError is raised);
+        `resume_slow_consumer=False` raises SlowConsumerError instead of
+        resuming; `on_reconnect(error)` is called before each resume."""
         state = _WatchState(
             board,
             prefix=prefix,
@@ -242,7 +251,15 @@ class Client:
         )
         raw_stub = self._services["blackboard"]._raw
         return Watch(
-            raw_stub, state, metadata=self._auth, retry=retry or self.retry, timeout=timeout
+            raw_stub,
+            state,
+            metadata=self._auth,
+            retry=retry or self.retry,
+            timeout=timeout,
+            reconnect_timeout=reconnect_timeout,
+            resume_slow_consumer=resume_slow_consumer,
+            on_reconnect=on_reconnect,
+            on_compacted=on_compacted,
         )
 
     def close(self) -> None:

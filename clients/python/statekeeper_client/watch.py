@@ -3,24 +3,44 @@
 `BlackboardService.Watch` promises that every response carries a
 `resume_revision`, and that a new Watch started at that revision continues
 exactly after the last delivered message, without a gap and without a repeat.
-These helpers keep that revision and, when the stream breaks with UNAVAILABLE
-(server restart, lost connection) or RESOURCE_EXHAUSTED/SLOW_CONSUMER, open a
-new stream from it after an exponential backoff. Any other error ends the
-iteration: UNIMPLEMENTED as `ServiceNotImplementedError` (the server does not
-have the blackboard yet), OUT_OF_RANGE/REVISION_COMPACTED as a
-`StatekeeperRpcError` (the history is gone: start again with a snapshot).
+These helpers keep that revision and, when the stream breaks, open a new
+stream from it after an exponential backoff (the client's RetryPolicy), on
+whichever server answers the channel's target:
 
-    watch = client.watch("team-1", prefix="plan/")
-    for event in watch:                 # BlackboardEvent, in revision order
-        print(event.type, event.entry.key, event.revision)
+* UNAVAILABLE (server restart, lost connection, server shutting down):
+  resumed, until `reconnect_timeout` seconds pass without a working stream
+  (then the last error is raised);
+* RESOURCE_EXHAUSTED/SLOW_CONSUMER (this reader fell too far behind):
+  resumed the same way and counted in `slow_consumer_count`; with
+  `resume_slow_consumer=False` it is raised as `errors.SlowConsumerError`;
+* OUT_OF_RANGE/REVISION_COMPACTED (the revisions to replay are gone): raised
+  as `errors.RevisionCompactedError` (metadata["oldest_revision"]), unless
+  `on_compacted` is given: then the helper re-lists and watches again, as
+  the contract prescribes: a new stream with `initial_snapshot` from the
+  current revision, whose entries (the board as of revision R) are handed to
+  `on_compacted(WatchResync(...))` before the events after R follow;
+* anything else ends the iteration with its typed error (UNIMPLEMENTED as
+  `ServiceNotImplementedError`).
+
+`on_reconnect(error)` is called before each resume with the error that ended
+the stream. Progress notifications (`progress_notify_interval`) move
+`resume_revision` and `progress_revision` on a quiet board; iterate
+`responses()` to see them (and the started/snapshot messages) rather than
+only the events.
+
+    with client.watch("team-1", prefix="plan/") as watch:
+        for event in watch:             # BlackboardEvent, in revision order
+            print(event.type, event.entry.key, event.revision)
     # watch.resume_revision is where a later Watch would continue.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, cast
 
@@ -31,6 +51,33 @@ from statekeeper_client.errors import StatekeeperRpcError, wrap
 from statekeeper_client.v1 import blackboard_pb2
 
 _METHOD = "statekeeper.v1.BlackboardService/Watch"
+
+
+#: Seconds a Watch keeps reconnecting without a working stream by default.
+DEFAULT_RECONNECT_TIMEOUT = 60.0
+
+
+@dataclass
+class WatchResync:
+    """What `on_compacted` receives when the Watch re-listed after
+    REVISION_COMPACTED: every matching entry as of `revision`, after which
+    the Watch delivers the events of the revisions above it. Replace what
+    you derived from the events before (some changes between your last event
+    and `revision` were never delivered)."""
+
+    #: The matching entries live at `revision`, by key.
+    entries: list[blackboard_pb2.BlackboardEntry] = field(default_factory=list)
+    #: The revision the listing was taken at.
+    revision: int = 0
+    #: The error that ended the stream (reason REVISION_COMPACTED).
+    error: StatekeeperRpcError | None = None
+
+    @property
+    def oldest_revision(self) -> int:
+        """The oldest revision still available when the stream ended."""
+        if self.error is None:
+            return 0
+        return int(self.error.error_metadata.get("oldest_revision", "0") or 0)
 
 
 class _WatchState:
@@ -64,6 +111,18 @@ class _WatchState:
             progress_notify_interval = timedelta(seconds=progress_notify_interval)
         self.progress_notify_interval = progress_notify_interval
         self.event_types = list(event_types)
+        #: The last progress bookmark received (0: none yet).
+        self.progress_revision = 0
+        #: The resync under way after REVISION_COMPACTED, until its snapshot
+        #: ends.
+        self.resync: WatchResync | None = None
+
+    def start_resync(self, error: StatekeeperRpcError) -> None:
+        """Re-list then watch: the next stream starts with a snapshot of the
+        current revision."""
+        self.resync = WatchResync(error=error)
+        self.resume_revision = 0
+        self.snapshot_pending = True
 
     def request(self) -> blackboard_pb2.WatchRequest:
         request = blackboard_pb2.WatchRequest(
@@ -81,10 +140,28 @@ class _WatchState:
             request.progress_notify_interval.FromTimedelta(self.progress_notify_interval)
         return request
 
-    def observe(self, response: blackboard_pb2.WatchResponse) -> None:
+    def observe(self, response: blackboard_pb2.WatchResponse) -> WatchResync | None:
+        """Takes note of a response; returns the finished resync, if this
+        response ends one."""
         kind = response.WhichOneof("kind")
+        done: WatchResync | None = None
+        if self.resync is not None:
+            if kind == "snapshot_begin":
+                self.resync.entries = []
+                self.resync.revision = response.snapshot_begin.revision
+            elif kind == "snapshot_chunk":
+                self.resync.entries.extend(response.snapshot_chunk.entries)
+            elif kind == "snapshot_end":
+                self.resync.revision = response.snapshot_end.revision
+                done, self.resync = self.resync, None
+        if kind == "progress":
+            self.progress_revision = response.progress.revision
         if kind == "snapshot_end":
             self.snapshot_pending = False
+        self._move(response, kind)
+        return done
+
+    def _move(self, response: blackboard_pb2.WatchResponse, kind: str | None) -> None:
         if self.snapshot_pending:
             # A snapshot cannot be resumed half way: a broken stream starts
             # again with a new snapshot from the original start revision.
@@ -95,20 +172,75 @@ class _WatchState:
             self.resume_revision = response.started.start_revision
 
 
-def _resumable(error: grpc.RpcError) -> bool:
-    code = error.code() if callable(getattr(error, "code", None)) else None
-    if code == grpc.StatusCode.UNAVAILABLE:
-        return True
-    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return wrap(error).reason == "SLOW_CONSUMER"
-    return False
+class _Reconnects:
+    """What to do when a stream ended: the rules of the module docstring,
+    shared by Watch and AsyncWatch."""
+
+    def __init__(
+        self,
+        state: _WatchState,
+        retry: RetryPolicy,
+        timeout: float | None,
+        reconnect_timeout: float | None,
+        resume_slow_consumer: bool,
+        compacted: bool,
+    ) -> None:
+        self.state = state
+        self.retry = retry
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.reconnect_timeout = reconnect_timeout
+        self.resume_slow_consumer = resume_slow_consumer
+        self.compacted = compacted
+        self.failures = 0
+        self.failing_since: float | None = None
+        self.slow_consumer_count = 0
+        self.resync_count = 0
+
+    def remaining(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.monotonic())
+
+    def received(self) -> None:
+        self.failures = 0
+        self.failing_since = None
+
+    def ended(self, error: StatekeeperRpcError | None) -> float | None:
+        """The pause before the next stream, or None to end the watch
+        quietly (the watch's own deadline passed); raises what ends it."""
+        code = error.code() if error is not None else None
+        if error is not None and error.reason == "SLOW_CONSUMER":
+            self.slow_consumer_count += 1
+            if not self.resume_slow_consumer:
+                raise error
+        elif error is not None and error.reason == "REVISION_COMPACTED" and self.compacted:
+            self.resync_count += 1
+            self.state.start_resync(error)
+            self.received()
+            return 0.0
+        elif error is not None and code != grpc.StatusCode.UNAVAILABLE:
+            raise error
+        now = time.monotonic()
+        if self.failing_since is None:
+            self.failing_since = now
+        self.failures += 1
+        pause = self.retry.backoff(self.failures)
+        if (
+            self.reconnect_timeout is not None
+            and now + pause - self.failing_since > self.reconnect_timeout
+        ):
+            if error is not None:
+                raise error
+            raise RuntimeError("Watch streams kept ending without an error")
+        remaining = self.remaining()
+        if remaining is not None and remaining <= pause:
+            if error is not None:
+                raise error
+            return None
+        return pause
 
 
-class Watch:
-    """A resuming blackboard watch over a sync channel. Iterate it for events,
-    or call `responses()` for every stream message (started, snapshot,
-    progress, events)."""
-
+class _WatchBase:
     def __init__(
         self,
         stub: Any,
@@ -117,73 +249,102 @@ class Watch:
         metadata: Metadata,
         retry: RetryPolicy,
         timeout: float | None,
+        reconnect_timeout: float | None = DEFAULT_RECONNECT_TIMEOUT,
+        resume_slow_consumer: bool = True,
+        on_reconnect: Callable[[StatekeeperRpcError | None], Any] | None = None,
+        on_compacted: Callable[[WatchResync], Any] | None = None,
     ) -> None:
         self._stub = stub
         self._state = state
         self._metadata = metadata
-        self._retry = retry
-        self._deadline = None if timeout is None else time.monotonic() + timeout
+        self._rules = _Reconnects(
+            state,
+            retry,
+            timeout,
+            reconnect_timeout,
+            resume_slow_consumer,
+            compacted=on_compacted is not None,
+        )
+        self._on_reconnect = on_reconnect
+        self._on_compacted = on_compacted
         self._call: Any = None
         self._cancelled = False
         #: Number of streams opened so far (1 + reconnects).
         self.streams_opened = 0
+        #: The error that ended the last stream (None before any).
+        self.last_error: StatekeeperRpcError | None = None
 
     @property
     def resume_revision(self) -> int:
         """The revision a new Watch would start at to continue this one."""
         return self._state.resume_revision
 
-    def _remaining(self) -> float | None:
-        if self._deadline is None:
-            return None
-        return max(0.0, self._deadline - time.monotonic())
+    @property
+    def progress_revision(self) -> int:
+        """The last progress bookmark: every matching event at or below it
+        has been delivered (0: no progress notification yet)."""
+        return self._state.progress_revision
 
-    def responses(self) -> Iterator[blackboard_pb2.WatchResponse]:
-        failures = 0
-        while not self._cancelled:
-            self._call = self._stub.Watch(
-                self._state.request(),
-                metadata=merge_metadata(self._metadata, None),
-                timeout=self._remaining(),
-            )
-            self.streams_opened += 1
-            last: StatekeeperRpcError | None = None
-            try:
-                for response in self._call:
-                    failures = 0
-                    self._state.observe(response)
-                    yield response
-            except grpc.RpcError as error:
-                if self._cancelled:
-                    return
-                if not _resumable(error):
-                    raise wrap(error, _METHOD) from None
-                last = wrap(error, _METHOD)
-            if self._cancelled:
-                return
-            failures += 1
-            if failures >= self._retry.max_attempts:
-                if last is not None:
-                    raise last
-                raise RuntimeError("Watch stream kept ending without an error")
-            pause = self._retry.backoff(failures)
-            remaining = self._remaining()
-            if remaining is not None and remaining <= pause:
-                if last is not None:
-                    raise last
-                return
-            time.sleep(pause)
+    @property
+    def slow_consumer_count(self) -> int:
+        """How many streams the server ended with SLOW_CONSUMER."""
+        return self._rules.slow_consumer_count
 
-    def __iter__(self) -> Iterator[blackboard_pb2.BlackboardEvent]:
-        for response in self.responses():
-            if response.WhichOneof("kind") == "events":
-                yield from response.events.events
+    @property
+    def resync_count(self) -> int:
+        """How many times the watch re-listed after REVISION_COMPACTED."""
+        return self._rules.resync_count
+
+    def _open(self) -> Any:
+        self._call = self._stub.Watch(
+            self._state.request(),
+            metadata=merge_metadata(self._metadata, None),
+            timeout=self._rules.remaining(),
+        )
+        self.streams_opened += 1
+        return self._call
 
     def cancel(self) -> None:
         """Ends the watch; an iteration in progress stops."""
         self._cancelled = True
         if self._call is not None:
             self._call.cancel()
+
+
+class Watch(_WatchBase):
+    """A resuming blackboard watch over a sync channel. Iterate it for events,
+    or call `responses()` for every stream message (started, snapshot,
+    progress, events)."""
+
+    def responses(self) -> Iterator[blackboard_pb2.WatchResponse]:
+        while not self._cancelled:
+            call = self._open()
+            error: StatekeeperRpcError | None = None
+            try:
+                for response in call:
+                    self._rules.received()
+                    resync = self._state.observe(response)
+                    if resync is not None and self._on_compacted is not None:
+                        self._on_compacted(resync)
+                    yield response
+            except grpc.RpcError as raw:
+                if self._cancelled:
+                    return
+                error = wrap(raw, _METHOD)
+            if self._cancelled:
+                return
+            self.last_error = error
+            pause = self._rules.ended(error)
+            if pause is None:
+                return
+            if self._on_reconnect is not None:
+                self._on_reconnect(error)
+            time.sleep(pause)
+
+    def __iter__(self) -> Iterator[blackboard_pb2.BlackboardEvent]:
+        for response in self.responses():
+            if response.WhichOneof("kind") == "events":
+                yield from response.events.events
 
     def __enter__(self) -> Watch:
         return self
@@ -192,75 +353,37 @@ class Watch:
         self.cancel()
 
 
-class AsyncWatch:
+class AsyncWatch(_WatchBase):
     """The asyncio twin of `Watch`: `async for event in watch`, or
-    `async for response in watch.responses()`."""
-
-    def __init__(
-        self,
-        stub: Any,
-        state: _WatchState,
-        *,
-        metadata: Metadata,
-        retry: RetryPolicy,
-        timeout: float | None,
-    ) -> None:
-        self._stub = stub
-        self._state = state
-        self._metadata = metadata
-        self._retry = retry
-        self._deadline = None if timeout is None else time.monotonic() + timeout
-        self._call: Any = None
-        self._cancelled = False
-        self.streams_opened = 0
-
-    @property
-    def resume_revision(self) -> int:
-        """The revision a new Watch would start at to continue this one."""
-        return self._state.resume_revision
-
-    def _remaining(self) -> float | None:
-        if self._deadline is None:
-            return None
-        return max(0.0, self._deadline - time.monotonic())
+    `async for response in watch.responses()`. `on_compacted` and
+    `on_reconnect` may be coroutine functions."""
 
     async def responses(self) -> AsyncIterator[blackboard_pb2.WatchResponse]:
-        failures = 0
         while not self._cancelled:
-            self._call = self._stub.Watch(
-                self._state.request(),
-                metadata=merge_metadata(self._metadata, None),
-                timeout=self._remaining(),
-            )
-            self.streams_opened += 1
-            last: StatekeeperRpcError | None = None
+            call = self._open()
+            error: StatekeeperRpcError | None = None
             try:
-                async for response in self._call:
-                    failures = 0
-                    self._state.observe(response)
+                async for response in call:
+                    self._rules.received()
+                    resync = self._state.observe(response)
+                    if resync is not None and self._on_compacted is not None:
+                        await _maybe_await(self._on_compacted(resync))
                     yield response
             except asyncio.CancelledError:
                 self.cancel()
                 raise
-            except grpc.RpcError as error:
+            except grpc.RpcError as raw:
                 if self._cancelled:
                     return
-                if not _resumable(error):
-                    raise wrap(error, _METHOD) from None
-                last = wrap(error, _METHOD)
+                error = wrap(raw, _METHOD)
             if self._cancelled:
                 return
-            failures += 1
-            if failures >= self._retry.max_attempts:
-                if last is not None:
-                    raise last
-                raise RuntimeError("Watch stream kept ending without an error")
-            pause = self._retry.backoff(failures)
-            remaining = self._remaining()
-            if remaining is not None and remaining <= pause:
-                if last is not None:
-                    raise last
+            self.last_error = error
+            pause = self._rules.ended(error)
+            if pause is None:
                 return
+            if self._on_reconnect is not None:
+                await _maybe_await(self._on_reconnect(error))
             await asyncio.sleep(pause)
 
     async def __aiter__(self) -> AsyncIterator[blackboard_pb2.BlackboardEvent]:
@@ -269,14 +392,13 @@ class AsyncWatch:
                 for event in response.events.events:
                     yield event
 
-    def cancel(self) -> None:
-        """Ends the watch; an iteration in progress stops."""
-        self._cancelled = True
-        if self._call is not None:
-            self._call.cancel()
-
     async def __aenter__(self) -> AsyncWatch:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         self.cancel()
+
+
+async def _maybe_await(result: Any) -> None:
+    if inspect.isawaitable(result):
+        await result
