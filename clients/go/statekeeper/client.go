@@ -9,8 +9,19 @@
 //		Session: &statekeeperv1.Session{UserId: "u1"},
 //	})
 //
-// Unary calls that fail with UNAVAILABLE are retried with exponential backoff
-// by gRPC itself (a service config retry policy); nothing else is retried.
+// Every unary call gets a deadline (DefaultTimeout, WithTimeout) when its
+// context has none, and is retried with exponential backoff (RetryPolicy)
+// when it fails with UNAVAILABLE, if it is safe to repeat: reads, receipt
+// operations (ack, nack, extend), and mutations that carry an idempotency key
+// (`request_id`, which the client fills with a random key when it is empty,
+// so that a retry after a lost reply does not apply a change twice). Nothing
+// else is retried. A failed call returns an *Error carrying the server's
+// ErrorInfo reason, which matches the sentinels (ErrEtagMismatch, ...) with
+// errors.Is.
+//
+// Helpers on top of the stubs: Client.Watch (a blackboard Watch that resumes
+// across disconnects and restarts) and Client.Consume (an inbox consumer with
+// ack/nack and visibility extension).
 package statekeeper
 
 import (
@@ -18,6 +29,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -30,32 +42,9 @@ import (
 	sk "github.com/statekeeper/statekeeper/clients/go/statekeeperv1"
 )
 
-// retryServiceConfig retries UNAVAILABLE (only) for every statekeeper.v1 and
-// health method, with exponential backoff.
-const retryServiceConfig = `{
-  "methodConfig": [{
-    "name": [
-      {"service": "statekeeper.v1.SessionService"},
-      {"service": "statekeeper.v1.MemoryService"},
-      {"service": "statekeeper.v1.CheckpointService"},
-      {"service": "statekeeper.v1.BlackboardService"},
-      {"service": "statekeeper.v1.MessageService"},
-      {"service": "statekeeper.v1.ItemService"},
-      {"service": "statekeeper.v1.AdminService"},
-      {"service": "grpc.health.v1.Health"}
-    ],
-    "retryPolicy": {
-      "maxAttempts": 5,
-      "initialBackoff": "0.1s",
-      "maxBackoff": "5s",
-      "backoffMultiplier": 2,
-      "retryableStatusCodes": ["UNAVAILABLE"]
-    }
-  }]
-}`
-
 // Client holds one connection and the stubs of every service.
 type Client struct {
+	retry       RetryPolicy
 	Conn        *grpc.ClientConn
 	Sessions    sk.SessionServiceClient
 	Memory      sk.MemoryServiceClient
@@ -68,6 +57,8 @@ type Client struct {
 }
 
 type options struct {
+	timeout     time.Duration
+	retry       RetryPolicy
 	creds       credentials.TransportCredentials
 	metadata    map[string]string
 	dialOptions []grpc.DialOption
@@ -94,6 +85,19 @@ func WithTLS(config *tls.Config) Option {
 	return func(o *options) { o.creds = credentials.NewTLS(config) }
 }
 
+// WithTimeout sets the deadline of unary calls whose context has none
+// (default DefaultTimeout, 30 s; 0: none). Streams get no default deadline.
+func WithTimeout(d time.Duration) Option {
+	return func(o *options) { o.timeout = d }
+}
+
+// WithRetryPolicy sets the backoff of UNAVAILABLE retries (default
+// DefaultRetryPolicy; NoRetry turns retries off). It is also the default
+// backoff of Watch and Consume reconnects.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(o *options) { o.retry = p.withDefaults() }
+}
+
 // WithDialOptions adds grpc dial options (interceptors, keepalive, ...).
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(o *options) { o.dialOptions = append(o.dialOptions, opts...) }
@@ -114,16 +118,23 @@ func (m metadataCreds) RequireTransportSecurity() bool { return m.secure }
 // Dial creates a client for target ("host:port"). The connection is made
 // lazily, on the first call.
 func Dial(target string, opts ...Option) (*Client, error) {
-	o := &options{creds: insecure.NewCredentials(), metadata: map[string]string{}}
+	o := &options{
+		timeout:  DefaultTimeout,
+		retry:    DefaultRetryPolicy,
+		creds:    insecure.NewCredentials(),
+		metadata: map[string]string{},
+	}
 	for _, opt := range opts {
 		opt(o)
 	}
 	if o.err != nil {
 		return nil, o.err
 	}
+	policy := callPolicy{timeout: o.timeout, retry: o.retry}
 	dial := []grpc.DialOption{
 		grpc.WithTransportCredentials(o.creds),
-		grpc.WithDefaultServiceConfig(retryServiceConfig),
+		grpc.WithChainUnaryInterceptor(policy.unary),
+		grpc.WithChainStreamInterceptor(policy.stream),
 	}
 	if len(o.metadata) > 0 {
 		secure := o.creds.Info().SecurityProtocol != "insecure"
@@ -135,6 +146,7 @@ func Dial(target string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("statekeeper: dial %s: %w", target, err)
 	}
 	return &Client{
+		retry:       o.retry,
 		Conn:        conn,
 		Sessions:    sk.NewSessionServiceClient(conn),
 		Memory:      sk.NewMemoryServiceClient(conn),
