@@ -1,15 +1,17 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// A thin layer over the generated @grpc/grpc-js clients: one object holding a
-// client per statekeeper.v1 service, the API key on every call, a default
-// deadline, gRPC's own retry of UNAVAILABLE (service config), a promise
-// wrapper for unary calls, the standard health check, and the server's
-// google.rpc.ErrorInfo decoded from failed calls.
+// A layer over the generated @grpc/grpc-js clients: one object holding a
+// client per statekeeper.v1 service, the API key on every call, a promise API
+// for unary calls with a default deadline, retries of UNAVAILABLE that are
+// safe (reads, and mutations carrying an idempotency key that the client
+// fills in), typed errors (errors.ts), the standard health check, the
+// resuming blackboard Watch (watch.ts) and the inbox consumer (inbox.ts).
 import { readFileSync } from "node:fs";
 
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   CallOptions,
   ChannelCredentials,
+  ChannelOptions,
   Client,
   ClientUnaryCall,
   credentials as grpcCredentials,
@@ -18,9 +20,9 @@ import {
   makeGenericClientConstructor,
   Metadata,
   ServiceError,
-  status,
 } from "@grpc/grpc-js";
 
+import { toStatekeeperError } from "./errors";
 import { AdminServiceClient } from "./gen/statekeeper/v1/admin";
 import { BlackboardServiceClient } from "./gen/statekeeper/v1/blackboard";
 import { CheckpointServiceClient } from "./gen/statekeeper/v1/checkpoint";
@@ -28,6 +30,23 @@ import { ItemServiceClient } from "./gen/statekeeper/v1/items";
 import { MemoryServiceClient } from "./gen/statekeeper/v1/memory";
 import { MessageServiceClient } from "./gen/statekeeper/v1/message";
 import { SessionServiceClient } from "./gen/statekeeper/v1/session";
+import { ConsumeOptions, DeliveryHandler, InboxConsumer } from "./inbox";
+import {
+  backoffMs,
+  DEFAULT_RETRY,
+  methodSafety,
+  MethodSafety,
+  NO_RETRY,
+  RETRYABLE_CODES,
+  retryPolicy,
+  RetryPolicy,
+  sleep,
+  withRequestId,
+} from "./retry";
+import { Watch, WatchOptions } from "./watch";
+
+export { errorInfo, isUnimplemented } from "./errors";
+export type { ErrorInfo } from "./errors";
 
 /** Options of {@link StatekeeperClient}. */
 export interface ConnectOptions {
@@ -39,11 +58,32 @@ export interface ConnectOptions {
   credentials?: ChannelCredentials;
   /** Connect over TLS with these options (instead of `credentials`). */
   tls?: TlsOptions;
-  /** Deadline of unary calls made with {@link StatekeeperClient.call}; default 30 s. */
+  /** Default deadline of unary calls, in milliseconds; default 30 s ({@link DEFAULT_TIMEOUT_MS}). */
   timeoutMs?: number;
-  /** Retry UNAVAILABLE with exponential backoff (gRPC service config); default true. */
-  retry?: boolean;
+  /**
+   * Retries of UNAVAILABLE with exponential backoff, within each call's
+   * deadline: `true` (default: {@link DEFAULT_RETRY}), `false` (never), or a
+   * partial {@link RetryPolicy}. Only calls that are safe to repeat are
+   * retried: reads, mutations whose request has a `requestId` (filled with a
+   * random key when empty, the same on every attempt), and calls made with
+   * `{ idempotent: true }`.
+   */
+  retry?: boolean | Partial<RetryPolicy>;
+  /** Extra grpc-js channel options (they override the client's defaults). */
+  channelOptions?: ChannelOptions;
 }
+
+/** Deadline of a unary call when neither the client nor the call sets one. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * Channel defaults: reconnect to a restarted server within a second or two
+ * (grpc-js would otherwise back off up to 120 s between connection attempts).
+ */
+const CHANNEL_DEFAULTS: ChannelOptions = {
+  "grpc.initial_reconnect_backoff_ms": 250,
+  "grpc.max_reconnect_backoff_ms": 2_000,
+};
 
 /**
  * How to reach a server that serves TLS; the same options as every other
@@ -90,33 +130,6 @@ export function tlsCredentials(options: TlsOptions): ChannelCredentials {
     pem(options.clientCert),
   );
 }
-
-const SERVICES = [
-  "statekeeper.v1.SessionService",
-  "statekeeper.v1.MemoryService",
-  "statekeeper.v1.CheckpointService",
-  "statekeeper.v1.BlackboardService",
-  "statekeeper.v1.MessageService",
-  "statekeeper.v1.ItemService",
-  "statekeeper.v1.AdminService",
-  "grpc.health.v1.Health",
-];
-
-/** Retries UNAVAILABLE (only) for every statekeeper.v1 method. */
-export const RETRY_SERVICE_CONFIG = JSON.stringify({
-  methodConfig: [
-    {
-      name: SERVICES.map((service) => ({ service })),
-      retryPolicy: {
-        maxAttempts: 5,
-        initialBackoff: "0.1s",
-        maxBackoff: "5s",
-        backoffMultiplier: 2,
-        retryableStatusCodes: ["UNAVAILABLE"],
-      },
-    },
-  ],
-});
 
 /** An interceptor that adds fixed metadata entries to every call. */
 export function metadataInterceptor(entries: Record<string, string>): Interceptor {
@@ -171,10 +184,20 @@ type UnaryMethod<Req, Res> = (
 
 /** Per-call options of the promise API. */
 export interface UnaryOptions {
-  /** Deadline in milliseconds; default: the client's `timeoutMs`. */
+  /** Deadline in milliseconds, retries included; default: the client's `timeoutMs`. */
   timeoutMs?: number;
   /** Extra metadata for this call (the credentials are added anyway). */
   metadata?: Metadata;
+  /**
+   * The caller vouches that repeating this call is harmless (e.g. AckMessages,
+   * ExtendVisibility): UNAVAILABLE is retried even though it is a mutation
+   * without an idempotency key.
+   */
+  idempotent?: boolean;
+  /** The retry policy of this call (partial: the rest from the client's). */
+  retry?: Partial<RetryPolicy>;
+  /** Aborts the call (and its retries). */
+  signal?: AbortSignal;
 }
 
 type FullUnary = (
@@ -203,31 +226,69 @@ export type Promised<C> = {
     : never;
 };
 
-function promised<C extends Client>(client: C, defaultTimeoutMs: () => number): Promised<C> {
+interface MethodDefinition {
+  path: string;
+  responseStream: boolean;
+  requestDeserialize: (bytes: Buffer) => unknown;
+}
+
+/** What the promise API needs to know about one unary method. */
+interface MethodInfo extends MethodSafety {
+  /** "statekeeper.v1.SessionService/GetSession". */
+  fullName: string;
+}
+
+function methodInfos(client: Client): Map<string, MethodInfo> {
+  const service = (client.constructor as unknown as { service?: Record<string, MethodDefinition> }).service ?? {};
+  const infos = new Map<string, MethodInfo>();
+  for (const [key, def] of Object.entries(service)) {
+    if (def.responseStream) continue;
+    const fullName = def.path.replace(/^\//, "");
+    const name = fullName.slice(fullName.lastIndexOf("/") + 1);
+    infos.set(key, { fullName, ...methodSafety(name, def.requestDeserialize) });
+  }
+  return infos;
+}
+
+function promised<C extends Client>(owner: StatekeeperClient, client: C): Promised<C> {
+  const infos = methodInfos(client);
   return new Proxy({} as Promised<C>, {
     get(_target, name) {
       const method = (client as unknown as Record<string | symbol, unknown>)[name];
-      if (typeof method !== "function") return undefined;
+      const info = typeof name === "string" ? infos.get(name) : undefined;
+      if (typeof method !== "function" || info === undefined) return undefined;
       return (request: unknown, options: UnaryOptions = {}) =>
-        new Promise((resolve, reject) => {
-          const deadline = new Date(Date.now() + (options.timeoutMs ?? defaultTimeoutMs()));
-          (method as FullUnary).call(
-            client,
-            request,
-            options.metadata ?? new Metadata(),
-            { deadline },
-            (error: ServiceError | null, response: unknown) => (error ? reject(error) : resolve(response)),
-          );
-        });
+        owner.invoke(client, method as FullUnary, request, info, options);
     },
+  });
+}
+
+function unaryAttempt(
+  client: Client,
+  method: FullUnary,
+  request: unknown,
+  metadata: Metadata,
+  deadline: number,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const call = method.call(client, request, metadata, { deadline: new Date(deadline) }, (error, response) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (error) reject(error);
+      else resolve(response);
+    });
+    const onAbort = () => call.cancel();
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
 /** One client per statekeeper.v1 service, sharing address and credentials. */
 export class StatekeeperClient {
   /**
-   * Promise API over the same clients: every unary method returns a promise and
-   * gets the client's default deadline (or `{ timeoutMs }`).
+   * Promise API over the same clients: every unary method returns a promise,
+   * gets the client's default deadline (or `{ timeoutMs }`), is retried on
+   * UNAVAILABLE when that is safe, and rejects with a {@link StatekeeperError}
+   * (one of the `ReasonErrors` classes when the server sent a reason).
    */
   readonly api: {
     sessions: Promised<SessionServiceClient>;
@@ -238,6 +299,7 @@ export class StatekeeperClient {
     items: Promised<ItemServiceClient>;
     admin: Promised<AdminServiceClient>;
   };
+  /** The raw generated clients (callbacks, streams): credentials, no deadline, no retries, grpc-js errors. */
   readonly sessions: SessionServiceClient;
   readonly memory: MemoryServiceClient;
   readonly checkpoints: CheckpointServiceClient;
@@ -245,20 +307,23 @@ export class StatekeeperClient {
   readonly messages: MessageServiceClient;
   readonly items: ItemServiceClient;
   readonly admin: AdminServiceClient;
+  /** Default deadline of unary calls, in milliseconds. */
   readonly timeoutMs: number;
+  /** The retry policy of unary calls. */
+  readonly retry: Readonly<RetryPolicy>;
   private readonly health: Client;
 
   constructor(address: string, options: ConnectOptions = {}) {
+    if (options.apiKey && options.bearerToken) {
+      throw new Error("pass apiKey or bearerToken, not both");
+    }
     const auth: Record<string, string> = {};
     if (options.apiKey) auth["x-api-key"] = options.apiKey;
     if (options.bearerToken) auth["authorization"] = `Bearer ${options.bearerToken}`;
     const clientOptions: Record<string, unknown> = {
+      ...CHANNEL_DEFAULTS,
       interceptors: Object.keys(auth).length ? [metadataInterceptor(auth)] : [],
     };
-    if (options.retry !== false) {
-      clientOptions["grpc.service_config"] = RETRY_SERVICE_CONFIG;
-      clientOptions["grpc.enable_retries"] = 1;
-    }
     if (options.tls && options.credentials) {
       throw new Error("pass tls or credentials, not both");
     }
@@ -266,10 +331,18 @@ export class StatekeeperClient {
       // Verified against this name, and sent as SNI, instead of the address's host.
       clientOptions["grpc.ssl_target_name_override"] = options.tls.serverName;
     }
+    Object.assign(clientOptions, options.channelOptions ?? {});
     const creds = options.tls
       ? tlsCredentials(options.tls)
       : (options.credentials ?? grpcCredentials.createInsecure());
-    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retry = Object.freeze(
+      options.retry === false
+        ? NO_RETRY
+        : options.retry === true || options.retry === undefined
+          ? DEFAULT_RETRY
+          : retryPolicy(options.retry),
+    );
     this.sessions = new SessionServiceClient(address, creds, clientOptions);
     this.memory = new MemoryServiceClient(address, creds, clientOptions);
     this.checkpoints = new CheckpointServiceClient(address, creds, clientOptions);
@@ -278,21 +351,61 @@ export class StatekeeperClient {
     this.items = new ItemServiceClient(address, creds, clientOptions);
     this.admin = new AdminServiceClient(address, creds, clientOptions);
     this.health = new HealthClient(address, creds, clientOptions);
-    const timeout = () => this.timeoutMs;
     this.api = {
-      sessions: promised(this.sessions, timeout),
-      memory: promised(this.memory, timeout),
-      checkpoints: promised(this.checkpoints, timeout),
-      blackboard: promised(this.blackboard, timeout),
-      messages: promised(this.messages, timeout),
-      items: promised(this.items, timeout),
-      admin: promised(this.admin, timeout),
+      sessions: promised(this, this.sessions),
+      memory: promised(this, this.memory),
+      checkpoints: promised(this, this.checkpoints),
+      blackboard: promised(this, this.blackboard),
+      messages: promised(this, this.messages),
+      items: promised(this, this.items),
+      admin: promised(this, this.admin),
     };
   }
 
+  /** @internal The promise API's call: deadline, safe retries, typed error. */
+  async invoke(
+    client: Client,
+    method: FullUnary,
+    request: unknown,
+    info: MethodInfo,
+    options: UnaryOptions = {},
+  ): Promise<any> {
+    const policy = options.retry ? retryPolicy({ ...this.retry, ...options.retry }) : this.retry;
+    const retriable = info.readOnly || info.idempotencyKey || options.idempotent === true;
+    if (info.idempotencyKey && policy.maxAttempts > 1) {
+      // The same key on every attempt: a retry after a lost reply is not applied twice.
+      request = withRequestId(request);
+    }
+    const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
+    for (let attempt = 1; ; attempt++) {
+      const metadata = options.metadata ? options.metadata.clone() : new Metadata();
+      try {
+        return await unaryAttempt(client, method, request, metadata, deadline, options.signal);
+      } catch (error) {
+        const code = (error as ServiceError).code;
+        const pause = backoffMs(policy, attempt);
+        if (
+          !retriable ||
+          !RETRYABLE_CODES.has(code) ||
+          attempt >= policy.maxAttempts ||
+          options.signal?.aborted ||
+          deadline - Date.now() <= pause
+        ) {
+          throw toStatekeeperError(error, info.fullName);
+        }
+        try {
+          await sleep(pause, options.signal);
+        } catch {
+          throw toStatekeeperError(error, info.fullName);
+        }
+      }
+    }
+  }
+
   /**
-   * Calls a unary method and returns a promise of its response, with the
-   * client's default deadline unless `timeoutMs` is given:
+   * Calls a unary method of one of the raw clients and returns a promise of
+   * its response, with the client's default deadline unless `timeoutMs` is
+   * given (no retries: prefer `sk.api`):
    *
    *     const { session } = await sk.call(sk.sessions, sk.sessions.createSession, { session: ... });
    */
@@ -300,19 +413,17 @@ export class StatekeeperClient {
     const deadline = new Date(Date.now() + (timeoutMs ?? this.timeoutMs));
     return new Promise((resolve, reject) => {
       method.call(client, request, new Metadata(), { deadline }, (error, response) =>
-        error ? reject(error) : resolve(response),
+        error ? reject(toStatekeeperError(error)) : resolve(response),
       );
     });
   }
 
-  /** The serving status of `service` ("" = the whole server), e.g. "SERVING". */
-  healthCheck(service = "", timeoutMs?: number): Promise<string> {
-    const check = (this.health as unknown as Record<string, UnaryMethod<{ service: string }, { status: number }>>)[
-      "Check"
-    ];
-    return this.call(this.health, check, { service }, timeoutMs).then(
-      (res) => HEALTH_STATUS[res.status] ?? String(res.status),
-    );
+  /** The serving status of `service` ("" = the whole server), e.g. "SERVING". Retried on UNAVAILABLE. */
+  async healthCheck(service = "", timeoutMs?: number): Promise<string> {
+    const check = (this.health as unknown as Record<string, FullUnary>)["Check"];
+    const info: MethodInfo = { fullName: "grpc.health.v1.Health/Check", readOnly: true, idempotencyKey: false };
+    const res = (await this.invoke(this.health, check, { service }, info, { timeoutMs })) as { status: number };
+    return HEALTH_STATUS[res.status] ?? String(res.status);
   }
 
   /** Resolves when the connection is ready (rejects after `timeoutMs`). */
@@ -320,6 +431,25 @@ export class StatekeeperClient {
     return new Promise((resolve, reject) =>
       this.sessions.waitForReady(new Date(Date.now() + timeoutMs), (err) => (err ? reject(err) : resolve())),
     );
+  }
+
+  /**
+   * A blackboard Watch that resumes by itself after a disconnect or a server
+   * restart (see {@link Watch}):
+   *
+   *     for await (const event of sk.watch("team-1", { prefix: "plan/" })) { ... }
+   */
+  watch(board: string, options: WatchOptions = {}): Watch {
+    return new Watch(this, board, options);
+  }
+
+  /**
+   * Consumes the inbox of `agentId`: every delivery is passed to `handler`;
+   * returning acks it, throwing (or returning `nack()`) gives it back (see
+   * {@link InboxConsumer}). Runs until `stop()` (or `options.signal`).
+   */
+  consume(agentId: string, handler: DeliveryHandler, options: ConsumeOptions = {}): InboxConsumer {
+    return new InboxConsumer(this, agentId, handler, options);
   }
 
   close(): void {
@@ -336,69 +466,4 @@ export class StatekeeperClient {
       c.close();
     }
   }
-}
-
-/** google.rpc.ErrorInfo, as the server attaches it to failed calls (AIP-193). */
-export interface ErrorInfo {
-  reason: string;
-  domain: string;
-  metadata: Record<string, string>;
-}
-
-const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
-
-function decodeErrorInfo(bytes: Uint8Array): ErrorInfo {
-  const info: ErrorInfo = { reason: "", domain: "", metadata: {} };
-  const r = new BinaryReader(bytes);
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    const field = tag >>> 3;
-    if (field === 1) info.reason = r.string();
-    else if (field === 2) info.domain = r.string();
-    else if (field === 3) {
-      const entry = new BinaryReader(r.bytes());
-      let key = "";
-      let value = "";
-      while (entry.pos < entry.len) {
-        const t = entry.uint32();
-        if (t >>> 3 === 1) key = entry.string();
-        else if (t >>> 3 === 2) value = entry.string();
-        else entry.skip(t & 7);
-      }
-      info.metadata[key] = value;
-    } else r.skip(tag & 7);
-  }
-  return info;
-}
-
-/** The ErrorInfo of a failed call, or undefined. */
-export function errorInfo(error: unknown): ErrorInfo | undefined {
-  const md = (error as ServiceError | undefined)?.metadata;
-  if (!md || typeof md.get !== "function") return undefined;
-  for (const raw of md.get("grpc-status-details-bin")) {
-    const r = new BinaryReader(raw as Buffer);
-    while (r.pos < r.len) {
-      const tag = r.uint32();
-      if (tag >>> 3 !== 3) {
-        r.skip(tag & 7);
-        continue;
-      }
-      const any = new BinaryReader(r.bytes());
-      let typeUrl = "";
-      let value: Uint8Array = new Uint8Array();
-      while (any.pos < any.len) {
-        const t = any.uint32();
-        if (t >>> 3 === 1) typeUrl = any.string();
-        else if (t >>> 3 === 2) value = any.bytes();
-        else any.skip(t & 7);
-      }
-      if (typeUrl === ERROR_INFO_TYPE) return decodeErrorInfo(value);
-    }
-  }
-  return undefined;
-}
-
-/** True if the call failed with UNIMPLEMENTED (the server does not serve that method, e.g. an older server). */
-export function isUnimplemented(error: unknown): boolean {
-  return (error as ServiceError | undefined)?.code === status.UNIMPLEMENTED;
 }
