@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]' -e 'clients/python[langgraph,openai-agents,mcp]'
+	$(BIN)/pip install --quiet -e '.[dev]' -e 'clients/python[langgraph,openai-agents,mcp,adk]'
 	touch $(STAMP)
 
 setup: $(STAMP)
