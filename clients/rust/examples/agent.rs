@@ -11,13 +11,13 @@ use statekeeper_client::v1::{
     blackboard_value, AppendMessagesRequest, BlackboardValue, CreateSessionRequest,
     GetContextWindowRequest, PutEntryRequest, Role, Session, SessionMessage,
 };
-use statekeeper_client::{connect, is_unimplemented};
+use statekeeper_client::connect;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = std::env::var("STATEKEEPER_ADDR").unwrap_or_else(|_| "127.0.0.1:50051".into());
     let api_key = std::env::var("STATEKEEPER_API_KEY").unwrap_or_default();
-    let mut sk = connect(&format!("http://{addr}"), &api_key).await?;
+    let sk = connect(&format!("http://{addr}"), &api_key).await?;
 
     let session = sk
         .sessions
@@ -26,7 +26,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             ..Default::default()
         })
         .await?
-        .into_inner()
         .session
         .unwrap_or_default();
     let say = |role: Role, content: String| AppendMessagesRequest {
@@ -46,8 +45,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 system_prompt: "You are a helpful agent.".into(),
                 ..Default::default()
             })
-            .await?
-            .into_inner();
+            .await?;
         // A real agent sends window.messages to its model here.
         let answer = format!(
             "(echo) {question} [{} messages, {} tokens in context]",
@@ -73,10 +71,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await;
     match put {
         Ok(_) => println!("announced on the blackboard"),
-        Err(status) if is_unimplemented(&status) => {
-            println!("blackboard not available on this server yet: {}", status.message())
+        Err(error) if error.is_unimplemented() => {
+            println!("blackboard not available on this server yet: {}", error.message())
         }
-        Err(status) => return Err(status.into()),
+        Err(error) => return Err(error.into()),
     }
     Ok(())
 }

@@ -19,7 +19,7 @@ use statekeeper_client::v1::{
     Role, SaveCheckpointRequest, SendMessageRequest, Session, SessionMessage, ToolCall,
     WatchRequest,
 };
-use statekeeper_client::{is_unimplemented, Client, HealthCheckRequest};
+use statekeeper_client::{Client, HealthCheckRequest, RpcError};
 use tonic::Status;
 
 const LANGUAGE: &str = "rust";
@@ -29,13 +29,19 @@ const STATE: &[u8] = br#"{"step":1,"plan":["fetch","summarize"]}"#;
 
 /// A step's failure: an RPC status (maybe UNIMPLEMENTED) or a failed check.
 enum Failure {
-    Rpc(Status),
+    Rpc(RpcError),
     Check(String),
 }
 
 impl From<Status> for Failure {
     fn from(s: Status) -> Self {
-        Failure::Rpc(s)
+        Failure::Rpc(s.into())
+    }
+}
+
+impl From<RpcError> for Failure {
+    fn from(e: RpcError) -> Self {
+        Failure::Rpc(e)
     }
 }
 
@@ -70,7 +76,7 @@ impl Report {
                 println!("  [PASS] {step} ({ms} ms) {note}");
             }
             Ok(Err(Failure::Rpc(status)))
-                if is_unimplemented(&status)
+                if status.is_unimplemented()
                     && !self.required.contains(service)
                     && !self.required.contains("all") =>
             {
@@ -82,7 +88,7 @@ impl Report {
             }
             Ok(Err(Failure::Rpc(status))) => {
                 self.failed += 1;
-                println!("  [FAIL] {step} ({ms} ms): {:?}: {}", status.code(), status.message());
+                println!("  [FAIL] {step} ({ms} ms): {status}");
             }
             Ok(Err(Failure::Check(message))) => {
                 self.failed += 1;
@@ -187,7 +193,7 @@ async fn main() {
 
     let mut session_id = String::new();
     {
-        let mut sessions = sk.sessions.clone();
+        let sessions = sk.sessions.clone();
         let (user, agent) = (user.clone(), agent.clone());
         let sid = &mut session_id;
         r.run("create_session", "session", || async move {
@@ -197,7 +203,6 @@ async fn main() {
                     ..Default::default()
                 })
                 .await?
-                .into_inner()
                 .session
                 .unwrap_or_default();
             check(!s.session_id.is_empty(), "no session_id")?;
@@ -209,7 +214,7 @@ async fn main() {
     }
 
     r.run("append_messages", "session", || {
-        let mut sessions = sk.sessions.clone();
+        let sessions = sk.sessions.clone();
         let (session_id, run) = (session_id.clone(), run.clone());
         async move {
             check(!session_id.is_empty(), "no session (create_session failed)")?;
@@ -220,8 +225,7 @@ async fn main() {
                     request_id: format!("append-{run}"),
                     ..Default::default()
                 })
-                .await?
-                .into_inner();
+                .await?;
             let session = res.session.unwrap_or_default();
             check(res.messages.len() == 4, format!("{} messages appended", res.messages.len()))?;
             check(session.message_count == 4, format!("message_count {}", session.message_count))?;
@@ -231,7 +235,7 @@ async fn main() {
     .await;
 
     r.run("context_window", "session", || {
-        let mut sessions = sk.sessions.clone();
+        let sessions = sk.sessions.clone();
         let session_id = session_id.clone();
         async move {
             check(!session_id.is_empty(), "no session (create_session failed)")?;
@@ -243,8 +247,7 @@ async fn main() {
                     system_prompt: "You are a conformance test agent.".into(),
                     ..Default::default()
                 })
-                .await?
-                .into_inner();
+                .await?;
             let total = res.accounting.map(|a| a.total_tokens).unwrap_or(-1);
             check(
                 (0..=BUDGET - RESERVE).contains(&total),
@@ -257,7 +260,7 @@ async fn main() {
     .await;
 
     r.run("episode_record_recall", "memory", || {
-        let mut memory = sk.memory.clone();
+        let memory = sk.memory.clone();
         let (user, session_id) = (user.clone(), session_id.clone());
         async move {
             let teal = RecordEpisodeRequest {
@@ -273,8 +276,7 @@ async fn main() {
                 .record_episodes(RecordEpisodesRequest {
                     episodes: vec![teal.clone(), teal],
                 })
-                .await?
-                .into_inner();
+                .await?;
             let n = rec.results.len();
             check(n == 2, format!("{n} results for 2 episodes"))?;
             let (first, second) = (&rec.results[0], &rec.results[1]);
@@ -305,8 +307,7 @@ async fn main() {
                     top_k: 5,
                     ..Default::default()
                 })
-                .await?
-                .into_inner();
+                .await?;
             check(
                 got.results.iter().any(|r| r.episode.as_ref().map(|e| e.id == id).unwrap_or(false)),
                 format!("episode {id} not recalled"),
@@ -317,7 +318,7 @@ async fn main() {
     .await;
 
     r.run("checkpoint_save_get", "checkpoint", || {
-        let mut checkpoints = sk.checkpoints.clone();
+        let checkpoints = sk.checkpoints.clone();
         let execution = execution.clone();
         async move {
             let saved = checkpoints
@@ -335,13 +336,11 @@ async fn main() {
                     }),
                     ..Default::default()
                 })
-                .await?
-                .into_inner();
+                .await?;
             check(!saved.checkpoint_id.is_empty(), "no checkpoint_id")?;
             let got = checkpoints
                 .get_checkpoint(GetCheckpointRequest { execution_id: execution, ..Default::default() })
                 .await?
-                .into_inner()
                 .checkpoint
                 .unwrap_or_default();
             check(got.checkpoint_id == saved.checkpoint_id, format!("latest is {}", got.checkpoint_id))?;
@@ -352,7 +351,7 @@ async fn main() {
     .await;
 
     r.run("blackboard_watch", "blackboard", || {
-        let mut blackboard = sk.blackboard.clone();
+        let blackboard = sk.blackboard.clone();
         let (board, agent) = (board.clone(), agent.clone());
         async move {
             let mut stream = blackboard
@@ -361,8 +360,7 @@ async fn main() {
                     selector: Some(watch_request::Selector::Prefix("plan/".into())),
                     ..Default::default()
                 })
-                .await?
-                .into_inner();
+                .await?;
             let first = stream.message().await?;
             check(
                 matches!(first.and_then(|f| f.kind), Some(watch_response::Kind::Started(_))),
@@ -378,8 +376,7 @@ async fn main() {
                     value: Some(BlackboardValue { kind: Some(blackboard_value::Kind::Json(Struct { fields })) }),
                     ..Default::default()
                 })
-                .await?
-                .into_inner();
+                .await?;
             let revision = put.header.map(|h| h.revision).unwrap_or(-1);
             while let Some(res) = stream.message().await? {
                 let resume = res.resume_revision;
@@ -400,7 +397,7 @@ async fn main() {
     .await;
 
     r.run("message_send_receive", "message", || {
-        let mut messages = sk.messages.clone();
+        let messages = sk.messages.clone();
         let (sender, receiver) = (sender.clone(), receiver.clone());
         async move {
             let sent = messages
@@ -411,8 +408,7 @@ async fn main() {
                     payload: Some(Payload { content_type: "text/plain".into(), schema_version: 0, data: b"ping".to_vec() }),
                     ..Default::default()
                 })
-                .await?
-                .into_inner();
+                .await?;
             check(!sent.message_id.is_empty(), "no message_id")?;
             let pulled = messages
                 .pull_messages(PullMessagesRequest {
@@ -421,8 +417,7 @@ async fn main() {
                     wait_timeout: Some(prost_types::Duration { seconds: 5, nanos: 0 }),
                     ..Default::default()
                 })
-                .await?
-                .into_inner();
+                .await?;
             check(pulled.deliveries.len() == 1, format!("{} deliveries", pulled.deliveries.len()))?;
             let delivery = &pulled.deliveries[0];
             let message = delivery.message.clone().unwrap_or_default();
@@ -430,8 +425,7 @@ async fn main() {
             check(message.payload.map(|p| p.data).unwrap_or_default() == b"ping", "payload differs")?;
             let acked = messages
                 .ack_messages(AckMessagesRequest { receipt_handles: vec![delivery.receipt_handle.clone()] })
-                .await?
-                .into_inner();
+                .await?;
             check(
                 acked.results.len() == 1 && acked.results[0].status == ReceiptStatus::Ok as i32,
                 "ack failed",

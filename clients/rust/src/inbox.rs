@@ -1,0 +1,303 @@
+//! An inbox consumer: receives an agent's messages, runs a handler on each,
+//! and acknowledges it (or gives it back) by the handler's outcome.
+//!
+//! * Deliveries come from a `ReceiveMessages` stream that is reopened with
+//!   backoff when it breaks (UNAVAILABLE, a server restart, SLOW_CONSUMER);
+//!   any other error ends [`Inbox::run`].
+//! * While the handler runs, the delivery's visibility timeout is extended
+//!   (every third of it), so a slow handler keeps the message to itself.
+//! * [`Outcome::Ack`] (or `Ok(())`) acknowledges; [`Outcome::Nack`] (or
+//!   `Err(_)`) gives the message back for redelivery, after a delay that grows
+//!   with its delivery count; [`Outcome::DeadLetter`] moves it to the
+//!   dead-letter list. Acks and nacks are retried on UNAVAILABLE (both are
+//!   idempotent per receipt handle).
+//! * Delivery is at least once: a message whose ack was lost (server restart)
+//!   is delivered again after its visibility timeout, so handlers should be
+//!   idempotent (`delivery.message.message_id` is stable).
+//!
+//! ```no_run
+//! # async fn demo(sk: statekeeper_client::Client) -> Result<(), statekeeper_client::RpcError> {
+//! use statekeeper_client::{InboxOptions, Outcome};
+//! sk.inbox(InboxOptions::new("worker-1"))
+//!     .run(|delivery| async move {
+//!         let message = delivery.message.unwrap_or_default();
+//!         println!("{} {}", message.r#type, message.message_id);
+//!         Outcome::Ack
+//!     })
+//!     .await
+//! # }
+//! ```
+//! `run` only returns on an error that is not retried; stop it by dropping
+//! the future (e.g. in `tokio::select!`); messages being handled then come
+//! back after their visibility timeout.
+
+use std::future::Future;
+use std::time::Duration;
+
+use tonic::Code;
+
+use crate::services::MessageService;
+use crate::v1::{
+    AckMessagesRequest, Delivery, ExtendVisibilityRequest, NackMessagesRequest,
+    ReceiveMessagesRequest,
+};
+use crate::{call, CallPolicy, ErrorReason, RetryPolicy, RpcError};
+
+/// What to do with a handled delivery.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Remove the message for good.
+    Ack,
+    /// Deliver it again: after `delay`, or (None) after the consumer's
+    /// redelivery backoff for its delivery count.
+    Nack { delay: Option<Duration> },
+    /// Move it to the dead-letter list now, with `reason`.
+    DeadLetter { reason: String },
+}
+
+impl<E: std::fmt::Debug> From<Result<(), E>> for Outcome {
+    /// `Ok(())` acks, `Err(_)` nacks with the redelivery backoff.
+    fn from(result: Result<(), E>) -> Self {
+        match result {
+            Ok(()) => Outcome::Ack,
+            Err(_) => Outcome::Nack { delay: None },
+        }
+    }
+}
+
+fn duration(d: Duration) -> prost_types::Duration {
+    prost_types::Duration { seconds: d.as_secs() as i64, nanos: d.subsec_nanos() as i32 }
+}
+
+/// Which inbox to consume and how.
+#[derive(Clone, Debug)]
+pub struct InboxOptions {
+    agent_id: String,
+    types: Vec<String>,
+    visibility_timeout: Duration,
+    extend_every: Option<Duration>,
+    reconnect: RetryPolicy,
+    redelivery: RetryPolicy,
+}
+
+impl InboxOptions {
+    /// The inbox of `agent_id`: all types, 30 s visibility timeout extended
+    /// every 10 s while the handler runs, up to 10 reconnects in a row
+    /// (100 ms doubling to 5 s), redelivery after a nack from 1 s doubling to
+    /// 1 min.
+    pub fn new(agent_id: impl Into<String>) -> Self {
+        Self {
+            agent_id: agent_id.into(),
+            types: Vec::new(),
+            visibility_timeout: Duration::from_secs(30),
+            extend_every: None,
+            reconnect: RetryPolicy { max_attempts: 10, ..RetryPolicy::default() },
+            redelivery: RetryPolicy {
+                max_attempts: u32::MAX,
+                initial_backoff: Duration::from_secs(1),
+                max_backoff: Duration::from_secs(60),
+                multiplier: 2.0,
+                jitter: 0.2,
+            },
+        }
+    }
+
+    /// Only messages of these types.
+    pub fn types(mut self, types: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.types = types.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// How long a delivery stays invisible to other receivers (and how far
+    /// each extension pushes its deadline).
+    pub fn visibility_timeout(mut self, timeout: Duration) -> Self {
+        self.visibility_timeout = timeout;
+        self
+    }
+
+    /// How often the visibility of a delivery being handled is extended
+    /// (default: a third of the visibility timeout).
+    pub fn extend_every(mut self, interval: Duration) -> Self {
+        self.extend_every = Some(interval);
+        self
+    }
+
+    /// Backoff between reconnects of the receive stream; `max_attempts`
+    /// bounds the reconnects in a row that receive nothing.
+    pub fn reconnect(mut self, retry: RetryPolicy) -> Self {
+        self.reconnect = retry;
+        self
+    }
+
+    /// The delay of a nack without one, by delivery count (attempt n waits
+    /// `backoff(n)`).
+    pub fn redelivery(mut self, backoff: RetryPolicy) -> Self {
+        self.redelivery = backoff;
+        self
+    }
+}
+
+/// A consumer of one inbox (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Inbox {
+    service: MessageService,
+    options: InboxOptions,
+}
+
+impl Inbox {
+    /// A consumer through `service` (usually [`crate::Client::inbox`]).
+    pub fn new(service: MessageService, options: InboxOptions) -> Self {
+        Self { service, options }
+    }
+
+    /// Receives and handles messages one at a time until an error that is
+    /// not retried.
+    pub async fn run<H, Fut, O>(&self, mut handler: H) -> Result<(), RpcError>
+    where
+        H: FnMut(Delivery) -> Fut,
+        Fut: Future<Output = O>,
+        O: Into<Outcome>,
+    {
+        let mut failures = 0u32;
+        loop {
+            let request = ReceiveMessagesRequest {
+                agent_id: self.options.agent_id.clone(),
+                // One at a time: nothing waits unread (and unextended) while
+                // the handler runs.
+                max_in_flight: 1,
+                visibility_timeout: Some(duration(self.options.visibility_timeout)),
+                types: self.options.types.clone(),
+            };
+            let error = match self.service.receive_messages(request).await {
+                Err(error) => error,
+                Ok(mut stream) => loop {
+                    match stream.message().await {
+                        Ok(Some(response)) => {
+                            failures = 0;
+                            for delivery in response.deliveries {
+                                self.handle(delivery, &mut handler).await?;
+                            }
+                        }
+                        Ok(None) => {
+                            break RpcError::new(
+                                tonic::Status::unavailable("the receive stream ended"),
+                                "statekeeper.v1.MessageService/ReceiveMessages",
+                            );
+                        }
+                        Err(status) => {
+                            break RpcError::new(
+                                status,
+                                "statekeeper.v1.MessageService/ReceiveMessages",
+                            )
+                        }
+                    }
+                },
+            };
+            let slow = error.code() == Code::ResourceExhausted && error.is(ErrorReason::SlowConsumer);
+            if !(error.is_transient() || slow) {
+                return Err(error);
+            }
+            failures += 1;
+            if failures >= self.options.reconnect.max_attempts.max(1) {
+                return Err(error);
+            }
+            tokio::time::sleep(self.options.reconnect.backoff(failures)).await;
+        }
+    }
+
+    /// Runs the handler on one delivery while extending its visibility, then
+    /// settles it. Errors of the settlement that outlive the retries are not
+    /// fatal: the message comes back after its visibility timeout.
+    async fn handle<H, Fut, O>(&self, delivery: Delivery, handler: &mut H) -> Result<(), RpcError>
+    where
+        H: FnMut(Delivery) -> Fut,
+        Fut: Future<Output = O>,
+        O: Into<Outcome>,
+    {
+        let handle = delivery.receipt_handle.clone();
+        let count = delivery.delivery_count.max(1) as u32;
+        let visibility = self.options.visibility_timeout;
+        let every = self.options.extend_every.unwrap_or(visibility / 3).max(Duration::from_millis(10));
+        let extender = {
+            let service = self.service.clone();
+            let handle = handle.clone();
+            async move {
+                let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+                loop {
+                    tick.tick().await;
+                    // A failed extension is retried at the next tick; an
+                    // expired handle cannot be extended any more.
+                    if let Ok(response) = service
+                        .extend_visibility(ExtendVisibilityRequest {
+                            receipt_handles: vec![handle.clone()],
+                            visibility_timeout: Some(duration(visibility)),
+                        })
+                        .await
+                    {
+                        let ok = response.results.first().map(|r| r.status)
+                            == Some(crate::v1::ReceiptStatus::Ok as i32);
+                        if !ok {
+                            std::future::pending::<()>().await;
+                        }
+                    }
+                }
+            }
+        };
+        let outcome: Outcome = tokio::select! {
+            outcome = handler(delivery) => outcome.into(),
+            _ = extender => unreachable!("the extender never ends"),
+        };
+        let settled = match outcome {
+            Outcome::Ack => self.ack(handle).await,
+            Outcome::Nack { delay } => {
+                let delay = delay.unwrap_or_else(|| self.options.redelivery.backoff(count));
+                self.nack(NackMessagesRequest {
+                    receipt_handles: vec![handle],
+                    delay: Some(duration(delay)),
+                    ..Default::default()
+                })
+                .await
+            }
+            Outcome::DeadLetter { reason } => {
+                self.nack(NackMessagesRequest {
+                    receipt_handles: vec![handle],
+                    dead_letter: true,
+                    reason,
+                    ..Default::default()
+                })
+                .await
+            }
+        };
+        match settled {
+            Err(error) if !error.is_transient() && error.code() != Code::DeadlineExceeded => Err(error),
+            _ => Ok(()),
+        }
+    }
+
+    /// Ack, nack and extend are not request_id mutations, but repeating them
+    /// with the same receipt handle changes nothing: they are retried.
+    fn settle_policy(&self) -> CallPolicy {
+        CallPolicy { retry: RetryPolicy { max_attempts: 8, ..RetryPolicy::default() }, ..self.service.policy() }
+    }
+
+    async fn ack(&self, handle: String) -> Result<(), RpcError> {
+        let raw = self.service.raw();
+        let request = AckMessagesRequest { receipt_handles: vec![handle] };
+        call::unary(&self.settle_policy(), "statekeeper.v1.MessageService/AckMessages", true, request, move |r| {
+            let mut raw = raw.clone();
+            async move { raw.ack_messages(r).await }
+        })
+        .await
+        .map(|_| ())
+    }
+
+    async fn nack(&self, request: NackMessagesRequest) -> Result<(), RpcError> {
+        let raw = self.service.raw();
+        call::unary(&self.settle_policy(), "statekeeper.v1.MessageService/NackMessages", true, request, move |r| {
+            let mut raw = raw.clone();
+            async move { raw.nack_messages(r).await }
+        })
+        .await
+        .map(|_| ())
+    }
+}
