@@ -74,9 +74,10 @@ type ConsumerOptions struct {
 	// Backoff is the pause between reconnects of the receive stream (zero:
 	// the client's policy; MaxAttempts is not used, see MaxReconnects).
 	Backoff RetryPolicy
-	// MaxReconnects bounds the consecutive reconnects that deliver nothing
-	// (0: until the context ends).
-	MaxReconnects int
+	// ReconnectTimeout bounds the time spent reconnecting since the last
+	// stream that delivered a message: after it Consume returns the last
+	// error. 0: no bound (a worker waits for its server until ctx ends).
+	ReconnectTimeout time.Duration
 	// OnReconnect is called before each reconnect with the error that broke
 	// the stream (UNAVAILABLE, SLOW_CONSUMER, an end of stream).
 	OnReconnect func(err error, attempt int, pause time.Duration)
@@ -151,8 +152,12 @@ func (c *Client) receiveLoop(ctx context.Context, agentID string, out chan<- *sk
 		Types:             opts.Types,
 	}
 	failures := 0
+	var brokenSince time.Time
 	for {
 		err := c.receiveStream(ctx, req, out, &failures)
+		if failures == 0 {
+			brokenSince = time.Time{}
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -162,10 +167,13 @@ func (c *Client) receiveLoop(ctx context.Context, agentID string, out chan<- *sk
 			return err
 		}
 		failures++
-		if opts.MaxReconnects > 0 && failures > opts.MaxReconnects {
-			return err
+		if brokenSince.IsZero() {
+			brokenSince = time.Now()
 		}
 		pause := opts.Backoff.Backoff(failures)
+		if opts.ReconnectTimeout > 0 && time.Since(brokenSince)+pause > opts.ReconnectTimeout {
+			return err
+		}
 		if opts.OnReconnect != nil {
 			opts.OnReconnect(err, failures, pause)
 		}

@@ -38,10 +38,11 @@ type WatchOptions struct {
 	// Backoff is the pause between reconnects (zero: the client's policy;
 	// its MaxAttempts is not used, see MaxReconnects).
 	Backoff RetryPolicy
-	// MaxReconnects bounds the consecutive reconnects that deliver nothing
-	// (0: reconnect until the context ends). A stream that delivers a message
-	// resets the count.
-	MaxReconnects int
+	// ReconnectTimeout bounds the time spent reconnecting without a working
+	// stream (one that delivered a message): after it the watch ends with the
+	// last error. 0: DefaultReconnectTimeout (60 s); negative: no bound (until
+	// the context ends).
+	ReconnectTimeout time.Duration
 	// OnReconnect is called before each reconnect with the error that broke
 	// the stream (UNAVAILABLE, an end of stream, or RESOURCE_EXHAUSTED
 	// SLOW_CONSUMER: errors.Is(err, ErrSlowConsumer)), the number of this
@@ -62,6 +63,11 @@ type WatchOptions struct {
 	// by hand with Client.ListAll and a new Watch from its revision + 1.
 	OnCompacted func(ctx context.Context, relisting *Relisting) error
 }
+
+// DefaultReconnectTimeout is how long a Watch reconnects without a working
+// stream before it gives up, unless WatchOptions.ReconnectTimeout says
+// otherwise.
+const DefaultReconnectTimeout = 60 * time.Second
 
 // Relisting is the state of the board after a compaction cut a watch off.
 type Relisting struct {
@@ -91,6 +97,7 @@ type Watcher struct {
 	stream       sk.BlackboardService_WatchClient
 	streamCancel context.CancelFunc
 	failures     int
+	brokenSince  time.Time
 	pause        time.Duration
 
 	mu              sync.Mutex
@@ -113,6 +120,9 @@ func (c *Client) Watch(ctx context.Context, board string, opts WatchOptions) *Wa
 	ctx, cancel := context.WithCancel(ctx)
 	if opts.Backoff == (RetryPolicy{}) {
 		opts.Backoff = c.retry
+	}
+	if opts.ReconnectTimeout == 0 {
+		opts.ReconnectTimeout = DefaultReconnectTimeout
 	}
 	return &Watcher{
 		client: c, board: board, opts: opts, ctx: ctx, cancel: cancel,
@@ -250,6 +260,7 @@ func (w *Watcher) Recv() (*sk.WatchResponse, error) {
 		resp, err := w.stream.Recv()
 		if err == nil {
 			w.failures = 0
+			w.brokenSince = time.Time{}
 			w.observe(resp)
 			if p := resp.GetProgress(); p != nil && w.opts.OnProgress != nil {
 				w.opts.OnProgress(p.GetRevision())
@@ -279,10 +290,13 @@ func (w *Watcher) broken(err error) error {
 		return w.end(err)
 	}
 	w.failures++
-	if w.opts.MaxReconnects > 0 && w.failures > w.opts.MaxReconnects {
-		return w.end(err)
+	if w.brokenSince.IsZero() {
+		w.brokenSince = time.Now()
 	}
 	w.pause = w.opts.Backoff.Backoff(w.failures)
+	if w.opts.ReconnectTimeout > 0 && time.Since(w.brokenSince)+w.pause > w.opts.ReconnectTimeout {
+		return w.end(err)
+	}
 	if w.opts.OnReconnect != nil {
 		w.opts.OnReconnect(err, w.failures, w.pause)
 	}
@@ -313,7 +327,7 @@ func (w *Watcher) relist(cause error) error {
 	w.resume = relisting.Revision + 1
 	w.snapshotPending = false
 	w.mu.Unlock()
-	w.failures, w.pause = 0, 0
+	w.failures, w.pause, w.brokenSince = 0, 0, time.Time{}
 	return nil
 }
 
