@@ -84,15 +84,37 @@ pub fn new_request_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
 
-/// True if `status` says the server was not reached or asked to be retried:
-/// UNAVAILABLE, or the error tonic reports when the channel has no connection
-/// (code UNKNOWN, "Service was not ready: transport error").
+/// Prefixes of the messages tonic gives (as code UNKNOWN) to connection
+/// failures that other gRPC implementations report as UNAVAILABLE.
+const CONNECTION_LOST: &[&str] = &["Service was not ready", "h2 protocol error", "transport error"];
+
+/// True if `status` says the server was not reached, the connection was lost,
+/// or the server asked to be retried: UNAVAILABLE, or the UNKNOWN status tonic
+/// reports for a channel without a connection or a connection that broke
+/// (what grpc-core calls UNAVAILABLE).
 pub fn is_transient(status: &Status) -> bool {
     match status.code() {
         Code::Unavailable => true,
-        Code::Unknown => status.message().starts_with("Service was not ready"),
+        Code::Unknown => {
+            CONNECTION_LOST.iter().any(|prefix| status.message().starts_with(prefix))
+                || caused_by_io(status)
+        }
         _ => false,
     }
+}
+
+/// True if an I/O error is in the status's source chain.
+fn caused_by_io(status: &Status) -> bool {
+    let mut source = std::error::Error::source(status);
+    // Bounded: source chains are short.
+    for _ in 0..16 {
+        let Some(error) = source else { return false };
+        if error.is::<std::io::Error>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
 }
 
 /// Runs a unary call with `policy`'s deadline (for the whole call, retries

@@ -68,6 +68,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity
 use tonic::{Code, Request, Status};
 pub use tonic_health::pb::health_client::HealthClient;
 pub use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
+pub use tonic_health::ServingStatus;
 
 use services::{
     AdminService, BlackboardService, CheckpointService, ItemService, MemoryService,
@@ -221,7 +222,7 @@ impl Client {
 
     /// The serving status of the whole server from grpc.health.v1
     /// (`Serving` when ready), with the client's deadline.
-    pub async fn health_status(&self) -> Result<tonic_health::ServingStatus, RpcError> {
+    pub async fn health_status(&self) -> Result<ServingStatus, RpcError> {
         let raw = self.health.clone();
         let response = call::unary(
             &self.policy,
@@ -235,9 +236,9 @@ impl Client {
         )
         .await?;
         Ok(match response.status {
-            1 => tonic_health::ServingStatus::Serving,
-            2 => tonic_health::ServingStatus::NotServing,
-            _ => tonic_health::ServingStatus::Unknown,
+            1 => ServingStatus::Serving,
+            2 => ServingStatus::NotServing,
+            _ => ServingStatus::Unknown,
         })
     }
 }
