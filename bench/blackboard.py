@@ -53,7 +53,7 @@ import redis.asyncio as redis_asyncio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench.production import fresh_database, services
-from statekeeper.core.blackboard_models import (
+from statekeeper.core.blackboard.models import (
     Decision,
     Entry,
     Event,
@@ -62,8 +62,8 @@ from statekeeper.core.blackboard_models import (
     RevisionBatch,
     Value,
 )
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
+from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper_client.v1 import blackboard_pb2 as pb
 from statekeeper_client.v1 import common_pb2
 from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub

@@ -49,17 +49,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from statekeeper.adapters.multilingual_embedder import MultilingualEmbedder
-from statekeeper.core import lexical
-from statekeeper.core.episodic import EpisodeDraft, RecallQuery
 from statekeeper.core.limits import Limits
-from statekeeper.core.memory_config import MemoryConfig
-from statekeeper.core.memory_context import ContextRequest
-from statekeeper.core.memory_models import Episode, ValueSource, content_hash
-from statekeeper.core.sessions import SessionManager
-from statekeeper.core.summarizer import ExtractiveSummarizer
+from statekeeper.core.memory import lexical
+from statekeeper.core.memory.config import MemoryConfig
+from statekeeper.core.memory.context import ContextRequest
+from statekeeper.core.memory.episodic import EpisodeDraft, RecallQuery
+from statekeeper.core.memory.models import Episode, ValueSource, content_hash
+from statekeeper.core.sessions.service import SessionManager
+from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
-from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_LOCOMO = REPO / ".." / "shared" / "locomo-dev"

@@ -34,9 +34,9 @@ import numpy as np
 import numpy.typing as npt
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from statekeeper.core.memory_config import IndexConfig, MemoryConfig
-from statekeeper.core.memory_models import Episode, ValueSource, content_hash
-from statekeeper.core.vector_index import FaissIndexFactory
+from statekeeper.core.memory.config import IndexConfig, MemoryConfig
+from statekeeper.core.memory.models import Episode, ValueSource, content_hash
+from statekeeper.core.memory.vector_index import FaissIndexFactory
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
 
@@ -86,12 +86,12 @@ def config_for(index: str) -> MemoryConfig:
 async def serve(data_dir: Path, port: int, index: str) -> None:
     from statekeeper.api.interceptor import DomainInterceptor
     from statekeeper.core.limits import Limits
-    from statekeeper.core.sessions import SessionManager
-    from statekeeper.core.summarizer import ExtractiveSummarizer
+    from statekeeper.core.sessions.service import SessionManager
+    from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
     from statekeeper.core.tenancy import Authenticator
     from statekeeper.core.tokens import TokenCounter
     from statekeeper.memory_app import MemoryApp, ModelEndpoints
-    from statekeeper.storage.embedded import EmbeddedStorage
+    from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
     storage = EmbeddedStorage(data_dir)
     await storage.start()
@@ -134,8 +134,8 @@ def start_server(data_dir: Path, index: str) -> tuple[subprocess.Popen[str], str
 
 def load(data_dir: Path, vectors: Matrix) -> None:
     """Bulk-imports the vectors as one user's episodes into the SQLite file."""
-    from statekeeper.storage.embedded import EmbeddedStorage
-    from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+    from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+    from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
     async def run() -> None:
         storage = EmbeddedStorage(data_dir)

@@ -51,17 +51,17 @@ import grpc
 import numpy as np
 import numpy.typing as npt
 
-from statekeeper.core.memory_config import IndexConfig, MemoryConfig
-from statekeeper.core.memory_models import Episode, ValueSource, content_hash
-from statekeeper.core.vector_index import (
+from statekeeper.core.memory.config import IndexConfig, MemoryConfig
+from statekeeper.core.memory.models import Episode, ValueSource, content_hash
+from statekeeper.core.memory.vector_index import (
     FaissIndexFactory,
     HnswIndex,
     InProcessChangeFeed,
     VectorIndex,
     VectorIndexes,
 )
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.index_snapshots import FileSnapshotStore
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
@@ -257,8 +257,8 @@ def bench_crossover(index: VectorIndex, queries: Matrix, count: int) -> None:
 async def serve(data_dir: Path, port: int) -> None:
     from statekeeper.api.interceptor import DomainInterceptor
     from statekeeper.core.limits import Limits
-    from statekeeper.core.sessions import SessionManager
-    from statekeeper.core.summarizer import ExtractiveSummarizer
+    from statekeeper.core.sessions.service import SessionManager
+    from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
     from statekeeper.core.tenancy import Authenticator
     from statekeeper.core.tokens import TokenCounter
     from statekeeper.memory_app import MemoryApp, ModelEndpoints

@@ -38,7 +38,7 @@ import redis.asyncio as redis_asyncio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench.sessions import CONTENT, percentiles, timed
-from statekeeper.core.models import (
+from statekeeper.core.sessions.models import (
     ChangeKind,
     Message,
     Role,
@@ -47,9 +47,9 @@ from statekeeper.core.models import (
     SessionVersion,
 )
 from statekeeper.storage.codec import record_to_json
-from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.production import ProductionStorage
-from statekeeper.storage.redis_cache import SessionCache
+from statekeeper.storage.redis.cache import SessionCache
 from statekeeper.storage.sql import MESSAGE_INSERT_COLUMNS, message_values
 from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub

@@ -34,8 +34,8 @@ import numpy as np
 
 from bench.memory import DIMENSION, Matrix, embedding_like
 from bench.production import fresh_database, server, services
-from statekeeper.core.memory_config import IndexConfig
-from statekeeper.core.vector_index import FaissIndexFactory
+from statekeeper.core.memory.config import IndexConfig
+from statekeeper.core.memory.vector_index import FaissIndexFactory
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
 

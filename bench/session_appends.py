@@ -38,7 +38,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench.production import fresh_database, server, services
-from statekeeper.core.models import Message, Role
+from statekeeper.core.sessions.models import Message, Role
 from statekeeper.storage.sql import MESSAGE_INSERT_COLUMNS, message_values
 from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub

@@ -19,44 +19,43 @@ import grpc
 from statekeeper.api import blackboard_servicer, messagebus_servicer
 from statekeeper.api.checkpoint_servicer import register as register_checkpoints
 from statekeeper.api.items_servicer import register as register_items
-from statekeeper.config import Settings
-from statekeeper.core.blackboard import Blackboard
-from statekeeper.core.blackboard_models import BlackboardLimits
-from statekeeper.core.checkpoints import CheckpointLimits, CheckpointManager
-from statekeeper.core.items import ItemLimits, ItemManager
-from statekeeper.core.memory_config import MemoryConfig
-from statekeeper.core.messagebus import MessageBus
-from statekeeper.core.messagebus_models import MessageBusLimits
+from statekeeper.config import CapabilityLimits, Settings
+from statekeeper.core.blackboard.models import BlackboardLimits
+from statekeeper.core.blackboard.service import Blackboard
+from statekeeper.core.blackboard.store import BlackboardStore
+from statekeeper.core.checkpoints.service import CheckpointManager
+from statekeeper.core.checkpoints.store import CheckpointStore
+from statekeeper.core.items.models import ItemLimits
+from statekeeper.core.items.service import ItemManager
+from statekeeper.core.items.store import ItemStore
+from statekeeper.core.messagebus.service import MessageBus
 from statekeeper.core.schema_upgrades import builtin_registry
-from statekeeper.core.sessions import SessionManager
-from statekeeper.core.summarizer import Summarizer
+from statekeeper.core.sessions.service import SessionManager
+from statekeeper.core.sessions.summarizer import Summarizer
 from statekeeper.core.tokens import TokenCounter
-from statekeeper.core.workflows import WorkflowLimits, WorkflowManager, maintain_forever
+from statekeeper.core.workflows.service import WorkflowManager, maintain_forever
+from statekeeper.core.workflows.store import WorkflowStore
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
-from statekeeper.storage.blackboard_store import BlackboardStore
-from statekeeper.storage.checkpoint_store import CheckpointStore
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
-from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
-from statekeeper.storage.embedded_items import EmbeddedItemStore
-from statekeeper.storage.embedded_messagebus import (
+from statekeeper.storage.embedded.blackboard import EmbeddedBlackboardStore
+from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.embedded.items import EmbeddedItemStore
+from statekeeper.storage.embedded.messagebus import (
     EmbeddedMessageStore,
     InProcessInboxNotifier,
     InProcessReplyWaiters,
 )
-from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.embedded.workflows import EmbeddedWorkflowStore
 from statekeeper.storage.interfaces import Storage
-from statekeeper.storage.item_store import ItemStore
-from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
-from statekeeper.storage.postgres_checkpoints import PostgresCheckpointStore
-from statekeeper.storage.postgres_items import PostgresItemStore
-from statekeeper.storage.postgres_memory import PostgresMemoryStore
-from statekeeper.storage.postgres_memory_feed import PostgresChangeFeed
-from statekeeper.storage.postgres_messagebus import PostgresMessageStore
-from statekeeper.storage.postgres_workflows import PostgresWorkflowStore
+from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
+from statekeeper.storage.postgres.checkpoints import PostgresCheckpointStore
+from statekeeper.storage.postgres.items import PostgresItemStore
+from statekeeper.storage.postgres.memory import PostgresMemoryStore
+from statekeeper.storage.postgres.memory_feed import PostgresChangeFeed
+from statekeeper.storage.postgres.messagebus import PostgresMessageStore
+from statekeeper.storage.postgres.workflows import PostgresWorkflowStore
 from statekeeper.storage.production import ProductionStorage
-from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
-from statekeeper.storage.workflow_store import WorkflowStore
+from statekeeper.storage.redis.feeds import RedisInboxNotifier, RedisReplyWaiters
 from statekeeper_client.v1 import (
     blackboard_pb2,
     checkpoint_pb2,
@@ -88,9 +87,9 @@ class BlackboardCapability:
     """The blackboard over either backend's store (both fan events out: in
     process on the embedded store, through Redis Streams in production)."""
 
-    def __init__(self, store: BlackboardStore) -> None:
+    def __init__(self, store: BlackboardStore, limits: BlackboardLimits) -> None:
         self.store = store
-        self.blackboard = Blackboard(store, BlackboardLimits())
+        self.blackboard = Blackboard(store, limits)
 
     async def start(self) -> None:
         await self.store.start()
@@ -113,7 +112,7 @@ class EmbeddedMessageBus:
             self.store,
             InProcessInboxNotifier(),
             InProcessReplyWaiters(),
-            MessageBusLimits(),
+            settings.capability_limits.messagebus,
             settings.limits,
         )
 
@@ -132,12 +131,17 @@ class EmbeddedMessageBus:
 
 
 class Checkpoints:
-    def __init__(self, checkpoint_store: CheckpointStore, workflow_store: WorkflowStore) -> None:
+    def __init__(
+        self,
+        checkpoint_store: CheckpointStore,
+        workflow_store: WorkflowStore,
+        limits: CapabilityLimits,
+    ) -> None:
         self.checkpoint_store = checkpoint_store
         self.workflow_store = workflow_store
         upgrades = builtin_registry()
-        self.checkpoints = CheckpointManager(self.checkpoint_store, CheckpointLimits(), upgrades)
-        self.workflows = WorkflowManager(self.workflow_store, WorkflowLimits(), upgrades)
+        self.checkpoints = CheckpointManager(self.checkpoint_store, limits.checkpoints, upgrades)
+        self.workflows = WorkflowManager(self.workflow_store, limits.workflows, upgrades)
         self._maintenance: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -198,7 +202,7 @@ class ProductionMemory:
             counter,
             summarizer,
             settings.limits,
-            MemoryConfig(),
+            settings.capability_limits.memory,
             model_endpoints(settings),
             feed=self.feed,
             store=self.store,
@@ -233,7 +237,11 @@ class ProductionMessageBus:
         self.notifier = RedisInboxNotifier(url, prefix)
         self.waiters = RedisReplyWaiters(url, prefix)
         self.bus = MessageBus(
-            self.store, self.notifier, self.waiters, MessageBusLimits(), settings.limits
+            self.store,
+            self.notifier,
+            self.waiters,
+            settings.capability_limits.messagebus,
+            settings.limits,
         )
 
     async def start(self) -> None:
@@ -257,9 +265,9 @@ class ProductionMessageBus:
 class Items:
     """ItemService: namespaced JSON items (LangGraph's BaseStore)."""
 
-    def __init__(self, store: ItemStore) -> None:
+    def __init__(self, store: ItemStore, limits: ItemLimits) -> None:
         self.store = store
-        self.items = ItemManager(store, ItemLimits())
+        self.items = ItemManager(store, limits)
 
     async def start(self) -> None:
         await self.store.start()
@@ -275,31 +283,35 @@ class Items:
 
 
 def items_on(storage: EmbeddedStorage | ProductionStorage, settings: Settings) -> Items:
+    limits = settings.capability_limits.items
     if isinstance(storage, EmbeddedStorage):
-        return Items(EmbeddedItemStore(storage))
-    return Items(PostgresItemStore(storage.durable, migrate=settings.migrate_on_start))
+        return Items(EmbeddedItemStore(storage), limits)
+    return Items(PostgresItemStore(storage.durable, migrate=settings.migrate_on_start), limits)
 
 
 def blackboard_on(
     storage: EmbeddedStorage | ProductionStorage, settings: Settings
 ) -> BlackboardCapability:
+    limits = settings.capability_limits.blackboard
     if isinstance(storage, EmbeddedStorage):
-        return BlackboardCapability(EmbeddedBlackboardStore(storage))
+        return BlackboardCapability(EmbeddedBlackboardStore(storage), limits)
     return BlackboardCapability(
         PostgresBlackboardStore(
             storage.durable,
             settings.redis_url or None,
             settings.redis_key_prefix,
             migrate=settings.migrate_on_start,
-        )
+        ),
+        limits,
     )
 
 
-def checkpoints_on(storage: EmbeddedStorage | ProductionStorage) -> Checkpoints:
+def checkpoints_on(storage: EmbeddedStorage | ProductionStorage, settings: Settings) -> Checkpoints:
+    limits = settings.capability_limits
     if isinstance(storage, EmbeddedStorage):
-        return Checkpoints(EmbeddedCheckpointStore(storage), EmbeddedWorkflowStore(storage))
+        return Checkpoints(EmbeddedCheckpointStore(storage), EmbeddedWorkflowStore(storage), limits)
     return Checkpoints(
-        PostgresCheckpointStore(storage.durable), PostgresWorkflowStore(storage.durable)
+        PostgresCheckpointStore(storage.durable), PostgresWorkflowStore(storage.durable), limits
     )
 
 
@@ -333,7 +345,7 @@ def build_capabilities(
     if isinstance(storage, ProductionStorage):
         return [
             ProductionMemory(storage, settings, sessions, counter, summarizer),
-            checkpoints_on(storage),
+            checkpoints_on(storage, settings),
             blackboard_on(storage, settings),
             ProductionMessageBus(storage, settings),
             items_on(storage, settings),
@@ -346,13 +358,13 @@ def build_capabilities(
         counter,
         summarizer,
         settings.limits,
-        MemoryConfig(),
+        settings.capability_limits.memory,
         model_endpoints(settings),
         index_dir=index_dir(settings),
     )
     return [
         Memory(memory),
-        checkpoints_on(storage),
+        checkpoints_on(storage, settings),
         blackboard_on(storage, settings),
         EmbeddedMessageBus(storage, settings),
         items_on(storage, settings),

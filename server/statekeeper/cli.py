@@ -206,7 +206,7 @@ async def _migrate(settings: config.Settings) -> int:
     from statekeeper.storage import schemas
 
     if not settings.production:
-        from statekeeper.storage.embedded import EmbeddedStorage
+        from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
         storage = EmbeddedStorage(Path(settings.data_dir))
         try:
@@ -246,8 +246,8 @@ def _health(settings: config.Settings, timeout: float) -> int:
 
 
 async def _audit_list(settings: config.Settings, args: argparse.Namespace, out: TextIO) -> int:
-    from statekeeper.core.audit import AuditLog
-    from statekeeper.core.models import AuditFilter
+    from statekeeper.core.audit.models import AuditFilter
+    from statekeeper.core.audit.service import AuditLog
     from statekeeper.storage.factory import build_storage
 
     audit_filter = AuditFilter(
@@ -284,7 +284,7 @@ async def _audit_list(settings: config.Settings, args: argparse.Namespace, out: 
 
 async def _audit_verify(settings: config.Settings, tenant: str | None, out: TextIO) -> int:
     """Exit 0 when every chain is intact, 1 naming the first broken record."""
-    from statekeeper.core.audit import verify_chain
+    from statekeeper.core.audit.service import verify_chain
     from statekeeper.storage.factory import build_storage
 
     storage = build_storage(settings)

@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from statekeeper.core.blackboard.models import BlackboardLimits
+from statekeeper.core.checkpoints.models import CheckpointLimits
+from statekeeper.core.items.models import ItemLimits
 from statekeeper.core.limits import Limits
+from statekeeper.core.memory.config import MemoryConfig
+from statekeeper.core.messagebus.models import MessageBusLimits
+from statekeeper.core.workflows.models import WorkflowLimits
 
 ENV_PREFIX = "STATEKEEPER_"
 MAX_PORT = 65535
@@ -26,6 +32,21 @@ LIMIT_ENV_PREFIX = "STATEKEEPER_LIMIT_"
 
 class ConfigError(ValueError):
     """A setting has a value the server cannot use."""
+
+
+@dataclass(frozen=True)
+class CapabilityLimits:
+    """Each capability's limits and tunables, named `<capability>.<field>`
+    (nested settings take more dots: `memory.recall.<field>`) in `--limit`,
+    the config file's [limits.<capability>] tables and
+    STATEKEEPER_LIMIT_<CAPABILITY>__<FIELD> (`__` for each dot)."""
+
+    blackboard: BlackboardLimits = field(default_factory=BlackboardLimits)
+    messagebus: MessageBusLimits = field(default_factory=MessageBusLimits)
+    checkpoints: CheckpointLimits = field(default_factory=CheckpointLimits)
+    workflows: WorkflowLimits = field(default_factory=WorkflowLimits)
+    items: ItemLimits = field(default_factory=ItemLimits)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
 
 
 @dataclass(frozen=True)
@@ -80,6 +101,7 @@ class Settings:
     # a verified certificate is a credential, as an API key is.
     tls_client_tenants: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    capability_limits: CapabilityLimits = field(default_factory=CapabilityLimits)
 
     @property
     def production(self) -> bool:
@@ -199,7 +221,9 @@ def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None 
         dest="limit",
         action="append",
         metavar="NAME=VALUE",
-        help="override a limit, e.g. max_page_size=500 (env STATEKEEPER_LIMIT_<NAME>)",
+        help="override a limit: a server-wide one (max_page_size=500) or a capability's "
+        "(blackboard.max_value_bytes=2097152, memory.limits.default_top_k=20); env "
+        "STATEKEEPER_LIMIT_<NAME>, `__` for each dot",
     )
 
 
@@ -224,7 +248,7 @@ def load(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> S
             values[name] = _parse_pairs(env_name, env_pairs.split(","))
     for key, value in environ.items():
         if key.startswith(LIMIT_ENV_PREFIX):
-            limits[key[len(LIMIT_ENV_PREFIX) :].lower()] = value
+            limits[key[len(LIMIT_ENV_PREFIX) :].lower().replace("__", ".")] = value
     for name in _OPTIONS:
         if (flag := getattr(args, name, None)) is not None:
             values[name] = flag
@@ -241,7 +265,7 @@ def _merge_file(path: Path, values: dict[str, Any], limits: dict[str, Any]) -> N
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from exc
-    limits.update(data.pop("limits", {}))
+    limits.update(_flattened(data.pop("limits", {})))
     for name in _PAIR_OPTIONS:
         pairs = data.pop(name, None)
         if pairs is not None:
@@ -289,26 +313,57 @@ def _boolean(name: str, value: Any) -> bool:
     raise ConfigError(f"{name}: expected true or false, got {value!r}")
 
 
+def _flattened(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A config file's [limits] table, nested tables as dotted names."""
+    flat: dict[str, Any] = {}
+    for name, value in table.items():
+        if isinstance(value, Mapping):
+            flat.update(_flattened(value, f"{prefix}{name}."))
+        else:
+            flat[prefix + name] = value
+    return flat
+
+
 def _build(values: dict[str, Any], limit_values: dict[str, Any]) -> Settings:
     defaults = Settings()
-    known_limits = {f.name for f in dataclasses.fields(Limits)}
-    unknown = set(limit_values) - known_limits
-    if unknown:
-        raise ConfigError(f"unknown limit(s): {', '.join(sorted(unknown))}")
-    limits = dataclasses.replace(
-        defaults.limits,
-        **{
-            name: _coerce(name, value, getattr(defaults.limits, name))
-            for name, value in limit_values.items()
-        },
-    )
+    plain = {name: value for name, value in limit_values.items() if "." not in name}
+    dotted = {name: value for name, value in limit_values.items() if "." in name}
+    limits = _with_values(defaults.limits, plain, "")
+    capability_limits = defaults.capability_limits
+    for name, value in dotted.items():
+        capability_limits = _with_values(capability_limits, {name: value}, "")
     coerced = {
         name: value if name in _PAIR_OPTIONS else _coerce(name, value, getattr(defaults, name))
         for name, value in values.items()
     }
-    settings = dataclasses.replace(defaults, limits=limits, **coerced)
+    settings = dataclasses.replace(
+        defaults, limits=limits, capability_limits=capability_limits, **coerced
+    )
     _check(settings)
     return settings
+
+
+def _with_values(target: Any, values: Mapping[str, Any], prefix: str) -> Any:
+    """`target` (a frozen dataclass) with the named fields replaced; a dotted
+    name reaches into a nested dataclass. Only numbers, booleans and strings
+    can be set: a field of another type is refused, as is an unknown name."""
+    known = {f.name for f in dataclasses.fields(target)}
+    changes: dict[str, Any] = {}
+    for name, value in values.items():
+        head, _, rest = name.partition(".")
+        full = prefix + head
+        if head not in known:
+            raise ConfigError(f"unknown limit {prefix + name!r}")
+        current = changes.get(head, getattr(target, head))
+        if rest:
+            if not dataclasses.is_dataclass(current):
+                raise ConfigError(f"unknown limit {prefix + name!r}")
+            changes[head] = _with_values(current, {rest: value}, full + ".")
+        elif isinstance(current, bool | int | float | str):
+            changes[head] = _coerce(full, value, current)
+        else:
+            raise ConfigError(f"limit {full!r} is a group: name one of its fields")
+    return dataclasses.replace(target, **changes)
 
 
 def _check(settings: Settings) -> None:

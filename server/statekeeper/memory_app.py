@@ -31,27 +31,27 @@ import grpc
 from statekeeper.adapters.openai_embeddings import OpenAIEmbedder
 from statekeeper.adapters.openai_facts import OpenAIFactExtractor
 from statekeeper.api.memory_servicer import MemoryDomain, MemoryServicer, register
-from statekeeper.core.episodic import Embedder, EpisodicMemory
-from statekeeper.core.forgetting import Consolidation, Forgetting, MemoryMaintenance
 from statekeeper.core.limits import Limits
-from statekeeper.core.memory_config import MemoryConfig
-from statekeeper.core.memory_context import MemoryContextBuilder
-from statekeeper.core.semantic import FactExtractor, PatternFactExtractor, SemanticMemory
-from statekeeper.core.sessions import SessionManager
-from statekeeper.core.summarizer import Summarizer
-from statekeeper.core.tokens import TokenCounter
-from statekeeper.core.vector_index import (
+from statekeeper.core.memory.config import MemoryConfig
+from statekeeper.core.memory.context import MemoryContextBuilder
+from statekeeper.core.memory.episodic import Embedder, EpisodicMemory
+from statekeeper.core.memory.forgetting import Consolidation, Forgetting, MemoryMaintenance
+from statekeeper.core.memory.semantic import FactExtractor, PatternFactExtractor, SemanticMemory
+from statekeeper.core.memory.store import MemoryStore
+from statekeeper.core.memory.vector_index import (
     ChangeFeed,
     FaissIndexFactory,
     InProcessChangeFeed,
     LoadingState,
     VectorIndexes,
 )
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from statekeeper.core.sessions.service import SessionManager
+from statekeeper.core.sessions.summarizer import Summarizer
+from statekeeper.core.tokens import TokenCounter
+from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.index_snapshots import FileSnapshotStore
 from statekeeper.storage.interfaces import Storage
-from statekeeper.storage.memory_store import MemoryStore
 
 log = logging.getLogger(__name__)
 

@@ -35,11 +35,11 @@ from statekeeper.capabilities import (
     build_capabilities,
 )
 from statekeeper.config import Settings
-from statekeeper.core.audit import AuditLog
+from statekeeper.core.audit.service import AuditLog
 from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.limits import Limits
-from statekeeper.core.sessions import SessionManager
-from statekeeper.core.summarizer import ExtractiveSummarizer, Summarizer
+from statekeeper.core.sessions.service import SessionManager
+from statekeeper.core.sessions.summarizer import ExtractiveSummarizer, Summarizer
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.factory import build_storage

@@ -41,7 +41,6 @@ from prometheus_client.registry import Collector
 from statekeeper import __version__
 
 if TYPE_CHECKING:
-    from statekeeper.api.access_log import CallRecord
     from statekeeper.config import Settings
     from statekeeper.core.tenancy import Authenticator
 
@@ -268,3 +267,23 @@ def worker_metrics_listen(listen: str, index: int) -> str:
         return ""
     host, _, port = listen.rpartition(":")
     return f"{host}:{int(port) + index if int(port) else 0}"
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One finished RPC, as the access log and the metrics see it."""
+
+    method: str  # /package.Service/Method
+    kind: str
+    code: str  # canonical status code name, e.g. OK, NOT_FOUND
+    seconds: float
+    bytes_in: int
+    bytes_out: int
+
+    @property
+    def service(self) -> str:
+        return self.method.lstrip("/").rpartition("/")[0]
+
+    @property
+    def name(self) -> str:
+        return self.method.rpartition("/")[2]

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.interfaces import Storage
-from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.production import ProductionStorage
-from statekeeper.storage.redis_cache import SessionCache
+from statekeeper.storage.redis.cache import SessionCache
 from tests.services import configured, reachable
 
 BackendFactory = Callable[[Path], Awaitable[Storage]]

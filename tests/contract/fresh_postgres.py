@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from statekeeper.core.models import AuditFilter, AuditRecord
-from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.core.audit.models import AuditFilter, AuditRecord
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from tests.services import Services, configured, create_database, drop_database, reachable
 
 

@@ -1,5 +1,5 @@
 """The BlackboardStore and BlackboardEventFeed contract
-(storage/blackboard_store.py), checked on every backend.
+(core/blackboard/store.py), checked on every backend.
 
 Backends register in BLACKBOARD_BACKENDS: an async context manager that
 yields a started store:
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.blackboard_keys import KeyMatcher, compile_glob
-from statekeeper.core.blackboard_models import (
+from statekeeper.core.blackboard.keys import KeyMatcher, compile_glob
+from statekeeper.core.blackboard.models import (
     BlackboardLimits,
     Decision,
     Entry,
@@ -36,12 +36,12 @@ from statekeeper.core.blackboard_models import (
     Value,
     tombstone,
 )
+from statekeeper.core.blackboard.store import BlackboardStore
 from statekeeper.core.errors import InvalidArgumentError
-from statekeeper.storage.blackboard_store import BlackboardStore
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
+from statekeeper.storage.embedded.blackboard import EmbeddedBlackboardStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from tests.services import configured, reachable
 
 NOW = 1_700_000_000.0
@@ -439,7 +439,7 @@ async def test_replicas_racing_on_one_tenant_lose_no_update(
     decides again on the new state (or, with no optimistic attempts, takes
     the tenant's lock), so no increment is lost and revisions stay gap-free."""
     monkeypatch.setattr(
-        "statekeeper.storage.postgres_blackboard.OPTIMISTIC_ATTEMPTS", optimistic_attempts
+        "statekeeper.storage.postgres.blackboard.OPTIMISTIC_ATTEMPTS", optimistic_attempts
     )
     t = tenant()
     async with _production(tmp_path / "a") as one, _production(tmp_path / "b") as other:

@@ -1,4 +1,4 @@
-"""The CheckpointStore contract (storage/checkpoint_store.py), on every backend.
+"""The CheckpointStore contract (core/checkpoints/store.py), on every backend.
 
 Backends register a factory in CHECKPOINT_BACKENDS: the embedded store, and
 the PostgreSQL one (the production backend: checkpoints have no Redis tier)
@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from statekeeper.core.checkpoints import (
+from statekeeper.core.audit.models import AuditFilter, AuditRecord
+from statekeeper.core.checkpoints.models import (
     ChannelEntry,
     ChannelValueMissingError,
     CheckpointDeletedError,
@@ -29,13 +30,12 @@ from statekeeper.core.checkpoints import (
     WriteEntry,
     WritesDraft,
 )
+from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
-from statekeeper.core.models import AuditFilter, AuditRecord
 from statekeeper.core.schema_upgrades import Payload
-from statekeeper.storage.checkpoint_store import CheckpointStore
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
-from statekeeper.storage.postgres_checkpoints import PostgresCheckpointStore
+from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.postgres.checkpoints import PostgresCheckpointStore
 from tests.contract.fresh_postgres import fresh_postgres
 
 AuditReader = Callable[[str], Awaitable[list[AuditRecord]]]

@@ -1,4 +1,4 @@
-"""The memory storage contract (storage/memory_store.py), once per backend.
+"""The memory storage contract (core/memory/store.py), once per backend.
 
 MEMORY_BACKENDS maps a name to a factory of (store, close): the embedded
 SQLite store, and the PostgreSQL store on a fresh database per test (the
@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from statekeeper.core import lexical
-from statekeeper.core.memory_models import (
+from statekeeper.core.memory import lexical
+from statekeeper.core.memory.models import (
     ConsolidationPlan,
     DimensionMismatchError,
     Episode,
@@ -32,11 +32,11 @@ from statekeeper.core.memory_models import (
     content_hash,
     unit_vector,
 )
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
-from statekeeper.storage.memory_store import MemoryStore
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_memory import PostgresMemoryStore
+from statekeeper.core.memory.store import MemoryStore
+from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.postgres.memory import PostgresMemoryStore
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from tests.services import configured, create_database, drop_database, reachable
 
 NOW = 1_700_000_000.0
@@ -368,7 +368,7 @@ async def test_import_keeps_the_first_of_equal_episodes(store: MemoryStore) -> N
     assert await store.get_episode("t", "e-d", False) is None
 
 
-# ----- lexical index and session neighbours (core/lexical.py) ---------------------
+# ----- lexical index and session neighbours (core/memory/lexical.py) ---------------------
 
 
 async def test_lexical_matches_come_from_the_index_with_corpus_statistics(

@@ -1,5 +1,5 @@
 """The MessageStore, InboxNotifier and ReplyWaiters contract
-(storage/messagebus_store.py), checked on every backend.
+(core/messagebus/store.py), checked on every backend.
 
 Backends register in MESSAGEBUS_BACKENDS: an async context manager that
 yields a started (store, notifier, waiters):
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from statekeeper.core.errors import AlreadyExistsError, LimitExceededError
-from statekeeper.core.messagebus_models import (
+from statekeeper.core.messagebus.models import (
     AgentMessage,
     DeadLetterReason,
     Payload,
@@ -32,16 +32,16 @@ from statekeeper.core.messagebus_models import (
     ReceiptStatus,
     new_message_id,
 )
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_messagebus import (
+from statekeeper.core.messagebus.store import InboxNotifier, MessageStore, ReplyWaiters
+from statekeeper.storage.embedded.messagebus import (
     EmbeddedMessageStore,
     InProcessInboxNotifier,
     InProcessReplyWaiters,
 )
-from statekeeper.storage.messagebus_store import InboxNotifier, MessageStore, ReplyWaiters
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_messagebus import PostgresMessageStore
-from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.postgres.messagebus import PostgresMessageStore
+from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.redis.feeds import RedisInboxNotifier, RedisReplyWaiters
 from tests.harness.deadlines import scaled
 from tests.services import configured, reachable
 

@@ -11,14 +11,13 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from statekeeper.core.audit.models import AuditFilter, AuditRecord
 from statekeeper.core.errors import (
     AlreadyExistsError,
     ConcurrentModificationError,
     NotFoundError,
 )
-from statekeeper.core.models import (
-    AuditFilter,
-    AuditRecord,
+from statekeeper.core.sessions.models import (
     ChangeKind,
     Message,
     MessageMeta,
@@ -31,8 +30,9 @@ from statekeeper.core.models import (
     SessionVersion,
     ToolCall,
 )
-from statekeeper.storage import embedded, postgres
+from statekeeper.storage.embedded import sessions as embedded
 from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.postgres import sessions as postgres
 from tests.services import configured, create_database, drop_database, reachable
 
 

@@ -1,4 +1,4 @@
-"""The WorkflowStore contract (storage/workflow_store.py), on every backend:
+"""The WorkflowStore contract (core/workflows/store.py), on every backend:
 the embedded store, and the PostgreSQL one on a fresh database per test
 (skipped with the reason printed when the test services are not configured)."""
 
@@ -12,14 +12,19 @@ from pathlib import Path
 
 import pytest
 
+from statekeeper.core.audit.models import AuditFilter, AuditRecord
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
-from statekeeper.core.models import AuditFilter, AuditRecord
 from statekeeper.core.schema_upgrades import Payload
-from statekeeper.core.workflows import ClaimableStep, Transition, WorkflowRecord, WorkflowStatus
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
-from statekeeper.storage.postgres_workflows import PostgresWorkflowStore
-from statekeeper.storage.workflow_store import WorkflowStore
+from statekeeper.core.workflows.models import (
+    ClaimableStep,
+    Transition,
+    WorkflowRecord,
+    WorkflowStatus,
+)
+from statekeeper.core.workflows.store import WorkflowStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.embedded.workflows import EmbeddedWorkflowStore
+from statekeeper.storage.postgres.workflows import PostgresWorkflowStore
 from tests.contract.fresh_postgres import fresh_postgres
 
 

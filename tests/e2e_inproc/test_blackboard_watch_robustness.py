@@ -17,8 +17,8 @@ import grpc
 import pytest
 import redis.asyncio as redis_asyncio
 
-from statekeeper.core.blackboard_keys import compile_glob
-from statekeeper.core.blackboard_models import BlackboardLimits
+from statekeeper.core.blackboard.keys import compile_glob
+from statekeeper.core.blackboard.models import BlackboardLimits
 from statekeeper_client.v1 import blackboard_pb2 as pb
 from statekeeper_client.v1 import common_pb2
 from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub

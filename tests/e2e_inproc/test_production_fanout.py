@@ -27,16 +27,17 @@ from dataclasses import dataclass
 import pytest
 import redis.asyncio as redis_asyncio
 
-from statekeeper.core.blackboard import Blackboard, PutOp, WatchRequest
-from statekeeper.core.blackboard_models import BlackboardLimits, RevisionBatch, Value
-from statekeeper.core.blackboard_watch import WatchMessageKind
+from statekeeper.core.blackboard.models import BlackboardLimits, RevisionBatch, Value
+from statekeeper.core.blackboard.service import Blackboard, PutOp, WatchRequest
+from statekeeper.core.blackboard.watch import WatchMessageKind
 from statekeeper.core.errors import AlreadyExistsError
-from statekeeper.core.messagebus_models import AgentMessage, new_message_id
-from statekeeper.storage import postgres_blackboard, postgres_messagebus
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
-from statekeeper.storage.postgres_messagebus import PostgresMessageStore
-from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
+from statekeeper.core.messagebus.models import AgentMessage, new_message_id
+from statekeeper.storage.postgres import blackboard as postgres_blackboard
+from statekeeper.storage.postgres import messagebus as postgres_messagebus
+from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
+from statekeeper.storage.postgres.messagebus import PostgresMessageStore
+from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.redis.feeds import RedisInboxNotifier, RedisReplyWaiters
 from tests.harness.deadlines import scaled
 from tests.services import Services, configured, fresh_database, reachable
 

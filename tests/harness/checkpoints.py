@@ -18,19 +18,21 @@ import grpc
 
 from statekeeper.api.checkpoint_servicer import register
 from statekeeper.api.interceptor import DomainInterceptor
-from statekeeper.core.checkpoints import CheckpointLimits, CheckpointManager
+from statekeeper.core.checkpoints.models import CheckpointLimits
+from statekeeper.core.checkpoints.service import CheckpointManager
+from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.schema_upgrades import builtin_registry
 from statekeeper.core.tenancy import Authenticator
-from statekeeper.core.workflows import WorkflowLimits, WorkflowManager, maintain_forever
-from statekeeper.storage.checkpoint_store import CheckpointStore
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
-from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+from statekeeper.core.workflows.models import WorkflowLimits
+from statekeeper.core.workflows.service import WorkflowManager, maintain_forever
+from statekeeper.core.workflows.store import WorkflowStore
+from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.embedded.workflows import EmbeddedWorkflowStore
 from statekeeper.storage.interfaces import Storage
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_checkpoints import PostgresCheckpointStore
-from statekeeper.storage.postgres_workflows import PostgresWorkflowStore
-from statekeeper.storage.workflow_store import WorkflowStore
+from statekeeper.storage.postgres.checkpoints import PostgresCheckpointStore
+from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.postgres.workflows import PostgresWorkflowStore
 from tests.harness import backends
 from tests.harness.backends import EMBEDDED, PRODUCTION
 from tests.harness.inproc import InProcessServer

@@ -18,17 +18,17 @@ import grpc
 from statekeeper.api.interceptor import DomainInterceptor
 from statekeeper.api.session_servicer import SessionServicer
 from statekeeper.core.limits import Limits
-from statekeeper.core.memory_config import MemoryConfig
-from statekeeper.core.sessions import SessionManager
-from statekeeper.core.summarizer import ExtractiveSummarizer
+from statekeeper.core.memory.config import MemoryConfig
+from statekeeper.core.memory.vector_index import ChangeFeed
+from statekeeper.core.sessions.service import SessionManager
+from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
-from statekeeper.core.vector_index import ChangeFeed
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_memory import PostgresMemoryStore
-from statekeeper.storage.postgres_memory_feed import PostgresChangeFeed
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.postgres.memory import PostgresMemoryStore
+from statekeeper.storage.postgres.memory_feed import PostgresChangeFeed
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper_client.v1 import memory_pb2_grpc, session_pb2_grpc
 
 API_KEYS = {"key-alpha": "alpha", "key-beta": "beta"}

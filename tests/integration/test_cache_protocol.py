@@ -11,18 +11,17 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as redis_asyncio
 
-from statekeeper.core.models import (
-    AuditFilter,
-    AuditRecord,
+from statekeeper.core.audit.models import AuditFilter, AuditRecord
+from statekeeper.core.sessions.models import (
     ChangeKind,
     SessionChange,
     SessionRecord,
     SessionVersion,
 )
 from statekeeper.storage.codec import record_to_json
-from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.production import ProductionStorage
-from statekeeper.storage.redis_cache import SessionCache
+from statekeeper.storage.redis.cache import SessionCache
 from tests.services import Services, configured, fresh_database, reachable
 
 T = "tenant"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from statekeeper.core.memory_models import Episode, ValueSource, content_hash
+from statekeeper.core.memory.models import Episode, ValueSource, content_hash
 
 Matrix = npt.NDArray[np.float32]
 

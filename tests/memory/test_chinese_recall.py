@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.episodic import EpisodeDraft, RecallQuery
-from statekeeper.core.memory_models import Ranking
+from statekeeper.core.memory.episodic import EpisodeDraft, RecallQuery
+from statekeeper.core.memory.models import Ranking
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
 from tests.memory.helpers import memory_app
 

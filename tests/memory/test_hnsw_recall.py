@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from statekeeper.core.memory_config import IndexConfig
-from statekeeper.core.vector_index import FaissIndexFactory, FlatIndex, HnswIndex
+from statekeeper.core.memory.config import IndexConfig
+from statekeeper.core.memory.vector_index import FaissIndexFactory, FlatIndex, HnswIndex
 from tests.memory.data import gaussian, unit_rows
 
 COUNT = 5_000

@@ -19,25 +19,25 @@ import numpy.typing as npt
 import pytest
 
 from statekeeper.core.limits import Limits
-from statekeeper.core.memory_config import IndexConfig, MemoryConfig
-from statekeeper.core.memory_models import Episode, IndexState, VectorBatch
-from statekeeper.core.sessions import SessionManager
-from statekeeper.core.summarizer import ExtractiveSummarizer
-from statekeeper.core.tokens import TokenCounter
-from statekeeper.core.vector_index import (
+from statekeeper.core.memory.config import IndexConfig, MemoryConfig
+from statekeeper.core.memory.models import Episode, IndexState, VectorBatch
+from statekeeper.core.memory.store import MemoryStore
+from statekeeper.core.memory.vector_index import (
     FaissIndexFactory,
     IndexLoadingError,
     InProcessChangeFeed,
     VectorIndex,
     VectorIndexes,
 )
+from statekeeper.core.sessions.service import SessionManager
+from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
+from statekeeper.core.tokens import TokenCounter
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.index_snapshots import FileSnapshotStore
-from statekeeper.storage.memory_store import MemoryStore
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_memory import PostgresMemoryStore
+from statekeeper.storage.postgres.memory import PostgresMemoryStore
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from tests.memory.data import episodes_for, gaussian
 from tests.memory.helpers import NO_JOBS
 from tests.services import configured, create_database, drop_database, reachable

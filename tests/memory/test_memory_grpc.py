@@ -11,8 +11,8 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from statekeeper.core.models import AuditFilter
-from statekeeper.core.vector_index import InProcessChangeFeed
+from statekeeper.core.audit.models import AuditFilter
+from statekeeper.core.memory.vector_index import InProcessChangeFeed
 from statekeeper.memory_app import ModelEndpoints
 from statekeeper_client.v1 import memory_pb2 as pb
 from tests.fakes.openai_server import FakeOpenAI

@@ -14,7 +14,7 @@ import asyncpg
 import pytest
 
 from statekeeper.core.errors import StorageUnavailableError
-from statekeeper.core.memory_models import (
+from statekeeper.core.memory.models import (
     ConsolidationPlan,
     Episode,
     FactBatch,
@@ -25,7 +25,7 @@ from statekeeper.core.memory_models import (
     unit_vector,
 )
 from statekeeper.memory_app import MemoryApp
-from statekeeper.storage.postgres_memory import PostgresMemoryStore
+from statekeeper.storage.postgres.memory import PostgresMemoryStore
 from tests.harness.deadlines import scaled
 from tests.memory.production import postgres_memory_app
 from tests.services import configured, fresh_database, reachable

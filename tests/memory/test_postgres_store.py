@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from statekeeper.core.memory_models import (
+from statekeeper.core.audit.models import AuditFilter, AuditRecord
+from statekeeper.core.memory.models import (
     ConsolidationPlan,
     DimensionMismatchError,
     FactBatch,
@@ -17,15 +18,14 @@ from statekeeper.core.memory_models import (
     FactOrigin,
     Predicate,
 )
-from statekeeper.core.models import AuditFilter, AuditRecord
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_memory import (
+from statekeeper.storage.postgres.memory import (
     CHANGE_CHUNK,
     OP_ADD,
     OP_RANK,
     OP_REMOVE,
     PostgresMemoryStore,
 )
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from tests.memory.test_postgres_feed import NOW, episode
 from tests.services import configured, fresh_database, reachable
 

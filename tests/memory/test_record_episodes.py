@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from statekeeper.api.interceptor import DomainInterceptor
-from statekeeper.core.models import AuditFilter
+from statekeeper.core.audit.models import AuditFilter
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.memory_app import MemoryApp
 from statekeeper_client.v1 import common_pb2 as common_pb

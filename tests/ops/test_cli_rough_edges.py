@@ -20,8 +20,8 @@ import asyncpg
 import pytest
 
 from statekeeper import config
-from statekeeper.storage import postgres
-from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.postgres import sessions as postgres
 from statekeeper.storage.schemas import postgres_schemas, postgres_states
 from tests.harness.deadlines import scaled
 from tests.harness.processes import REPO

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import asyncpg
 
-from statekeeper.storage import postgres
+from statekeeper.storage.postgres import sessions as postgres
 from tests.harness.deadlines import scaled
 from tests.harness.processes import REPO, free_port
 from tests.harness.servers import ServerProcess

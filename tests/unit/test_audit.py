@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 
 from statekeeper.api.interceptor import actor_for
-from statekeeper.core.audit import Actor, AuditLog
+from statekeeper.core.audit.models import AuditFilter
+from statekeeper.core.audit.service import Actor, AuditLog
 from statekeeper.core.errors import EtagMismatchError, InvalidArgumentError
 from statekeeper.core.limits import Limits
-from statekeeper.core.models import AuditFilter, Role
-from statekeeper.core.sessions import MessageDraft, SessionDraft, SessionManager
-from statekeeper.core.summarizer import ExtractiveSummarizer
+from statekeeper.core.sessions.models import Role
+from statekeeper.core.sessions.service import MessageDraft, SessionDraft, SessionManager
+from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter
-from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
 
 class Clock:

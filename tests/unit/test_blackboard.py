@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.blackboard import (
+from statekeeper.core.blackboard.models import (
+    BlackboardLimits,
+    EventType,
+    RevisionCompactedError,
+    RevisionMismatchError,
+    Value,
+)
+from statekeeper.core.blackboard.service import (
     Blackboard,
     Compare,
     CompareOperator,
@@ -21,16 +28,9 @@ from statekeeper.core.blackboard import (
     PutOp,
     PutResult,
 )
-from statekeeper.core.blackboard_models import (
-    BlackboardLimits,
-    EventType,
-    RevisionCompactedError,
-    RevisionMismatchError,
-    Value,
-)
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
+from statekeeper.storage.embedded.blackboard import EmbeddedBlackboardStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from tests.fakes.clock import FakeClock
 
 T = "tenant-a"

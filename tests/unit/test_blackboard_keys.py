@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from statekeeper.core.blackboard_keys import compile_glob, prefix_end, selector
-from statekeeper.core.blackboard_models import BlackboardLimits
+from statekeeper.core.blackboard.keys import compile_glob, prefix_end, selector
+from statekeeper.core.blackboard.models import BlackboardLimits
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
 
 LIMITS = BlackboardLimits()

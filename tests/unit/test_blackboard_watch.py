@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.blackboard import Blackboard, PutOp, WatchRequest
-from statekeeper.core.blackboard_models import (
+from statekeeper.core.blackboard.models import (
     BlackboardLimits,
     EventType,
     RevisionBatch,
     SlowConsumerError,
     Value,
 )
-from statekeeper.core.blackboard_watch import WatchMessage, WatchMessageKind
+from statekeeper.core.blackboard.service import Blackboard, PutOp, WatchRequest
+from statekeeper.core.blackboard.watch import WatchMessage, WatchMessageKind
 from statekeeper.core.errors import LimitExceededError, StorageUnavailableError
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore, InProcessEventFeed
+from statekeeper.storage.embedded.blackboard import EmbeddedBlackboardStore, InProcessEventFeed
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
 T = "tenant-a"
 LIMITS = BlackboardLimits(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from statekeeper.core.bounded_cache import BoundedCache, message_bytes
-from statekeeper.core.models import Message, Role, ToolCall
+from statekeeper.core.sessions.models import Message, Role, ToolCall
 
 
 def test_the_total_weight_stays_under_the_budget_oldest_evicted_first() -> None:

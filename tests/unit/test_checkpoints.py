@@ -8,22 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.audit import Actor
-from statekeeper.core.checkpoints import (
+from statekeeper.core.audit.service import Actor
+from statekeeper.core.checkpoints.models import (
     ChannelEntry,
     CheckpointDraft,
     CheckpointLimits,
-    CheckpointManager,
     CheckpointQuery,
     ReadOptions,
     WriteEntry,
     WritesDraft,
 )
+from statekeeper.core.checkpoints.service import CheckpointManager
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError, NotFoundError
 from statekeeper.core.schema_upgrades import Payload, builtin_registry
 from statekeeper.core.tenancy import Principal
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from tests.fakes.clock import TickingClockNs
 
 T = "tenant-a"

@@ -12,7 +12,7 @@ import grpc
 import pytest
 from google.protobuf import struct_pb2, timestamp_pb2
 
-from statekeeper.core.models import AuditFilter
+from statekeeper.core.audit.models import AuditFilter
 from statekeeper.core.tenancy import key_id
 from statekeeper_client.v1 import checkpoint_pb2 as pb
 from statekeeper_client.v1 import checkpoint_pb2_grpc, common_pb2

@@ -122,3 +122,40 @@ def test_production_options_in_every_form(tmp_path: Path) -> None:
 def test_bad_production_settings(argv: tuple[str, ...], message: str) -> None:
     with pytest.raises(config.ConfigError, match=message):
         config.load(parse(*argv), {})
+
+
+def test_capability_limits_in_every_form(tmp_path: Path) -> None:
+    path = tmp_path / "statekeeper.toml"
+    path.write_text(
+        "[limits.blackboard]\nmax_value_bytes = 2048\nmax_txn_ops = 9\n"
+        "[limits.memory.limits]\ndefault_top_k = 7\n"
+    )
+    environ = {
+        "STATEKEEPER_LIMIT_BLACKBOARD__MAX_TXN_OPS": "11",
+        "STATEKEEPER_LIMIT_ITEMS__MAX_FILTER_BYTES": "4096",
+    }
+    settings = config.load(
+        parse("--config", str(path), "--limit", "messagebus.max_payload_bytes=5000"), environ
+    )
+    limits = settings.capability_limits
+    assert limits.blackboard.max_value_bytes == 2048  # file
+    assert limits.blackboard.max_txn_ops == 11  # environment over file
+    assert limits.memory.limits.default_top_k == 7  # nested table
+    assert limits.items.max_filter_bytes == 4096
+    assert limits.messagebus.max_payload_bytes == 5000  # flag
+    assert limits.checkpoints == config.CapabilityLimits().checkpoints  # untouched
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ("blackboard.no_such_field=1", "blackboard.no_such_field"),
+        ("nowhere.max_value_bytes=1", "nowhere.max_value_bytes"),
+        ("blackboard.max_value_bytes=big", "blackboard.max_value_bytes"),
+        ("memory.recall=3", "memory.recall"),
+        ("blackboard.max_value_bytes.deeper=3", "blackboard.max_value_bytes.deeper"),
+    ],
+)
+def test_bad_capability_limits_name_the_limit(item: str, message: str) -> None:
+    with pytest.raises(config.ConfigError, match=message.replace(".", r"\.")):
+        config.load(parse("--limit", item), {})

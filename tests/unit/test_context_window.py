@@ -12,23 +12,23 @@ from typing import cast
 import pytest
 import tiktoken
 
-from statekeeper.core.audit import Actor
-from statekeeper.core.context_window import flatten, group_units, newest_fitting
+from statekeeper.core.audit.service import Actor
 from statekeeper.core.errors import FailedPreconditionError, InvalidArgumentError
 from statekeeper.core.limits import Limits
-from statekeeper.core.models import Message, Role, ToolCall
-from statekeeper.core.sessions import (
+from statekeeper.core.sessions.context_window import flatten, group_units, newest_fitting
+from statekeeper.core.sessions.models import Message, Role, ToolCall
+from statekeeper.core.sessions.service import (
     SUMMARY_INPUT_MESSAGES,
     MessageDraft,
     SessionDraft,
     SessionManager,
     WindowRequest,
 )
-from statekeeper.core.summarizer import ExtractiveSummarizer
+from statekeeper.core.sessions.store import SessionStore
+from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.interfaces import SessionStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
 TENANT = "t1"
 ACTOR = Actor(Principal(TENANT, "key-1"), "statekeeper.v1.SessionService", "Test")

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.audit import system_actor
-from statekeeper.core.episodic import EpisodeDraft
+from statekeeper.core.audit.service import system_actor
 from statekeeper.core.errors import InvalidArgumentError, NotFoundError
-from statekeeper.core.memory_context import ContextRequest
-from statekeeper.core.memory_models import FactDraft, Ranking
-from statekeeper.core.models import Role, ToolCall
-from statekeeper.core.sessions import MessageDraft, SessionDraft, SessionManager
+from statekeeper.core.memory.context import ContextRequest
+from statekeeper.core.memory.episodic import EpisodeDraft
+from statekeeper.core.memory.models import FactDraft, Ranking
+from statekeeper.core.sessions.models import Role, ToolCall
+from statekeeper.core.sessions.service import MessageDraft, SessionDraft, SessionManager
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.memory_app import MemoryApp
 from tests.memory.helpers import memory_app

@@ -10,16 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from statekeeper.core.episodic import EpisodeDraft, RecallQuery, WeightOverrides
 from statekeeper.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
     StorageUnavailableError,
 )
-from statekeeper.core.forgetting import ConsolidationRequest
-from statekeeper.core.memory_config import IndexConfig
-from statekeeper.core.memory_models import (
+from statekeeper.core.memory.config import IndexConfig
+from statekeeper.core.memory.episodic import EpisodeDraft, RecallQuery, WeightOverrides
+from statekeeper.core.memory.forgetting import ConsolidationRequest
+from statekeeper.core.memory.models import (
     DimensionMismatchError,
     DuplicateKind,
     EpisodeFilter,

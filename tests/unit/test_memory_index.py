@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from statekeeper.core.errors import FailedPreconditionError
-from statekeeper.core.memory_config import IndexConfig
-from statekeeper.core.memory_models import IndexState, VectorBatch
-from statekeeper.core.vector_index import (
+from statekeeper.core.memory.config import IndexConfig
+from statekeeper.core.memory.models import IndexState, VectorBatch
+from statekeeper.core.memory.vector_index import (
     FaissIndexFactory,
     IndexEntry,
     InProcessChangeFeed,
@@ -23,8 +23,8 @@ from statekeeper.core.vector_index import (
     _read_in_thread,
     _UserIndex,
 )
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from tests.memory.data import episodes_for, gaussian
 
 T = "t"

@@ -1,4 +1,4 @@
-"""Lexical terms (core/lexical.py) and the migrations that index episodes
+"""Lexical terms (core/memory/lexical.py) and the migrations that index episodes
 stored before the lexical index existed, on both backends."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import asyncpg
 
-from statekeeper.core import lexical
-from statekeeper.core.lexical import LexicalCandidate, LexicalMatches
-from statekeeper.core.memory_models import EpisodeFilter
-from statekeeper.storage.embedded import DATABASE_FILE, EmbeddedStorage
-from statekeeper.storage.embedded_memory import MEMORY_MIGRATIONS, EmbeddedMemoryStore
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_memory import PostgresMemoryStore, index_missing_terms
+from statekeeper.core.memory import lexical
+from statekeeper.core.memory.lexical import LexicalCandidate, LexicalMatches
+from statekeeper.core.memory.models import EpisodeFilter
+from statekeeper.storage.embedded.memory import MEMORY_MIGRATIONS, EmbeddedMemoryStore
+from statekeeper.storage.embedded.sessions import DATABASE_FILE, EmbeddedStorage
+from statekeeper.storage.postgres.memory import PostgresMemoryStore, index_missing_terms
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from tests.services import configured, fresh_database, reachable
 
 OLD_ROW = (

@@ -12,11 +12,11 @@ import pytest
 from statekeeper.adapters.openai_facts import InvalidExtractionError, OpenAIFactExtractor
 from statekeeper.core.errors import InvalidArgumentError, NotFoundError
 from statekeeper.core.limits import Limits
-from statekeeper.core.memory_config import MemoryLimits
-from statekeeper.core.memory_models import FactDraft, FactOutcome, FactQuery, ValueSource
-from statekeeper.core.semantic import EntityRequest, PatternFactExtractor, SemanticMemory
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
+from statekeeper.core.memory.config import MemoryLimits
+from statekeeper.core.memory.models import FactDraft, FactOutcome, FactQuery, ValueSource
+from statekeeper.core.memory.semantic import EntityRequest, PatternFactExtractor, SemanticMemory
+from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from tests.fakes.clock import FakeClock
 from tests.fakes.openai_server import FakeOpenAI
 

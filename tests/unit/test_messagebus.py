@@ -19,20 +19,20 @@ from statekeeper.core.errors import (
     NotFoundError,
     StorageUnavailableError,
 )
-from statekeeper.core.messagebus import MessageBus, ReceiveOptions, SendDraft
-from statekeeper.core.messagebus_models import (
+from statekeeper.core.messagebus.models import (
     DeadLetterReason,
     MessageBusLimits,
     Payload,
     ReceiptStatus,
     ReplyTimeoutError,
 )
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_messagebus import (
+from statekeeper.core.messagebus.service import MessageBus, ReceiveOptions, SendDraft
+from statekeeper.storage.embedded.messagebus import (
     EmbeddedMessageStore,
     InProcessInboxNotifier,
     InProcessReplyWaiters,
 )
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from tests.fakes.clock import FakeClock
 
 T = "tenant-a"

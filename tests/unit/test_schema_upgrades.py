@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.audit import Actor
-from statekeeper.core.checkpoints import (
+from statekeeper.core.audit.service import Actor
+from statekeeper.core.checkpoints.models import (
     ChannelEntry,
     CheckpointDraft,
     CheckpointLimits,
-    CheckpointManager,
     ReadOptions,
 )
+from statekeeper.core.checkpoints.service import CheckpointManager
 from statekeeper.core.schema_upgrades import (
     WORKFLOW_STATE_CONTENT_TYPE,
     WORKFLOW_STATE_VERSION,
@@ -25,17 +25,17 @@ from statekeeper.core.schema_upgrades import (
     builtin_registry,
 )
 from statekeeper.core.tenancy import Principal
-from statekeeper.core.workflows import (
+from statekeeper.core.workflows.codec import workflow_from_document
+from statekeeper.core.workflows.models import (
     ClaimRequest,
     StepStatus,
     WorkflowLimits,
-    WorkflowManager,
     WorkflowStatus,
-    workflow_from_document,
 )
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
-from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+from statekeeper.core.workflows.service import WorkflowManager
+from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.embedded.workflows import EmbeddedWorkflowStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "checkpoints"
 T = "tenant-a"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.audit import Actor
+from statekeeper.core.audit.service import Actor
 from statekeeper.core.errors import (
     AlreadyExistsError,
     EtagMismatchError,
@@ -18,12 +18,18 @@ from statekeeper.core.errors import (
     SessionExpiredError,
 )
 from statekeeper.core.limits import Limits
-from statekeeper.core.models import ChangeKind, Role, SessionFilter, SessionStatus, ToolCall
-from statekeeper.core.sessions import MessageDraft, SessionDraft, SessionManager
-from statekeeper.core.summarizer import ExtractiveSummarizer
+from statekeeper.core.sessions.models import (
+    ChangeKind,
+    Role,
+    SessionFilter,
+    SessionStatus,
+    ToolCall,
+)
+from statekeeper.core.sessions.service import MessageDraft, SessionDraft, SessionManager
+from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter
-from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from tests.fakes.clock import FakeClock
 
 T = "tenant-a"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.audit import Actor
+from statekeeper.core.audit.service import Actor
 from statekeeper.core.errors import (
     AlreadyExistsError,
     EtagMismatchError,
@@ -18,7 +18,7 @@ from statekeeper.core.errors import (
 )
 from statekeeper.core.schema_upgrades import Payload, builtin_registry
 from statekeeper.core.tenancy import Principal
-from statekeeper.core.workflows import (
+from statekeeper.core.workflows.models import (
     Backoff,
     ClaimRequest,
     FailureReport,
@@ -27,11 +27,11 @@ from statekeeper.core.workflows import (
     StepSpec,
     StepStatus,
     WorkflowLimits,
-    WorkflowManager,
     WorkflowStatus,
 )
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+from statekeeper.core.workflows.service import WorkflowManager
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.embedded.workflows import EmbeddedWorkflowStore
 from tests.fakes.clock import FakeClock
 
 T = "tenant-a"

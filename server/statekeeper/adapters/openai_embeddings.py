@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from statekeeper.core.memory_models import DependencyUnavailableError, Vector
+from statekeeper.core.memory.models import DependencyUnavailableError, Vector
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import httpx
 
-from statekeeper.core.memory_models import FactDraft, ValueSource
-from statekeeper.core.semantic import Extraction, PatternFactExtractor
+from statekeeper.core.memory.models import FactDraft, ValueSource
+from statekeeper.core.memory.semantic import Extraction, PatternFactExtractor
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,6 @@ import logging
 import random
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -31,7 +30,7 @@ import grpc
 from statekeeper.api.interceptor import _presented_key, certificate_names
 from statekeeper.core.errors import StatekeeperError
 from statekeeper.core.tenancy import Authenticator
-from statekeeper.telemetry import RpcMetrics
+from statekeeper.telemetry import CallRecord, RpcMetrics
 
 log = logging.getLogger("statekeeper.access_log")
 
@@ -45,26 +44,6 @@ UNARY, CLIENT_STREAM, SERVER_STREAM, BIDI_STREAM = (
     "server_stream",
     "bidi_stream",
 )
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One finished RPC, as the access log and the metrics see it."""
-
-    method: str  # /package.Service/Method
-    kind: str
-    code: str  # canonical status code name, e.g. OK, NOT_FOUND
-    seconds: float
-    bytes_in: int
-    bytes_out: int
-
-    @property
-    def service(self) -> str:
-        return self.method.lstrip("/").rpartition("/")[0]
-
-    @property
-    def name(self) -> str:
-        return self.method.rpartition("/")[2]
 
 
 class AccessLog:

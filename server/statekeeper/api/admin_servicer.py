@@ -6,7 +6,7 @@ import grpc
 
 from statekeeper.api import audit_convert
 from statekeeper.api.interceptor import current_tenant
-from statekeeper.core.audit import AuditLog
+from statekeeper.core.audit.service import AuditLog
 from statekeeper_client.v1 import admin_pb2 as pb
 from statekeeper_client.v1 import admin_pb2_grpc
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from statekeeper.api.convert import timestamp
-from statekeeper.core.models import AuditFilter, AuditRecord
+from statekeeper.core.audit.models import AuditFilter, AuditRecord
 from statekeeper_client.v1 import admin_pb2 as pb
 
 

@@ -10,7 +10,8 @@ from google.protobuf import duration_pb2, struct_pb2
 from google.protobuf.json_format import MessageToDict
 
 from statekeeper.api.convert import timestamp
-from statekeeper.core.blackboard import (
+from statekeeper.core.blackboard.models import Entry, Event, EventType, Header, Value, ValueKind
+from statekeeper.core.blackboard.service import (
     Compare,
     CompareOperator,
     CompareTarget,
@@ -24,8 +25,7 @@ from statekeeper.core.blackboard import (
     PutResult,
     WatchRequest,
 )
-from statekeeper.core.blackboard_models import Entry, Event, EventType, Header, Value, ValueKind
-from statekeeper.core.blackboard_watch import WatchMessage, WatchMessageKind
+from statekeeper.core.blackboard.watch import WatchMessage, WatchMessageKind
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper_client.v1 import blackboard_pb2 as pb
 from statekeeper_client.v1 import common_pb2

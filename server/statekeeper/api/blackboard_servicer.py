@@ -8,7 +8,7 @@ import grpc
 
 from statekeeper.api import blackboard_convert as convert
 from statekeeper.api.interceptor import current_actor, current_tenant
-from statekeeper.core.blackboard import Blackboard
+from statekeeper.core.blackboard.service import Blackboard
 from statekeeper_client.v1 import blackboard_pb2 as pb
 from statekeeper_client.v1 import blackboard_pb2_grpc
 

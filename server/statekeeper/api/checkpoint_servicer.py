@@ -12,10 +12,9 @@ from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 
 from statekeeper.api.convert import dict_to_struct, struct_to_dict, timestamp
 from statekeeper.api.interceptor import current_actor, current_tenant
-from statekeeper.core.checkpoints import (
+from statekeeper.core.checkpoints.models import (
     ChannelEntry,
     CheckpointDraft,
-    CheckpointManager,
     CheckpointQuery,
     PendingWrite,
     ReadOptions,
@@ -23,9 +22,10 @@ from statekeeper.core.checkpoints import (
     WriteEntry,
     WritesDraft,
 )
+from statekeeper.core.checkpoints.service import CheckpointManager
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.schema_upgrades import Payload
-from statekeeper.core.workflows import (
+from statekeeper.core.workflows.models import (
     Backoff,
     ClaimedStep,
     ClaimRequest,
@@ -34,9 +34,9 @@ from statekeeper.core.workflows import (
     StepError,
     StepSpec,
     Workflow,
-    WorkflowManager,
     WorkflowStatus,
 )
+from statekeeper.core.workflows.service import WorkflowManager
 from statekeeper_client.v1 import checkpoint_pb2 as pb
 from statekeeper_client.v1 import checkpoint_pb2_grpc, common_pb2
 

@@ -11,7 +11,7 @@ from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 from google.protobuf.json_format import MessageToDict
 
 from statekeeper.core.errors import InvalidArgumentError
-from statekeeper.core.models import (
+from statekeeper.core.sessions.models import (
     ChangeKind,
     Message,
     Role,
@@ -20,7 +20,7 @@ from statekeeper.core.models import (
     SessionVersion,
     ToolCall,
 )
-from statekeeper.core.sessions import MessageDraft, SessionDraft
+from statekeeper.core.sessions.service import MessageDraft, SessionDraft
 from statekeeper_client.v1 import session_pb2 as pb
 
 # The range of google.protobuf.Timestamp (0001-01-01 .. 9999-12-31T23:59:59Z).

@@ -27,7 +27,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from statekeeper.api.request_checks import check_request
-from statekeeper.core.audit import Actor
+from statekeeper.core.audit.service import Actor
 from statekeeper.core.errors import (
     InvalidArgumentError,
     LimitExceededError,

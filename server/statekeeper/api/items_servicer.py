@@ -7,13 +7,8 @@ import grpc
 from statekeeper.api.blackboard_convert import optional_seconds
 from statekeeper.api.convert import timestamp
 from statekeeper.api.interceptor import current_tenant
-from statekeeper.core.items import (
-    ItemManager,
-    ItemRecord,
-    ItemVector,
-    NamespaceQuery,
-    SearchQuery,
-)
+from statekeeper.core.items.models import ItemRecord, ItemVector, NamespaceQuery, SearchQuery
+from statekeeper.core.items.service import ItemManager
 from statekeeper_client.v1 import items_pb2 as pb
 from statekeeper_client.v1 import items_pb2_grpc
 

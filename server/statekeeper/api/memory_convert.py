@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterable
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from statekeeper.api.convert import timestamp
-from statekeeper.core.episodic import EpisodeDraft, Score, WeightOverrides, Weights
 from statekeeper.core.errors import InvalidArgumentError
-from statekeeper.core.memory_context import BuiltContext, ContextTokens
-from statekeeper.core.memory_models import (
+from statekeeper.core.memory.context import BuiltContext, ContextTokens
+from statekeeper.core.memory.episodic import EpisodeDraft, Score, WeightOverrides, Weights
+from statekeeper.core.memory.models import (
     EntityNode,
     Episode,
     EpisodeFilter,
@@ -20,7 +20,7 @@ from statekeeper.core.memory_models import (
     FactResult,
     Predicate,
 )
-from statekeeper.core.vector_index import IndexStats
+from statekeeper.core.memory.vector_index import IndexStats
 from statekeeper_client.v1 import memory_pb2 as pb
 
 

@@ -10,12 +10,12 @@ import grpc
 from statekeeper.api import memory_convert as convert
 from statekeeper.api.convert import timestamp
 from statekeeper.api.interceptor import current_actor, current_tenant
-from statekeeper.core.episodic import EpisodicMemory, ItemError, RecallQuery, RecordOutcome
 from statekeeper.core.errors import InvalidArgumentError
-from statekeeper.core.forgetting import Consolidation, ConsolidationRequest, Forgetting
-from statekeeper.core.memory_context import ContextRequest, MemoryContextBuilder
-from statekeeper.core.memory_models import Episode, FactQuery
-from statekeeper.core.semantic import EntityRequest, SemanticMemory
+from statekeeper.core.memory.context import ContextRequest, MemoryContextBuilder
+from statekeeper.core.memory.episodic import EpisodicMemory, ItemError, RecallQuery, RecordOutcome
+from statekeeper.core.memory.forgetting import Consolidation, ConsolidationRequest, Forgetting
+from statekeeper.core.memory.models import Episode, FactQuery
+from statekeeper.core.memory.semantic import EntityRequest, SemanticMemory
 from statekeeper_client.v1 import common_pb2 as common_pb
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from statekeeper.api.blackboard_convert import optional_seconds
 from statekeeper.api.convert import timestamp as timestamp
-from statekeeper.core.messagebus import ReceiveOptions, SendDraft
-from statekeeper.core.messagebus_models import (
+from statekeeper.core.messagebus.models import (
     AgentMessage,
     DeadLetter,
     Delivery,
     Payload,
     ReceiptResult,
 )
+from statekeeper.core.messagebus.service import ReceiveOptions, SendDraft
 from statekeeper_client.v1 import common_pb2
 from statekeeper_client.v1 import message_pb2 as pb
 

@@ -7,8 +7,8 @@ import grpc
 from statekeeper.api import convert
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.bounded_cache import BoundedCache, message_bytes
-from statekeeper.core.models import Message, SessionFilter
-from statekeeper.core.sessions import (
+from statekeeper.core.sessions.models import Message, SessionFilter
+from statekeeper.core.sessions.service import (
     UPDATABLE_PATHS,
     ContextWindow,
     SessionManager,

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
-from statekeeper.core.models import Message
+from statekeeper.core.sessions.models import Message
 
 K = TypeVar("K")
 V = TypeVar("V")

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import tiktoken
 
-from statekeeper.core.models import Role, ToolCall
+from statekeeper.core.sessions.models import Role, ToolCall
 
 MESSAGE_OVERHEAD = 3
 NAME_OVERHEAD = 1

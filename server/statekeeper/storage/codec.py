@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from statekeeper.core.models import (
+from statekeeper.core.sessions.models import (
     ChangeKind,
     SessionRecord,
     SessionVersion,

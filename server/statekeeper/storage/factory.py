@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from statekeeper.config import Settings
-from statekeeper.storage.embedded import EmbeddedStorage
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.interfaces import Storage
-from statekeeper.storage.postgres import PostgresStorage
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.production import ProductionStorage
-from statekeeper.storage.redis_cache import SessionCache
+from statekeeper.storage.redis.cache import SessionCache
 
 
 def build_storage(settings: Settings) -> Storage:

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from statekeeper.core.vector_index import Snapshot, SnapshotError
+from statekeeper.core.memory.vector_index import Snapshot, SnapshotError
 
 MAGIC = b"SKVIDX01"
 _PREFIX = struct.Struct("<8sII")  # magic, header length, header CRC-32

@@ -12,7 +12,7 @@ What each tier holds:
 
 No stale reads across replicas. After any replica acknowledges a write of
 version v, no replica returns an older version of that session from the
-cache. The protocol (the scripts are in storage/redis_cache.py):
+cache. The protocol (the scripts are in storage/redis/cache.py):
 
 1. Before its transaction, a writer deletes the cached entry and takes a
    write lease (BEGIN_WRITE). A writer that reads the record it is about to
@@ -64,10 +64,10 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import StatekeeperError
-from statekeeper.core.models import (
+from statekeeper.core.sessions.models import (
     AppendReceipt,
-    AuditRecord,
     Message,
     MessageMeta,
     SessionChange,
@@ -76,9 +76,10 @@ from statekeeper.core.models import (
     SessionRecord,
     SessionVersion,
 )
-from statekeeper.storage.interfaces import SessionStore, Storage
-from statekeeper.storage.postgres import PostgresSessionStore, PostgresStorage
-from statekeeper.storage.redis_cache import SessionCache
+from statekeeper.core.sessions.store import SessionStore
+from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.postgres.sessions import PostgresSessionStore, PostgresStorage
+from statekeeper.storage.redis.cache import SessionCache
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from statekeeper.storage.postgres import Migration, SchemaOutOfDateError
+from statekeeper.storage.postgres.sessions import Migration, SchemaOutOfDateError
 
 if TYPE_CHECKING:
-    from statekeeper.storage.embedded import EmbeddedStorage
-    from statekeeper.storage.postgres import Connection
+    from statekeeper.storage.embedded.sessions import EmbeddedStorage
+    from statekeeper.storage.postgres.sessions import Connection
 
 log = logging.getLogger(__name__)
 
@@ -56,17 +56,15 @@ class SchemaState:
 
 def postgres_schemas() -> tuple[PostgresSchema, ...]:
     """Every PostgreSQL schema, in the order they apply."""
-    # Imported here: these modules import statekeeper.storage.postgres, which
+    # Imported here: these modules import statekeeper.storage.postgres.sessions, which
     # imports this module when it starts.
-    from statekeeper.storage import (
-        postgres,
-        postgres_blackboard,
-        postgres_checkpoints,
-        postgres_items,
-        postgres_memory,
-        postgres_messagebus,
-        postgres_workflows,
-    )
+    from statekeeper.storage.postgres import blackboard as postgres_blackboard
+    from statekeeper.storage.postgres import checkpoints as postgres_checkpoints
+    from statekeeper.storage.postgres import items as postgres_items
+    from statekeeper.storage.postgres import memory as postgres_memory
+    from statekeeper.storage.postgres import messagebus as postgres_messagebus
+    from statekeeper.storage.postgres import sessions as postgres
+    from statekeeper.storage.postgres import workflows as postgres_workflows
 
     return (
         PostgresSchema(
@@ -115,7 +113,7 @@ async def migrate_postgres(conn: Connection) -> dict[str, list[int]]:
     """Applies every missing migration of every schema (each in one
     transaction under its advisory lock, so concurrent runs apply each once);
     returns the versions applied, by schema name."""
-    from statekeeper.storage.postgres_memory import index_missing_terms
+    from statekeeper.storage.postgres.memory import index_missing_terms
 
     applied: dict[str, list[int]] = {}
     for schema in postgres_schemas():
@@ -181,12 +179,12 @@ async def _apply(conn: Connection, schema: PostgresSchema) -> list[int]:
 async def migrate_embedded(storage: EmbeddedStorage) -> list[str]:
     """Applies every schema of the embedded store (the session schema when
     it opens, then each capability's); returns their names."""
-    from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
-    from statekeeper.storage.embedded_checkpoints import EmbeddedCheckpointStore
-    from statekeeper.storage.embedded_items import EmbeddedItemStore
-    from statekeeper.storage.embedded_memory import EmbeddedMemoryStore
-    from statekeeper.storage.embedded_messagebus import EmbeddedMessageStore
-    from statekeeper.storage.embedded_workflows import EmbeddedWorkflowStore
+    from statekeeper.storage.embedded.blackboard import EmbeddedBlackboardStore
+    from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
+    from statekeeper.storage.embedded.items import EmbeddedItemStore
+    from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+    from statekeeper.storage.embedded.messagebus import EmbeddedMessageStore
+    from statekeeper.storage.embedded.workflows import EmbeddedWorkflowStore
 
     await storage.start()
     await EmbeddedMemoryStore(storage).start()
@@ -207,15 +205,13 @@ def embedded_states(database: Path) -> list[SchemaState]:
     needs. Reads only, on an existing file (mode=rw never creates one); not
     mode=ro, which fails on a store whose process was killed: the first
     connection after a crash must recover the WAL index, and that writes."""
-    from statekeeper.storage import (
-        embedded,
-        embedded_blackboard,
-        embedded_checkpoints,
-        embedded_items,
-        embedded_memory,
-        embedded_messagebus,
-        embedded_workflows,
-    )
+    from statekeeper.storage.embedded import blackboard as embedded_blackboard
+    from statekeeper.storage.embedded import checkpoints as embedded_checkpoints
+    from statekeeper.storage.embedded import items as embedded_items
+    from statekeeper.storage.embedded import memory as embedded_memory
+    from statekeeper.storage.embedded import messagebus as embedded_messagebus
+    from statekeeper.storage.embedded import sessions as embedded
+    from statekeeper.storage.embedded import workflows as embedded_workflows
 
     tables: list[tuple[str, str, Sequence[tuple[int, Any]]]] = [
         ("sessions", "schema_migrations", embedded.MIGRATIONS),

@@ -8,9 +8,8 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from statekeeper.core.models import (
-    AuditFilter,
-    AuditRecord,
+from statekeeper.core.audit.models import AuditFilter, AuditRecord
+from statekeeper.core.sessions.models import (
     Message,
     MessageMeta,
     Role,

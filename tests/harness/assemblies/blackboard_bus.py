@@ -33,22 +33,22 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from statekeeper.api import blackboard_servicer, messagebus_servicer
 from statekeeper.api.interceptor import DomainInterceptor
-from statekeeper.core.blackboard import Blackboard
-from statekeeper.core.blackboard_models import BlackboardLimits
-from statekeeper.core.messagebus import MessageBus
-from statekeeper.core.messagebus_models import MessageBusLimits
+from statekeeper.core.blackboard.models import BlackboardLimits
+from statekeeper.core.blackboard.service import Blackboard
+from statekeeper.core.messagebus.models import MessageBusLimits
+from statekeeper.core.messagebus.service import MessageBus
 from statekeeper.core.tenancy import Authenticator
-from statekeeper.storage.embedded import EmbeddedStorage
-from statekeeper.storage.embedded_blackboard import EmbeddedBlackboardStore
-from statekeeper.storage.embedded_messagebus import (
+from statekeeper.storage.embedded.blackboard import EmbeddedBlackboardStore
+from statekeeper.storage.embedded.messagebus import (
     EmbeddedMessageStore,
     InProcessInboxNotifier,
     InProcessReplyWaiters,
 )
-from statekeeper.storage.postgres import PostgresStorage
-from statekeeper.storage.postgres_blackboard import PostgresBlackboardStore
-from statekeeper.storage.postgres_messagebus import PostgresMessageStore
-from statekeeper.storage.redis_feeds import RedisInboxNotifier, RedisReplyWaiters
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
+from statekeeper.storage.postgres.messagebus import PostgresMessageStore
+from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.redis.feeds import RedisInboxNotifier, RedisReplyWaiters
 
 
 def overrides(cls: type[Any], pairs: list[str]) -> Any:

@@ -1,0 +1,56 @@
+"""The storage contract of items (core/items/service.py).
+
+Every read leaves out items expired at `now`; writes remove expired rows of
+the item they touch, and `put` also sweeps a bounded batch of the tenant's
+expired rows, so expired items do not pile up.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+
+from statekeeper.core.items.models import ItemRecord
+
+ItemName = tuple[tuple[str, ...], str]
+
+
+class ItemStore(abc.ABC):
+    @abc.abstractmethod
+    async def start(self) -> None:
+        """Creates or upgrades the schema."""
+
+    @abc.abstractmethod
+    async def close(self) -> None: ...
+
+    @abc.abstractmethod
+    async def put(self, tenant: str, record: ItemRecord, now: float) -> ItemRecord:
+        """Creates or replaces the item; a replaced live item keeps its
+        create_time. Returns the item as stored."""
+
+    @abc.abstractmethod
+    async def get(
+        self, tenant: str, namespace: tuple[str, ...], key: str, now: float
+    ) -> ItemRecord | None: ...
+
+    @abc.abstractmethod
+    async def delete(self, tenant: str, namespace: tuple[str, ...], key: str, now: float) -> bool:
+        """Whether a live item was deleted."""
+
+    @abc.abstractmethod
+    async def scan(
+        self, tenant: str, prefix: tuple[str, ...], now: float, newest: int | None = None
+    ) -> list[ItemRecord]:
+        """Every live item whose namespace starts with `prefix`, vectors
+        included, in no particular order; with `newest`, only that many, the
+        newest first (update_time descending, then path and key ascending)."""
+
+    @abc.abstractmethod
+    async def refresh(self, tenant: str, names: Sequence[ItemName], now: float) -> None:
+        """Sets the expiry of the named live items with a TTL to now + TTL."""
+
+    @abc.abstractmethod
+    async def namespaces(
+        self, tenant: str, prefix: tuple[str, ...], now: float
+    ) -> list[tuple[str, ...]]:
+        """The distinct namespaces under `prefix` holding a live item."""

@@ -1,0 +1,1077 @@
+"""Episodic memory: record interactions, deduplicate them, recall them.
+
+Recall scores every candidate with three parts in [0, 1]:
+
+* similarity: cosine similarity of unit vectors, clamped at 0 (VECTOR), or
+  BM25 over the store's full-text index normalised by the best candidate's
+  score (LEXICAL, see core/memory/lexical.py), or for a text query with an embedder
+  (HYBRID) the weighted mean VECTOR_SHARE * cosine / best cosine +
+  (1 - VECTOR_SHARE) * BM25 / best BM25 over the union of the best
+  `_hybrid_depth` of each list (an episode missing from one list gets 0
+  from it). In both, an episode then adds NEIGHBOUR_BEFORE times the
+  similarity of the episode recorded just before it in its session and
+  NEIGHBOUR_AFTER times that of the one just after (in a conversation the
+  answer follows the question that names the topic), and the result is
+  divided by the best candidate's, so the best has similarity 1;
+* recency: 0.5 ** (age / half_life), age from `occur_time` to now;
+* importance: the episode's stored importance (age is already in recency,
+  so the decayed value is not used here);
+
+combined = (ws * similarity + wr * recency + wi * importance) / (ws + wr + wi).
+
+VECTOR recall asks the index for the best n by similarity and stops when the
+k-th best combined score is at least the best any unseen episode could reach
+(its similarity is at most the n-th one's; its recency and importance at
+most the user's maxima); otherwise n grows. On an exact index the top k by
+combined score are therefore exact, not a re-ranking of a fixed short list.
+LEXICAL and HYBRID re-rank fixed-depth candidate lists.
+
+Vectors of different models are never compared: when the user's index holds
+vectors of another model (or the client's own), text recall is LEXICAL and
+new episodes are stored without a server embedding (still found lexically).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from statekeeper.core import paging
+from statekeeper.core.audit.service import Actor
+from statekeeper.core.errors import (
+    InvalidArgumentError,
+    LimitExceededError,
+    NotFoundError,
+    StorageUnavailableError,
+)
+from statekeeper.core.limits import Limits
+from statekeeper.core.memory import lexical
+from statekeeper.core.memory.config import MemoryConfig, RecallDefaults
+from statekeeper.core.memory.models import (
+    DimensionMismatchError,
+    DuplicateKind,
+    Episode,
+    EpisodeCursor,
+    EpisodeFilter,
+    Ranking,
+    ValueSource,
+    Vector,
+    audit_template,
+    content_hash,
+    decayed_importance,
+    unit_vector,
+)
+from statekeeper.core.memory.store import EpisodeStore
+from statekeeper.core.memory.vector_index import (
+    Candidate,
+    IndexEntry,
+    IndexStats,
+    VectorChange,
+    VectorIndexes,
+)
+from statekeeper.core.sessions.models import Message, Role
+from statekeeper.core.sessions.summarizer import Summarizer
+from statekeeper.core.validation import check_id, check_metadata, check_text, page_size
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+SUMMARY_MAX_TOKENS = 60
+SUMMARY_MAX_CHARS = 240
+_FIRST_SEARCH = 64  # candidates fetched by the first vector search, at least
+_GROWTH = 4  # how much a vector search widens when the answer is not proven yet
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+# HYBRID similarity: share of the vector part, the rest is lexical. Chosen on
+# the LoCoMo development conversations (bench/locomo.py).
+VECTOR_SHARE = 0.4
+NEIGHBOUR_BEFORE = 0.35
+NEIGHBOUR_AFTER = 0.2
+_HYBRID_MIN_DEPTH = 100
+# Lexical matches re-ranked by BM25, at least: the store's own ranking picks
+# them, so a deeper list mostly adds cost (at 50k episodes 5,000 matches took
+# ~190 ms to fetch and score, 200 took ~40 ms, with the same LoCoMo recall).
+_LEXICAL_MIN_DEPTH = 200
+_NEIGHBOUR_SOURCES = 50  # best fused candidates whose neighbours are looked up
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors. Raises `DependencyUnavailableError`
+    (dependency "embedder") when it cannot."""
+
+    @property
+    def model(self) -> str: ...
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]: ...
+
+
+@dataclass(frozen=True)
+class EpisodeDraft:
+    user_id: str
+    session_id: str = ""
+    user_message: str = ""
+    assistant_response: str = ""
+    summary: str = ""
+    embedding: Sequence[float] = ()
+    importance: float | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    occur_time: float | None = None
+    near_duplicate_threshold: float | None = None
+
+
+@dataclass(frozen=True)
+class RecordOutcome:
+    episode: Episode
+    duplicate_kind: DuplicateKind = DuplicateKind.NONE
+    similarity: float = 0.0
+
+    @property
+    def duplicate(self) -> bool:
+        return self.duplicate_kind != DuplicateKind.NONE
+
+
+@dataclass(frozen=True)
+class ItemError:
+    """Why one item of a batch was rejected; `field` is prefixed with the
+    item (e.g. "episodes[3].user_id")."""
+
+    field: str
+    reason: str
+    message: str
+
+
+# What a batch did with one item: recorded or found a duplicate, or rejected it.
+BatchOutcome = RecordOutcome | ItemError
+# An item repeating an earlier one of its batch: (that item, kind, similarity).
+_Repeat = tuple[int, DuplicateKind, float]
+
+
+@dataclass
+class _Pending:
+    """One item of a batch that passed validation, on its way to the store."""
+
+    index: int
+    draft: EpisodeDraft
+    digest: str
+    vector: Vector | None = None
+    source: ValueSource = ValueSource.NONE
+    model: str = ""
+    episode: Episode | None = None
+
+
+@dataclass(frozen=True)
+class WeightOverrides:
+    similarity: float | None = None
+    recency: float | None = None
+    importance: float | None = None
+    half_life_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Weights:
+    similarity: float
+    recency: float
+    importance: float
+    half_life_seconds: float
+
+    @property
+    def total(self) -> float:
+        return self.similarity + self.recency + self.importance
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    user_id: str
+    query_text: str = ""
+    query_vector: Sequence[float] | None = None
+    top_k: int = 0
+    episode_filter: EpisodeFilter = field(default_factory=EpisodeFilter)
+    min_score: float = 0.0
+    weights: WeightOverrides = field(default_factory=WeightOverrides)
+    include_embedding: bool = False
+
+
+@dataclass(frozen=True)
+class Score:
+    similarity: float
+    recency: float
+    importance: float
+    combined: float
+
+
+@dataclass(frozen=True)
+class Recalled:
+    episode: Episode
+    score: Score
+
+
+@dataclass(frozen=True)
+class RecallOutcome:
+    results: list[Recalled]
+    ranking: Ranking
+    index_type: str
+    weights: Weights
+    candidate_count: int
+    # Candidates at or above min_score, before the top_k cut.
+    qualified_count: int = 0
+
+
+@dataclass(frozen=True)
+class _Scored:
+    key: int
+    score: Score
+    occur_time: float
+
+
+class EpisodicMemory:
+    """Episodes and their recall, independent of transport and storage."""
+
+    def __init__(
+        self,
+        store: EpisodeStore,
+        indexes: VectorIndexes,
+        config: MemoryConfig,
+        limits: Limits,
+        embedder: Embedder | None = None,
+        summarizer: Summarizer | None = None,
+        clock: Clock = time.time,
+    ) -> None:
+        self._store = store
+        self._indexes = indexes
+        self._config = config
+        self._limits = limits
+        self._embedder = embedder
+        self._summarizer = summarizer
+        self._clock = clock
+
+    @property
+    def has_embedder(self) -> bool:
+        return self._embedder is not None
+
+    def decayed_importance(self, episode: Episode, now: float | None = None) -> float:
+        when = self._clock() if now is None else now
+        rate = self._config.decay_rate_per_day
+        return decayed_importance(episode.importance, episode.occur_time, when, rate)
+
+    # ----- record ----------------------------------------------------------
+
+    async def record(
+        self, tenant: str, draft: EpisodeDraft, actor: Actor | None = None
+    ) -> RecordOutcome:
+        self._check_draft(draft)
+        digest = content_hash(draft.user_message, draft.assistant_response)
+        existing = await self._store.find_by_hash(tenant, draft.user_id, digest)
+        if existing is not None:
+            return RecordOutcome(existing, DuplicateKind.EXACT, 1.0)
+        vector, vector_source, model = await self._embedding_for(tenant, draft)
+        if vector is not None:
+            near = await self._near_duplicate(tenant, draft, vector)
+            if near is not None:
+                return near
+        summary, summary_source = await self._summary_for(draft)
+        now = self._clock()
+        episode = Episode(
+            episode_id="e-" + uuid.uuid4().hex,
+            user_id=draft.user_id,
+            session_id=draft.session_id,
+            user_message=draft.user_message,
+            assistant_response=draft.assistant_response,
+            summary=summary,
+            summary_source=summary_source,
+            embedding_source=vector_source,
+            embedding_model=model,
+            importance=(
+                self._config.default_importance if draft.importance is None else draft.importance
+            ),
+            metadata=dict(draft.metadata),
+            occur_time=now if draft.occur_time is None else draft.occur_time,
+            create_time=now,
+            content_hash=digest,
+            dimension=0 if vector is None else int(vector.shape[0]),
+            embedding=vector,
+        )
+        stored, inserted = await self._store.insert_episode(
+            tenant, episode, audit_template(actor, now)
+        )
+        if not inserted:  # an identical episode won a race with this one
+            return RecordOutcome(stored, DuplicateKind.EXACT, 1.0)
+        if vector is not None:
+            await self._indexes.publish(_added(tenant, stored, vector))
+        return RecordOutcome(stored.evolve(embedding=None))
+
+    async def record_many(
+        self,
+        tenant: str,
+        drafts: Sequence[EpisodeDraft],
+        actor: Actor | None = None,
+        field_name: str = "episodes",
+    ) -> list[BatchOutcome]:
+        """Records a batch: each item as `record` would, with one outcome per
+        item in order. A bad item fails only itself; embeddings missing from
+        items are computed in one embedder call and every new episode is
+        stored in one store write."""
+        if not drafts:
+            raise InvalidArgumentError(field_name, "at least one episode is required")
+        limit = self._limits.max_episodes_per_request
+        if len(drafts) > limit:
+            raise LimitExceededError(field_name, limit, f"has {len(drafts)} episodes")
+        outcomes: dict[int, BatchOutcome] = {}
+        pending: list[_Pending] = []
+        for index, draft in enumerate(drafts):
+            try:
+                vector = self._check_draft(draft)
+            except (InvalidArgumentError, LimitExceededError) as exc:
+                outcomes[index] = _item_error(field_name, index, exc)
+                continue
+            digest = content_hash(draft.user_message, draft.assistant_response)
+            source = ValueSource.NONE if vector is None else ValueSource.CLIENT
+            pending.append(_Pending(index, draft, digest, vector, source))
+        await self._batch_vectors(tenant, pending, outcomes, field_name)
+        pending = [p for p in pending if p.index not in outcomes]
+        same_as = await self._batch_duplicates(tenant, pending, outcomes)
+        fresh = [p for p in pending if p.index not in outcomes and p.index not in same_as]
+        await self._store_batch(tenant, fresh, outcomes, actor)
+        for index, (first, kind, similarity) in same_as.items():
+            outcomes[index] = _as_duplicate(outcomes[first], kind, similarity)
+        return [outcomes[index] for index in range(len(drafts))]
+
+    async def _batch_vectors(
+        self,
+        tenant: str,
+        pending: Sequence[_Pending],
+        outcomes: dict[int, BatchOutcome],
+        field_name: str,
+    ) -> None:
+        """Gives each item its vector (the client's, or the embedder's in one
+        call) and rejects the items whose dimension is not their user's."""
+        to_embed: list[_Pending] = []
+        model_ok: dict[str, bool] = {}
+        for item in pending:
+            if item.vector is not None:  # the client's, checked with the draft
+                continue
+            user_id = item.draft.user_id
+            if self._embedder is not None and user_id not in model_ok:
+                model_ok[user_id] = await self._model_matches(tenant, user_id)
+            if model_ok.get(user_id, False):
+                to_embed.append(item)
+        if to_embed:
+            assert self._embedder is not None
+            texts = [_episode_text(item.draft) for item in to_embed]
+            vectors = await self._embedder.embed(texts)
+            for item, vector in zip(to_embed, vectors, strict=True):
+                item.vector = unit_vector(vector)
+                item.source, item.model = ValueSource.MODEL, self._embedder.model
+        dimensions: dict[str, int] = {}
+        for item in pending:
+            if item.vector is None:
+                continue
+            user_id = item.draft.user_id
+            if user_id not in dimensions:
+                stored = await self._indexes.dimension(tenant, user_id)
+                dimensions[user_id] = stored or int(item.vector.shape[0])
+            got = int(item.vector.shape[0])
+            if got != dimensions[user_id]:
+                error = DimensionMismatchError("embedding", dimensions[user_id], got)
+                outcomes[item.index] = _item_error(field_name, item.index, error)
+
+    async def _batch_duplicates(
+        self, tenant: str, pending: Sequence[_Pending], outcomes: dict[int, BatchOutcome]
+    ) -> dict[int, _Repeat]:
+        """Finds exact and near duplicates, in request order, of stored
+        episodes (into `outcomes`) and of earlier items of the batch (returned
+        as item -> the earlier item it repeats, how, and how closely)."""
+        same_as: dict[int, _Repeat] = {}
+        first_of: dict[tuple[str, str], int] = {}
+        stored = await self._stored_by_hash(tenant, pending)
+        nearest = await self._stored_nearest(tenant, pending)
+        twins = _BatchTwins(pending)
+        for item in pending:
+            user_id = item.draft.user_id
+            earlier = first_of.setdefault((user_id, item.digest), item.index)
+            if earlier != item.index:
+                same_as[item.index] = (earlier, DuplicateKind.EXACT, 1.0)
+                continue
+            existing = stored.get((user_id, item.digest))
+            if existing is not None:
+                outcomes[item.index] = RecordOutcome(existing, DuplicateKind.EXACT, 1.0)
+                continue
+            if item.vector is not None:
+                near = await self._stored_twin(tenant, item, nearest.get(item.index))
+                if near is not None:
+                    outcomes[item.index] = near
+                    continue
+                twin = twins.nearest_kept(item, self._threshold(item.draft))
+                if twin is not None:
+                    same_as[item.index] = (twin[0], DuplicateKind.NEAR, twin[1])
+                    continue
+            twins.keep(item)
+        return same_as
+
+    async def _stored_by_hash(
+        self, tenant: str, pending: Sequence[_Pending]
+    ) -> dict[tuple[str, str], Episode]:
+        """The stored episodes with the content of batch items, one read per
+        user of the batch."""
+        digests: dict[str, list[str]] = {}
+        for item in pending:
+            digests.setdefault(item.draft.user_id, []).append(item.digest)
+        found: dict[tuple[str, str], Episode] = {}
+        for user_id, user_digests in digests.items():
+            by_hash = await self._store.find_by_hashes(tenant, user_id, user_digests)
+            found.update(((user_id, digest), e) for digest, e in by_hash.items())
+        return found
+
+    async def _stored_nearest(
+        self, tenant: str, pending: Sequence[_Pending]
+    ) -> dict[int, Candidate]:
+        """The most similar stored episode of each item with a vector that
+        near-deduplication applies to, by item: one index search per user."""
+        queries: dict[str, list[_Pending]] = {}
+        for item in pending:
+            if item.vector is not None and self._threshold(item.draft) < 1.0:
+                queries.setdefault(item.draft.user_id, []).append(item)
+        nearest: dict[int, Candidate] = {}
+        for user_id, items in queries.items():
+            matrix = np.stack([item.vector for item in items if item.vector is not None])
+            found = await self._indexes.search_many(tenant, user_id, matrix, 1)
+            nearest.update(
+                (item.index, row[0]) for item, row in zip(items, found, strict=True) if row
+            )
+        return nearest
+
+    async def _stored_twin(
+        self, tenant: str, item: _Pending, best: Candidate | None
+    ) -> RecordOutcome | None:
+        """A NEAR duplicate outcome if `best` is at or above the item's threshold."""
+        if best is None or best.similarity < self._threshold(item.draft):
+            return None
+        user_id = item.draft.user_id
+        episodes = await self._store.get_episodes_by_keys(tenant, user_id, [best.key], False)
+        if not episodes:
+            return None  # deleted meanwhile
+        return RecordOutcome(episodes[0], DuplicateKind.NEAR, min(best.similarity, 1.0))
+
+    async def _store_batch(
+        self,
+        tenant: str,
+        fresh: Sequence[_Pending],
+        outcomes: dict[int, BatchOutcome],
+        actor: Actor | None,
+    ) -> None:
+        """Stores the new episodes in one write and publishes their vectors;
+        an item another writer stored meanwhile becomes an exact duplicate."""
+        if not fresh:
+            return
+        now = self._clock()
+        for item in fresh:
+            summary, summary_source = await self._summary_for(item.draft)
+            item.episode = self._new_episode(item, summary, summary_source, now)
+        episodes = [item.episode for item in fresh if item.episode is not None]
+        stored = await self._store.insert_episodes(
+            tenant, episodes, audit_template(actor, now), recorded=True
+        )
+        by_id = {episode.episode_id: episode for episode in stored}
+        changes: dict[str, list[IndexEntry]] = {}
+        for item in fresh:
+            assert item.episode is not None
+            episode = by_id.get(item.episode.episode_id)
+            if episode is None:  # an identical episode won a race with this one
+                outcomes[item.index] = await self._raced(tenant, item)
+                continue
+            outcomes[item.index] = RecordOutcome(episode.evolve(embedding=None))
+            if item.vector is not None:
+                entry = IndexEntry(
+                    episode.vector_key, episode.importance, episode.occur_time, item.vector
+                )
+                changes.setdefault(episode.user_id, []).append(entry)
+        models = {item.draft.user_id: item.model for item in fresh}
+        for user_id, entries in changes.items():
+            await self._indexes.publish(
+                VectorChange(
+                    tenant, user_id, upserts=tuple(entries), embedding_model=models[user_id]
+                )
+            )
+
+    async def _raced(self, tenant: str, item: _Pending) -> BatchOutcome:
+        existing = await self._store.find_by_hash(tenant, item.draft.user_id, item.digest)
+        if existing is None:
+            raise StorageUnavailableError("an episode was deleted while recorded; retry")
+        return RecordOutcome(existing, DuplicateKind.EXACT, 1.0)
+
+    def _new_episode(
+        self, item: _Pending, summary: str, summary_source: ValueSource, now: float
+    ) -> Episode:
+        draft, vector = item.draft, item.vector
+        return Episode(
+            episode_id="e-" + uuid.uuid4().hex,
+            user_id=draft.user_id,
+            session_id=draft.session_id,
+            user_message=draft.user_message,
+            assistant_response=draft.assistant_response,
+            summary=summary,
+            summary_source=summary_source,
+            embedding_source=item.source,
+            embedding_model=item.model,
+            importance=(
+                self._config.default_importance if draft.importance is None else draft.importance
+            ),
+            metadata=dict(draft.metadata),
+            occur_time=now if draft.occur_time is None else draft.occur_time,
+            create_time=now,
+            content_hash=item.digest,
+            dimension=0 if vector is None else int(vector.shape[0]),
+            embedding=vector,
+        )
+
+    def _threshold(self, draft: EpisodeDraft) -> float:
+        if draft.near_duplicate_threshold is None:
+            return self._config.near_duplicate_threshold
+        return draft.near_duplicate_threshold
+
+    def _check_draft(self, draft: EpisodeDraft) -> Vector | None:
+        """Raises for the first bad field; returns the client's embedding as
+        a unit vector (None without one)."""
+        limits = self._config.limits
+        check_id("user_id", draft.user_id, self._limits)
+        check_id("session_id", draft.session_id, self._limits, required=False)
+        if not draft.user_message and not draft.assistant_response:
+            raise InvalidArgumentError(
+                "user_message", "user_message or assistant_response is required"
+            )
+        for name in ("user_message", "assistant_response", "summary"):
+            check_text(name, getattr(draft, name), limits.max_text_bytes)
+        check_metadata("metadata", draft.metadata, self._limits)
+        if draft.importance is not None:
+            _check_unit("importance", draft.importance)
+        if draft.near_duplicate_threshold is not None:
+            _check_unit("near_duplicate_threshold", draft.near_duplicate_threshold)
+        return self._check_vector("embedding", draft.embedding) if draft.embedding else None
+
+    def _check_vector(self, name: str, values: Sequence[float]) -> Vector:
+        limit = self._config.limits.max_embedding_dimension
+        if len(values) > limit:
+            raise LimitExceededError(name, limit, f"has {len(values)} dimensions")
+        vector = np.asarray(values, dtype=np.float32)
+        if not np.all(np.isfinite(vector)):
+            raise InvalidArgumentError(name, "holds a non-finite value")
+        if not np.any(vector):
+            raise InvalidArgumentError(name, "must not be the zero vector")
+        return unit_vector(vector)
+
+    async def _embedding_for(
+        self, tenant: str, draft: EpisodeDraft
+    ) -> tuple[Vector | None, ValueSource, str]:
+        if draft.embedding:
+            vector = self._check_vector("embedding", draft.embedding)
+            await self._check_dimension(tenant, draft.user_id, "embedding", vector)
+            return vector, ValueSource.CLIENT, ""
+        if self._embedder is None or not await self._model_matches(tenant, draft.user_id):
+            return None, ValueSource.NONE, ""
+        text = "\n".join(p for p in (draft.user_message, draft.assistant_response) if p)
+        vector = unit_vector((await self._embedder.embed([text]))[0])
+        await self._check_dimension(tenant, draft.user_id, "embedding", vector)
+        return vector, ValueSource.MODEL, self._embedder.model
+
+    async def _model_matches(self, tenant: str, user_id: str) -> bool:
+        """True if the user has no vectors yet or only the embedder's: its
+        vectors must not be compared with another model's (or a client's)."""
+        assert self._embedder is not None
+        stats = await self._indexes.load_stats(tenant, user_id)
+        return stats.dimension == 0 or stats.embedding_model == self._embedder.model
+
+    async def _check_dimension(self, tenant: str, user_id: str, name: str, vector: Vector) -> None:
+        expected = await self._indexes.dimension(tenant, user_id)
+        if expected and expected != vector.shape[0]:
+            raise DimensionMismatchError(name, expected, int(vector.shape[0]))
+
+    async def _near_duplicate(
+        self, tenant: str, draft: EpisodeDraft, vector: Vector
+    ) -> RecordOutcome | None:
+        threshold = draft.near_duplicate_threshold
+        if threshold is None:
+            threshold = self._config.near_duplicate_threshold
+        if threshold >= 1.0:
+            return None  # 1 keeps only exact deduplication
+        found = await self._indexes.search(tenant, draft.user_id, vector, 1, None)
+        if not found.candidates or found.candidates[0].similarity < threshold:
+            return None
+        best = found.candidates[0]
+        episodes = await self._store.get_episodes_by_keys(tenant, draft.user_id, [best.key], False)
+        if not episodes:
+            return None  # deleted meanwhile
+        return RecordOutcome(episodes[0], DuplicateKind.NEAR, min(best.similarity, 1.0))
+
+    async def _summary_for(self, draft: EpisodeDraft) -> tuple[str, ValueSource]:
+        if draft.summary:
+            return _one_line(draft.summary), ValueSource.CLIENT
+        if self._summarizer is not None:
+            messages = [
+                Message(0, "", role, text)
+                for role, text in (
+                    (Role.USER, draft.user_message),
+                    (Role.ASSISTANT, draft.assistant_response),
+                )
+                if text
+            ]
+            result = await self._summarizer.summarize(messages, SUMMARY_MAX_TOKENS)
+            if not result.is_fallback and result.text.strip():
+                return _one_line(result.text), ValueSource.MODEL
+        return offline_summary(draft.user_message, draft.assistant_response), ValueSource.FALLBACK
+
+    # ----- read and delete -------------------------------------------------
+
+    async def get(self, tenant: str, episode_id: str, include_embedding: bool) -> Episode:
+        check_id("episode_id", episode_id, self._limits)
+        episode = await self._store.get_episode(tenant, episode_id, include_embedding)
+        if episode is None:
+            raise NotFoundError(f"episode {episode_id!r} not found")
+        return episode
+
+    async def list_episodes(
+        self,
+        tenant: str,
+        user_id: str,
+        episode_filter: EpisodeFilter,
+        requested_page_size: int,
+        page_token: str,
+        include_embedding: bool,
+    ) -> tuple[list[Episode], str]:
+        check_id("user_id", user_id, self._limits, required=False)
+        _check_filter(episode_filter)
+        size = page_size("page_size", requested_page_size, self._limits)
+        filters = [user_id, *episode_filter.as_key()]
+        after = _episode_cursor(paging.decode(page_token, "episodes", filters))
+        rows = await self._store.list_episodes(
+            tenant, user_id, episode_filter, after, size + 1, include_embedding
+        )
+        next_token = ""
+        if len(rows) > size:
+            rows = rows[:size]
+            last = rows[-1]
+            next_token = paging.encode("episodes", filters, [last.occur_time, last.episode_id])
+        # min_importance depends on the clock, so it filters after paging.
+        now = self._clock()
+        kept = [e for e in rows if self.decayed_importance(e, now) >= episode_filter.min_importance]
+        return kept, next_token
+
+    async def delete(self, tenant: str, episode_id: str, actor: Actor | None = None) -> str:
+        check_id("episode_id", episode_id, self._limits)
+        deleted = await self.delete_many(tenant, [episode_id], actor)
+        if not deleted:
+            raise NotFoundError(f"episode {episode_id!r} not found")
+        return episode_id
+
+    async def delete_many(
+        self, tenant: str, episode_ids: Sequence[str], actor: Actor | None = None
+    ) -> list[Episode]:
+        """Deletes from the store, then from every replica's index."""
+        audit = audit_template(actor, self._clock())
+        deleted = await self._store.delete_episodes(tenant, episode_ids, audit)
+        by_user: dict[str, list[int]] = {}
+        for episode in deleted:
+            if episode.has_embedding:
+                by_user.setdefault(episode.user_id, []).append(episode.vector_key)
+        for user_id, keys in by_user.items():
+            await self._indexes.publish(VectorChange(tenant, user_id, removed=tuple(keys)))
+        return deleted
+
+    async def index_stats(self, tenant: str, user_id: str) -> IndexStats:
+        check_id("user_id", user_id, self._limits)
+        return await self._indexes.load_stats(tenant, user_id)
+
+    async def rebuild_index(self, tenant: str, user_id: str) -> IndexStats:
+        check_id("user_id", user_id, self._limits)
+        return await self._indexes.rebuild(tenant, user_id)
+
+    # ----- recall ----------------------------------------------------------
+
+    def resolve_weights(self, overrides: WeightOverrides) -> Weights:
+        defaults: RecallDefaults = self._config.recall
+        weights = Weights(
+            similarity=_pick(overrides.similarity, defaults.similarity_weight),
+            recency=_pick(overrides.recency, defaults.recency_weight),
+            importance=_pick(overrides.importance, defaults.importance_weight),
+            half_life_seconds=_pick(
+                overrides.half_life_seconds, defaults.recency_half_life_seconds
+            ),
+        )
+        for name in ("similarity", "recency", "importance"):
+            value = getattr(weights, name)
+            if value < 0 or math.isnan(value):
+                raise InvalidArgumentError(f"weights.{name}", "must not be negative")
+        if weights.total <= 0:
+            raise InvalidArgumentError("weights", "at least one weight must be positive")
+        if not weights.half_life_seconds > 0:
+            raise InvalidArgumentError("weights.recency_half_life", "must be positive")
+        return weights
+
+    async def recall(self, tenant: str, query: RecallQuery) -> RecallOutcome:
+        limits = self._config.limits
+        check_id("user_id", query.user_id, self._limits)
+        _check_filter(query.episode_filter)
+        if query.top_k < 0:
+            raise InvalidArgumentError("top_k", "must not be negative")
+        if query.min_score < 0 or math.isnan(query.min_score):
+            raise InvalidArgumentError("min_score", "must not be negative")
+        weights = self.resolve_weights(query.weights)
+        top_k = min(query.top_k or limits.default_top_k, limits.max_top_k)
+        if query.query_vector is not None:
+            if not query.query_vector:
+                raise InvalidArgumentError("query_vector.values", "must not be empty")
+            vector = self._check_vector("query_vector.values", query.query_vector)
+        elif query.query_text.strip():
+            check_text("query_text", query.query_text, limits.max_text_bytes)
+            if self._embedder is None or not await self._model_matches(tenant, query.user_id):
+                return await self._recall_lexical(tenant, query, weights, top_k)
+            vector = unit_vector((await self._embedder.embed([query.query_text]))[0])
+            return await self._recall_hybrid(tenant, query, vector, weights, top_k)
+        else:
+            raise InvalidArgumentError("query", "set query_text or query_vector")
+        return await self._recall_vector(tenant, query, vector, weights, top_k)
+
+    async def _recall_vector(
+        self, tenant: str, query: RecallQuery, vector: Vector, weights: Weights, top_k: int
+    ) -> RecallOutcome:
+        field_name = "query_vector.values" if query.query_vector is not None else "query_text"
+        await self._check_dimension(tenant, query.user_id, field_name, vector)
+        allowed: npt.NDArray[np.int64] | None = None
+        if query.episode_filter.narrows_storage:
+            keys = await self._store.matching_keys(
+                tenant,
+                query.user_id,
+                query.episode_filter,
+                self._config.limits.max_filter_candidates,
+            )
+            allowed = np.asarray(keys, dtype=np.int64)
+        now = self._clock()
+        scored, index_type = await self._best_by_combined(
+            tenant, query, vector, weights, top_k, allowed, now
+        )
+        qualified = [s for s in scored if s.score.combined >= query.min_score]
+        results = await self._materialize(tenant, query, qualified[:top_k])
+        return RecallOutcome(
+            results, Ranking.VECTOR, index_type, weights, len(scored), len(qualified)
+        )
+
+    async def _best_by_combined(
+        self,
+        tenant: str,
+        query: RecallQuery,
+        vector: Vector,
+        weights: Weights,
+        top_k: int,
+        allowed: npt.NDArray[np.int64] | None,
+        now: float,
+    ) -> tuple[list[_Scored], str]:
+        """Widens the similarity search until the top k by combined score
+        are proven (see the module docstring). Ends: n grows geometrically
+        and the search is exhausted once n covers every allowed vector."""
+        wanted = max(top_k * _GROWTH, _FIRST_SEARCH)
+        ceiling: Score | None = None
+        while True:
+            found = await self._indexes.search(tenant, query.user_id, vector, wanted, allowed)
+            scored = self._score_candidates(found.candidates, query, weights, now)
+            if found.exhausted or len(found.candidates) < wanted:
+                return scored, found.index_type
+            if len(scored) >= top_k:
+                kth = scored[top_k - 1].score.combined
+                floor = max(found.candidates[-1].similarity, 0.0)
+                # Cheap bound first (recency and importance at most 1), then
+                # the user's real maxima.
+                if kth >= combine(floor, 1.0, now, now, weights).combined:
+                    return scored, found.index_type
+                if ceiling is None:
+                    importance, newest = self._indexes.ranking_ceiling(tenant, query.user_id)
+                    ceiling = combine(1.0, importance, min(newest, now), now, weights)
+                lowered = weights.similarity * (1.0 - floor) / weights.total
+                if kth >= ceiling.combined - lowered:
+                    return scored, found.index_type
+            wanted *= _GROWTH
+
+    def _score_candidates(
+        self, candidates: list[Candidate], query: RecallQuery, weights: Weights, now: float
+    ) -> list[_Scored]:
+        minimum = query.episode_filter.min_importance
+        rate = self._config.decay_rate_per_day
+        scored = [
+            _Scored(
+                c.key, combine(c.similarity, c.importance, c.occur_time, now, weights), c.occur_time
+            )
+            for c in candidates
+            if not minimum or decayed_importance(c.importance, c.occur_time, now, rate) >= minimum
+        ]
+        scored.sort(key=lambda s: (-s.score.combined, -s.occur_time, s.key))
+        return scored
+
+    async def _materialize(
+        self, tenant: str, query: RecallQuery, kept: list[_Scored]
+    ) -> list[Recalled]:
+        episodes = await self._store.get_episodes_by_keys(
+            tenant, query.user_id, [s.key for s in kept], query.include_embedding
+        )
+        by_key = {e.vector_key: e for e in episodes}
+        return [Recalled(by_key[s.key], s.score) for s in kept if s.key in by_key]
+
+    async def _recall_lexical(
+        self, tenant: str, query: RecallQuery, weights: Weights, top_k: int
+    ) -> RecallOutcome:
+        lexical_scores = await self._lexical_scores(tenant, query, self._lexical_depth(top_k))
+        fused = await self._with_neighbours(tenant, query.user_id, _fuse({}, lexical_scores, 0.0))
+        scored = self._score_fused(query, fused, weights, self._clock())
+        return await self._outcome(tenant, query, scored, top_k, Ranking.LEXICAL, "", weights)
+
+    async def _recall_hybrid(
+        self, tenant: str, query: RecallQuery, vector: Vector, weights: Weights, top_k: int
+    ) -> RecallOutcome:
+        await self._check_dimension(tenant, query.user_id, "query_text", vector)
+        depth = max(top_k * _GROWTH, _HYBRID_MIN_DEPTH)
+        allowed: npt.NDArray[np.int64] | None = None
+        if query.episode_filter.narrows_storage:
+            keys = await self._store.matching_keys(
+                tenant,
+                query.user_id,
+                query.episode_filter,
+                self._config.limits.max_filter_candidates,
+            )
+            allowed = np.asarray(keys, dtype=np.int64)
+        found = await self._indexes.search(tenant, query.user_id, vector, depth, allowed)
+        vector_scores = {c.key: c for c in found.candidates if c.similarity > 0}
+        lexical_scores = await self._lexical_scores(tenant, query, self._lexical_depth(top_k))
+        fused = _fuse(vector_scores, lexical_scores, VECTOR_SHARE)
+        fused = await self._with_neighbours(tenant, query.user_id, fused)
+        scored = self._score_fused(query, fused, weights, self._clock())
+        return await self._outcome(
+            tenant, query, scored, top_k, Ranking.HYBRID, found.index_type, weights
+        )
+
+    def _lexical_depth(self, top_k: int) -> int:
+        wanted = max(top_k * _GROWTH, _LEXICAL_MIN_DEPTH)
+        return min(wanted, self._config.limits.max_lexical_candidates)
+
+    async def _lexical_scores(
+        self, tenant: str, query: RecallQuery, depth: int
+    ) -> dict[int, tuple[float, Candidate]]:
+        """BM25 of the index's matches, by vector key, with what ranking
+        needs (importance, occur_time) in a Candidate."""
+        wanted = lexical.query_terms(query.query_text)
+        matches = await self._store.lexical_matches(
+            tenant, query.user_id, wanted, query.episode_filter, depth
+        )
+        scores = lexical.bm25_scores(wanted, matches)
+        return {
+            c.key: (score, Candidate(c.key, 0.0, c.importance, c.occur_time))
+            for c, score in zip(matches.candidates, scores, strict=True)
+            if score > 0
+        }
+
+    async def _with_neighbours(
+        self, tenant: str, user_id: str, fused: dict[int, tuple[float, Candidate]]
+    ) -> dict[int, tuple[float, Candidate]]:
+        """Adds to each candidate a share of its session neighbours'
+        similarity (see the module docstring). Only candidates gain: an
+        episode that matched nothing is not recalled for its neighbour's
+        sake. Best similarity becomes 1."""
+        if not fused:
+            return fused
+        sources = sorted(fused, key=lambda key: -fused[key][0])[:_NEIGHBOUR_SOURCES]
+        links = await self._store.neighbours(tenant, user_id, sources)
+        boosted = dict(fused)
+        for link in links:
+            # The episode after a match gets NEIGHBOUR_BEFORE of the match's
+            # similarity (its predecessor), the one before NEIGHBOUR_AFTER.
+            share = NEIGHBOUR_BEFORE if link.after else NEIGHBOUR_AFTER
+            gain = share * fused[link.key][0]
+            if link.neighbour_key in boosted:
+                similarity, candidate = boosted[link.neighbour_key]
+                boosted[link.neighbour_key] = (similarity + gain, candidate)
+        best = max(similarity for similarity, _ in boosted.values())
+        return {key: (sim / best, candidate) for key, (sim, candidate) in boosted.items()}
+
+    def _score_fused(
+        self,
+        query: RecallQuery,
+        fused: dict[int, tuple[float, Candidate]],
+        weights: Weights,
+        now: float,
+    ) -> list[_Scored]:
+        minimum = query.episode_filter.min_importance
+        rate = self._config.decay_rate_per_day
+        scored = [
+            _Scored(key, combine(sim, c.importance, c.occur_time, now, weights), c.occur_time)
+            for key, (sim, c) in fused.items()
+            if not minimum or decayed_importance(c.importance, c.occur_time, now, rate) >= minimum
+        ]
+        scored.sort(key=lambda s: (-s.score.combined, -s.occur_time, s.key))
+        return scored
+
+    async def _outcome(
+        self,
+        tenant: str,
+        query: RecallQuery,
+        scored: list[_Scored],
+        top_k: int,
+        ranking: Ranking,
+        index_type: str,
+        weights: Weights,
+    ) -> RecallOutcome:
+        qualified = [s for s in scored if s.score.combined >= query.min_score]
+        results = await self._materialize(tenant, query, qualified[:top_k])
+        return RecallOutcome(results, ranking, index_type, weights, len(scored), len(qualified))
+
+
+def _fuse(
+    vector_scores: dict[int, Candidate],
+    lexical_scores: dict[int, tuple[float, Candidate]],
+    vector_share: float,
+) -> dict[int, tuple[float, Candidate]]:
+    """vector_share * cosine / best cosine + (1 - vector_share) * BM25 /
+    best BM25, each part 0 for an episode its list lacks."""
+    best_vector = max((c.similarity for c in vector_scores.values()), default=0.0)
+    best_lexical = max((score for score, _ in lexical_scores.values()), default=0.0)
+    fused: dict[int, tuple[float, Candidate]] = {}
+    for key, (score, candidate) in lexical_scores.items():
+        fused[key] = ((1 - vector_share) * score / best_lexical, candidate)
+    for key, candidate in vector_scores.items():
+        part = vector_share * candidate.similarity / best_vector
+        fused[key] = (fused.get(key, (0.0, candidate))[0] + part, candidate)
+    return fused
+
+
+def combine(
+    similarity: float, importance: float, occur_time: float, now: float, weights: Weights
+) -> Score:
+    """The documented recall formula (see the module docstring)."""
+    similarity = min(max(similarity, 0.0), 1.0)
+    age = max(0.0, now - occur_time)
+    recency = 0.5 ** (age / weights.half_life_seconds)
+    combined = (
+        weights.similarity * similarity
+        + weights.recency * recency
+        + weights.importance * importance
+    ) / weights.total
+    return Score(similarity, recency, importance, combined)
+
+
+def offline_summary(user_message: str, assistant_response: str) -> str:
+    """Deterministic one-line summary: the first sentence of each side."""
+    parts = []
+    if user_message:
+        parts.append("User: " + _first_sentence(user_message))
+    if assistant_response:
+        parts.append("Assistant: " + _first_sentence(assistant_response))
+    return _one_line(" | ".join(parts))
+
+
+def _first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join(text.split())
+    if len(flat) > SUMMARY_MAX_CHARS:
+        flat = flat[: SUMMARY_MAX_CHARS - 3].rstrip() + "..."
+    return flat
+
+
+def _added(tenant: str, episode: Episode, vector: Vector) -> VectorChange:
+    entry = IndexEntry(episode.vector_key, episode.importance, episode.occur_time, vector)
+    return VectorChange(
+        tenant, episode.user_id, upserts=(entry,), embedding_model=episode.embedding_model
+    )
+
+
+def _item_error(
+    field_name: str, index: int, error: InvalidArgumentError | LimitExceededError
+) -> ItemError:
+    field = f"{field_name}[{index}].{error.field}"
+    return ItemError(field, error.reason, error.message.replace(error.field, field, 1))
+
+
+def _episode_text(draft: EpisodeDraft) -> str:
+    return "\n".join(p for p in (draft.user_message, draft.assistant_response) if p)
+
+
+class _BatchTwins:
+    """Near duplicates among the items of one batch: the similarities of
+    every pair of a user's items are computed at once (one matrix product),
+    then each item is compared with the earlier items kept for storing."""
+
+    def __init__(self, pending: Sequence[_Pending]) -> None:
+        by_user: dict[str, list[_Pending]] = {}
+        for item in pending:
+            if item.vector is not None:
+                by_user.setdefault(item.draft.user_id, []).append(item)
+        self._row: dict[int, int] = {}  # item index -> row in its user's matrix
+        self._similarity: dict[str, Vector] = {}
+        # Per user, -inf for rows not kept (yet): masks the similarity row.
+        self._kept: dict[str, npt.NDArray[np.float32]] = {}
+        self._index_of: dict[str, list[int]] = {}  # per user, row -> item index
+        for user_id, items in by_user.items():
+            matrix = np.stack([item.vector for item in items if item.vector is not None])
+            self._similarity[user_id] = matrix @ matrix.T
+            self._kept[user_id] = np.full(len(items), -np.inf, dtype=np.float32)
+            self._index_of[user_id] = [item.index for item in items]
+            for row, item in enumerate(items):
+                self._row[item.index] = row
+
+    def nearest_kept(self, item: _Pending, threshold: float) -> tuple[int, float] | None:
+        """The kept item most similar to `item` and the similarity, if at or
+        above `threshold` (1 keeps only exact deduplication), else None."""
+        row = self._row.get(item.index)
+        if threshold >= 1.0 or row is None:
+            return None
+        user_id = item.draft.user_id
+        similarities = self._similarity[user_id][row] + self._kept[user_id]
+        best = int(np.argmax(similarities))
+        similarity = min(float(similarities[best]), 1.0)
+        if similarity < threshold:  # also when nothing is kept: -inf
+            return None
+        return self._index_of[user_id][best], similarity
+
+    def keep(self, item: _Pending) -> None:
+        row = self._row.get(item.index)
+        if row is not None:
+            self._kept[item.draft.user_id][row] = 0.0
+
+
+def _as_duplicate(first: BatchOutcome, kind: DuplicateKind, similarity: float) -> BatchOutcome:
+    """The outcome of an item that repeats an earlier item of its batch: a
+    duplicate of whatever episode that item created or was found to repeat."""
+    if isinstance(first, ItemError):
+        return first
+    return RecordOutcome(first.episode, kind, similarity)
+
+
+def _pick(override: float | None, default: float) -> float:
+    return default if override is None else override
+
+
+def _check_unit(name: str, value: float) -> None:
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise InvalidArgumentError(name, "must be in [0, 1]")
+
+
+def _check_filter(episode_filter: EpisodeFilter) -> None:
+    start, end = episode_filter.start_time, episode_filter.end_time
+    if start is not None and end is not None and start > end:
+        raise InvalidArgumentError("filter.start_time", "is after filter.end_time")
+    if episode_filter.min_importance < 0 or math.isnan(episode_filter.min_importance):
+        raise InvalidArgumentError("filter.min_importance", "must not be negative")
+
+
+def _episode_cursor(position: Any) -> EpisodeCursor | None:
+    if position is None:
+        return None
+    try:
+        occur_time, episode_id = position
+        return EpisodeCursor(float(occur_time), str(episode_id))
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError("page_token", "is malformed") from exc

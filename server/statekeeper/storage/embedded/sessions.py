@@ -1,0 +1,901 @@
+"""Embedded backend: one SQLite file in WAL mode plus in-process hot state.
+
+All SQLite work runs on one dedicated thread, so transactions never
+interleave and the event loop never blocks on disk. `synchronous=FULL` makes
+every acknowledged commit survive a crash of the process and of the machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import json
+import sqlite3
+import struct
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
+from statekeeper.core.audit.store import AuditStore
+from statekeeper.core.errors import (
+    AlreadyExistsError,
+    ConcurrentModificationError,
+    NotFoundError,
+    StorageUnavailableError,
+)
+from statekeeper.core.sessions.context_window import WindowTail
+from statekeeper.core.sessions.models import (
+    AppendReceipt,
+    Message,
+    MessageMeta,
+    SessionChange,
+    SessionCursor,
+    SessionFilter,
+    SessionRecord,
+    SessionVersion,
+)
+from statekeeper.core.sessions.store import SessionStore
+from statekeeper.storage.codec import record_from_json, record_to_json
+from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.sql import (
+    AUDIT_COLUMNS,
+    MESSAGE_COLUMNS,
+    MESSAGE_INSERT_COLUMNS,
+    WINDOW_META_COLUMNS,
+    audit_from_row,
+    audit_query,
+    audit_values,
+    message_from_row,
+    message_values,
+    meta_from_row,
+    session_list_query,
+    sqlite_mark,
+    version_from_row,
+)
+
+T = TypeVar("T")
+M = TypeVar("M", Message, MessageMeta)
+
+# The SQLite file inside the data dir.
+DATABASE_FILE = "statekeeper.sqlite3"
+
+# Versioned schema migrations: (version, statements). Append only; never edit
+# a released entry.
+# The SQL function the audit chain trigger calls (registered on the writer).
+AUDIT_DIGEST = "sk_audit_digest"
+
+
+def audit_digest(prev_hash: str | None, *content: object) -> str:
+    """The hash of an audit record: its content (AUDIT_COLUMNS, time as its
+    IEEE bits so no formatting can change it) after the previous record's
+    hash."""
+    *texts, revision, when, summary = content
+    fields = [*texts, str(revision), struct.pack(">d", when).hex(), summary]
+    canonical = (prev_hash or "") + json.dumps(fields, ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (
+        1,
+        [
+            """CREATE TABLE sessions (
+                tenant TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                agent_id TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                create_time REAL NOT NULL,
+                expire_time REAL,
+                version INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                PRIMARY KEY (tenant, session_id)
+            )""",
+            "CREATE INDEX sessions_by_time ON sessions (tenant, create_time DESC, session_id DESC)",
+            "CREATE INDEX sessions_by_expiry ON sessions (expire_time)"
+            " WHERE expire_time IS NOT NULL",
+            """CREATE TABLE messages (
+                tenant TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                message_id TEXT NOT NULL,
+                role INTEGER NOT NULL,
+                content TEXT NOT NULL,
+                name TEXT NOT NULL,
+                tool_calls TEXT NOT NULL,
+                tool_call_id TEXT NOT NULL,
+                metadata TEXT NOT NULL,
+                token_count INTEGER NOT NULL,
+                create_time REAL NOT NULL,
+                rolled_back INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (tenant, session_id, sequence)
+            )""",
+            """CREATE TABLE session_versions (
+                tenant TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                parent_version INTEGER NOT NULL,
+                change_kind INTEGER NOT NULL,
+                create_time REAL NOT NULL,
+                snapshot TEXT NOT NULL,
+                PRIMARY KEY (tenant, session_id, version)
+            )""",
+            """CREATE TABLE append_receipts (
+                tenant TEXT NOT NULL,
+                request_id TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                first_sequence INTEGER NOT NULL,
+                last_sequence INTEGER NOT NULL,
+                version INTEGER NOT NULL,
+                PRIMARY KEY (tenant, request_id)
+            )""",
+            "CREATE INDEX receipts_by_session ON append_receipts (tenant, session_id)",
+        ],
+    ),
+    (
+        2,
+        [
+            """CREATE TABLE audit_log (
+                audit_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                tenant TEXT NOT NULL,
+                principal TEXT NOT NULL,
+                service TEXT NOT NULL,
+                method TEXT NOT NULL,
+                entity_type TEXT NOT NULL,
+                entity_id TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                time REAL NOT NULL,
+                summary TEXT NOT NULL
+            )""",
+            "CREATE INDEX audit_by_tenant ON audit_log (tenant, audit_id)",
+            "CREATE INDEX audit_by_entity ON audit_log (tenant, entity_id, audit_id)",
+        ],
+    ),
+    (
+        3,
+        [
+            # The ids of each message's tool calls, for planning windows
+            # without decoding `tool_calls` (see sql.MESSAGE_INSERT_COLUMNS);
+            # existing rows are backfilled from `tool_calls`.
+            "ALTER TABLE messages ADD COLUMN tool_call_ids TEXT NOT NULL DEFAULT ''",
+            "UPDATE messages SET tool_call_ids = (SELECT json_group_array("
+            "json_extract(value, '$.id')) FROM json_each(messages.tool_calls))"
+            " WHERE tool_calls NOT IN ('', '[]')",
+        ],
+    ),
+    (
+        4,
+        [
+            # A per-tenant hash chain of the audit trail (core/audit/service.py),
+            # linked by a trigger in the inserting transaction; the writer
+            # is single, so the chain head needs no lock of its own.
+            "ALTER TABLE audit_log ADD COLUMN chain_seq INTEGER",
+            "ALTER TABLE audit_log ADD COLUMN prev_hash TEXT",
+            "ALTER TABLE audit_log ADD COLUMN hash TEXT",
+            "CREATE UNIQUE INDEX audit_by_chain ON audit_log (tenant, chain_seq)",
+            """CREATE TABLE audit_chain_heads (
+                tenant TEXT PRIMARY KEY,
+                seq INTEGER NOT NULL,
+                hash TEXT NOT NULL
+            )""",
+            f"""CREATE TRIGGER audit_chain AFTER INSERT ON audit_log BEGIN
+                INSERT OR IGNORE INTO audit_chain_heads VALUES (NEW.tenant, 0, '');
+                UPDATE audit_log SET
+                    chain_seq = (SELECT seq + 1 FROM audit_chain_heads WHERE tenant = NEW.tenant),
+                    prev_hash = (SELECT hash FROM audit_chain_heads WHERE tenant = NEW.tenant)
+                WHERE audit_id = NEW.audit_id;
+                UPDATE audit_log SET hash = {AUDIT_DIGEST}(prev_hash, {AUDIT_COLUMNS})
+                WHERE audit_id = NEW.audit_id;
+                UPDATE audit_chain_heads SET seq = seq + 1,
+                    hash = (SELECT hash FROM audit_log WHERE audit_id = NEW.audit_id)
+                WHERE tenant = NEW.tenant;
+            END""",
+        ],
+    ),
+]
+
+_HOT_CACHE_SIZE = 10_000
+
+
+class _HotRecords:
+    """The latest record of recently used sessions, shared by the event loop,
+    the writer thread and the reader threads (hence the lock).
+
+    The writer puts a record only after its commit succeeded, so an entry
+    never runs ahead of disk, and is the latest committed one. A reader that
+    missed may offer what it read, which is kept only if no write happened
+    since the reader looked (`generation`): a reader's snapshot may predate
+    a write that the writer has already cached (or a delete it has already
+    forgotten)."""
+
+    def __init__(self, size: int) -> None:
+        self._lock = threading.Lock()
+        self._records: OrderedDict[tuple[str, str], SessionRecord] = OrderedDict()
+        self._size = size
+        self.generation = 0
+
+    def get(self, tenant: str, session_id: str) -> SessionRecord | None:
+        key = (tenant, session_id)
+        with self._lock:
+            record = self._records.get(key)
+            if record is not None:
+                self._records.move_to_end(key)
+            return record
+
+    def put(self, tenant: str, record: SessionRecord) -> None:
+        with self._lock:
+            self.generation += 1
+            self._store((tenant, record.session_id), record)
+
+    def offer(self, tenant: str, record: SessionRecord, generation: int) -> None:
+        key = (tenant, record.session_id)
+        with self._lock:
+            if self.generation == generation and key not in self._records:
+                self._store(key, record)
+
+    def forget(self, tenant: str, session_id: str) -> None:
+        with self._lock:
+            self.generation += 1
+            self._records.pop((tenant, session_id), None)
+
+    def _store(self, key: tuple[str, str], record: SessionRecord) -> None:
+        self._records[key] = record
+        self._records.move_to_end(key)
+        while len(self._records) > self._size:
+            self._records.popitem(last=False)
+
+
+class _SqliteSessionStore(SessionStore):
+    """Writes go through the backend's group commit (one transaction and
+    one fsync for every write queued meanwhile); reads run on the reader
+    connections, so they never wait behind a commit."""
+
+    def __init__(self, backend: EmbeddedStorage) -> None:
+        self._backend = backend
+        self._hot = _HotRecords(_HOT_CACHE_SIZE)
+
+    async def create_session(
+        self, tenant: str, version: SessionVersion, audit: AuditRecord | None = None
+    ) -> None:
+        record = version.snapshot
+
+        def work(db: sqlite3.Connection) -> None:
+            try:
+                db.execute(
+                    "INSERT INTO sessions (tenant, session_id, user_id, agent_id, status,"
+                    " create_time, expire_time, version, state) VALUES (?,?,?,?,?,?,?,?,?)",
+                    (
+                        tenant,
+                        record.session_id,
+                        record.user_id,
+                        record.agent_id,
+                        int(record.status),
+                        record.create_time,
+                        record.expire_time,
+                        record.version,
+                        record_to_json(record),
+                    ),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise AlreadyExistsError(f"session {record.session_id!r} already exists") from exc
+            _insert_version(db, tenant, record.session_id, version)
+            _insert_audit(db, tenant, audit)
+
+        await self._backend.write(work, lambda: self._hot.put(tenant, record))
+
+    async def get_session(self, tenant: str, session_id: str) -> SessionRecord | None:
+        cached = self._hot.get(tenant, session_id)
+        if cached is not None:
+            return cached
+        generation = self._hot.generation
+
+        def work(db: sqlite3.Connection) -> SessionRecord | None:
+            row = db.execute(
+                "SELECT state FROM sessions WHERE tenant=? AND session_id=?", (tenant, session_id)
+            ).fetchone()
+            return None if row is None else record_from_json(row["state"])
+
+        record = await self._backend.read(work)
+        if record is not None:
+            self._hot.offer(tenant, record, generation)
+        return record
+
+    async def list_sessions(
+        self,
+        tenant: str,
+        session_filter: SessionFilter,
+        now: float,
+        after: SessionCursor | None,
+        limit: int,
+    ) -> list[SessionRecord]:
+        sql, params = session_list_query(tenant, session_filter, now, after, limit, sqlite_mark)
+
+        def work(db: sqlite3.Connection) -> list[SessionRecord]:
+            return [record_from_json(row["state"]) for row in db.execute(sql, params)]
+
+        return await self._backend.read(work)
+
+    async def apply_change(self, tenant: str, change: SessionChange) -> None:
+        record = change.record
+
+        # Encoded here, not on the writer thread, whose time every write of
+        # the group waits for; the snapshot is the record itself.
+        state = record_to_json(record)
+        snapshot = state if change.version.snapshot is record else None
+        messages = [message_values(tenant, record.session_id, m) for m in change.new_messages]
+
+        def work(db: sqlite3.Connection) -> None:
+            row = db.execute(
+                "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
+                (tenant, record.session_id),
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"session {record.session_id!r} not found")
+            if row["version"] != change.expected_version:
+                raise ConcurrentModificationError(
+                    f"session {record.session_id!r} is at version {row['version']},"
+                    f" not {change.expected_version}"
+                )
+            db.execute(
+                "UPDATE sessions SET agent_id=?, status=?, expire_time=?, version=?, state=?"
+                " WHERE tenant=? AND session_id=?",
+                (
+                    record.agent_id,
+                    int(record.status),
+                    record.expire_time,
+                    record.version,
+                    state,
+                    tenant,
+                    record.session_id,
+                ),
+            )
+            _insert_version(db, tenant, record.session_id, change.version, snapshot)
+            db.executemany(
+                f"INSERT INTO messages (tenant, session_id, {MESSAGE_INSERT_COLUMNS})"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                messages,
+            )
+            if change.visibility_changed:
+                _reset_visibility(db, tenant, record)
+            if change.request_id:
+                _insert_receipt(db, tenant, change)
+            _insert_audit(db, tenant, change.audit)
+
+        await self._backend.write(work, lambda: self._hot.put(tenant, record))
+
+    async def delete_session(
+        self,
+        tenant: str,
+        session_id: str,
+        expected_version: int,
+        audit: AuditRecord | None = None,
+    ) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            row = db.execute(
+                "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
+                (tenant, session_id),
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"session {session_id!r} not found")
+            if expected_version > 0 and row["version"] != expected_version:
+                raise ConcurrentModificationError(
+                    f"session {session_id!r} is at version {row['version']}"
+                )
+            _delete_session_rows(db, tenant, session_id)
+            _insert_audit(db, tenant, audit)
+
+        await self._backend.write(work, lambda: self._hot.forget(tenant, session_id))
+
+    async def list_messages(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        limit: int,
+        include_rolled_back: bool,
+    ) -> list[Message]:
+        visibility = "" if include_rolled_back else " AND rolled_back = 0"
+        sql = (
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
+            f" AND sequence > ?{visibility} ORDER BY sequence LIMIT ?"
+        )
+
+        def work(db: sqlite3.Connection) -> list[Message]:
+            rows = db.execute(sql, (tenant, session_id, after_sequence, limit))
+            return [message_from_row(row) for row in rows]
+
+        return await self._backend.read(work)
+
+    async def get_messages(
+        self, tenant: str, session_id: str, sequences: Sequence[int]
+    ) -> list[Message]:
+        wanted = sorted(set(sequences))
+
+        def work(db: sqlite3.Connection) -> list[Message]:
+            found: list[Message] = []
+            # SQLite caps bound parameters; fetch in chunks.
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(
+                    f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
+                    f" AND sequence IN ({marks}) ORDER BY sequence",
+                    (tenant, session_id, *chunk),
+                )
+                found.extend(message_from_row(row) for row in rows)
+            return found
+
+        return await self._backend.read(work)
+
+    async def list_window_tail(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        max_tokens: int,
+        max_messages: int,
+    ) -> list[MessageMeta]:
+        tail: WindowTail[MessageMeta] = WindowTail(max_tokens, max_messages)
+        sql = f"SELECT {WINDOW_META_COLUMNS} FROM messages{_TAIL_WHERE}"
+        return await self._backend.read(
+            lambda db: _read_tail(
+                db, sql, (tenant, session_id, after_sequence), meta_from_row, tail
+            )
+        )
+
+    async def list_window_messages(
+        self, tenant: str, session_id: str, after_sequence: int, max_tokens: int
+    ) -> list[Message]:
+        tail: WindowTail[Message] = WindowTail(max_tokens, _UNLIMITED)
+        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages{_TAIL_WHERE}"
+        return await self._backend.read(
+            lambda db: _read_tail(
+                db, sql, (tenant, session_id, after_sequence), message_from_row, tail
+            )
+        )
+
+    async def list_recent_messages(
+        self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
+    ) -> list[Message]:
+        def work(db: sqlite3.Connection) -> list[Message]:
+            rows = db.execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
+                " AND sequence > ? AND sequence < ? AND rolled_back = 0"
+                " ORDER BY sequence DESC LIMIT ?",
+                (tenant, session_id, after_sequence, before_sequence, limit),
+            )
+            return [message_from_row(row) for row in rows][::-1]
+
+        return await self._backend.read(work)
+
+    async def get_append_receipt(self, tenant: str, request_id: str) -> AppendReceipt | None:
+        def work(db: sqlite3.Connection) -> AppendReceipt | None:
+            row = db.execute(
+                "SELECT session_id, first_sequence, last_sequence, version FROM append_receipts"
+                " WHERE tenant=? AND request_id=?",
+                (tenant, request_id),
+            ).fetchone()
+            if row is None:
+                return None
+            return AppendReceipt(
+                session_id=row["session_id"],
+                first_sequence=row["first_sequence"],
+                last_sequence=row["last_sequence"],
+                version=row["version"],
+            )
+
+        return await self._backend.read(work)
+
+    async def list_versions(
+        self, tenant: str, session_id: str, before_version: int, limit: int
+    ) -> list[SessionVersion]:
+        bound = before_version if before_version > 0 else 2**62
+
+        def work(db: sqlite3.Connection) -> list[SessionVersion]:
+            rows = db.execute(
+                "SELECT * FROM session_versions WHERE tenant=? AND session_id=? AND version < ?"
+                " ORDER BY version DESC LIMIT ?",
+                (tenant, session_id, bound, limit),
+            )
+            return [version_from_row(row) for row in rows]
+
+        return await self._backend.read(work)
+
+    async def get_version(
+        self, tenant: str, session_id: str, version: int
+    ) -> SessionVersion | None:
+        def work(db: sqlite3.Connection) -> SessionVersion | None:
+            row = db.execute(
+                "SELECT * FROM session_versions WHERE tenant=? AND session_id=? AND version=?",
+                (tenant, session_id, version),
+            ).fetchone()
+            return None if row is None else version_from_row(row)
+
+        return await self._backend.read(work)
+
+    async def delete_expired_sessions(
+        self, now: float, limit: int, audit: AuditRecord | None = None
+    ) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            with db:
+                rows = db.execute(
+                    "SELECT tenant, session_id, version FROM sessions"
+                    " WHERE expire_time IS NOT NULL AND expire_time <= ? LIMIT ?",
+                    (now, limit),
+                ).fetchall()
+                for row in rows:
+                    tenant, session_id = row["tenant"], row["session_id"]
+                    _delete_session_rows(db, tenant, session_id)
+                    if audit is not None:
+                        entry = audit.for_entity(tenant, session_id, row["version"])
+                        _insert_audit(db, tenant, entry)
+            for row in rows:
+                self._hot.forget(row["tenant"], row["session_id"])
+            return len(rows)
+
+        return await self._backend.run(work)
+
+
+_TAIL_WHERE = (
+    " WHERE tenant=? AND session_id=? AND sequence > ? AND rolled_back = 0 ORDER BY sequence DESC"
+)
+_UNLIMITED = 2**62
+
+
+def _read_tail(
+    db: sqlite3.Connection,
+    sql: str,
+    params: tuple[object, ...],
+    from_row: Callable[[sqlite3.Row], M],
+    tail: WindowTail[M],
+) -> list[M]:
+    # SQLite steps the cursor lazily: rows older than the tail are never
+    # visited.
+    rows = db.execute(sql, params)
+    for row in rows:
+        if tail.add(from_row(row)):
+            break
+    rows.close()
+    return tail.messages()
+
+
+class _SqliteAuditStore(AuditStore):
+    def __init__(self, backend: EmbeddedStorage) -> None:
+        self._backend = backend
+
+    async def list_audit(
+        self, tenant: str | None, audit_filter: AuditFilter, before_id: int, limit: int
+    ) -> list[AuditRecord]:
+        sql, params = audit_query(tenant, audit_filter, before_id, limit, sqlite_mark)
+
+        def work(db: sqlite3.Connection) -> list[AuditRecord]:
+            return [audit_from_row(row) for row in db.execute(sql, params)]
+
+        return await self._backend.read(work)
+
+    async def audit_chain(
+        self, tenant: str | None
+    ) -> tuple[list[ChainLink], dict[str, tuple[int, str]]]:
+        where, params = ("", ()) if tenant is None else (" WHERE tenant = ?", (tenant,))
+
+        def work(db: sqlite3.Connection) -> tuple[list[ChainLink], dict[str, tuple[int, str]]]:
+            db.execute("BEGIN")  # one snapshot: records and heads as of the same commit
+            try:
+                rows = db.execute(
+                    f"SELECT audit_id, chain_seq, prev_hash, hash, {AUDIT_COLUMNS}"
+                    f" FROM audit_log{where} ORDER BY tenant, chain_seq NULLS FIRST, audit_id",
+                    params,
+                ).fetchall()
+                heads = db.execute(
+                    f"SELECT tenant, seq, hash FROM audit_chain_heads{where}", params
+                ).fetchall()
+            finally:
+                db.execute("COMMIT")
+            columns = AUDIT_COLUMNS.replace(" ", "").split(",")
+            links = [
+                ChainLink(
+                    audit_id=row["audit_id"],
+                    tenant=row["tenant"],
+                    chain_seq=row["chain_seq"],
+                    prev_hash=row["prev_hash"],
+                    hash=row["hash"],
+                    recomputed=audit_digest(row["prev_hash"], *(row[c] for c in columns)),
+                )
+                for row in rows
+            ]
+            return links, {row["tenant"]: (row["seq"], row["hash"]) for row in heads}
+
+        return await self._backend.read(work)
+
+
+def _insert_audit(db: sqlite3.Connection, tenant: str, audit: AuditRecord | None) -> None:
+    if audit is not None:
+        db.execute(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+            audit_values(audit, tenant),
+        )
+
+
+def _insert_version(
+    db: sqlite3.Connection,
+    tenant: str,
+    session_id: str,
+    version: SessionVersion,
+    snapshot: str | None = None,
+) -> None:
+    """`snapshot`: version.snapshot already encoded, if it is at hand."""
+    db.execute(
+        "INSERT INTO session_versions (tenant, session_id, version, parent_version,"
+        " change_kind, create_time, snapshot) VALUES (?,?,?,?,?,?,?)",
+        (
+            tenant,
+            session_id,
+            version.version,
+            version.parent_version,
+            int(version.change_kind),
+            version.create_time,
+            snapshot or record_to_json(version.snapshot),
+        ),
+    )
+
+
+def _insert_receipt(db: sqlite3.Connection, tenant: str, change: SessionChange) -> None:
+    sequences = [m.sequence for m in change.new_messages]
+    try:
+        db.execute(
+            "INSERT INTO append_receipts (tenant, request_id, session_id, first_sequence,"
+            " last_sequence, version) VALUES (?,?,?,?,?,?)",
+            (
+                tenant,
+                change.request_id,
+                change.record.session_id,
+                min(sequences, default=0),
+                max(sequences, default=0),
+                change.record.version,
+            ),
+        )
+    except sqlite3.IntegrityError as exc:
+        raise AlreadyExistsError(f"request_id {change.request_id!r} was used before") from exc
+
+
+def _reset_visibility(db: sqlite3.Connection, tenant: str, record: SessionRecord) -> None:
+    db.execute(
+        "UPDATE messages SET rolled_back = 1 WHERE tenant=? AND session_id=?",
+        (tenant, record.session_id),
+    )
+    db.executemany(
+        "UPDATE messages SET rolled_back = 0 WHERE tenant=? AND session_id=?"
+        " AND sequence BETWEEN ? AND ?",
+        [(tenant, record.session_id, low, high) for low, high in record.visible_ranges],
+    )
+
+
+def _delete_session_rows(db: sqlite3.Connection, tenant: str, session_id: str) -> None:
+    for table in ("messages", "session_versions", "append_receipts", "sessions"):
+        db.execute(f"DELETE FROM {table} WHERE tenant=? AND session_id=?", (tenant, session_id))
+
+
+# Writes queued while a group commits wait for the next group; at most this
+# many share one transaction.
+MAX_WRITE_GROUP = 256
+# Reader connections (and threads): enough that a long read (a context window
+# of a long session, a page of history) does not hold up the short ones.
+READER_THREADS = 2
+
+
+@dataclass
+class _WriteJob:
+    work: Callable[[sqlite3.Connection], object]
+    after_commit: Callable[[], None] | None
+    future: asyncio.Future[object]
+    result: object = None
+    error: BaseException | None = None
+
+
+class EmbeddedStorage(Storage):
+    """SQLite (WAL) under `data_dir`: one writer connection on its own
+    thread, and reader connections on reader threads.
+
+    Writes through `write` are group-committed: every write queued while a
+    group commits goes into the next group, one transaction and one fsync
+    for all of them, each in its own savepoint (a write that fails leaves
+    the others in). A write returns only after its group's commit, so
+    acknowledged still means durable. Reads through `read` run on reader
+    connections, which under WAL see the last commit and never wait for the
+    writer. `run` runs work alone on the writer connection.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self._path = data_dir / DATABASE_FILE
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
+        self._readers = ThreadPoolExecutor(
+            max_workers=READER_THREADS, thread_name_prefix="sqlite-read"
+        )
+        self._reader_local = threading.local()
+        self._reader_connections: list[sqlite3.Connection] = []
+        self._reader_lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._pending_writes: list[_WriteJob] = []
+        self._committer: asyncio.Task[None] | None = None
+        self.sessions = _SqliteSessionStore(self)
+        self.audit = _SqliteAuditStore(self)
+
+    @property
+    def description(self) -> str:
+        return f"embedded SQLite store at {self._path}"
+
+    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Runs `work` on the database thread with the open connection."""
+        loop = asyncio.get_running_loop()
+
+        def call() -> T:
+            if self._db is None:
+                raise StorageUnavailableError("the embedded store is closed")
+            try:
+                return work(self._db)
+            except sqlite3.OperationalError as exc:
+                raise StorageUnavailableError(f"embedded store error: {exc}") from exc
+
+        return await loop.run_in_executor(self._executor, call)
+
+    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Runs read-only `work` on a reader connection (autocommit: each
+        statement sees the last commit)."""
+        loop = asyncio.get_running_loop()
+
+        def call() -> T:
+            if self._db is None:
+                raise StorageUnavailableError("the embedded store is closed")
+            try:
+                return work(self._reader())
+            except sqlite3.OperationalError as exc:
+                raise StorageUnavailableError(f"embedded store error: {exc}") from exc
+
+        return await loop.run_in_executor(self._readers, call)
+
+    def _reader(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._reader_local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA busy_timeout=5000")
+            db.execute("PRAGMA query_only=ON")
+            self._reader_local.db = db
+            with self._reader_lock:
+                self._reader_connections.append(db)
+        return db
+
+    async def write(
+        self,
+        work: Callable[[sqlite3.Connection], T],
+        after_commit: Callable[[], None] | None = None,
+    ) -> T:
+        """Runs `work` in the next group commit and returns its result once
+        the group is durable. `work` MUST NOT commit or roll back; an
+        exception it raises undoes its own statements only and is raised
+        here. `after_commit` runs on the writer thread right after the
+        commit, before any later write or this call returns."""
+        loop = asyncio.get_running_loop()
+        job = _WriteJob(work, after_commit, loop.create_future())
+        # A caller cancelled mid-commit never reads its outcome; mark it read.
+        job.future.add_done_callback(_consume)
+        self._pending_writes.append(job)
+        if self._committer is None:
+            self._committer = asyncio.create_task(self._commit_pending(), name="sqlite-commit")
+        result = await asyncio.shield(job.future)
+        return result  # type: ignore[return-value]
+
+    async def _commit_pending(self) -> None:
+        try:
+            while self._pending_writes:
+                jobs = self._pending_writes[:MAX_WRITE_GROUP]
+                del self._pending_writes[:MAX_WRITE_GROUP]
+                try:
+                    await self.run(functools.partial(_commit_group, jobs=jobs))
+                except Exception as exc:
+                    # Nothing of the group is stored: every job fails.
+                    for job in jobs:
+                        job.error = job.error or exc
+                for job in jobs:
+                    if job.error is not None:
+                        job.future.set_exception(job.error)
+                    else:
+                        job.future.set_result(job.result)
+        finally:
+            self._committer = None
+
+    async def start(self) -> None:
+        if self._db is not None:
+            return
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        loop = asyncio.get_running_loop()
+        self._db = await loop.run_in_executor(self._executor, self._open)
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        db.create_function(AUDIT_DIGEST, 10, audit_digest, deterministic=True)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA busy_timeout=5000")
+        # With isolation_level=None, `with db:` would not open a transaction;
+        # use the default deferred mode so `with db:` commits or rolls back.
+        db.isolation_level = "DEFERRED"
+        _migrate(db)
+        return db
+
+    async def close(self) -> None:
+        if self._committer is not None:
+            await asyncio.shield(self._committer)
+        db, self._db = self._db, None
+        self._readers.shutdown(wait=True)
+        with self._reader_lock:
+            readers, self._reader_connections = self._reader_connections, []
+        for reader in readers:
+            reader.close()
+        if db is not None:
+            await asyncio.get_running_loop().run_in_executor(self._executor, db.close)
+        self._executor.shutdown(wait=True)
+
+    async def healthy(self) -> bool:
+        try:
+            return await self.run(lambda db: db.execute("SELECT 1").fetchone() is not None)
+        except StorageUnavailableError:
+            return False
+
+
+def _commit_group(db: sqlite3.Connection, *, jobs: list[_WriteJob]) -> None:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for job in jobs:
+            _run_job(db, job)
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    for job in jobs:
+        if job.error is None and job.after_commit is not None:
+            job.after_commit()
+
+
+def _run_job(db: sqlite3.Connection, job: _WriteJob) -> None:
+    db.execute("SAVEPOINT job")
+    try:
+        job.result = job.work(db)
+    except sqlite3.OperationalError:
+        raise  # the disk failed: the whole group rolls back
+    except Exception as exc:
+        db.execute("ROLLBACK TO job")
+        job.error = exc
+    db.execute("RELEASE job")
+
+
+def _consume(future: asyncio.Future[object]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    with db:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations"
+            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+        )
+    applied = {row[0] for row in db.execute("SELECT version FROM schema_migrations")}
+    for version, statements in MIGRATIONS:
+        if version in applied:
+            continue
+        with db:
+            for statement in statements:
+                db.execute(statement)
+            db.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                (version, time.time()),
+            )

@@ -1,0 +1,1331 @@
+"""Production blackboard store: PostgreSQL is the source of truth, Redis
+Streams carry commits to the other replicas (storage/redis/feeds.py).
+
+Serialization. Every mutation advances the tenant's revision counter
+(bb_tenants), and a mutation commits only on the state its decision saw:
+
+* optimistically (the common case): one statement reads the counters and
+  the named keys (one snapshot, no lock), the decisions run in Python, and
+  one call of the `bb_commit` function writes everything in its own
+  implicit transaction only if the counter is still the one read - the
+  UPDATE that checks it takes the row lock, so the lock is held for one
+  statement and its commit, never across a round trip to this process.
+  If another mutation got there first, nothing is written and the
+  decisions run again on the new state (the contract lets a store call
+  `decide` again);
+* after OPTIMISTIC_ATTEMPTS such losses (replicas racing on one tenant),
+  under the lock: a transaction that locks the counter row (`SELECT ...
+  FOR UPDATE`), reads, writes and commits, which cannot lose.
+
+A replica also remembers, for the tenants it wrote last, the state of the
+keys it read or wrote as of its own last commit (bounded: KNOWN_*): a group
+on those keys skips the read and costs one round trip. The same revision
+check makes this safe: if anyone else wrote since, the commit is refused
+and the group decides again on a fresh read. A group that would write
+nothing is never answered from what is remembered (its refusal or read
+could rest on a stale copy): it reads first.
+
+Either way the decision sees exactly the state it commits on and its
+revision is the counter plus one: compare-and-swap is correct on any number
+of replicas. Reads need no lock: each is one statement (one snapshot) or a
+REPEATABLE READ transaction when it takes several.
+
+Group commit. A replica queues the mutations of a tenant that arrive while
+one of its commits runs and commits them together in the next one: the
+decisions run in arrival order, each on the state the ones before it left
+(so the group equals the same mutations one by one), all their revisions
+go in one `bb_commit` call, and callers are answered after COMMIT. A
+refused decision fails alone; a failed commit fails the whole group and
+leaves nothing. Each revision's audit record (core.audit.blackboard_record)
+goes into the same call (migration 3), so the trail commits with the data.
+
+Tables (key columns use the "C" collation, so keys sort and compare by
+UTF-8 bytes, i.e. code points):
+
+* bb_tenants: revision, oldest readable revision, number of live keys;
+* bb_entries: the current entry of every live key;
+* bb_versions: every event ever committed, until compaction (reads at a
+  past revision, watch replay with previous values);
+* bb_log: one row per revision (board, commit time): history paging and
+  retention by time.
+
+The schema is this module's own versioned migration list (MIGRATIONS),
+recorded in bb_schema_migrations and applied under a transaction-scoped
+advisory lock, so replicas starting together apply each migration once.
+
+Publishing. After COMMIT (never before) the batch goes to the feed, which
+delivers it on this replica and XADDs it for the others. A crash between
+the two loses the publish, not the data: watch hubs repair gaps from
+`history`. A mutation runs shielded from cancellation, so a caller that
+hangs up cannot cut a commit from its publish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import dataclasses
+import logging
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from statekeeper.core.audit.models import AuditRecord
+from statekeeper.core.audit.service import blackboard_record
+from statekeeper.core.blackboard.keys import KeyMatcher
+from statekeeper.core.blackboard.models import (
+    Decide,
+    Decision,
+    Entry,
+    Event,
+    EventType,
+    Header,
+    MutationOutcome,
+    MutationView,
+    ReadResult,
+    RevisionBatch,
+    RevisionCompactedError,
+    T,
+    Value,
+    ValueKind,
+    tombstone,
+)
+from statekeeper.core.blackboard.store import BlackboardStore
+from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.storage.postgres.sessions import Migration, PostgresStorage, SchemaOutOfDateError
+from statekeeper.storage.redis.feeds import RedisStreamFeed
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+
+if TYPE_CHECKING:
+    from statekeeper.storage.postgres.sessions import Connection
+
+log = logging.getLogger(__name__)
+
+# Append only; never edit a released entry.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "blackboard: tenants, entries, versions, revision log",
+        (
+            """CREATE TABLE bb_tenants (
+                tenant text PRIMARY KEY,
+                revision bigint NOT NULL,
+                oldest_revision bigint NOT NULL,
+                key_count bigint NOT NULL
+            )""",
+            """CREATE TABLE bb_entries (
+                tenant text NOT NULL,
+                board text COLLATE "C" NOT NULL,
+                key text COLLATE "C" NOT NULL,
+                kind smallint NOT NULL,
+                content_type text NOT NULL,
+                schema_version integer NOT NULL,
+                data bytea NOT NULL,
+                create_revision bigint NOT NULL,
+                revision bigint NOT NULL,
+                version bigint NOT NULL,
+                writer text NOT NULL,
+                expire_time double precision,
+                update_time double precision NOT NULL,
+                PRIMARY KEY (tenant, board, key)
+            )""",
+            "CREATE INDEX bb_entries_by_expiry ON bb_entries (expire_time)"
+            " WHERE expire_time IS NOT NULL",
+            """CREATE TABLE bb_versions (
+                tenant text NOT NULL,
+                board text COLLATE "C" NOT NULL,
+                key text COLLATE "C" NOT NULL,
+                revision bigint NOT NULL,
+                seq integer NOT NULL,
+                event_type smallint NOT NULL,
+                kind smallint,
+                content_type text,
+                schema_version integer,
+                data bytea,
+                create_revision bigint NOT NULL,
+                version bigint NOT NULL,
+                writer text NOT NULL,
+                expire_time double precision,
+                update_time double precision NOT NULL,
+                PRIMARY KEY (tenant, board, key, revision)
+            )""",
+            "CREATE INDEX bb_versions_by_board ON bb_versions (tenant, board, revision, seq)",
+            "CREATE INDEX bb_versions_by_revision ON bb_versions (tenant, revision, seq)",
+            """CREATE TABLE bb_log (
+                tenant text NOT NULL,
+                revision bigint NOT NULL,
+                board text COLLATE "C" NOT NULL,
+                commit_time double precision NOT NULL,
+                PRIMARY KEY (tenant, revision)
+            )""",
+            "CREATE INDEX bb_log_by_board ON bb_log (tenant, board, revision)",
+        ),
+    ),
+    Migration(
+        2,
+        "blackboard: bb_commit, a group of revisions in one call if the tenant is unchanged",
+        (
+            """CREATE FUNCTION bb_commit(
+                p_tenant text, p_expected bigint, p_revision bigint, p_key_count bigint,
+                v_board text[], v_key text[], v_revision bigint[], v_seq integer[],
+                v_event_type smallint[], v_kind smallint[], v_content_type text[],
+                v_schema_version integer[], v_data bytea[], v_create_revision bigint[],
+                v_version bigint[], v_writer text[], v_expire_time float8[],
+                v_update_time float8[], v_commit_time float8[],
+                p_put_rows integer[], p_deleted_boards text[], p_deleted_keys text[],
+                l_revision bigint[], l_board text[], l_commit_time float8[]
+            ) RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE
+                oldest bigint;
+            BEGIN
+                INSERT INTO bb_tenants (tenant, revision, oldest_revision, key_count)
+                VALUES (p_tenant, 0, 1, 0) ON CONFLICT (tenant) DO NOTHING;
+                -- The row lock, taken only if no other mutation committed since
+                -- the caller read the state its decisions ran on.
+                UPDATE bb_tenants SET revision = p_revision, key_count = p_key_count
+                WHERE tenant = p_tenant AND revision = p_expected
+                RETURNING oldest_revision INTO oldest;
+                IF NOT FOUND THEN
+                    RETURN NULL;
+                END IF;
+                INSERT INTO bb_versions (tenant, board, key, revision, seq, event_type, kind,
+                    content_type, schema_version, data, create_revision, version, writer,
+                    expire_time, update_time)
+                SELECT p_tenant, u.board, u.key, u.revision, u.seq, u.event_type, u.kind,
+                    u.content_type, u.schema_version, u.data, u.create_revision, u.version,
+                    u.writer, u.expire_time, u.commit_time
+                FROM unnest(v_board, v_key, v_revision, v_seq, v_event_type, v_kind,
+                    v_content_type, v_schema_version, v_data, v_create_revision, v_version,
+                    v_writer, v_expire_time, v_commit_time)
+                    AS u(board, key, revision, seq, event_type, kind, content_type,
+                        schema_version, data, create_revision, version, writer, expire_time,
+                        commit_time);
+                INSERT INTO bb_entries (tenant, board, key, kind, content_type, schema_version,
+                    data, create_revision, revision, version, writer, expire_time, update_time)
+                SELECT p_tenant, v_board[i], v_key[i], v_kind[i], v_content_type[i],
+                    v_schema_version[i], v_data[i], v_create_revision[i], v_revision[i],
+                    v_version[i], v_writer[i], v_expire_time[i], v_update_time[i]
+                FROM unnest(p_put_rows) AS i
+                ON CONFLICT (tenant, board, key) DO UPDATE SET kind = excluded.kind,
+                    content_type = excluded.content_type,
+                    schema_version = excluded.schema_version, data = excluded.data,
+                    create_revision = excluded.create_revision, revision = excluded.revision,
+                    version = excluded.version, writer = excluded.writer,
+                    expire_time = excluded.expire_time, update_time = excluded.update_time;
+                DELETE FROM bb_entries e
+                USING unnest(p_deleted_boards, p_deleted_keys) AS d(board, key)
+                WHERE e.tenant = p_tenant AND e.board = d.board AND e.key = d.key;
+                INSERT INTO bb_log (tenant, revision, board, commit_time)
+                SELECT p_tenant, l.revision, l.board, l.commit_time
+                FROM unnest(l_revision, l_board, l_commit_time) AS l(revision, board, commit_time);
+                RETURN oldest;
+            END
+            $$""",
+        ),
+    ),
+    Migration(
+        3,
+        "blackboard: bb_commit with the audit records of its revisions",
+        (
+            # An overload (33 arguments): the 25-argument bb_commit stays for
+            # replicas of the previous release during a rolling upgrade.
+            """CREATE FUNCTION bb_commit(
+                p_tenant text, p_expected bigint, p_revision bigint, p_key_count bigint,
+                v_board text[], v_key text[], v_revision bigint[], v_seq integer[],
+                v_event_type smallint[], v_kind smallint[], v_content_type text[],
+                v_schema_version integer[], v_data bytea[], v_create_revision bigint[],
+                v_version bigint[], v_writer text[], v_expire_time float8[],
+                v_update_time float8[], v_commit_time float8[],
+                p_put_rows integer[], p_deleted_boards text[], p_deleted_keys text[],
+                l_revision bigint[], l_board text[], l_commit_time float8[],
+                a_principal text[], a_service text[], a_method text[], a_entity_type text[],
+                a_entity_id text[], a_revision bigint[], a_time float8[], a_summary text[]
+            ) RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE
+                oldest bigint;
+            BEGIN
+                oldest := bb_commit(p_tenant, p_expected, p_revision, p_key_count,
+                    v_board, v_key, v_revision, v_seq, v_event_type, v_kind, v_content_type,
+                    v_schema_version, v_data, v_create_revision, v_version, v_writer,
+                    v_expire_time, v_update_time, v_commit_time, p_put_rows,
+                    p_deleted_boards, p_deleted_keys, l_revision, l_board, l_commit_time);
+                IF oldest IS NULL THEN
+                    RETURN NULL;  -- the tenant moved: nothing written, nothing audited
+                END IF;
+                INSERT INTO audit_log (tenant, principal, service, method, entity_type,
+                    entity_id, revision, time, summary)
+                SELECT p_tenant, a.principal, a.service, a.method, a.entity_type,
+                    a.entity_id, a.revision, a.time, a.summary
+                FROM unnest(a_principal, a_service, a_method, a_entity_type, a_entity_id,
+                    a_revision, a_time, a_summary) WITH ORDINALITY
+                    AS a(principal, service, method, entity_type, entity_id, revision, time,
+                        summary, n)
+                ORDER BY a.n;
+                RETURN oldest;
+            END
+            $$""",
+        ),
+    ),
+)
+LATEST_SCHEMA = MIGRATIONS[-1].version
+# pg_advisory_xact_lock key of these migrations ("blackbrd" in ASCII).
+MIGRATION_LOCK_KEY = 0x626C61636B627264
+SCHEMA_TABLE = "bb_schema_migrations"
+
+# Rows fetched per statement while scanning a key range for a glob.
+SCAN_CHUNK = 500
+
+_ENTRY_COLUMNS = (
+    "board, key, kind, content_type, schema_version, data, create_revision, revision,"
+    " version, writer, expire_time, update_time"
+)
+_VERSION_COLUMNS = (
+    "board, key, revision, seq, event_type, kind, content_type, schema_version, data,"
+    " create_revision, version, writer, expire_time, update_time"
+)
+
+# One statement writes a whole revision: history rows, entry upserts and
+# deletes, the log row and the counters. The events come as parallel
+# arrays; PUT rows carry a value, DELETE/EXPIRE rows do not.
+_WRITE_BATCH = f"""
+WITH ev AS (
+    SELECT * FROM unnest($5::text[], $6::smallint[], $7::smallint[], $8::text[],
+        $9::integer[], $10::bytea[], $11::bigint[], $12::bigint[], $13::text[],
+        $14::float8[], $15::float8[])
+        WITH ORDINALITY AS u(key, event_type, kind, content_type, schema_version, data,
+            create_revision, version, writer, expire_time, update_time, seq)
+), history AS (
+    INSERT INTO bb_versions (tenant, {_VERSION_COLUMNS})
+    SELECT $1, $2, key, $3, seq - 1, event_type, kind, content_type, schema_version, data,
+        create_revision, version, writer, expire_time, $4
+    FROM ev
+), upserted AS (
+    INSERT INTO bb_entries (tenant, {_ENTRY_COLUMNS})
+    SELECT $1, $2, key, kind, content_type, schema_version, data, create_revision, $3,
+        version, writer, expire_time, update_time
+    FROM ev WHERE event_type = 1
+    ON CONFLICT (tenant, board, key) DO UPDATE SET kind = excluded.kind,
+        content_type = excluded.content_type, schema_version = excluded.schema_version,
+        data = excluded.data, create_revision = excluded.create_revision,
+        revision = excluded.revision, version = excluded.version, writer = excluded.writer,
+        expire_time = excluded.expire_time, update_time = excluded.update_time
+), removed AS (
+    DELETE FROM bb_entries e USING ev
+    WHERE e.tenant = $1 AND e.board = $2 AND e.key = ev.key AND ev.event_type <> 1
+), logged AS (
+    INSERT INTO bb_log (tenant, revision, board, commit_time) VALUES ($1, $3, $2, $4)
+)
+UPDATE bb_tenants SET revision = $3, key_count = $16 WHERE tenant = $1
+"""
+
+# Current entries of some keys with the tenant header, in one snapshot.
+_READ_CURRENT = f"""
+SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, e.*
+FROM (SELECT 1) AS one
+LEFT JOIN bb_tenants h ON h.tenant = $1
+LEFT JOIN LATERAL (
+    SELECT {_ENTRY_COLUMNS} FROM bb_entries
+    WHERE tenant = $1 AND board = $2 AND key = ANY($3::text[])
+) e ON true
+"""
+
+# The latest version at or below a revision of some keys, with the header.
+_READ_AT = f"""
+SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, v.*
+FROM (SELECT 1) AS one
+LEFT JOIN bb_tenants h ON h.tenant = $1
+LEFT JOIN LATERAL (
+    SELECT DISTINCT ON (key) {_VERSION_COLUMNS} FROM bb_versions
+    WHERE tenant = $1 AND board = $2 AND key = ANY($3::text[]) AND revision <= $4
+    ORDER BY key, revision DESC
+) v ON true
+"""
+
+
+# Mutations of one tenant committed in one transaction at most: bounds the
+# time the tenant's lock is held and the latency of the group's first caller.
+MAX_GROUP = 128
+# Optimistic commits of a group before it takes the tenant's lock instead.
+OPTIMISTIC_ATTEMPTS = 2
+# What a replica remembers of the tenants it wrote last (see _Known): at
+# most this many tenants, keys per tenant, and bytes per value.
+KNOWN_TENANTS = 64
+KNOWN_KEYS = 128
+KNOWN_VALUE_BYTES = 4096
+
+_COMMIT = "SELECT bb_commit(" + ", ".join(f"${n}" for n in range(1, 34)) + ")"
+_INSERT_AUDIT = f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)"
+
+# The tenant's counters and the current entries of some (board, key) pairs,
+# in one snapshot.
+_READ_STATE = f"""
+SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, h.key_count AS h_key_count, e.*
+FROM (SELECT 1) AS one
+LEFT JOIN bb_tenants h ON h.tenant = $1
+LEFT JOIN LATERAL (
+    SELECT {_ENTRY_COLUMNS} FROM bb_entries
+    WHERE tenant = $1 AND (board, key) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+) e ON true
+"""
+
+
+@dataclass
+class _Pending:
+    """A mutation waiting for its group's transaction."""
+
+    board: str
+    keys: list[str]
+    now: float
+    decide: Decide[Any]
+    future: asyncio.Future[MutationOutcome[Any]]
+    audit: AuditRecord | None
+
+
+# A committed group: its revisions (each with the key count after it) and
+# each mutation's outcome or refusal.
+_Committed = tuple[list[tuple[RevisionBatch, int]], list[MutationOutcome[Any] | Exception]]
+
+
+@dataclass
+class _Known:
+    """The state of a tenant exactly as of `state.revision`, for some keys
+    (None: absent), as this replica last read or wrote it. While nobody
+    else writes the tenant, a group on these keys can skip the read: its
+    commit checks the revision, so a stale copy only costs a retry."""
+
+    state: _Tenant
+    entries: dict[tuple[str, str], Entry | None]
+
+
+@dataclass
+class _Tenant:
+    """The tenant's counters, as locked inside the current transaction."""
+
+    tenant: str
+    revision: int = 0
+    oldest_revision: int = 1
+    key_count: int = 0
+
+    @property
+    def header(self) -> Header:
+        return Header(self.revision, self.oldest_revision)
+
+
+class PostgresBlackboardStore(BlackboardStore):
+    """The blackboard on PostgreSQL, published through Redis Streams (or,
+    without a Redis URL, through this replica and PostgreSQL polling)."""
+
+    def __init__(
+        self,
+        db: PostgresStorage,
+        redis_url: str | None,
+        prefix: str = "sk",
+        migrate: bool = True,
+        feed_options: dict[str, Any] | None = None,
+    ) -> None:
+        self._db = db
+        self._migrate = migrate
+        self._feed = RedisStreamFeed(self, redis_url, prefix, **(feed_options or {}))
+        # Group commit: mutations waiting per tenant, and the task committing them.
+        self._pending: dict[str, collections.deque[_Pending]] = {}
+        self._committers: dict[str, asyncio.Task[None]] = {}
+        self._known: dict[str, _Known] = {}
+
+    @property
+    def feed(self) -> RedisStreamFeed:
+        return self._feed
+
+    @property
+    def description(self) -> str:
+        return f"blackboard on PostgreSQL; {self._feed.description}"
+
+    async def start(self) -> None:
+        """Applies (or, with migrate=False, checks) the schema, then starts
+        the feed. The PostgresStorage must be started first."""
+        async with self._db.connection("blackboard schema") as conn:
+            version = await apply_migrations(
+                conn, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS, self._migrate
+            )
+        if version < LATEST_SCHEMA:
+            raise SchemaOutOfDateError(
+                f"the blackboard schema is at version {version}, this server needs"
+                f" {LATEST_SCHEMA}: start with --migrate-on-start"
+            )
+        await self._feed.start()
+
+    async def close(self) -> None:
+        # Mutations already accepted finish (they are shielded from their
+        # callers' cancellation too) before the feed they publish to closes.
+        for _ in range(100):  # bounded: each round waits for the running groups
+            committers = list(self._committers.values())
+            if not committers:
+                break
+            await asyncio.gather(*committers, return_exceptions=True)
+        await self._feed.close()
+
+    # ----- mutations ----------------------------------------------------------------
+
+    async def mutate(
+        self,
+        tenant: str,
+        board: str,
+        keys: Sequence[str],
+        now: float,
+        decide: Decide[T],
+        audit: AuditRecord | None = None,
+    ) -> MutationOutcome[T]:
+        future: asyncio.Future[MutationOutcome[Any]] = asyncio.get_running_loop().create_future()
+        # A caller cancelled mid-commit never reads the outcome; mark it read.
+        future.add_done_callback(_consume)
+        self._pending.setdefault(tenant, collections.deque()).append(
+            _Pending(board, sorted(set(keys)), now, decide, future, audit)
+        )
+        if tenant not in self._committers:
+            self._committers[tenant] = asyncio.create_task(
+                self._commit_pending(tenant), name="blackboard-group-commit"
+            )
+        # The group commits whether or not this caller still waits for it.
+        outcome: MutationOutcome[T] = await asyncio.shield(future)
+        return outcome
+
+    async def _commit_pending(self, tenant: str) -> None:
+        """Commits the tenant's pending mutations, group after group, until
+        none is left. One group is one transaction: the tenant's row lock is
+        taken once and held for a fixed number of round trips whatever the
+        group's size, instead of once per mutation."""
+        queue = self._pending[tenant]
+        try:
+            while queue:
+                group = [queue.popleft() for _ in range(min(len(queue), MAX_GROUP))]
+                await self._commit_group(tenant, group)
+        finally:
+            # No await between the last check and here: nothing can slip in.
+            del self._committers[tenant]
+            if queue:
+                self._committers[tenant] = asyncio.create_task(
+                    self._commit_pending(tenant), name="blackboard-group-commit"
+                )
+            else:
+                del self._pending[tenant]
+
+    async def _commit_group(self, tenant: str, group: list[_Pending]) -> None:
+        """Commits `group` (optimistically, then under the tenant's lock if
+        other replicas keep winning), then publishes and answers. A refused
+        decision fails alone; a database failure fails them all and leaves
+        nothing behind."""
+        try:
+            committed = None
+            known = self._known.get(tenant)
+            if known is not None and _named(group) <= known.entries.keys():
+                committed = await self._commit_optimistic(tenant, group, known)
+            for _ in range(OPTIMISTIC_ATTEMPTS):
+                if committed is not None:
+                    break
+                committed = await self._commit_optimistic(tenant, group)
+            if committed is None:
+                committed = await self._commit_locked(tenant, group)
+        except BaseException as exc:
+            for pending in group:
+                if not pending.future.done():
+                    pending.future.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        writes, results = committed
+        await self._feed.publish([batch for batch, _ in writes])
+        for pending, result in zip(group, results, strict=True):
+            if pending.future.done():
+                continue
+            if isinstance(result, Exception):
+                pending.future.set_exception(result)
+            else:
+                pending.future.set_result(result)
+
+    async def _commit_optimistic(
+        self, tenant: str, group: list[_Pending], known: _Known | None = None
+    ) -> _Committed | None:
+        """Two round trips and no lock held across them: read the tenant's
+        state and the named keys (one statement, one snapshot), decide, then
+        one `bb_commit` call that writes the group only if the tenant's
+        revision is still the one read (every mutation advances it, so the
+        decisions ran on exactly the state they commit on). With `known`,
+        the read is skipped: one round trip. Returns None when another
+        mutation got there first: nothing was written."""
+        async with self._db.connection("blackboard mutation") as conn:
+            if known is None:
+                state, seen = await self._read(conn, tenant, _named(group))
+            else:
+                state, seen = _copy(known.state), dict(known.entries)
+            live = {slot: entry for slot, entry in seen.items() if entry is not None}
+            writes: list[tuple[RevisionBatch, int]] = []
+            expected = state.revision
+            results = [_apply(state, live, pending, writes) for pending in group]
+            if not writes:
+                if known is not None:
+                    # A refusal or a read must not rest on a copy that may
+                    # be stale: answer from a fresh read instead.
+                    return None
+                return writes, results
+            arguments = _commit_arguments(tenant, expected, state, writes)
+            arguments += _audit_arguments(_audit_records(group, results, writes))
+            oldest = await conn.fetchval(_COMMIT, *arguments)
+            if oldest is None:
+                self._known.pop(tenant, None)
+                return None
+        if oldest != state.oldest_revision:  # compacted since the read
+            results = [_with_oldest(result, oldest) for result in results]
+            state.oldest_revision = oldest
+        for batch, _ in writes:
+            for event in batch.events:
+                seen[batch.board, event.key] = event.entry if event.type == EventType.PUT else None
+        self._remember(tenant, _Known(state, seen))
+        return writes, results
+
+    async def _read(
+        self, conn: Connection, tenant: str, wanted: set[tuple[str, str]]
+    ) -> tuple[_Tenant, dict[tuple[str, str], Entry | None]]:
+        """The tenant's state and the `wanted` keys (None: absent), plus what
+        this replica knew of other keys if it is still exact (the tenant has
+        not moved since)."""
+        state, live = await _read_state(conn, tenant, wanted)
+        seen: dict[tuple[str, str], Entry | None] = {slot: live.get(slot) for slot in wanted}
+        previous = self._known.get(tenant)
+        if previous is not None and previous.state.revision == state.revision:
+            seen = {**previous.entries, **seen}
+        return state, seen
+
+    def _remember(self, tenant: str, known: _Known) -> None:
+        """Keeps `known` if it is small (bounded memory), else forgets the
+        tenant."""
+        small = len(known.entries) <= KNOWN_KEYS and all(
+            entry is None or entry.value is None or len(entry.value.data) <= KNOWN_VALUE_BYTES
+            for entry in known.entries.values()
+        )
+        if not small:
+            self._known.pop(tenant, None)
+            return
+        if tenant not in self._known and len(self._known) >= KNOWN_TENANTS:
+            self._known.pop(next(iter(self._known)))  # the oldest remembered
+        self._known[tenant] = known
+
+    async def _commit_locked(self, tenant: str, group: list[_Pending]) -> _Committed:
+        """The group in one transaction under the tenant's row lock: always
+        succeeds (the fallback when optimistic commits keep losing)."""
+        self._known.pop(tenant, None)
+        async with self._db.transaction("blackboard mutation") as conn:
+            state = await _lock_tenant(conn, tenant)
+            live = await _entries_of(conn, tenant, _named(group))
+            writes: list[tuple[RevisionBatch, int]] = []
+            results = [_apply(state, live, pending, writes) for pending in group]
+            await _write_batches(conn, state.tenant, writes)
+            records = _audit_records(group, results, writes)
+            await conn.executemany(_INSERT_AUDIT, [audit_values(r, tenant) for r in records])
+        return writes, results
+
+    # ----- reads ----------------------------------------------------------------------
+
+    async def header(self, tenant: str) -> Header:
+        async with self._db.connection("blackboard header") as conn:
+            row = await conn.fetchrow(
+                "SELECT revision, oldest_revision FROM bb_tenants WHERE tenant = $1", tenant
+            )
+        return Header(0, 1) if row is None else Header(row[0], row[1])
+
+    async def read(
+        self,
+        tenant: str,
+        board: str,
+        keys: Sequence[str],
+        revision: int,
+        visible_at: float | None,
+    ) -> ReadResult:
+        wanted = sorted(set(keys))
+        async with self._db.connection("blackboard read") as conn:
+            if revision == 0:
+                rows = await conn.fetch(_READ_CURRENT, tenant, board, wanted)
+            else:
+                rows = await conn.fetch(_READ_AT, tenant, board, wanted, revision)
+        header = _header_of(rows[0])
+        at = _resolve_revision(header, revision, slack=0)
+        entries = [
+            entry
+            for row in rows
+            if row["key"] is not None
+            for entry in _live(row, revision != 0)
+            if _visible(entry, visible_at)
+        ]
+        return ReadResult(header, at, sorted(entries, key=_by_key))
+
+    async def list_entries(
+        self,
+        tenant: str,
+        board: str,
+        matcher: KeyMatcher,
+        revision: int,
+        visible_at: float | None,
+        after_key: str | None,
+        limit: int,
+    ) -> ReadResult:
+        async with _snapshot(self._db, "blackboard list") as conn:
+            header = await _read_header(conn, tenant)
+            at = _resolve_revision(header, revision, slack=1)
+            entries: list[Entry] = []
+            async for entry in _scan(conn, tenant, board, matcher, after_key, at, header):
+                if matcher.matches(entry.key) and _visible(entry, visible_at):
+                    entries.append(entry)
+                    if len(entries) >= limit:
+                        break
+        return ReadResult(header, at, entries)
+
+    async def history(
+        self,
+        tenant: str,
+        board: str | None,
+        from_revision: int,
+        to_revision: int,
+        limit: int,
+        with_previous: bool,
+    ) -> list[RevisionBatch]:
+        async with _snapshot(self._db, "blackboard history") as conn:
+            header = await _read_header(conn, tenant)
+            if from_revision < header.oldest_revision:
+                raise RevisionCompactedError(from_revision, header.oldest_revision)
+            rows = await conn.fetch(
+                _history_sql(board is not None, with_previous),
+                tenant,
+                from_revision,
+                to_revision,
+                limit,
+                board,
+            )
+        return _batches(tenant, rows, with_previous)
+
+    # ----- compaction and expiry ---------------------------------------------------------
+
+    async def compact(self, tenant: str, revision: int) -> Header:
+        async with self._db.transaction("blackboard compaction") as conn:
+            state = await _lock_tenant(conn, tenant, create=False)
+            if revision > state.revision:
+                raise _above_current(revision, state.revision)
+            if revision <= state.oldest_revision:
+                raise RevisionCompactedError(revision, state.oldest_revision)
+            await _compact(conn, state, revision)
+            return state.header
+
+    async def compact_expired_history(
+        self, now: float, retention_seconds: float, max_revisions: int
+    ) -> list[tuple[str, int]]:
+        cutoff = now - retention_seconds
+        async with self._db.connection("blackboard retention") as conn:
+            candidates = await conn.fetch(_RETENTION_CANDIDATES, cutoff, max_revisions)
+        compacted: list[tuple[str, int]] = []
+        for row in candidates:
+            async with self._db.transaction("blackboard retention") as conn:
+                state = await _lock_tenant(conn, row["tenant"], create=False)
+                target = await _retention_target(conn, state, cutoff, max_revisions)
+                if target > state.oldest_revision:
+                    await _compact(conn, state, target)
+                    compacted.append((state.tenant, target))
+        return compacted
+
+    async def expire_due(self, now: float, limit: int) -> list[RevisionBatch]:
+        async with self._db.connection("blackboard expiry scan") as conn:
+            rows = await conn.fetch(
+                "SELECT tenant, board, key, revision FROM bb_entries"
+                " WHERE expire_time IS NOT NULL AND expire_time <= $1"
+                " ORDER BY expire_time LIMIT $2",
+                now,
+                limit,
+            )
+        found: dict[tuple[str, str], dict[str, int]] = {}
+        for row in rows:
+            found.setdefault((row["tenant"], row["board"]), {})[row["key"]] = row["revision"]
+        batches: list[RevisionBatch] = []
+        for (tenant, board), seen in sorted(found.items()):
+            batch = await asyncio.shield(self._expire(tenant, board, seen, now))
+            if batch is not None:
+                batches.append(batch)
+        return batches
+
+    async def _expire(
+        self, tenant: str, board: str, seen: dict[str, int], now: float
+    ) -> RevisionBatch | None:
+        """One (tenant, board) of a sweep: the keys still expired and
+        unchanged since the scan (another replica may have got there first)."""
+        async with self._db.transaction("blackboard expiry") as conn:
+            state = await _lock_tenant(conn, tenant)
+            entries = await _current_entries(conn, tenant, board, sorted(seen))
+            expired = sorted(
+                (
+                    e
+                    for e in entries.values()
+                    if e.is_expired(now) and e.mod_revision == seen[e.key]
+                ),
+                key=_by_key,
+            )
+            batch = await _write_expiry(conn, state, board, expired, now) if expired else None
+        if batch is not None:
+            await self._feed.publish([batch])
+        return batch
+
+
+# ----- migrations ------------------------------------------------------------------------
+
+
+async def apply_migrations(
+    conn: Connection,
+    table: str,
+    lock_key: int,
+    migrations: Sequence[Migration],
+    migrate: bool,
+) -> int:
+    """Applies the missing `migrations` (when `migrate`) in one transaction
+    under the advisory lock `lock_key`, recording them in `table`; returns
+    the schema version found or reached."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
+        await conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY,"
+            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        applied = {row["version"] for row in await conn.fetch(f"SELECT version FROM {table}")}
+        for migration in migrations:
+            if migration.version in applied or not migrate:
+                continue
+            for statement in migration.statements:
+                await conn.execute(statement)
+            await conn.execute(
+                f"INSERT INTO {table} (version, description) VALUES ($1, $2)",
+                migration.version,
+                migration.description,
+            )
+            applied.add(migration.version)
+            log.info("applied schema migration %s %d", table, migration.version)
+    return max(applied, default=0)
+
+
+# ----- helpers -------------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _snapshot(db: PostgresStorage, what: str) -> AsyncIterator[Connection]:
+    """A read-only REPEATABLE READ transaction: several statements, one
+    snapshot."""
+    async with (
+        db.connection(what) as conn,
+        conn.transaction(isolation="repeatable_read", readonly=True),
+    ):
+        yield conn
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+def _by_key(entry: Entry) -> str:
+    return entry.key
+
+
+async def _lock_tenant(conn: Connection, tenant: str, create: bool = True) -> _Tenant:
+    """Locks the tenant's counter row (creating it on first use), which
+    serializes this transaction with every other mutation of the tenant."""
+    sql = "SELECT revision, oldest_revision, key_count FROM bb_tenants WHERE tenant=$1 FOR UPDATE"
+    row = await conn.fetchrow(sql, tenant)
+    if row is None and create:
+        await conn.execute(
+            "INSERT INTO bb_tenants (tenant, revision, oldest_revision, key_count)"
+            " VALUES ($1, 0, 1, 0) ON CONFLICT (tenant) DO NOTHING",
+            tenant,
+        )
+        row = await conn.fetchrow(sql, tenant)
+    if row is None:
+        return _Tenant(tenant)
+    return _Tenant(tenant, row[0], row[1], row[2])
+
+
+async def _read_header(conn: Connection, tenant: str) -> Header:
+    row = await conn.fetchrow(
+        "SELECT revision, oldest_revision FROM bb_tenants WHERE tenant = $1", tenant
+    )
+    return Header(0, 1) if row is None else Header(row[0], row[1])
+
+
+def _header_of(row: asyncpg.Record) -> Header:
+    if row["h_revision"] is None:
+        return Header(0, 1)
+    return Header(row["h_revision"], row["h_oldest"])
+
+
+def _resolve_revision(header: Header, revision: int, slack: int) -> int:
+    """The revision to read at; `slack` 1 admits oldest - 1 (snapshots)."""
+    if revision == 0:
+        return header.revision
+    if revision > header.revision:
+        raise _above_current(revision, header.revision)
+    if revision < header.oldest_revision - slack:
+        raise RevisionCompactedError(revision, header.oldest_revision)
+    return revision
+
+
+def _above_current(revision: int, current: int) -> InvalidArgumentError:
+    error = InvalidArgumentError("revision", f"{revision} is above the current revision {current}")
+    error.metadata["current_revision"] = str(current)
+    return error
+
+
+def _visible(entry: Entry, visible_at: float | None) -> bool:
+    return visible_at is None or not entry.is_expired(visible_at)
+
+
+def _value_from_row(row: asyncpg.Record) -> Value | None:
+    if row["kind"] is None:
+        return None
+    return Value(
+        ValueKind(row["kind"]), bytes(row["data"]), row["content_type"], row["schema_version"]
+    )
+
+
+def _entry_from_row(row: asyncpg.Record) -> Entry:
+    return Entry(
+        board=row["board"],
+        key=row["key"],
+        value=_value_from_row(row),
+        create_revision=row["create_revision"],
+        mod_revision=row["revision"],
+        version=row["version"],
+        writer_agent_id=row["writer"],
+        expire_time=row["expire_time"],
+        update_time=row["update_time"],
+    )
+
+
+def _live(row: asyncpg.Record, from_versions: bool) -> Iterable[Entry]:
+    """The entry of an entries row, or of a versions row if it is a PUT."""
+    if from_versions and row["event_type"] != EventType.PUT:
+        return ()
+    return (_entry_from_row(row),)
+
+
+def _copy(state: _Tenant) -> _Tenant:
+    return _Tenant(state.tenant, state.revision, state.oldest_revision, state.key_count)
+
+
+def _with_oldest(
+    result: MutationOutcome[Any] | Exception, oldest: int
+) -> MutationOutcome[Any] | Exception:
+    if isinstance(result, Exception):
+        return result
+    return dataclasses.replace(result, header=Header(result.header.revision, oldest))
+
+
+def _named(group: list[_Pending]) -> set[tuple[str, str]]:
+    return {(pending.board, key) for pending in group for key in pending.keys}
+
+
+async def _read_state(
+    conn: Connection, tenant: str, wanted: set[tuple[str, str]]
+) -> tuple[_Tenant, dict[tuple[str, str], Entry]]:
+    boards, keys = zip(*sorted(wanted), strict=True) if wanted else ((), ())
+    rows = await conn.fetch(_READ_STATE, tenant, list(boards), list(keys))
+    first = rows[0]
+    state = _Tenant(tenant)
+    if first["h_revision"] is not None:
+        state = _Tenant(tenant, first["h_revision"], first["h_oldest"], first["h_key_count"])
+    live = {(row["board"], row["key"]): _entry_from_row(row) for row in rows if row["key"]}
+    return state, live
+
+
+def _commit_arguments(
+    tenant: str, expected: int, state: _Tenant, writes: list[tuple[RevisionBatch, int]]
+) -> list[Any]:
+    """bb_commit's arguments: every event as a history row, the last event
+    of each key as its entry (upserted if a PUT, deleted otherwise), one
+    log row per revision."""
+    history: list[list[Any]] = [[] for _ in range(15)]
+    last_row: dict[tuple[str, str], tuple[int, EventType]] = {}
+    for batch, _ in writes:
+        for seq, event in enumerate(batch.events):
+            entry, value = event.entry, event.entry.value
+            row = (
+                batch.board,
+                entry.key,
+                batch.revision,
+                seq,
+                int(event.type),
+                None if value is None else int(value.kind),
+                None if value is None else value.content_type,
+                None if value is None else value.schema_version,
+                None if value is None else value.data,
+                entry.create_revision,
+                entry.version,
+                entry.writer_agent_id,
+                entry.expire_time,
+                entry.update_time,
+                batch.commit_time,
+            )
+            for column, item in zip(history, row, strict=True):
+                column.append(item)
+            # PostgreSQL arrays are 1-based.
+            last_row[batch.board, entry.key] = (len(history[0]), event.type)
+    put_rows = [row for row, kind in last_row.values() if kind == EventType.PUT]
+    deleted = [slot for slot, (_, kind) in last_row.items() if kind != EventType.PUT]
+    return [
+        tenant,
+        expected,
+        state.revision,
+        state.key_count,
+        *history,
+        put_rows,
+        [board for board, _ in deleted],
+        [key for _, key in deleted],
+        [batch.revision for batch, _ in writes],
+        [batch.board for batch, _ in writes],
+        [batch.commit_time for batch, _ in writes],
+    ]
+
+
+def _audit_records(
+    group: list[_Pending],
+    results: list[MutationOutcome[Any] | Exception],
+    writes: list[tuple[RevisionBatch, int]],
+) -> list[AuditRecord]:
+    """One record per written revision, in revision order: a decision's
+    with its mutation's template, an expiry's as the server's."""
+    templates = {
+        result.batch.revision: pending.audit
+        for pending, result in zip(group, results, strict=True)
+        if isinstance(result, MutationOutcome) and result.batch is not None
+    }
+    records = (blackboard_record(templates.get(batch.revision), batch) for batch, _ in writes)
+    return [record for record in records if record is not None]
+
+
+def _audit_arguments(records: list[AuditRecord]) -> list[list[Any]]:
+    """bb_commit's audit arrays (its tenant is the commit's)."""
+    columns = AUDIT_COLUMNS.replace(" ", "").split(",")[1:]  # all but the tenant
+    return [[getattr(record, name) for record in records] for name in columns]
+
+
+async def _entries_of(
+    conn: Connection, tenant: str, wanted: set[tuple[str, str]]
+) -> dict[tuple[str, str], Entry]:
+    """The current entries of some (board, key) pairs, in one statement."""
+    boards, keys = zip(*sorted(wanted), strict=True) if wanted else ((), ())
+    rows = await conn.fetch(
+        f"SELECT {_ENTRY_COLUMNS} FROM bb_entries"
+        " WHERE tenant = $1 AND (board, key) IN"
+        " (SELECT * FROM unnest($2::text[], $3::text[]))",
+        tenant,
+        list(boards),
+        list(keys),
+    )
+    return {(row["board"], row["key"]): _entry_from_row(row) for row in rows}
+
+
+def _apply(
+    state: _Tenant,
+    live: dict[tuple[str, str], Entry],
+    pending: _Pending,
+    writes: list[tuple[RevisionBatch, int]],
+) -> MutationOutcome[Any] | Exception:
+    """Runs one mutation of a group in memory: its expiry revision, then its
+    decision, each appended to `writes` with the key count after it, with
+    `state` and `live` advanced past them. Returns the outcome, or the
+    exception that refused the decision (its expiry still stands)."""
+    board, now = pending.board, pending.now
+    entries = {key: live[board, key] for key in pending.keys if (board, key) in live}
+    expired = sorted((e for e in entries.values() if e.is_expired(now)), key=_by_key)
+    if expired:
+        revision = state.revision + 1
+        events = tuple(
+            Event(EventType.EXPIRE, tombstone(board, e.key, revision, now), e) for e in expired
+        )
+        _advance(state, live, RevisionBatch(state.tenant, board, revision, now, events), writes)
+        for entry in expired:
+            del entries[entry.key]
+    view = MutationView(state.header, now, entries, state.key_count)
+    try:
+        decision = pending.decide(view)
+        batch = None
+        if decision.events:
+            batch = _checked_batch(state.tenant, board, pending.keys, view, decision)
+    except Exception as exc:
+        return exc
+    if batch is not None:
+        _advance(state, live, batch, writes)
+    return MutationOutcome(state.header, decision.result, batch)
+
+
+def _advance(
+    state: _Tenant,
+    live: dict[tuple[str, str], Entry],
+    batch: RevisionBatch,
+    writes: list[tuple[RevisionBatch, int]],
+) -> None:
+    """Applies a batch to the in-memory state of the group."""
+    for event in batch.events:
+        slot = (batch.board, event.key)
+        if event.type == EventType.PUT:
+            if slot not in live:
+                state.key_count += 1
+            live[slot] = event.entry
+        elif live.pop(slot, None) is not None:
+            state.key_count -= 1
+    state.revision = batch.revision
+    writes.append((batch, state.key_count))
+
+
+async def _write_batches(
+    conn: Connection, tenant: str, writes: list[tuple[RevisionBatch, int]]
+) -> None:
+    """Stores the group's revisions: one statement per revision, sent
+    together (asyncpg pipelines executemany into one round trip)."""
+    if writes:
+        await conn.executemany(
+            _WRITE_BATCH,
+            [_write_arguments(tenant, batch, key_count) for batch, key_count in writes],
+        )
+
+
+def _write_arguments(tenant: str, batch: RevisionBatch, key_count: int) -> list[Any]:
+    columns: list[list[Any]] = [[] for _ in range(11)]
+    for event in batch.events:
+        entry, value = event.entry, event.entry.value
+        row = (
+            entry.key,
+            int(event.type),
+            None if value is None else int(value.kind),
+            None if value is None else value.content_type,
+            None if value is None else value.schema_version,
+            None if value is None else value.data,
+            entry.create_revision,
+            entry.version,
+            entry.writer_agent_id,
+            entry.expire_time,
+            entry.update_time,
+        )
+        for column, item in zip(columns, row, strict=True):
+            column.append(item)
+    return [tenant, batch.board, batch.revision, batch.commit_time, *columns, key_count]
+
+
+async def _current_entries(
+    conn: Connection, tenant: str, board: str, keys: Sequence[str]
+) -> dict[str, Entry]:
+    rows = await conn.fetch(
+        f"SELECT {_ENTRY_COLUMNS} FROM bb_entries"
+        " WHERE tenant = $1 AND board = $2 AND key = ANY($3::text[])",
+        tenant,
+        board,
+        list(keys),
+    )
+    return {row["key"]: _entry_from_row(row) for row in rows}
+
+
+async def _scan(
+    conn: Connection,
+    tenant: str,
+    board: str,
+    matcher: KeyMatcher,
+    after_key: str | None,
+    revision: int,
+    header: Header,
+) -> AsyncIterator[Entry]:
+    """Entries of the matcher's key range at `revision`, by key (not yet
+    filtered by glob or expiry), fetched in chunks of SCAN_CHUNK keys."""
+    current = revision == header.revision
+    if current:
+        source = f"SELECT {_ENTRY_COLUMNS} FROM bb_entries WHERE"
+        order = " ORDER BY key LIMIT $6"
+    else:
+        source = f"SELECT DISTINCT ON (key) {_VERSION_COLUMNS} FROM bb_versions WHERE"
+        order = " AND revision <= $7 ORDER BY key, revision DESC LIMIT $6"
+    sql = (
+        f"{source} tenant = $1 AND board = $2 AND key >= $3"
+        " AND ($4::text IS NULL OR key < $4) AND ($5::text IS NULL OR key > $5)"
+        f"{order}"
+    )
+    extra: list[object] = [] if current else [revision]
+    position = after_key
+    for _ in range(1_000_000):  # bounded: each round moves past SCAN_CHUNK keys
+        rows = await conn.fetch(
+            sql, tenant, board, matcher.prefix, matcher.end, position, SCAN_CHUNK, *extra
+        )
+        for row in rows:
+            for entry in _live(row, not current):
+                yield entry
+        if len(rows) < SCAN_CHUNK:
+            return
+        position = rows[-1]["key"]
+
+
+def _history_sql(by_board: bool, with_previous: bool) -> str:
+    """Batches of revisions [$2, $3] (at most $4 of them) of board $5 (NULL:
+    every board), with each event's previous version when asked."""
+    board_filter = "l.board = $5" if by_board else "$5::text IS NULL"
+    previous_columns = previous_join = ""
+    if with_previous:
+        names = [name.strip() for name in _VERSION_COLUMNS.split(",")]
+        previous_columns = "".join(f", p.{name} AS p_{name}" for name in names)
+        previous_join = (
+            " LEFT JOIN LATERAL (SELECT * FROM bb_versions p WHERE p.tenant = v.tenant"
+            " AND p.board = v.board AND p.key = v.key AND p.revision < v.revision"
+            " ORDER BY p.revision DESC LIMIT 1) p ON true"
+        )
+    return (
+        "WITH revs AS (SELECT l.revision FROM bb_log l WHERE l.tenant = $1"
+        f" AND l.revision BETWEEN $2 AND $3 AND {board_filter} ORDER BY l.revision LIMIT $4)"
+        f" SELECT v.*{previous_columns} FROM bb_versions v{previous_join}"
+        " WHERE v.tenant = $1 AND v.revision IN (SELECT revision FROM revs)"
+        " ORDER BY v.revision, v.seq"
+    )
+
+
+def _batches(tenant: str, rows: list[asyncpg.Record], with_previous: bool) -> list[RevisionBatch]:
+    batches: list[RevisionBatch] = []
+    events: list[Event] = []
+    current: asyncpg.Record | None = None
+    for row in rows:
+        if current is not None and row["revision"] != current["revision"]:
+            batches.append(_batch_from(tenant, current, events))
+            events = []
+        current = row
+        events.append(_event_from_row(row, with_previous))
+    if current is not None:
+        batches.append(_batch_from(tenant, current, events))
+    return batches
+
+
+def _batch_from(tenant: str, row: asyncpg.Record, events: list[Event]) -> RevisionBatch:
+    return RevisionBatch(tenant, row["board"], row["revision"], row["update_time"], tuple(events))
+
+
+def _event_from_row(row: asyncpg.Record, with_previous: bool) -> Event:
+    event_type = EventType(row["event_type"])
+    if event_type == EventType.PUT:
+        entry = _entry_from_row(row)
+    else:
+        entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
+    previous = None
+    if with_previous and row["p_event_type"] == EventType.PUT:
+        previous = Entry(
+            board=row["p_board"],
+            key=row["p_key"],
+            value=Value(
+                ValueKind(row["p_kind"]),
+                bytes(row["p_data"]),
+                row["p_content_type"],
+                row["p_schema_version"],
+            ),
+            create_revision=row["p_create_revision"],
+            mod_revision=row["p_revision"],
+            version=row["p_version"],
+            writer_agent_id=row["p_writer"],
+            expire_time=row["p_expire_time"],
+            update_time=row["p_update_time"],
+        )
+    return Event(event_type, entry, previous)
+
+
+def _checked_batch(
+    tenant: str, board: str, keys: list[str], view: MutationView, decision: Decision[Any]
+) -> RevisionBatch:
+    """Checks that a decision only touches its keys, once each, stamped with
+    the view's revision."""
+    seen: set[str] = set()
+    for event in decision.events:
+        if event.key not in keys or event.key in seen:
+            raise ValueError(f"decision changes key {event.key!r} it did not name, or twice")
+        if event.revision != view.revision or event.entry.board != board:
+            raise ValueError("decision event is not stamped with the mutation's revision")
+        if event.type == EventType.EXPIRE:
+            raise ValueError("only the store expires keys")
+        value = event.entry.value
+        if value is not None and "\x00" in value.content_type:
+            # PostgreSQL text cannot hold NUL; refuse rather than fail inside.
+            raise InvalidArgumentError("value.content_type", "must not contain NUL")
+        seen.add(event.key)
+    return RevisionBatch(tenant, board, view.revision, view.now, decision.events)
+
+
+async def _write_expiry(
+    conn: Connection, state: _Tenant, board: str, expired: list[Entry], now: float
+) -> RevisionBatch:
+    revision = state.revision + 1
+    events = tuple(
+        Event(EventType.EXPIRE, tombstone(board, e.key, revision, now), e) for e in expired
+    )
+    batch = RevisionBatch(state.tenant, board, revision, now, events)
+    await _write_batch(conn, state, batch, {e.key for e in expired})
+    record = blackboard_record(None, batch)
+    assert record is not None, "an expiry revision is always audited"
+    await conn.execute(_INSERT_AUDIT, *audit_values(record, state.tenant))
+    return batch
+
+
+async def _write_batch(
+    conn: Connection, state: _Tenant, batch: RevisionBatch, live: set[str]
+) -> None:
+    """Stores one revision in one statement and advances `state`."""
+    for event in batch.events:
+        if event.type == EventType.PUT:
+            if event.key not in live:
+                live.add(event.key)
+                state.key_count += 1
+        elif event.key in live:
+            live.discard(event.key)
+            state.key_count -= 1
+    await conn.execute(_WRITE_BATCH, *_write_arguments(state.tenant, batch, state.key_count))
+    state.revision = batch.revision
+
+
+async def _compact(conn: Connection, state: _Tenant, revision: int) -> None:
+    """Drops history below `revision` except each key's latest PUT below it."""
+    await conn.execute(
+        "DELETE FROM bb_versions v WHERE v.tenant = $1 AND v.revision < $2 AND ("
+        " v.event_type <> 1 OR EXISTS (SELECT 1 FROM bb_versions newer"
+        " WHERE newer.tenant = v.tenant AND newer.board = v.board AND newer.key = v.key"
+        " AND newer.revision > v.revision AND newer.revision < $2))",
+        state.tenant,
+        revision,
+    )
+    await conn.execute(
+        "DELETE FROM bb_log WHERE tenant = $1 AND revision < $2", state.tenant, revision
+    )
+    await conn.execute(
+        "UPDATE bb_tenants SET oldest_revision = $2 WHERE tenant = $1", state.tenant, revision
+    )
+    state.oldest_revision = revision
+
+
+# Tenants whose oldest kept revision is past the retention window or the
+# revision cap (cheap: one index probe per tenant).
+_RETENTION_CANDIDATES = """
+SELECT t.tenant FROM bb_tenants t
+WHERE t.oldest_revision < t.revision AND (
+    t.revision - t.oldest_revision + 1 > $2
+    OR EXISTS (SELECT 1 FROM bb_log l WHERE l.tenant = t.tenant
+               AND l.revision = t.oldest_revision AND l.commit_time <= $1))
+ORDER BY t.tenant
+"""
+
+
+async def _retention_target(
+    conn: Connection, state: _Tenant, cutoff: float, max_revisions: int
+) -> int:
+    """The oldest revision to keep: the first one committed after `cutoff`,
+    and within the newest `max_revisions`; never past the current one."""
+    first_kept = await conn.fetchval(
+        "SELECT revision FROM bb_log WHERE tenant = $1 AND revision >= $2"
+        " AND commit_time > $3 ORDER BY revision LIMIT 1",
+        state.tenant,
+        state.oldest_revision,
+        cutoff,
+    )
+    target = first_kept if first_kept is not None else state.revision
+    target = max(target, state.revision - max_revisions + 1)
+    return int(min(target, state.revision))

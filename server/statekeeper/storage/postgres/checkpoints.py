@@ -1,0 +1,1237 @@
+"""PostgreSQL checkpoint store: the production backend of CheckpointStore.
+
+Tables live next to the session tables of `PostgresStorage` and are
+versioned by their own migration list and table,
+`checkpoint_schema_migrations`, applied by `start()` in one transaction under
+an advisory lock, so replicas starting together apply each migration once.
+Every method that changes data is one transaction on a pooled connection; a
+method that returns has committed, together with its audit record. The two
+hot paths, saves and pending writes, are PL/pgSQL functions created by the
+migration (cp_save, cp_put_writes): one round trip each, with no network wait
+while they hold locks; their refusals come back as SQLSTATEs of class "SK"
+and become the domain's errors here.
+
+Several replicas write the same tables at once. Two locks, always taken in
+this order, keep every MUST rule of core/checkpoints/store.py true between
+them (no deadlock can form, since nobody takes them the other way round):
+
+1. The tenant's value lock, a transaction-scoped advisory lock on
+   (VALUE_LOCK_CLASS, hashtext(tenant)). Saves and copies hold it shared while
+   they add references to channel values; removals that delete unreferenced
+   values hold it exclusive. So a value is only collected when no transaction
+   is about to reference it, and a save that starts after a collection sees
+   the value gone (and refuses a reference to it) instead of pointing at
+   nothing. Saves of one tenant never wait for each other on it.
+2. The execution's row in `cp_executions` (sequence counter and ownership
+   epoch): saves, claims, copies and removals lock it FOR UPDATE, writes FOR
+   SHARE. A write or save that took it checks fences and tombstones in a
+   later statement, with a snapshot that already sees whatever the previous
+   holder committed; a claim or a deletion waits for in-flight writes.
+
+Rows of several executions are locked in `execution_id` order.
+
+Text keys are `COLLATE "C"`: byte order, as in SQLite and Python, so that
+listings sort exactly like `Position`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from statekeeper.core.audit.models import AuditRecord
+from statekeeper.core.checkpoints.models import (
+    ChannelEntry,
+    ChannelValueMissingError,
+    CheckpointDeletedError,
+    CheckpointDraft,
+    CheckpointQuery,
+    OwnershipSupersededError,
+    PendingWrite,
+    Position,
+    ReadOptions,
+    RemovalCounts,
+    SaveOutcome,
+    StoredCheckpoint,
+    WritesDraft,
+    WritesOutcome,
+)
+from statekeeper.core.checkpoints.store import CheckpointStore
+from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
+from statekeeper.core.schema_upgrades import Payload
+from statekeeper.storage.postgres.sessions import Migration, PostgresStorage
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+
+if TYPE_CHECKING:
+    from statekeeper.storage.postgres.sessions import Connection
+
+log = logging.getLogger(__name__)
+
+SCHEMA_TABLE = "checkpoint_schema_migrations"
+# pg_advisory_xact_lock key serializing this store's migrations ("skchkpnt").
+MIGRATION_LOCK_KEY = int.from_bytes(b"skchkpnt", "big")
+# Class id of the tenants' value locks (two-key advisory locks, "ckvl").
+VALUE_LOCK_CLASS = int.from_bytes(b"ckvl", "big")
+
+_TEXT = 'text COLLATE "C" NOT NULL'
+# Server ids tried per save when clients took the next ones.
+_SERVER_ID_CANDIDATES = 16
+
+# ----- the functions behind saves and writes ------------------------------------------
+#
+# Errors they raise (custom SQLSTATEs, class "SK"), which
+# _domain_error turns into the domain's. Raising aborts the statement, so a
+# refused save or write stores nothing.
+_SUPERSEDED = "SKC01"  # DETAIL: the current epoch
+_NEVER_ISSUED = "SKC02"
+_DELETED = "SKC03"  # DETAIL: the tombstoned checkpoint id
+_VALUE_MISSING = "SKC04"  # DETAIL: the channel; HINT: why
+_NEEDS_EXCLUSIVE = "SKC05"  # a shared-lock save found its id taken
+_NO_CHECKPOINT = "SKC06"
+_NO_FREE_ID = "SKC07"
+
+_FENCE = f"""
+    IF p_fence_epoch <> 0 AND p_fence_epoch < v_epoch THEN
+        RAISE EXCEPTION USING ERRCODE = '{_SUPERSEDED}', MESSAGE = 'ownership superseded',
+            DETAIL = v_epoch::text;
+    ELSIF p_fence_epoch > v_epoch THEN
+        RAISE EXCEPTION USING ERRCODE = '{_NEVER_ISSUED}', MESSAGE = 'epoch never issued';
+    END IF;"""
+
+_AUDIT = f"""
+    IF p_audit IS NOT NULL THEN
+        INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (p_tenant, p_audit[1], p_audit[2],
+            p_audit[3], p_audit[4], p_audit[5], v_sequence, p_audit_time, p_audit[6]);
+    END IF;"""
+
+# The whole save in one call, so it costs one round trip and holds the locks
+# for no network wait. Columns are always qualified: OUT parameters and
+# variables share the namespace of column names in PL/pgSQL. Server ids are
+# lpad(sequence, 20, '0'), as core.checkpoints.server_checkpoint_id makes them.
+_SAVE_FUNCTION = f"""
+CREATE FUNCTION cp_save(
+    p_tenant text, p_execution_id text, p_namespace text, p_checkpoint_id text,
+    p_parent_id text, p_create_time_ns bigint, p_step bigint, p_step_name text, p_run_id text,
+    p_state_type text, p_state_version integer, p_state_data bytea, p_metadata jsonb,
+    p_fence_epoch bigint, p_exclusive boolean,
+    p_channels text[], p_versions text[], p_hashes text[],
+    p_value_hashes text[], p_value_types text[], p_value_versions integer[],
+    p_value_data bytea[], p_audit text[], p_audit_time double precision)
+RETURNS TABLE (saved_id text, saved_sequence bigint, was_replaced boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_last bigint;
+    v_epoch bigint;
+    v_id text := p_checkpoint_id;
+    v_sequence bigint;
+    v_replaced boolean := false;
+    v_hashes text[] := p_hashes;
+    v_released text[];
+    v_found text;
+BEGIN
+    -- 1. The tenant's value lock, then the execution's row.
+    IF p_exclusive THEN
+        PERFORM pg_advisory_xact_lock({VALUE_LOCK_CLASS}, hashtext(p_tenant));
+    ELSE
+        PERFORM pg_advisory_xact_lock_shared({VALUE_LOCK_CLASS}, hashtext(p_tenant));
+    END IF;
+    INSERT INTO cp_executions AS e (tenant, execution_id) VALUES (p_tenant, p_execution_id)
+    ON CONFLICT (tenant, execution_id) DO UPDATE SET last_sequence = e.last_sequence
+    RETURNING e.last_sequence, e.ownership_epoch INTO v_last, v_epoch;
+    -- 2. Fencing, then tombstones (the parent's first).{_FENCE}
+    SELECT t.checkpoint_id INTO v_found FROM cp_tombstones t
+    WHERE t.tenant = p_tenant AND t.execution_id = p_execution_id
+    AND t.namespace = p_namespace AND t.checkpoint_id IN (p_parent_id, p_checkpoint_id)
+    ORDER BY t.checkpoint_id = p_parent_id DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '{_DELETED}', MESSAGE = 'checkpoint deleted',
+            DETAIL = v_found;
+    END IF;
+    -- 3. Identity: the id's sequence if it exists, else the next free one.
+    IF v_id <> '' THEN
+        SELECT c.sequence INTO v_sequence FROM cp_checkpoints c
+        WHERE c.tenant = p_tenant AND c.execution_id = p_execution_id
+        AND c.namespace = p_namespace AND c.checkpoint_id = v_id;
+        v_replaced := FOUND;
+        IF NOT v_replaced THEN
+            v_sequence := v_last + 1;
+        END IF;
+    ELSE
+        FOR v_offset IN 1..{_SERVER_ID_CANDIDATES} LOOP
+            v_sequence := v_last + v_offset;
+            v_id := lpad(v_sequence::text, 20, '0');
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM cp_checkpoints c WHERE c.tenant = p_tenant
+                AND c.execution_id = p_execution_id AND c.namespace = p_namespace
+                AND c.checkpoint_id = v_id);
+            IF v_offset = {_SERVER_ID_CANDIDATES} THEN
+                RAISE EXCEPTION USING ERRCODE = '{_NO_FREE_ID}', MESSAGE = 'no free id';
+            END IF;
+        END LOOP;
+    END IF;
+    -- 4. Every channel's value: inline, named by hash, or by version.
+    FOR i IN 1..coalesce(array_length(p_channels, 1), 0) LOOP
+        IF v_hashes[i] = '' THEN
+            SELECT x.content_hash INTO v_found FROM cp_channels x
+            WHERE x.tenant = p_tenant AND x.execution_id = p_execution_id
+            AND x.namespace = p_namespace AND x.channel = p_channels[i]
+            AND x.version = p_versions[i] ORDER BY x.saved DESC LIMIT 1;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION USING ERRCODE = '{_VALUE_MISSING}', MESSAGE = 'value missing',
+                    DETAIL = p_channels[i],
+                    HINT = format('no value is stored for version %L', p_versions[i]);
+            END IF;
+            v_hashes[i] := v_found;
+        ELSIF NOT v_hashes[i] = ANY(p_value_hashes) AND NOT EXISTS (SELECT 1 FROM cp_blobs b
+                WHERE b.tenant = p_tenant AND b.content_hash = v_hashes[i]) THEN
+            RAISE EXCEPTION USING ERRCODE = '{_VALUE_MISSING}', MESSAGE = 'value missing',
+                DETAIL = p_channels[i], HINT = 'no value has hash ' || v_hashes[i];
+        END IF;
+    END LOOP;
+    -- 5. Replacing drops references: only under the exclusive value lock.
+    IF v_replaced THEN
+        IF NOT p_exclusive THEN
+            RAISE EXCEPTION USING ERRCODE = '{_NEEDS_EXCLUSIVE}', MESSAGE = 'replacement';
+        END IF;
+        WITH released AS (
+            DELETE FROM cp_channels x WHERE x.tenant = p_tenant
+            AND x.execution_id = p_execution_id AND x.namespace = p_namespace
+            AND x.checkpoint_id = v_id RETURNING x.content_hash)
+        SELECT array_agg(DISTINCT r.content_hash) INTO v_released FROM released r;
+    ELSE
+        UPDATE cp_executions e SET last_sequence = v_sequence
+        WHERE e.tenant = p_tenant AND e.execution_id = p_execution_id;
+    END IF;
+    -- 6. The write, and the values nothing references any more.
+    INSERT INTO cp_blobs AS b (tenant, content_hash, content_type, schema_version, data)
+    SELECT p_tenant, v.* FROM unnest(p_value_hashes, p_value_types, p_value_versions,
+        p_value_data) AS v
+    ON CONFLICT (tenant, content_hash) DO NOTHING;
+    INSERT INTO cp_checkpoints AS c (tenant, execution_id, namespace, checkpoint_id, sequence,
+        create_time_ns, parent_checkpoint_id, step, step_name, run_id, state_type,
+        state_version, state_data, metadata)
+    VALUES (p_tenant, p_execution_id, p_namespace, v_id, v_sequence, p_create_time_ns,
+        p_parent_id, p_step, p_step_name, p_run_id, p_state_type, p_state_version,
+        p_state_data, p_metadata)
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id) DO UPDATE SET
+        create_time_ns = excluded.create_time_ns,
+        parent_checkpoint_id = excluded.parent_checkpoint_id, step = excluded.step,
+        step_name = excluded.step_name, run_id = excluded.run_id,
+        state_type = excluded.state_type, state_version = excluded.state_version,
+        state_data = excluded.state_data, metadata = excluded.metadata;
+    INSERT INTO cp_channels AS x (tenant, execution_id, namespace, checkpoint_id, channel,
+        version, content_hash)
+    SELECT p_tenant, p_execution_id, p_namespace, v_id, n.* FROM unnest(p_channels,
+        p_versions, v_hashes) AS n;
+    IF v_released IS NOT NULL THEN
+        DELETE FROM cp_blobs b WHERE b.tenant = p_tenant AND b.content_hash = ANY(v_released)
+        AND NOT EXISTS (SELECT 1 FROM cp_channels x WHERE x.tenant = p_tenant
+            AND x.content_hash = b.content_hash);
+    END IF;{_AUDIT}
+    RETURN QUERY SELECT v_id, v_sequence, v_replaced;
+END
+$$"""
+
+# The writes of one task in one call: the execution's row FOR SHARE (so a
+# claim or a deletion waits for it), fencing, tombstone, existence, then the
+# writes. Index >= 0 keeps the first write (a repeat is skipped, so not
+# counted), index < 0 replaces. Returns how many were stored.
+_PUT_WRITES_FUNCTION = f"""
+CREATE FUNCTION cp_put_writes(
+    p_tenant text, p_execution_id text, p_namespace text, p_checkpoint_id text,
+    p_task_id text, p_task_path text, p_fence_epoch bigint, p_indexes bigint[],
+    p_channels text[], p_types text[], p_versions integer[], p_data bytea[],
+    p_audit text[], p_audit_time double precision)
+RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_epoch bigint;
+    v_sequence bigint;
+    v_stored bigint;
+BEGIN
+    SELECT e.ownership_epoch INTO v_epoch FROM cp_executions e
+    WHERE e.tenant = p_tenant AND e.execution_id = p_execution_id FOR SHARE;
+    v_epoch := coalesce(v_epoch, 0);{_FENCE}
+    IF EXISTS (SELECT 1 FROM cp_tombstones t WHERE t.tenant = p_tenant
+            AND t.execution_id = p_execution_id AND t.namespace = p_namespace
+            AND t.checkpoint_id = p_checkpoint_id) THEN
+        RAISE EXCEPTION USING ERRCODE = '{_DELETED}', MESSAGE = 'checkpoint deleted',
+            DETAIL = p_checkpoint_id;
+    END IF;
+    SELECT c.sequence INTO v_sequence FROM cp_checkpoints c WHERE c.tenant = p_tenant
+    AND c.execution_id = p_execution_id AND c.namespace = p_namespace
+    AND c.checkpoint_id = p_checkpoint_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '{_NO_CHECKPOINT}', MESSAGE = 'no such checkpoint';
+    END IF;
+    WITH stored AS (
+        INSERT INTO cp_writes AS w (tenant, execution_id, namespace, checkpoint_id, task_id,
+            write_index, task_path, channel, value_type, value_version, value_data)
+        SELECT p_tenant, p_execution_id, p_namespace, p_checkpoint_id, p_task_id, n.i,
+            p_task_path, n.channel, n.value_type, n.value_version, n.value_data
+        FROM unnest(p_indexes, p_channels, p_types, p_versions, p_data)
+            AS n(i, channel, value_type, value_version, value_data)
+        ON CONFLICT (tenant, execution_id, namespace, checkpoint_id, task_id, write_index)
+        DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel,
+            value_type = excluded.value_type, value_version = excluded.value_version,
+            value_data = excluded.value_data
+        WHERE excluded.write_index < 0
+        RETURNING 1)
+    SELECT count(*) INTO v_stored FROM stored;{_AUDIT}
+    RETURN v_stored;
+END
+$$"""
+
+
+# Append only; never edit a released entry.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "executions, checkpoints, channel values, pending writes, tombstones;"
+        " functions cp_save and cp_put_writes",
+        (
+            # One row per execution ever written or claimed: the sequence
+            # counter and the ownership epoch outlive the checkpoints.
+            f"""CREATE TABLE cp_executions (
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                last_sequence bigint NOT NULL DEFAULT 0,
+                ownership_epoch bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (tenant, execution_id)
+            )""",
+            f"""CREATE TABLE cp_checkpoints (
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                namespace {_TEXT},
+                checkpoint_id {_TEXT},
+                sequence bigint NOT NULL,
+                create_time_ns bigint NOT NULL,
+                parent_checkpoint_id {_TEXT},
+                step bigint NOT NULL,
+                step_name text NOT NULL,
+                run_id {_TEXT},
+                state_type text NOT NULL,
+                state_version integer NOT NULL,
+                state_data bytea NOT NULL,
+                metadata jsonb NOT NULL,
+                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id)
+            )""",
+            "CREATE INDEX cp_checkpoints_order ON cp_checkpoints"
+            " (tenant, execution_id, namespace, create_time_ns, sequence)",
+            "CREATE INDEX cp_checkpoints_tenant_order ON cp_checkpoints"
+            " (tenant, create_time_ns, sequence)",
+            "CREATE INDEX cp_checkpoints_run ON cp_checkpoints (tenant, run_id) WHERE run_id <> ''",
+            # Which value each checkpoint's channel has: the references that
+            # keep values alive. `saved` orders them by save, so a channel
+            # named by version alone finds the value saved last for it.
+            f"""CREATE TABLE cp_channels (
+                saved bigint GENERATED ALWAYS AS IDENTITY,
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                namespace {_TEXT},
+                checkpoint_id {_TEXT},
+                channel {_TEXT},
+                version {_TEXT},
+                content_hash {_TEXT},
+                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id, channel)
+            )""",
+            "CREATE INDEX cp_channels_version ON cp_channels"
+            " (tenant, execution_id, namespace, channel, version, saved)",
+            "CREATE INDEX cp_channels_hash ON cp_channels (tenant, content_hash)",
+            f"""CREATE TABLE cp_blobs (
+                tenant {_TEXT},
+                content_hash {_TEXT},
+                content_type text NOT NULL,
+                schema_version integer NOT NULL,
+                data bytea NOT NULL,
+                PRIMARY KEY (tenant, content_hash)
+            )""",
+            f"""CREATE TABLE cp_writes (
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                namespace {_TEXT},
+                checkpoint_id {_TEXT},
+                task_id {_TEXT},
+                write_index bigint NOT NULL,
+                task_path {_TEXT},
+                channel text NOT NULL,
+                value_type text NOT NULL,
+                value_version integer NOT NULL,
+                value_data bytea NOT NULL,
+                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id, task_id, write_index)
+            )""",
+            f"""CREATE TABLE cp_tombstones (
+                tenant {_TEXT},
+                execution_id {_TEXT},
+                namespace {_TEXT},
+                checkpoint_id {_TEXT},
+                delete_time_ns bigint NOT NULL,
+                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id)
+            )""",
+            "CREATE INDEX cp_tombstones_age ON cp_tombstones (delete_time_ns)",
+            _SAVE_FUNCTION,
+            _PUT_WRITES_FUNCTION,
+        ),
+    ),
+)
+
+_NEWEST_FIRST = "c.create_time_ns DESC, c.sequence DESC, c.execution_id DESC, c.namespace DESC"
+# Executions pruned per transaction, so that other work interleaves.
+_PRUNE_BATCH = 50
+
+
+async def apply_migrations(
+    db: PostgresStorage, table: str, lock_key: int, migrations: Sequence[Migration]
+) -> list[int]:
+    """Applies the missing entries of `migrations`, recorded in `table`, in
+    one transaction under the advisory lock `lock_key`; returns the versions
+    this call applied. Concurrent callers wait and then find them applied."""
+    applied_now: list[int] = []
+    async with db.transaction(f"migrate {table}") as conn:
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
+        await conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY,"
+            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        applied = {row["version"] for row in await conn.fetch(f"SELECT version FROM {table}")}
+        for migration in migrations:
+            if migration.version in applied:
+                continue
+            for statement in migration.statements:
+                await conn.execute(statement)
+            await conn.execute(
+                f"INSERT INTO {table} (version, description) VALUES ($1, $2)",
+                migration.version,
+                migration.description,
+            )
+            applied_now.append(migration.version)
+    if applied_now:
+        log.info("applied schema migrations", extra={"table": table, "versions": applied_now})
+    return applied_now
+
+
+async def insert_audit(
+    conn: Connection, tenant: str, audit: AuditRecord | None, revision: int
+) -> None:
+    """Writes `audit` (if any) with `revision` into audit_log, in the
+    caller's transaction."""
+    if audit is not None:
+        await conn.execute(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+            *audit_values(replace(audit, revision=revision), tenant),
+        )
+
+
+def audit_arguments(audit: AuditRecord | None) -> list[object]:
+    """principal, service, method, entity_type, entity_id, time, summary of
+    `audit` (all None without one), for statements that insert the record
+    themselves and compute its revision in SQL."""
+    if audit is None:
+        return [None] * 7
+    return [
+        audit.principal,
+        audit.service,
+        audit.method,
+        audit.entity_type,
+        audit.entity_id,
+        audit.time,
+        audit.summary,
+    ]
+
+
+def audit_cte(first: int, source: str, revision: str) -> str:
+    """A data-modifying CTE body inserting the audit record whose
+    `audit_arguments` start at placeholder `first` (tenant is $1), once per
+    row of `source`, only when a record was given."""
+    p = [f"${first + offset}" for offset in range(7)]
+    return (
+        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) SELECT $1, {p[0]}::text, {p[1]}::text,"
+        f" {p[2]}::text, {p[3]}::text, {p[4]}::text, {revision}, {p[5]}::float8, {p[6]}::text"
+        f" FROM {source} WHERE {p[0]}::text IS NOT NULL"
+    )
+
+
+class PostgresCheckpointStore(CheckpointStore):
+    """CheckpointStore on the PostgreSQL durable tier (see the module doc
+    for the locking protocol that makes it safe across replicas)."""
+
+    def __init__(self, db: PostgresStorage) -> None:
+        self._db = db
+
+    async def start(self) -> None:
+        await apply_migrations(self._db, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS)
+
+    async def close(self) -> None:
+        """Nothing to release: the pool belongs to PostgresStorage."""
+
+    # ----- saves and writes -------------------------------------------------------
+
+    async def save_checkpoint(
+        self,
+        tenant: str,
+        record: CheckpointDraft,
+        fence_epoch: int,
+        audit: AuditRecord | None = None,
+    ) -> SaveOutcome:
+        metadata = _metadata_json(record.metadata)
+        async with self._db.connection("save checkpoint") as conn:
+            try:
+                return await _call_save(conn, tenant, record, metadata, fence_epoch, False, audit)
+            except _ReplacementNeedsExclusiveLockError:
+                # Replacing drops references, so it may collect values: again,
+                # holding the tenant's value lock exclusively.
+                return await _call_save(conn, tenant, record, metadata, fence_epoch, True, audit)
+
+    async def put_writes(
+        self,
+        tenant: str,
+        draft: WritesDraft,
+        fence_epoch: int,
+        audit: AuditRecord | None = None,
+    ) -> WritesOutcome:
+        writes = draft.writes
+        async with self._db.connection("put writes") as conn:
+            try:
+                stored = await conn.fetchval(
+                    _PUT_WRITES,
+                    tenant,
+                    draft.execution_id,
+                    draft.namespace,
+                    draft.checkpoint_id,
+                    draft.task_id,
+                    draft.task_path,
+                    fence_epoch,
+                    [write.index for write in writes],
+                    [write.channel for write in writes],
+                    [write.value.content_type for write in writes],
+                    [write.value.schema_version for write in writes],
+                    [write.value.data for write in writes],
+                    *_audit_array(audit),
+                )
+            except asyncpg.PostgresError as exc:
+                if getattr(exc, "sqlstate", "") == _NO_CHECKPOINT:
+                    raise NotFoundError(
+                        f"execution {draft.execution_id!r} has no checkpoint"
+                        f" {draft.checkpoint_id!r} in namespace {draft.namespace!r}"
+                    ) from exc
+                error = _domain_error(exc, draft.execution_id, fence_epoch)
+                if error is None:
+                    raise  # not a refusal: the connection layer maps it
+                raise error from exc
+        return WritesOutcome(int(stored), len(writes) - int(stored))
+
+    async def claim_execution(
+        self, tenant: str, execution_id: str, audit: AuditRecord | None = None
+    ) -> int:
+        async with self._db.connection("claim execution") as conn:
+            epoch = await conn.fetchval(_CLAIM, tenant, execution_id, *audit_arguments(audit))
+        return int(epoch)
+
+    # ----- reads ------------------------------------------------------------------
+
+    async def get_checkpoint(
+        self,
+        tenant: str,
+        execution_id: str,
+        namespace: str,
+        checkpoint_id: str | None,
+        options: ReadOptions,
+    ) -> StoredCheckpoint | None:
+        params: list[Any] = [tenant, execution_id, namespace]
+        where = "c.tenant = $1 AND c.execution_id = $2 AND c.namespace = $3"
+        if checkpoint_id is not None:
+            params.append(checkpoint_id)
+            where += " AND c.checkpoint_id = $4"
+        sql = (
+            f"{_select_checkpoints(options)} WHERE {where}"
+            " ORDER BY c.create_time_ns DESC, c.sequence DESC LIMIT 1"
+        )
+        async with self._db.connection("get checkpoint") as conn:
+            row = await conn.fetchrow(sql, *params)
+        return None if row is None else _checkpoint_from_row(row, options)
+
+    async def list_checkpoints(
+        self,
+        tenant: str,
+        query: CheckpointQuery,
+        after: Position | None,
+        limit: int,
+        options: ReadOptions,
+    ) -> list[StoredCheckpoint]:
+        if any("\\u0000" in _dumps(v) for v in query.metadata_filter.values()):
+            return []  # no stored metadata can hold NUL (see _metadata_json)
+        where, params = _list_filter(tenant, query, after)
+        params.append(limit)
+        sql = (
+            f"{_select_checkpoints(options)} WHERE {where}"
+            f" ORDER BY {_NEWEST_FIRST} LIMIT ${len(params)}"
+        )
+        async with self._db.connection("list checkpoints") as conn:
+            rows = await conn.fetch(sql, *params)
+        return [_checkpoint_from_row(row, options) for row in rows]
+
+    async def get_channel_values(
+        self, tenant: str, content_hashes: Sequence[str]
+    ) -> dict[str, Payload]:
+        async with self._db.connection("get channel values") as conn:
+            rows = await conn.fetch(
+                "SELECT content_hash, content_type, schema_version, data FROM cp_blobs"
+                " WHERE tenant = $1 AND content_hash = ANY($2::text[])",
+                tenant,
+                list(content_hashes),
+            )
+        return {row[0]: Payload(row[1], row[2], bytes(row[3])) for row in rows}
+
+    # ----- removals and copies ------------------------------------------------------
+
+    async def delete_execution(
+        self, tenant: str, execution_id: str, now_ns: int, audit: AuditRecord | None = None
+    ) -> RemovalCounts:
+        async with self._db.transaction("delete execution") as conn:
+            await _lock_values(conn, tenant, exclusive=True)
+            last = await _lock_executions(conn, tenant, [execution_id])
+            counts = await _remove_execution(conn, tenant, execution_id, now_ns)
+            await insert_audit(conn, tenant, audit, last.get(execution_id, 0))
+            return counts
+
+    async def delete_runs(
+        self,
+        tenant: str,
+        run_ids: Sequence[str],
+        now_ns: int,
+        audit: AuditRecord | None = None,
+    ) -> RemovalCounts:
+        async with self._db.transaction("delete runs") as conn:
+            # Held exclusively, the value lock also keeps saves out, so the
+            # checkpoints found here are all there are until commit.
+            await _lock_values(conn, tenant, exclusive=True)
+            rows = await conn.fetch(
+                "SELECT execution_id, namespace, checkpoint_id FROM cp_checkpoints"
+                " WHERE tenant = $1 AND run_id = ANY($2::text[])",
+                tenant,
+                list(run_ids),
+            )
+            keys = [(row[0], row[1], row[2]) for row in rows]
+            last = await _lock_executions(conn, tenant, {key[0] for key in keys})
+            await _audit_each_execution(conn, tenant, audit, last)
+            return await _remove(conn, tenant, keys, tombstone_time_ns=now_ns)
+
+    async def copy_execution(
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        until_checkpoint_id: str | None,
+        audit: AuditRecord | None = None,
+    ) -> RemovalCounts:
+        async with self._db.transaction("copy execution") as conn:
+            await _lock_values(conn, tenant, exclusive=False)
+            await conn.execute(
+                "INSERT INTO cp_executions (tenant, execution_id) VALUES ($1, $2)"
+                " ON CONFLICT (tenant, execution_id) DO NOTHING",
+                tenant,
+                target_id,
+            )
+            last = await _lock_executions(conn, tenant, [source_id, target_id])
+            counts = await _copy(conn, tenant, source_id, target_id, until_checkpoint_id)
+            revision = await conn.fetchval(
+                "UPDATE cp_executions SET last_sequence = greatest(last_sequence, $3)"
+                " WHERE tenant = $1 AND execution_id = $2 RETURNING last_sequence",
+                tenant,
+                target_id,
+                last.get(source_id, 0),
+            )
+            await insert_audit(conn, tenant, audit, int(revision))
+            return counts
+
+    async def prune(
+        self,
+        tenant: str,
+        execution_ids: Sequence[str] | None,
+        keep_last: int,
+        dry_run: bool,
+        audit: AuditRecord | None = None,
+    ) -> RemovalCounts:
+        targets = (
+            sorted(set(execution_ids))
+            if execution_ids is not None
+            else await self._executions_with_checkpoints(tenant)
+        )
+        if dry_run:
+            # One transaction, rolled back: counts see every batch at once,
+            # so values shared between executions are counted right.
+            async with self._db.connection("prune (dry run)") as conn:
+                transaction = conn.transaction()
+                await transaction.start()
+                try:
+                    return await _prune(conn, tenant, targets, keep_last, None)
+                finally:
+                    await transaction.rollback()
+        total = RemovalCounts()
+        for start in range(0, len(targets), _PRUNE_BATCH):
+            batch = targets[start : start + _PRUNE_BATCH]
+            async with self._db.transaction("prune") as conn:
+                total = _add(total, await _prune(conn, tenant, batch, keep_last, audit))
+        return total
+
+    async def forget_tombstones(self, older_than_ns: int, limit: int) -> int:
+        async with self._db.transaction("forget tombstones") as conn:
+            candidates = await conn.fetch(
+                "SELECT tenant, execution_id, namespace, checkpoint_id FROM cp_tombstones"
+                " WHERE delete_time_ns < $1 ORDER BY delete_time_ns LIMIT $2",
+                older_than_ns,
+                limit,
+            )
+            if not candidates:
+                return 0
+            # Executions another transaction (or replica's sweeper) holds are
+            # left for the next sweep rather than waited for.
+            pairs = sorted({(row[0], row[1]) for row in candidates})
+            locked = await conn.fetch(
+                "SELECT tenant, execution_id FROM cp_executions WHERE (tenant, execution_id)"
+                " IN (SELECT * FROM unnest($1::text[], $2::text[]))"
+                " ORDER BY tenant, execution_id FOR UPDATE SKIP LOCKED",
+                [pair[0] for pair in pairs],
+                [pair[1] for pair in pairs],
+            )
+            held = {(row[0], row[1]) for row in locked}
+            chosen = [row for row in candidates if (row[0], row[1]) in held]
+            forgotten = await conn.fetchval(_FORGET_TOMBSTONES, *_columns(chosen, 4), older_than_ns)
+            return int(forgotten)
+
+    async def _executions_with_checkpoints(self, tenant: str) -> list[str]:
+        async with self._db.connection("list executions") as conn:
+            rows = await conn.fetch(
+                "SELECT DISTINCT execution_id FROM cp_checkpoints WHERE tenant = $1"
+                " ORDER BY execution_id",
+                tenant,
+            )
+        return [row[0] for row in rows]
+
+
+# ----- saves and writes: one call each ---------------------------------------------------
+
+
+_SAVE = "SELECT * FROM cp_save(" + ", ".join(f"${n}" for n in range(1, 25)) + ")"
+_PUT_WRITES = "SELECT cp_put_writes(" + ", ".join(f"${n}" for n in range(1, 15)) + ")"
+
+
+async def _call_save(
+    conn: Connection,
+    tenant: str,
+    record: CheckpointDraft,
+    metadata: str,
+    fence_epoch: int,
+    exclusive: bool,
+    audit: AuditRecord | None,
+) -> SaveOutcome:
+    inline: dict[str, Payload] = {
+        entry.content_hash: entry.value
+        for entry in record.channels.values()
+        if entry.value is not None
+    }
+    channels = list(record.channels.items())
+    try:
+        row = await conn.fetchrow(
+            _SAVE,
+            tenant,
+            record.execution_id,
+            record.namespace,
+            record.checkpoint_id,
+            record.parent_checkpoint_id,
+            record.create_time_ns,
+            record.step,
+            record.step_name,
+            record.run_id,
+            record.state.content_type,
+            record.state.schema_version,
+            record.state.data,
+            metadata,
+            fence_epoch,
+            exclusive,
+            [name for name, _ in channels],
+            [entry.version for _, entry in channels],
+            [entry.content_hash for _, entry in channels],
+            list(inline),
+            [value.content_type for value in inline.values()],
+            [value.schema_version for value in inline.values()],
+            [value.data for value in inline.values()],
+            *_audit_array(audit),
+        )
+    except asyncpg.PostgresError as exc:
+        error = _domain_error(exc, record.execution_id, fence_epoch)
+        if error is None:
+            raise  # not a refusal: the connection layer maps it
+        raise error from exc
+    assert row is not None
+    return SaveOutcome(row[0], int(row[1]), record.create_time_ns, bool(row[2]))
+
+
+def _audit_array(audit: AuditRecord | None) -> tuple[list[str] | None, float | None]:
+    """The audit record as the functions take it: text fields and time."""
+    if audit is None:
+        return None, None
+    return [
+        audit.principal,
+        audit.service,
+        audit.method,
+        audit.entity_type,
+        audit.entity_id,
+        audit.summary,
+    ], audit.time
+
+
+def _domain_error(
+    exc: asyncpg.PostgresError, execution_id: str, fence_epoch: int
+) -> Exception | None:
+    """The domain error a function's SQLSTATE stands for; None for any
+    other failure."""
+    code = getattr(exc, "sqlstate", "")
+    detail = getattr(exc, "detail", "") or ""
+    if code == _SUPERSEDED:
+        return OwnershipSupersededError(execution_id, fence_epoch, int(detail))
+    if code == _NEVER_ISSUED:
+        return InvalidArgumentError("ownership_epoch", "was never issued for this execution")
+    if code == _DELETED:
+        return CheckpointDeletedError(execution_id, detail)
+    if code == _VALUE_MISSING:
+        return ChannelValueMissingError(detail, getattr(exc, "hint", "") or "value missing")
+    if code == _NEEDS_EXCLUSIVE:
+        return _ReplacementNeedsExclusiveLockError()
+    if code == _NO_FREE_ID:
+        return AlreadyExistsError("could not assign a free checkpoint id; send one")
+    return None
+
+
+class _ReplacementNeedsExclusiveLockError(Exception):
+    """A save found its id taken while holding the value lock shared."""
+
+
+def _metadata_json(metadata: Mapping[str, Any]) -> str:
+    """The metadata as JSON for a jsonb column, which cannot hold NUL."""
+    text = _dumps(dict(metadata))
+    if "\\u0000" in text:
+        raise InvalidArgumentError(
+            "checkpoint.metadata", "must not contain NUL characters (U+0000)"
+        )
+    return text
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+_CLAIM = f"""
+WITH claimed AS (
+    INSERT INTO cp_executions AS e (tenant, execution_id, ownership_epoch) VALUES ($1, $2, 1)
+    ON CONFLICT (tenant, execution_id) DO UPDATE SET ownership_epoch = e.ownership_epoch + 1
+    RETURNING ownership_epoch
+), audit AS ({audit_cte(3, "claimed", "claimed.ownership_epoch")})
+SELECT ownership_epoch FROM claimed
+"""
+
+
+# ----- reads --------------------------------------------------------------------------
+
+
+def _select_checkpoints(options: ReadOptions) -> str:
+    """SELECT of checkpoints `c` with their channels (and values) and writes
+    aggregated into parallel arrays, one row per checkpoint."""
+    channel_values = (
+        ", array_agg(b.content_type) AS value_types, array_agg(b.schema_version)"
+        " AS value_versions, array_agg(b.data) AS value_data"
+        if options.include_values
+        else ""
+    )
+    blobs = (
+        " JOIN cp_blobs b ON b.tenant = x.tenant AND b.content_hash = x.content_hash"
+        if options.include_values
+        else ""
+    )
+    same_checkpoint = (
+        "WHERE {t}.tenant = c.tenant AND {t}.execution_id = c.execution_id"
+        " AND {t}.namespace = c.namespace AND {t}.checkpoint_id = c.checkpoint_id"
+    )
+    sql = (
+        "SELECT c.execution_id, c.namespace, c.checkpoint_id, c.sequence, c.create_time_ns,"
+        " c.parent_checkpoint_id, c.step, c.step_name, c.run_id, c.state_type,"
+        " c.state_version, c.state_data, c.metadata::text AS metadata, ch.*"
+        f"{', w.*' if options.include_writes else ''} FROM cp_checkpoints c"
+        " CROSS JOIN LATERAL (SELECT array_agg(x.channel) AS channel_names,"
+        " array_agg(x.version) AS channel_versions, array_agg(x.content_hash) AS channel_hashes"
+        f"{channel_values} FROM cp_channels x{blobs} {same_checkpoint.format(t='x')}) ch"
+    )
+    if options.include_writes:
+        order = " ORDER BY y.task_path, y.task_id, y.write_index"
+        columns = ", ".join(
+            f"array_agg(y.{name}{order}) AS write_{name}"
+            for name in (
+                "task_id",
+                "task_path",
+                "write_index",
+                "channel",
+                "value_type",
+                "value_version",
+                "value_data",
+            )
+        )
+        sql += (
+            f" CROSS JOIN LATERAL (SELECT {columns} FROM cp_writes y"
+            f" {same_checkpoint.format(t='y')}) w"
+        )
+    return sql
+
+
+def _checkpoint_from_row(row: asyncpg.Record, options: ReadOptions) -> StoredCheckpoint:
+    return StoredCheckpoint(
+        execution_id=row["execution_id"],
+        namespace=row["namespace"],
+        checkpoint_id=row["checkpoint_id"],
+        parent_checkpoint_id=row["parent_checkpoint_id"],
+        step=row["step"],
+        step_name=row["step_name"],
+        state=Payload(row["state_type"], row["state_version"], bytes(row["state_data"])),
+        channels=_channels_from_row(row, options.include_values),
+        metadata=json.loads(row["metadata"]),
+        run_id=row["run_id"],
+        create_time_ns=row["create_time_ns"],
+        sequence=row["sequence"],
+        pending_writes=_writes_from_row(row) if options.include_writes else (),
+    )
+
+
+def _channels_from_row(row: asyncpg.Record, include_values: bool) -> dict[str, ChannelEntry]:
+    names = row["channel_names"] or []
+    versions, hashes = row["channel_versions"], row["channel_hashes"]
+    if not include_values:
+        return {name: ChannelEntry(versions[i], None, hashes[i]) for i, name in enumerate(names)}
+    types, schema_versions, data = row["value_types"], row["value_versions"], row["value_data"]
+    return {
+        name: ChannelEntry(
+            versions[i], Payload(types[i], schema_versions[i], bytes(data[i])), hashes[i]
+        )
+        for i, name in enumerate(names)
+    }
+
+
+def _writes_from_row(row: asyncpg.Record) -> tuple[PendingWrite, ...]:
+    task_ids = row["write_task_id"] or []
+    return tuple(
+        PendingWrite(
+            task_id,
+            row["write_task_path"][i],
+            int(row["write_write_index"][i]),
+            row["write_channel"][i],
+            Payload(
+                row["write_value_type"][i],
+                row["write_value_version"][i],
+                bytes(row["write_value_data"][i]),
+            ),
+        )
+        for i, task_id in enumerate(task_ids)
+    )
+
+
+def _list_filter(
+    tenant: str, query: CheckpointQuery, after: Position | None
+) -> tuple[str, list[Any]]:
+    params: list[Any] = []
+
+    def mark(value: Any) -> str:
+        params.append(value)
+        return f"${len(params)}"
+
+    clauses = [f"c.tenant = {mark(tenant)}"]
+    if query.execution_id:
+        clauses.append(f"c.execution_id = {mark(query.execution_id)}")
+    if query.namespace is not None:
+        clauses.append(f"c.namespace = {mark(query.namespace)}")
+    if query.run_id:
+        clauses.append(f"c.run_id = {mark(query.run_id)}")
+    if query.before_checkpoint_id:
+        # The column's collation is "C": byte order, as on the embedded store.
+        clauses.append(f"c.checkpoint_id < {mark(query.before_checkpoint_id)}::text")
+    if after is not None:
+        time_ns, sequence, execution_id, namespace = after.to_token()
+        clauses.append(
+            "(c.create_time_ns, c.sequence, c.execution_id, c.namespace) <"
+            f" ({mark(time_ns)}::bigint, {mark(sequence)}::bigint, {mark(execution_id)}::text,"
+            f" {mark(namespace)}::text)"
+        )
+    for key, value in query.metadata_filter.items():
+        # jsonb equality: numbers by value (1 = 1.0), objects and arrays by
+        # content, true never equal to 1; an absent key is NULL, never equal.
+        clauses.append(f"c.metadata -> {mark(key)}::text = {mark(_dumps(value))}::jsonb")
+    return " AND ".join(clauses), params
+
+
+# ----- removals and copies ---------------------------------------------------------------
+
+
+async def _lock_values(conn: Connection, tenant: str, exclusive: bool) -> None:
+    lock = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    await conn.execute(f"SELECT {lock}($1, hashtext($2))", VALUE_LOCK_CLASS, tenant)
+
+
+async def _lock_executions(
+    conn: Connection, tenant: str, execution_ids: Iterable[str]
+) -> dict[str, int]:
+    """Locks the executions' rows FOR UPDATE in id order; returns their
+    sequence counters (executions without a row are absent)."""
+    rows = await conn.fetch(
+        "SELECT execution_id, last_sequence FROM cp_executions WHERE tenant = $1"
+        " AND execution_id = ANY($2::text[]) ORDER BY execution_id FOR UPDATE",
+        tenant,
+        sorted(set(execution_ids)),
+    )
+    return {row[0]: int(row[1]) for row in rows}
+
+
+_REMOVE_EXECUTION = """
+WITH removed AS (
+    DELETE FROM cp_checkpoints WHERE tenant = $1 AND execution_id = $2
+    RETURNING namespace, checkpoint_id
+), tombstones AS (
+    INSERT INTO cp_tombstones (tenant, execution_id, namespace, checkpoint_id, delete_time_ns)
+    SELECT $1, $2, namespace, checkpoint_id, $3 FROM removed
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id)
+    DO UPDATE SET delete_time_ns = excluded.delete_time_ns
+), writes AS (
+    DELETE FROM cp_writes WHERE tenant = $1 AND execution_id = $2 RETURNING 1
+), released AS (
+    DELETE FROM cp_channels WHERE tenant = $1 AND execution_id = $2 RETURNING content_hash
+)
+SELECT (SELECT count(*) FROM removed) AS checkpoints, (SELECT count(*) FROM writes) AS writes,
+    ARRAY(SELECT DISTINCT content_hash FROM released) AS hashes
+"""
+
+# As _REMOVE_EXECUTION for the checkpoints keyed by the arrays $2..$4;
+# tombstones only when $5 (their time) is not NULL.
+_REMOVE = """
+WITH doomed AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[])
+        AS k(execution_id, namespace, checkpoint_id)
+), removed AS (
+    DELETE FROM cp_checkpoints c USING doomed k WHERE c.tenant = $1
+    AND c.execution_id = k.execution_id AND c.namespace = k.namespace
+    AND c.checkpoint_id = k.checkpoint_id
+    RETURNING c.execution_id, c.namespace, c.checkpoint_id
+), tombstones AS (
+    INSERT INTO cp_tombstones (tenant, execution_id, namespace, checkpoint_id, delete_time_ns)
+    SELECT $1, execution_id, namespace, checkpoint_id, $5 FROM removed
+    WHERE $5::bigint IS NOT NULL
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id)
+    DO UPDATE SET delete_time_ns = excluded.delete_time_ns
+), writes AS (
+    DELETE FROM cp_writes w USING doomed k WHERE w.tenant = $1
+    AND w.execution_id = k.execution_id AND w.namespace = k.namespace
+    AND w.checkpoint_id = k.checkpoint_id RETURNING 1
+), released AS (
+    DELETE FROM cp_channels x USING doomed k WHERE x.tenant = $1
+    AND x.execution_id = k.execution_id AND x.namespace = k.namespace
+    AND x.checkpoint_id = k.checkpoint_id RETURNING x.content_hash
+)
+SELECT (SELECT count(*) FROM removed) AS checkpoints, (SELECT count(*) FROM writes) AS writes,
+    ARRAY(SELECT DISTINCT content_hash FROM released) AS hashes
+"""
+
+
+async def _remove_execution(
+    conn: Connection, tenant: str, execution_id: str, now_ns: int
+) -> RemovalCounts:
+    row = await conn.fetchrow(_REMOVE_EXECUTION, tenant, execution_id, now_ns)
+    assert row is not None
+    collected = await _collect_garbage(conn, tenant, row["hashes"])
+    return RemovalCounts(int(row["checkpoints"]), int(row["writes"]), collected)
+
+
+async def _remove(
+    conn: Connection,
+    tenant: str,
+    keys: Sequence[tuple[str, str, str]],
+    tombstone_time_ns: int | None,
+) -> RemovalCounts:
+    """Removes the checkpoints `(execution, namespace, id)` with their
+    writes, channel rows and newly unreferenced values. The caller holds the
+    value lock exclusively and the executions' rows."""
+    if not keys:
+        return RemovalCounts()
+    row = await conn.fetchrow(_REMOVE, tenant, *_columns(keys, 3), tombstone_time_ns)
+    assert row is not None
+    collected = await _collect_garbage(conn, tenant, row["hashes"])
+    return RemovalCounts(int(row["checkpoints"]), int(row["writes"]), collected)
+
+
+async def _collect_garbage(conn: Connection, tenant: str, hashes: Sequence[str]) -> int:
+    """Deletes the values among `hashes` that no channel row references."""
+    if not hashes:
+        return 0
+    status = await conn.execute(
+        "DELETE FROM cp_blobs b WHERE b.tenant = $1 AND b.content_hash = ANY($2::text[])"
+        " AND NOT EXISTS (SELECT 1 FROM cp_channels x WHERE x.tenant = $1"
+        " AND x.content_hash = b.content_hash)",
+        tenant,
+        list(hashes),
+    )
+    return int(status.split()[-1])
+
+
+async def _prune(
+    conn: Connection,
+    tenant: str,
+    execution_ids: Sequence[str],
+    keep_last: int,
+    audit: AuditRecord | None,
+) -> RemovalCounts:
+    await _lock_values(conn, tenant, exclusive=True)
+    last = await _lock_executions(conn, tenant, execution_ids)
+    rows = await conn.fetch(
+        "SELECT execution_id, namespace, checkpoint_id FROM (SELECT execution_id, namespace,"
+        " checkpoint_id, row_number() OVER (PARTITION BY execution_id, namespace"
+        " ORDER BY create_time_ns DESC, sequence DESC) AS newest_rank FROM cp_checkpoints"
+        " WHERE tenant = $1 AND execution_id = ANY($2::text[])) AS ranked"
+        " WHERE newest_rank > $3",
+        tenant,
+        list(execution_ids),
+        keep_last,
+    )
+    doomed = [(row[0], row[1], row[2]) for row in rows]
+    changed = {key[0] for key in doomed}
+    await _audit_each_execution(
+        conn, tenant, audit, {e: s for e, s in last.items() if e in changed}
+    )
+    return await _remove(conn, tenant, doomed, tombstone_time_ns=None)
+
+
+async def _audit_each_execution(
+    conn: Connection, tenant: str, audit: AuditRecord | None, last: Mapping[str, int]
+) -> None:
+    """One record per execution, in id order, revision its last sequence."""
+    if audit is None or not last:
+        return
+    ordered = sorted(last.items())
+    await conn.executemany(
+        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+        [
+            audit_values(audit.for_entity(tenant, execution_id, sequence), tenant)
+            for execution_id, sequence in ordered
+        ],
+    )
+
+
+# Copies the checkpoints, their channel rows and writes of $2 to $3, those at
+# or before ($4, $5) when $4 is not NULL; then forgets the target's
+# tombstones of the ids it re-creates (writes against them are new).
+_COPY = """
+WITH copied AS (
+    INSERT INTO cp_checkpoints (tenant, execution_id, namespace, checkpoint_id, sequence,
+        create_time_ns, parent_checkpoint_id, step, step_name, run_id, state_type,
+        state_version, state_data, metadata)
+    SELECT tenant, $3, namespace, checkpoint_id, sequence, create_time_ns,
+        parent_checkpoint_id, step, step_name, run_id, state_type, state_version, state_data,
+        metadata
+    FROM cp_checkpoints WHERE tenant = $1 AND execution_id = $2
+    AND ($4::bigint IS NULL OR (create_time_ns, sequence) <= ($4::bigint, $5::bigint))
+    RETURNING namespace, checkpoint_id
+), channels AS (
+    INSERT INTO cp_channels (tenant, execution_id, namespace, checkpoint_id, channel, version,
+        content_hash)
+    SELECT s.tenant, $3, s.namespace, s.checkpoint_id, s.channel, s.version, s.content_hash
+    FROM cp_channels s JOIN copied k ON s.namespace = k.namespace
+        AND s.checkpoint_id = k.checkpoint_id
+    WHERE s.tenant = $1 AND s.execution_id = $2
+    ORDER BY s.saved
+), writes AS (
+    INSERT INTO cp_writes (tenant, execution_id, namespace, checkpoint_id, task_id,
+        write_index, task_path, channel, value_type, value_version, value_data)
+    SELECT s.tenant, $3, s.namespace, s.checkpoint_id, s.task_id, s.write_index, s.task_path,
+        s.channel, s.value_type, s.value_version, s.value_data
+    FROM cp_writes s JOIN copied k ON s.namespace = k.namespace
+        AND s.checkpoint_id = k.checkpoint_id
+    WHERE s.tenant = $1 AND s.execution_id = $2
+    RETURNING 1
+), revived AS (
+    DELETE FROM cp_tombstones t USING copied k WHERE t.tenant = $1 AND t.execution_id = $3
+    AND t.namespace = k.namespace AND t.checkpoint_id = k.checkpoint_id
+)
+SELECT (SELECT count(*) FROM copied) AS checkpoints, (SELECT count(*) FROM writes) AS writes
+"""
+
+
+async def _copy(
+    conn: Connection,
+    tenant: str,
+    source_id: str,
+    target_id: str,
+    until_checkpoint_id: str | None,
+) -> RemovalCounts:
+    busy = await conn.fetchval(
+        "SELECT 1 FROM cp_checkpoints WHERE tenant = $1 AND execution_id = $2 LIMIT 1",
+        tenant,
+        target_id,
+    )
+    if busy:
+        raise AlreadyExistsError(f"execution {target_id!r} already has checkpoints")
+    bound: tuple[int | None, int | None] = (None, None)
+    if until_checkpoint_id is not None:
+        row = await conn.fetchrow(
+            "SELECT create_time_ns, sequence FROM cp_checkpoints WHERE tenant = $1"
+            " AND execution_id = $2 AND namespace = '' AND checkpoint_id = $3",
+            tenant,
+            source_id,
+            until_checkpoint_id,
+        )
+        if row is None:
+            raise NotFoundError(
+                f"until_checkpoint_id {until_checkpoint_id!r} names no root-namespace"
+                f" checkpoint of execution {source_id!r}"
+            )
+        bound = (int(row[0]), int(row[1]))
+    row = await conn.fetchrow(_COPY, tenant, source_id, target_id, *bound)
+    assert row is not None
+    if row["checkpoints"] == 0:
+        raise NotFoundError(f"execution {source_id!r} has no checkpoints to copy")
+    return RemovalCounts(int(row["checkpoints"]), int(row["writes"]), 0)
+
+
+# Deletes the chosen tombstones (still old enough), then the rows of their
+# executions that nothing needs any more: no checkpoint, no tombstone a new
+# id could collide with, no ownership epoch to fence with.
+_FORGET_TOMBSTONES = """
+WITH chosen AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+        AS k(tenant, execution_id, namespace, checkpoint_id)
+), forgotten AS (
+    DELETE FROM cp_tombstones t USING chosen k WHERE t.tenant = k.tenant
+    AND t.execution_id = k.execution_id AND t.namespace = k.namespace
+    AND t.checkpoint_id = k.checkpoint_id AND t.delete_time_ns < $5
+    RETURNING t.tenant, t.execution_id, t.namespace, t.checkpoint_id
+), idle AS (
+    DELETE FROM cp_executions e USING (SELECT DISTINCT tenant, execution_id FROM forgotten) f
+    WHERE e.tenant = f.tenant AND e.execution_id = f.execution_id AND e.ownership_epoch = 0
+    AND NOT EXISTS (SELECT 1 FROM cp_checkpoints c WHERE c.tenant = e.tenant
+        AND c.execution_id = e.execution_id)
+    AND NOT EXISTS (SELECT 1 FROM cp_tombstones t WHERE t.tenant = e.tenant
+        AND t.execution_id = e.execution_id AND NOT EXISTS (SELECT 1 FROM forgotten g
+            WHERE g.tenant = t.tenant AND g.execution_id = t.execution_id
+            AND g.namespace = t.namespace AND g.checkpoint_id = t.checkpoint_id))
+)
+SELECT count(*) FROM forgotten
+"""
+
+
+def _columns(rows: Sequence[Any], width: int) -> list[list[Any]]:
+    """Rows as `width` parallel lists (arrays for unnest)."""
+    return [[row[index] for row in rows] for index in range(width)]
+
+
+def _add(left: RemovalCounts, right: RemovalCounts) -> RemovalCounts:
+    return RemovalCounts(
+        left.checkpoints + right.checkpoints,
+        left.writes + right.writes,
+        left.channel_values + right.channel_values,
+    )

@@ -1,0 +1,675 @@
+"""Production message store: inboxes, deliveries and dead letters in
+PostgreSQL, durable across restarts of any replica and of Redis.
+
+Wake-ups and reply hand-offs between replicas travel over Redis
+(storage/redis/feeds.py: RedisInboxNotifier, RedisReplyWaiters); this store
+is the only place messages live.
+
+Concurrency across replicas:
+
+* `claim` is one statement: it locks up to `limit` visible READY messages
+  with FOR UPDATE SKIP LOCKED, so competing receivers (on any replica) take
+  different messages without waiting for each other, then deletes the
+  expired ones, dead-letters the exhausted ones and delivers the rest (a
+  fresh receipt nonce each, visible again after the visibility timeout).
+* ack, nack and extend lock the named messages (FOR UPDATE, in message id
+  order, so two calls never deadlock), decide in Python exactly as the
+  embedded store does, and write each changed row once.
+* Deduplication claims the (tenant, to_agent, idempotency_key) row with
+  INSERT ... ON CONFLICT DO UPDATE ... WHERE the old record expired: of two
+  concurrent sends with one key, the second waits for the first to commit
+  and then sees its record, so exactly one message is stored.
+* sweep runs on one replica at a time (pg_try_advisory_xact_lock); the
+  others skip that round.
+
+The inbox limit is checked in the INSERT statement itself; concurrent sends
+to a nearly full inbox may overshoot it by the number of concurrent senders.
+
+The schema is this module's own versioned migration list, recorded in
+mb_schema_migrations and applied under an advisory lock.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from statekeeper.core.audit.models import AuditRecord
+from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
+from statekeeper.core.messagebus.models import (
+    AgentMessage,
+    DeadLetter,
+    DeadLetterReason,
+    Delivery,
+    MessageState,
+    Payload,
+    Receipt,
+    ReceiptOutcome,
+    ReceiptStatus,
+    SendOutcome,
+)
+from statekeeper.core.messagebus.store import (
+    INBOX_ENTITY,
+    MESSAGE_ENTITY,
+    DeadLetterCursor,
+    MessageStore,
+    audit_entry,
+    settled_summary,
+)
+from statekeeper.storage.postgres.blackboard import apply_migrations
+from statekeeper.storage.postgres.sessions import Migration, PostgresStorage, SchemaOutOfDateError
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+
+if TYPE_CHECKING:
+    from statekeeper.storage.postgres.sessions import Connection
+
+# Append only; never edit a released entry.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "message bus: messages, deduplication records",
+        (
+            """CREATE TABLE mb_messages (
+                tenant text NOT NULL,
+                message_id text NOT NULL,
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                to_agent text NOT NULL,
+                from_agent text NOT NULL,
+                type text NOT NULL,
+                content_type text NOT NULL,
+                schema_version integer NOT NULL,
+                data bytea NOT NULL,
+                reply_to text NOT NULL,
+                correlation_id text NOT NULL,
+                in_reply_to text NOT NULL,
+                headers text NOT NULL,
+                idempotency_key text NOT NULL,
+                send_time double precision NOT NULL,
+                first_visible_time double precision NOT NULL,
+                visible_time double precision NOT NULL,
+                expire_time double precision,
+                max_deliveries integer NOT NULL,
+                delivery_count integer NOT NULL,
+                receipt text,
+                state smallint NOT NULL,
+                state_time double precision NOT NULL,
+                dead_reason smallint,
+                dead_detail text,
+                PRIMARY KEY (tenant, message_id)
+            )""",
+            "CREATE INDEX mb_inbox ON mb_messages (tenant, to_agent, visible_time, seq)"
+            " WHERE state = 0",
+            "CREATE INDEX mb_dead ON mb_messages (tenant, to_agent, state_time, message_id)"
+            " WHERE state = 2",
+            "CREATE INDEX mb_acked ON mb_messages (state_time) WHERE state = 1",
+            "CREATE INDEX mb_expiring ON mb_messages (expire_time)"
+            " WHERE state = 0 AND expire_time IS NOT NULL",
+            "CREATE INDEX mb_in_flight ON mb_messages (visible_time)"
+            " WHERE state = 0 AND receipt IS NOT NULL",
+            """CREATE TABLE mb_dedup (
+                tenant text NOT NULL,
+                to_agent text NOT NULL,
+                idempotency_key text NOT NULL,
+                message_id text NOT NULL,
+                expire_time double precision NOT NULL,
+                PRIMARY KEY (tenant, to_agent, idempotency_key)
+            )""",
+            "CREATE INDEX mb_dedup_by_expiry ON mb_dedup (expire_time)",
+        ),
+    ),
+)
+LATEST_SCHEMA = MIGRATIONS[-1].version
+# pg_advisory_xact_lock keys: these migrations ("msgbus:m") and the sweep
+# ("msgbus:s").
+MIGRATION_LOCK_KEY = 0x6D73676275733A6D
+SWEEP_LOCK_KEY = 0x6D73676275733A73
+SCHEMA_TABLE = "mb_schema_migrations"
+
+_READY, _ACKED, _DEAD = (int(s) for s in MessageState)
+_MAX_DELIVERIES = int(DeadLetterReason.MAX_DELIVERIES)
+# Claim statements per call at most: a round that hit only expired or
+# exhausted messages is followed by another.
+_CLAIM_ROUNDS = 8
+
+_MESSAGE_COLUMNS = (
+    "message_id, to_agent, from_agent, type, content_type, schema_version, data, reply_to,"
+    " correlation_id, in_reply_to, headers, idempotency_key, send_time, first_visible_time,"
+    " visible_time, expire_time, max_deliveries"
+)
+
+# Stores a READY (or held: ACKED) message, unless the inbox is full: the
+# inbox count is bounded by the limit so that a full check costs at most
+# `limit` index entries.
+_INSERT = f"""
+INSERT INTO mb_messages (tenant, {_MESSAGE_COLUMNS}, delivery_count, state, state_time)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, 0, $18,
+    $19
+WHERE $18::smallint <> 0 OR (
+    SELECT count(*) FROM (
+        SELECT 1 FROM mb_messages WHERE tenant = $1 AND to_agent = $3 AND state = 0 LIMIT $20
+    ) AS inbox) < $20
+RETURNING 1
+"""
+
+# One claim round (see the module docstring). The effective maximum of
+# deliveries is the message's own, else the configured one ($7).
+_CLAIM = """
+WITH picked AS (
+    SELECT message_id, visible_time AS old_visible, seq FROM mb_messages
+    WHERE tenant = $1 AND to_agent = $2 AND state = 0 AND visible_time <= $3
+        AND ($4::text[] IS NULL OR type = ANY($4::text[]))
+    ORDER BY visible_time, seq LIMIT $5
+    FOR UPDATE SKIP LOCKED
+), dropped AS (
+    DELETE FROM mb_messages m USING picked p
+    WHERE m.tenant = $1 AND m.message_id = p.message_id AND m.expire_time <= $3
+), exhausted AS (
+    UPDATE mb_messages m SET state = 2, state_time = $3, dead_reason = $8, dead_detail = '',
+        receipt = NULL
+    FROM picked p
+    WHERE m.tenant = $1 AND m.message_id = p.message_id
+        AND (m.expire_time IS NULL OR m.expire_time > $3)
+        AND m.delivery_count >= CASE WHEN m.max_deliveries > 0 THEN m.max_deliveries ELSE $7 END
+), delivered AS (
+    UPDATE mb_messages m SET delivery_count = m.delivery_count + 1,
+        receipt = substr(md5(gen_random_uuid()::text), 1, 16), visible_time = $3 + $6
+    FROM picked p
+    WHERE m.tenant = $1 AND m.message_id = p.message_id
+        AND (m.expire_time IS NULL OR m.expire_time > $3)
+        AND m.delivery_count < CASE WHEN m.max_deliveries > 0 THEN m.max_deliveries ELSE $7 END
+    RETURNING m.*, p.old_visible, p.seq AS picked_seq
+)
+SELECT c.picked, d.* FROM (SELECT count(*) AS picked FROM picked) AS c
+LEFT JOIN delivered d ON true
+ORDER BY d.old_visible, d.picked_seq
+"""
+
+# Writes the final state of the rows an ack, nack or extend changed.
+_UPDATE_ROWS = """
+UPDATE mb_messages m SET state = u.state, state_time = u.state_time,
+    visible_time = u.visible_time, receipt = u.receipt, dead_reason = u.dead_reason,
+    dead_detail = u.dead_detail
+FROM unnest($2::text[], $3::smallint[], $4::float8[], $5::float8[], $6::text[], $7::smallint[],
+    $8::text[]) AS u(message_id, state, state_time, visible_time, receipt, dead_reason,
+    dead_detail)
+WHERE m.tenant = $1 AND m.message_id = u.message_id
+"""
+
+_REDRIVE = (
+    "UPDATE mb_messages SET state = 0, visible_time = $3, state_time = $3, delivery_count = 0,"
+    " receipt = NULL, dead_reason = NULL, dead_detail = NULL"
+    " WHERE tenant = $1 AND to_agent = $2 AND state = 2"
+)
+
+# Fields that PostgreSQL text cannot hold when they contain NUL.
+_TEXT_FIELDS = ("type", "correlation_id", "in_reply_to", "idempotency_key")
+
+
+class PostgresMessageStore(MessageStore):
+    """The message bus on PostgreSQL."""
+
+    def __init__(self, db: PostgresStorage, migrate: bool = True) -> None:
+        self._db = db
+        self._migrate = migrate
+
+    @property
+    def description(self) -> str:
+        return "message bus on PostgreSQL"
+
+    async def start(self) -> None:
+        """Applies (or, with migrate=False, checks) the schema. The
+        PostgresStorage must be started first."""
+        async with self._db.connection("message bus schema") as conn:
+            version = await apply_migrations(
+                conn, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS, self._migrate
+            )
+        if version < LATEST_SCHEMA:
+            raise SchemaOutOfDateError(
+                f"the message bus schema is at version {version}, this server needs"
+                f" {LATEST_SCHEMA}: start with --migrate-on-start"
+            )
+
+    async def close(self) -> None:
+        return None
+
+    # ----- sending --------------------------------------------------------------------
+
+    async def insert(
+        self,
+        tenant: str,
+        message: AgentMessage,
+        now: float,
+        dedup_until: float | None,
+        held: bool,
+        max_inbox_messages: int,
+        audit: AuditRecord | None = None,
+    ) -> SendOutcome:
+        _check_text_fields(message)
+        record = audit_entry(
+            audit, MESSAGE_ENTITY, message.message_id, f"sent to {message.to_agent}"
+        )
+        async with self._db.transaction("send message") as conn:
+            if message.idempotency_key:
+                earlier = await _claim_dedup(conn, tenant, message, now, dedup_until)
+                if earlier is not None:
+                    return SendOutcome(earlier, duplicate=True)
+            stored = await conn.fetchval(
+                _INSERT, *_insert_args(tenant, message, held, now, max_inbox_messages)
+            )
+            if stored is None:
+                raise LimitExceededError(
+                    "to_agent", max_inbox_messages, f"the inbox of {message.to_agent!r} is full"
+                )
+            await _insert_audit(conn, tenant, [record])
+        return SendOutcome(message, duplicate=False)
+
+    async def release(self, tenant: str, message_id: str) -> None:
+        async with self._db.connection("release message") as conn:
+            await conn.execute(
+                "UPDATE mb_messages SET state = 0, receipt = NULL"
+                " WHERE tenant = $1 AND message_id = $2 AND state = 1",
+                tenant,
+                message_id,
+            )
+
+    # ----- receiving --------------------------------------------------------------------
+
+    async def claim(
+        self,
+        tenant: str,
+        agent: str,
+        types: Sequence[str],
+        now: float,
+        visibility_timeout: float,
+        limit: int,
+        max_deliveries: int,
+    ) -> list[Delivery]:
+        deliveries: list[Delivery] = []
+        type_filter = list(types) if types else None
+        async with self._db.connection("claim messages") as conn:
+            for _ in range(_CLAIM_ROUNDS):
+                wanted = limit - len(deliveries)
+                rows = await conn.fetch(
+                    _CLAIM,
+                    tenant,
+                    agent,
+                    now,
+                    type_filter,
+                    wanted,
+                    visibility_timeout,
+                    max_deliveries,
+                    _MAX_DELIVERIES,
+                )
+                deliveries.extend(_delivery(row) for row in rows if row["message_id"])
+                picked = rows[0]["picked"] if rows else 0
+                if len(deliveries) >= limit or picked < wanted:
+                    break
+        return deliveries
+
+    async def ack(
+        self,
+        tenant: str,
+        receipts: Sequence[Receipt | None],
+        now: float,
+        audit: AuditRecord | None = None,
+    ) -> list[ReceiptOutcome]:
+        def apply(row: dict[str, Any]) -> ReceiptOutcome:
+            row.update(state=_ACKED, state_time=now)
+            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
+
+        return await self._each_receipt(tenant, receipts, now, apply, (audit, "acked"))
+
+    async def nack(
+        self,
+        tenant: str,
+        receipts: Sequence[Receipt | None],
+        now: float,
+        delay: float,
+        dead_letter: bool,
+        reason: str,
+        max_deliveries: int,
+        audit: AuditRecord | None = None,
+    ) -> list[ReceiptOutcome]:
+        def apply(row: dict[str, Any]) -> ReceiptOutcome:
+            if dead_letter or row["delivery_count"] >= _max_of(row, max_deliveries):
+                why = DeadLetterReason.REJECTED if dead_letter else DeadLetterReason.MAX_DELIVERIES
+                _dead_letter(row, now, why, reason)
+                return ReceiptOutcome(ReceiptStatus.DEAD_LETTERED, row["to_agent"])
+            row.update(visible_time=now + delay, receipt=None)
+            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + delay)
+
+        return await self._each_receipt(tenant, receipts, now, apply, (audit, "nacked"))
+
+    async def extend(
+        self, tenant: str, receipts: Sequence[Receipt | None], now: float, timeout: float
+    ) -> list[ReceiptOutcome]:
+        def apply(row: dict[str, Any]) -> ReceiptOutcome:
+            row.update(visible_time=now + timeout)
+            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + timeout)
+
+        return await self._each_receipt(tenant, receipts, now, apply)
+
+    async def _each_receipt(
+        self,
+        tenant: str,
+        receipts: Sequence[Receipt | None],
+        now: float,
+        apply: Any,
+        audited: tuple[AuditRecord | None, str] = (None, ""),
+    ) -> list[ReceiptOutcome]:
+        """Locks the named messages, runs `apply` on each one whose receipt
+        is valid (on an in-memory copy, so a later receipt of the same call
+        sees the change), then writes every changed row once, with one audit
+        record per change (`audited`: the template and the verb)."""
+        audit, verb = audited
+        records: list[AuditRecord | None] = []
+        ids = sorted({r.message_id for r in receipts if r is not None})
+        outcomes: list[ReceiptOutcome] = []
+        async with self._db.transaction("settle deliveries") as conn:
+            rows = await conn.fetch(
+                "SELECT message_id, to_agent, state, state_time, visible_time, receipt,"
+                " delivery_count, max_deliveries, dead_reason, dead_detail FROM mb_messages"
+                " WHERE tenant = $1 AND message_id = ANY($2::text[])"
+                " ORDER BY message_id FOR UPDATE",
+                tenant,
+                ids,
+            )
+            found = {row["message_id"]: dict(row) for row in rows}
+            changed: dict[str, dict[str, Any]] = {}
+            for receipt in receipts:
+                row = None if receipt is None else found.get(receipt.message_id)
+                if receipt is None or row is None:
+                    outcomes.append(ReceiptOutcome(ReceiptStatus.NOT_FOUND))
+                    continue
+                status = _status_of(row, receipt, now)
+                if status is not None:
+                    outcomes.append(ReceiptOutcome(status, row["to_agent"]))
+                    continue
+                outcomes.append(apply(row))
+                changed[row["message_id"]] = row
+                summary = settled_summary(verb, outcomes[-1])
+                records.append(audit_entry(audit, MESSAGE_ENTITY, row["message_id"], summary))
+            if changed:
+                await conn.execute(_UPDATE_ROWS, tenant, *_columns(changed.values()))
+            await _insert_audit(conn, tenant, records)
+        return outcomes
+
+    async def in_flight(
+        self, tenant: str, receipts: Sequence[Receipt], now: float
+    ) -> list[Receipt]:
+        async with self._db.connection("in-flight deliveries") as conn:
+            rows = await conn.fetch(
+                "SELECT message_id, state, visible_time, receipt FROM mb_messages"
+                " WHERE tenant = $1 AND message_id = ANY($2::text[])",
+                tenant,
+                sorted({r.message_id for r in receipts}),
+            )
+        found = {row["message_id"]: row for row in rows}
+        return [
+            receipt
+            for receipt in receipts
+            if receipt.message_id in found
+            and _status_of(found[receipt.message_id], receipt, now) is None
+        ]
+
+    async def next_visible_time(self, tenant: str, agent: str, now: float) -> float | None:
+        async with self._db.connection("next visible time") as conn:
+            value = await conn.fetchval(
+                "SELECT min(visible_time) FROM mb_messages WHERE tenant = $1 AND to_agent = $2"
+                " AND state = 0 AND visible_time > $3",
+                tenant,
+                agent,
+                now,
+            )
+        return None if value is None else float(value)
+
+    async def get(self, tenant: str, message_id: str) -> AgentMessage | None:
+        async with self._db.connection("get message") as conn:
+            row = await conn.fetchrow(
+                f"SELECT {_MESSAGE_COLUMNS} FROM mb_messages WHERE tenant = $1 AND message_id = $2",
+                tenant,
+                message_id,
+            )
+        return None if row is None else _message_from_row(row)
+
+    # ----- dead letters and upkeep -------------------------------------------------------
+
+    async def list_dead_letters(
+        self, tenant: str, agent: str, after: DeadLetterCursor | None, limit: int
+    ) -> list[DeadLetter]:
+        after_time, after_id = after if after is not None else (-1.0, "")
+        async with self._db.connection("list dead letters") as conn:
+            rows = await conn.fetch(
+                f"SELECT {_MESSAGE_COLUMNS}, delivery_count, dead_reason, dead_detail,"
+                " state_time FROM mb_messages WHERE tenant = $1 AND to_agent = $2 AND state = 2"
+                " AND (state_time, message_id) > ($3, $4)"
+                " ORDER BY state_time, message_id LIMIT $5",
+                tenant,
+                agent,
+                after_time,
+                after_id,
+                limit,
+            )
+        return [_dead_letter_from_row(row) for row in rows]
+
+    async def redrive(
+        self,
+        tenant: str,
+        agent: str,
+        message_ids: Sequence[str],
+        now: float,
+        audit: AuditRecord | None = None,
+    ) -> tuple[int, list[str]]:
+        async with self._db.transaction("redrive dead letters") as conn:
+            if not message_ids:
+                rows = await conn.fetch(_REDRIVE + " RETURNING message_id", tenant, agent, now)
+            else:
+                rows = await conn.fetch(
+                    _REDRIVE + " AND message_id = ANY($4::text[]) RETURNING message_id",
+                    tenant,
+                    agent,
+                    now,
+                    list(message_ids),
+                )
+            moved = {row["message_id"] for row in rows}
+            if moved:
+                summary = f"redrove {len(moved)} dead letters"
+                record = audit_entry(audit, INBOX_ENTITY, agent, summary)
+                await _insert_audit(conn, tenant, [record])
+        return len(moved), [m for m in message_ids if m not in moved]
+
+    async def sweep(self, now: float, acked_retention: float, max_deliveries: int) -> int:
+        async with self._db.transaction("message bus sweep") as conn:
+            if not await conn.fetchval("SELECT pg_try_advisory_xact_lock($1)", SWEEP_LOCK_KEY):
+                return 0  # another replica is sweeping
+            dropped = await conn.fetch(
+                "DELETE FROM mb_messages WHERE state = 0 AND expire_time IS NOT NULL"
+                " AND expire_time <= $1 RETURNING 1",
+                now,
+            )
+            exhausted = await conn.fetch(
+                "UPDATE mb_messages SET state = 2, state_time = $1, dead_reason = $2,"
+                " receipt = NULL WHERE state = 0 AND receipt IS NOT NULL AND visible_time <= $1"
+                " AND delivery_count >= (CASE WHEN max_deliveries > 0 THEN max_deliveries"
+                " ELSE $3 END) RETURNING 1",
+                now,
+                _MAX_DELIVERIES,
+                max_deliveries,
+            )
+            forgotten = await conn.fetch(
+                "DELETE FROM mb_messages WHERE state = 1 AND state_time <= $1 RETURNING 1",
+                now - acked_retention,
+            )
+            await conn.execute("DELETE FROM mb_dedup WHERE expire_time <= $1", now)
+        return len(dropped) + len(exhausted) + len(forgotten)
+
+
+# ----- helpers -------------------------------------------------------------------------
+
+
+async def _insert_audit(
+    conn: Connection, tenant: str, records: Sequence[AuditRecord | None]
+) -> None:
+    """The records of a change, in the transaction that makes it."""
+    values = [audit_values(record, tenant) for record in records if record is not None]
+    if values:
+        await conn.executemany(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)", values
+        )
+
+
+def _check_text_fields(message: AgentMessage) -> None:
+    """PostgreSQL text cannot hold NUL: refuse it as bad input, naming the
+    field, instead of failing inside the database."""
+    for name in _TEXT_FIELDS:
+        if "\x00" in getattr(message, name):
+            raise InvalidArgumentError(name, "must not contain NUL")
+    if "\x00" in message.payload.content_type:
+        raise InvalidArgumentError("payload.content_type", "must not contain NUL")
+
+
+async def _claim_dedup(
+    conn: Connection,
+    tenant: str,
+    message: AgentMessage,
+    now: float,
+    dedup_until: float | None,
+) -> AgentMessage | None:
+    """The earlier message if (to_agent, key) has a live record; else takes
+    the record for `message` (when `dedup_until` is set) and returns None."""
+    if dedup_until is not None:
+        taken = await conn.fetchval(
+            "INSERT INTO mb_dedup (tenant, to_agent, idempotency_key, message_id, expire_time)"
+            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, to_agent, idempotency_key)"
+            " DO UPDATE SET message_id = excluded.message_id, expire_time = excluded.expire_time"
+            " WHERE mb_dedup.expire_time <= $6 RETURNING 1",
+            tenant,
+            message.to_agent,
+            message.idempotency_key,
+            message.message_id,
+            dedup_until,
+            now,
+        )
+        if taken is not None:
+            return None
+    earlier_id = await conn.fetchval(
+        "SELECT message_id FROM mb_dedup WHERE tenant = $1 AND to_agent = $2"
+        " AND idempotency_key = $3 AND expire_time > $4",
+        tenant,
+        message.to_agent,
+        message.idempotency_key,
+        now,
+    )
+    if earlier_id is None:
+        return None
+    row = await conn.fetchrow(
+        f"SELECT {_MESSAGE_COLUMNS} FROM mb_messages WHERE tenant = $1 AND message_id = $2",
+        tenant,
+        earlier_id,
+    )
+    # The first message may be gone (acked and forgotten): its id stands.
+    if row is None:
+        return AgentMessage(message_id=earlier_id, to_agent=message.to_agent)
+    return _message_from_row(row)
+
+
+def _insert_args(
+    tenant: str, message: AgentMessage, held: bool, now: float, max_inbox: int
+) -> list[object]:
+    payload = message.payload
+    return [
+        tenant,
+        message.message_id,
+        message.to_agent,
+        message.from_agent,
+        message.type,
+        payload.content_type,
+        payload.schema_version,
+        payload.data,
+        message.reply_to,
+        message.correlation_id,
+        message.in_reply_to,
+        json.dumps(message.headers, sort_keys=True),
+        message.idempotency_key,
+        message.send_time,
+        message.visible_time,
+        message.expire_time,
+        message.max_deliveries,
+        _ACKED if held else _READY,
+        now,
+        max_inbox,
+    ]
+
+
+def _message_from_row(row: asyncpg.Record) -> AgentMessage:
+    return AgentMessage(
+        message_id=row["message_id"],
+        to_agent=row["to_agent"],
+        from_agent=row["from_agent"],
+        type=row["type"],
+        payload=Payload(row["content_type"], row["schema_version"], bytes(row["data"])),
+        reply_to=row["reply_to"],
+        correlation_id=row["correlation_id"],
+        in_reply_to=row["in_reply_to"],
+        headers=json.loads(row["headers"]),
+        idempotency_key=row["idempotency_key"],
+        send_time=row["send_time"],
+        visible_time=row["first_visible_time"],
+        expire_time=row["expire_time"],
+        max_deliveries=row["max_deliveries"],
+    )
+
+
+def _delivery(row: asyncpg.Record) -> Delivery:
+    receipt = Receipt(row["message_id"], row["receipt"])
+    return Delivery(receipt, _message_from_row(row), row["delivery_count"], row["visible_time"])
+
+
+def _dead_letter_from_row(row: asyncpg.Record) -> DeadLetter:
+    return DeadLetter(
+        message=_message_from_row(row),
+        delivery_count=row["delivery_count"],
+        reason=DeadLetterReason(row["dead_reason"]),
+        detail=row["dead_detail"] or "",
+        dead_letter_time=row["state_time"],
+    )
+
+
+def _max_of(row: dict[str, Any], default_max: int) -> int:
+    own: int = row["max_deliveries"]
+    return own if own > 0 else default_max
+
+
+def _dead_letter(row: dict[str, Any], now: float, reason: DeadLetterReason, detail: str) -> None:
+    row.update(
+        state=_DEAD, state_time=now, dead_reason=int(reason), dead_detail=detail, receipt=None
+    )
+
+
+def _status_of(row: Any, receipt: Receipt, now: float) -> ReceiptStatus | None:
+    """Why `receipt` cannot be used on `row`; None if it is a live delivery."""
+    same = row["receipt"] == receipt.nonce
+    if row["state"] == _ACKED:
+        return ReceiptStatus.ALREADY_ACKED if same else ReceiptStatus.EXPIRED
+    if row["state"] == _DEAD:
+        return ReceiptStatus.NOT_FOUND
+    if not same or row["visible_time"] <= now:
+        return ReceiptStatus.EXPIRED
+    return None
+
+
+def _columns(rows: Any) -> list[list[Any]]:
+    """The arrays of _UPDATE_ROWS for the changed rows."""
+    names = (
+        "message_id",
+        "state",
+        "state_time",
+        "visible_time",
+        "receipt",
+        "dead_reason",
+        "dead_detail",
+    )
+    return [[row[name] for row in rows] for name in names]

@@ -1,0 +1,854 @@
+"""PostgreSQL durable tier: sessions, messages, versions, receipts and audit.
+
+Every method is one transaction on a pooled asyncpg connection; a method
+that returns has committed. Compare-and-swap is a conditional UPDATE
+(`... AND version = expected`), which PostgreSQL re-checks on the newest row
+after waiting for a concurrent writer's row lock, so of two writers with the
+same expected version exactly one wins, on any number of replicas.
+
+Connection-level failures (refused, reset, admin shutdown, timeouts) become
+`StorageUnavailableError` with a message saying PostgreSQL cannot be reached;
+the pool drops its connections and reconnects on the next call, so the
+server recovers by itself when PostgreSQL is back.
+
+The schema is a list of versioned migrations (MIGRATIONS, append only),
+applied by `statekeeper migrate` or `serve --migrate-on-start` in one
+transaction under an advisory lock, so replicas starting together apply each
+migration once. Without --migrate-on-start the server refuses to start on an
+older schema.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import asyncpg
+import asyncpg.pool
+
+from statekeeper import logs
+from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
+from statekeeper.core.audit.store import AuditStore
+from statekeeper.core.errors import (
+    AlreadyExistsError,
+    ConcurrentModificationError,
+    NotFoundError,
+    StatekeeperError,
+    StorageUnavailableError,
+)
+from statekeeper.core.sessions.context_window import WindowTail
+from statekeeper.core.sessions.models import (
+    AppendReceipt,
+    Message,
+    MessageMeta,
+    SessionChange,
+    SessionCursor,
+    SessionFilter,
+    SessionRecord,
+    SessionVersion,
+)
+from statekeeper.core.sessions.store import SessionStore
+from statekeeper.storage.codec import record_from_json, record_to_json
+from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.sql import (
+    AUDIT_COLUMNS,
+    MESSAGE_COLUMNS,
+    MESSAGE_INSERT_COLUMNS,
+    WINDOW_META_COLUMNS,
+    audit_from_row,
+    audit_query,
+    audit_values,
+    message_from_row,
+    message_values,
+    meta_from_row,
+    postgres_mark,
+    session_list_query,
+    version_from_row,
+)
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", Message, MessageMeta)
+
+if TYPE_CHECKING:
+    Connection = (
+        asyncpg.Connection[asyncpg.Record] | asyncpg.pool.PoolConnectionProxy[asyncpg.Record]
+    )
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+# Append only; never edit a released entry.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "sessions, messages, versions, append receipts",
+        (
+            """CREATE TABLE sessions (
+                tenant text NOT NULL,
+                session_id text NOT NULL,
+                user_id text NOT NULL,
+                agent_id text NOT NULL,
+                status integer NOT NULL,
+                create_time double precision NOT NULL,
+                expire_time double precision,
+                version bigint NOT NULL,
+                state text NOT NULL,
+                PRIMARY KEY (tenant, session_id)
+            )""",
+            "CREATE INDEX sessions_by_time ON sessions (tenant, create_time DESC, session_id DESC)",
+            "CREATE INDEX sessions_by_expiry ON sessions (expire_time)"
+            " WHERE expire_time IS NOT NULL",
+            """CREATE TABLE messages (
+                tenant text NOT NULL,
+                session_id text NOT NULL,
+                sequence bigint NOT NULL,
+                message_id text NOT NULL,
+                role integer NOT NULL,
+                content text NOT NULL,
+                name text NOT NULL,
+                tool_calls text NOT NULL,
+                tool_call_id text NOT NULL,
+                metadata text NOT NULL,
+                token_count integer NOT NULL,
+                create_time double precision NOT NULL,
+                rolled_back boolean NOT NULL DEFAULT false,
+                PRIMARY KEY (tenant, session_id, sequence),
+                FOREIGN KEY (tenant, session_id) REFERENCES sessions ON DELETE CASCADE
+            )""",
+            """CREATE TABLE session_versions (
+                tenant text NOT NULL,
+                session_id text NOT NULL,
+                version bigint NOT NULL,
+                parent_version bigint NOT NULL,
+                change_kind integer NOT NULL,
+                create_time double precision NOT NULL,
+                snapshot text NOT NULL,
+                PRIMARY KEY (tenant, session_id, version),
+                FOREIGN KEY (tenant, session_id) REFERENCES sessions ON DELETE CASCADE
+            )""",
+            """CREATE TABLE append_receipts (
+                tenant text NOT NULL,
+                request_id text NOT NULL,
+                session_id text NOT NULL,
+                first_sequence bigint NOT NULL,
+                last_sequence bigint NOT NULL,
+                version bigint NOT NULL,
+                PRIMARY KEY (tenant, request_id),
+                FOREIGN KEY (tenant, session_id) REFERENCES sessions ON DELETE CASCADE
+            )""",
+            "CREATE INDEX receipts_by_session ON append_receipts (tenant, session_id)",
+        ),
+    ),
+    Migration(
+        2,
+        "audit log",
+        (
+            """CREATE TABLE audit_log (
+                audit_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                tenant text NOT NULL,
+                principal text NOT NULL,
+                service text NOT NULL,
+                method text NOT NULL,
+                entity_type text NOT NULL,
+                entity_id text NOT NULL,
+                revision bigint NOT NULL,
+                time double precision NOT NULL,
+                summary text NOT NULL
+            )""",
+            "CREATE INDEX audit_by_tenant ON audit_log (tenant, audit_id)",
+            "CREATE INDEX audit_by_entity ON audit_log (tenant, entity_id, audit_id)",
+        ),
+    ),
+    Migration(
+        3,
+        "messages.tool_call_ids, for planning windows without decoding tool_calls",
+        (
+            "ALTER TABLE messages ADD COLUMN tool_call_ids text NOT NULL DEFAULT ''",
+            "UPDATE messages SET tool_call_ids = (SELECT json_agg(c->>'id')::text"
+            " FROM json_array_elements(tool_calls::json) AS c)"
+            " WHERE tool_calls NOT IN ('', '[]')",
+        ),
+    ),
+    Migration(
+        4,
+        "audit_log: a per-tenant hash chain, linked at commit",
+        (
+            "ALTER TABLE audit_log ADD COLUMN chain_seq bigint, ADD COLUMN prev_hash text,"
+            " ADD COLUMN hash text",
+            "CREATE UNIQUE INDEX audit_by_chain ON audit_log (tenant, chain_seq)",
+            """CREATE TABLE audit_chain_heads (
+                tenant text PRIMARY KEY,
+                seq bigint NOT NULL,
+                hash text NOT NULL
+            )""",
+            # The content as bytes that no session setting changes (time as
+            # its IEEE bits, not as text), after the previous record's hash.
+            """CREATE FUNCTION audit_digest(prev text, r audit_log) RETURNS text
+            LANGUAGE sql IMMUTABLE AS $$
+                SELECT encode(sha256(convert_to(prev || json_build_array(r.tenant, r.principal,
+                    r.service, r.method, r.entity_type, r.entity_id, r.revision::text,
+                    encode(float8send(r.time), 'hex'), r.summary)::text, 'UTF8')), 'hex')
+            $$""",
+            """CREATE FUNCTION audit_chain_link() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                head audit_chain_heads%ROWTYPE;
+                linked text;
+            BEGIN
+                INSERT INTO audit_chain_heads VALUES (NEW.tenant, 0, '')
+                ON CONFLICT (tenant) DO NOTHING;
+                SELECT * INTO head FROM audit_chain_heads WHERE tenant = NEW.tenant FOR UPDATE;
+                linked := audit_digest(head.hash, NEW);
+                UPDATE audit_log SET chain_seq = head.seq + 1, prev_hash = head.hash,
+                    hash = linked
+                WHERE audit_id = NEW.audit_id;
+                UPDATE audit_chain_heads SET seq = head.seq + 1, hash = linked
+                WHERE tenant = NEW.tenant;
+                RETURN NULL;
+            END
+            $$""",
+            # Deferred to COMMIT: the tenant's chain head is locked only from
+            # then to the end of the commit, not across the transaction's
+            # other statements (and never while it waits for other locks).
+            "CREATE CONSTRAINT TRIGGER audit_chain AFTER INSERT ON audit_log"
+            " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION audit_chain_link()",
+        ),
+    ),
+)
+LATEST_SCHEMA = MIGRATIONS[-1].version
+# pg_advisory_xact_lock key that serializes migrations ("statekpr" in ASCII).
+MIGRATION_LOCK_KEY = 0x73746174656B7072
+
+# A whole session change in one statement: the compare-and-swap UPDATE, and
+# only if it matched, the version, the new messages (zipped from arrays), the
+# append receipt and the audit record. A duplicate receipt fails the statement
+# as a whole (append_receipts_pkey).
+_APPLY_CHANGE = f"""
+WITH changed AS (
+    UPDATE sessions SET agent_id = $3, status = $4, expire_time = $5, version = $6, state = $7
+    WHERE tenant = $1 AND session_id = $2 AND version = $8
+    RETURNING tenant, session_id
+), new_version AS (
+    INSERT INTO session_versions
+        (tenant, session_id, version, parent_version, change_kind, create_time, snapshot)
+    SELECT tenant, session_id, $6, $9, $10, $11, $12 FROM changed
+), new_messages AS (
+    INSERT INTO messages (tenant, session_id, {MESSAGE_INSERT_COLUMNS})
+    SELECT c.tenant, c.session_id, m.* FROM changed c, unnest(
+        $13::bigint[], $14::text[], $15::integer[], $16::text[], $17::text[], $18::text[],
+        $19::text[], $20::text[], $21::integer[], $22::float8[], $23::boolean[],
+        $35::text[]) AS m
+), receipt AS (
+    INSERT INTO append_receipts
+        (tenant, request_id, session_id, first_sequence, last_sequence, version)
+    SELECT tenant, $24::text, session_id, $25, $26, $6 FROM changed WHERE $24::text IS NOT NULL
+), audit AS (
+    INSERT INTO audit_log ({AUDIT_COLUMNS})
+    SELECT tenant, $27::text, $28::text, $29::text, $30::text, $31::text, $32::bigint,
+        $33::float8, $34::text
+    FROM changed WHERE $27::text IS NOT NULL
+)
+SELECT count(*) FROM changed
+"""
+
+
+def _apply_change_args(tenant: str, change: SessionChange) -> list[object]:
+    record, version = change.record, change.version
+    columns: list[list[object]] = [[] for _ in range(12)]
+    for message in change.new_messages:
+        for column, value in zip(columns, message_values(tenant, "", message)[2:], strict=True):
+            column.append(value)
+    sequences = [m.sequence for m in change.new_messages]
+    audit = change.audit
+    audit_args = audit_values(audit, tenant)[1:] if audit else (None,) * 8
+    state = record_to_json(record)
+    return [
+        tenant,
+        record.session_id,
+        record.agent_id,
+        int(record.status),
+        record.expire_time,
+        record.version,
+        state,
+        change.expected_version,
+        version.parent_version,
+        int(version.change_kind),
+        version.create_time,
+        # The snapshot is the new record itself (encoded once).
+        state if version.snapshot is record else record_to_json(version.snapshot),
+        *columns[:11],
+        change.request_id or None,
+        min(sequences, default=0),
+        max(sequences, default=0),
+        *audit_args,
+        columns[11],  # $35, tool_call_ids: added after the others kept their numbers
+    ]
+
+
+# Reading a window tail: the first page holds a typical window (a 4,000-token
+# budget is ~150-250 messages); longer ones grow the page up to the cap.
+_TAIL_FIRST_PAGE = 256
+_TAIL_MAX_PAGE = 4096
+_NO_SEQUENCE = 2**62
+
+# Failures that mean "PostgreSQL cannot serve now", as opposed to a bad query.
+_UNAVAILABLE = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
+    asyncpg.exceptions.TransactionRollbackError,
+    asyncpg.exceptions.CannotConnectNowError,
+)
+
+
+async def _reset(conn: Connection) -> None:
+    """What a connection needs before going back to the pool. The default
+    (RESET ALL, UNLISTEN, ...) costs a round trip per call, and this store
+    changes no session state; an unfinished transaction is all there is."""
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
+
+
+@contextlib.asynccontextmanager
+async def _no_transaction(conn: Connection) -> AsyncIterator[None]:
+    yield
+
+
+def _transaction_if(needed: bool) -> Callable[[Connection], AbstractAsyncContextManager[Any]]:
+    """A transaction when a change takes several statements, else nothing."""
+    return (lambda conn: conn.transaction()) if needed else _no_transaction
+
+
+class SchemaOutOfDateError(StatekeeperError):
+    """The database schema is older than this server needs."""
+
+    code = "FAILED_PRECONDITION"
+    reason = "FAILED_PRECONDITION"
+
+
+def redact(dsn: str) -> str:
+    """The DSN without its password (user info or `password=` parameter), for logs."""
+    return logs.redact(dsn)
+
+
+async def migrate(conn: Connection) -> list[int]:
+    """Applies every missing migration in one transaction, under an advisory
+    lock so that concurrent callers apply each one once. Returns the versions
+    this call applied."""
+    applied_now: list[int] = []
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK_KEY)
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY,"
+            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        rows = await conn.fetch("SELECT version FROM schema_migrations")
+        applied = {row["version"] for row in rows}
+        for migration in MIGRATIONS:
+            if migration.version in applied:
+                continue
+            for statement in migration.statements:
+                await conn.execute(statement)
+            await conn.execute(
+                "INSERT INTO schema_migrations (version, description) VALUES ($1, $2)",
+                migration.version,
+                migration.description,
+            )
+            applied_now.append(migration.version)
+    return applied_now
+
+
+async def schema_version(conn: Connection) -> int:
+    """The newest applied migration, 0 for an empty database."""
+    try:
+        version = await conn.fetchval("SELECT coalesce(max(version), 0) FROM schema_migrations")
+    except asyncpg.UndefinedTableError:
+        return 0
+    return int(version)
+
+
+class PostgresStorage(Storage):
+    """The durable tier on its own (no cache): a pool of asyncpg connections."""
+
+    def __init__(
+        self,
+        dsn: str,
+        pool_size: int = 10,
+        migrate_on_start: bool = False,
+        command_timeout: float = 10.0,
+        connect_timeout: float = 5.0,
+    ) -> None:
+        self._dsn = dsn
+        self._pool_size = pool_size
+        self._migrate_on_start = migrate_on_start
+        self._command_timeout = command_timeout
+        self._connect_timeout = connect_timeout
+        self._pool: asyncpg.Pool[asyncpg.Record] | None = None
+        self.sessions: PostgresSessionStore = PostgresSessionStore(self)
+        self.audit = PostgresAuditStore(self)
+
+    @property
+    def description(self) -> str:
+        return f"PostgreSQL at {redact(self._dsn)} (pool of {self._pool_size})"
+
+    async def start(self) -> None:
+        if self._pool is not None:
+            return
+        with _mapped("start"):
+            pool = await asyncpg.create_pool(
+                self._dsn,
+                min_size=0,  # no background reconnect loop while PostgreSQL is down
+                max_size=self._pool_size,
+                command_timeout=self._command_timeout,
+                timeout=self._connect_timeout,
+                server_settings={"application_name": "statekeeper"},
+                reset=_reset,
+            )
+        try:
+            await self._prepare_schema(pool)
+        except BaseException:
+            await pool.close()
+            raise
+        self._pool = pool
+
+    async def _prepare_schema(self, pool: asyncpg.Pool[asyncpg.Record]) -> None:
+        """Migrates (with migrate_on_start) or checks every capability's
+        schema, not only the session tables (storage/schemas.py)."""
+        from statekeeper.storage import schemas
+
+        with _mapped("schema check"):
+            async with pool.acquire() as conn:
+                if self._migrate_on_start:
+                    await schemas.migrate_postgres(conn)
+                states = await schemas.postgres_states(conn)
+        schemas.refuse_out_of_date(states)
+
+    async def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+    async def healthy(self) -> bool:
+        try:
+            async with self.connection("health check") as conn:
+                await conn.fetchval("SELECT 1", timeout=min(self._command_timeout, 2.0))
+            return True
+        except StorageUnavailableError:
+            return False
+
+    def pool_stats(self) -> tuple[int, int, int] | None:
+        """(connections open, idle, maximum) for metrics; None before start."""
+        pool = self._pool
+        if pool is None:
+            return None
+        return pool.get_size(), pool.get_idle_size(), pool.get_max_size()
+
+    async def reconnect(self) -> None:
+        """Replaces every pooled connection on its next use (after an outage)."""
+        if self._pool is not None:
+            await self._pool.expire_connections()
+
+    @contextlib.asynccontextmanager
+    async def connection(self, what: str) -> AsyncIterator[Connection]:
+        if self._pool is None:
+            raise StorageUnavailableError("the PostgreSQL store is not open")
+        try:
+            with _mapped(what):
+                async with self._pool.acquire(timeout=self._command_timeout) as conn:
+                    yield conn
+        except StorageUnavailableError:
+            await self.reconnect()
+            raise
+
+    @contextlib.asynccontextmanager
+    async def transaction(self, what: str) -> AsyncIterator[Connection]:
+        async with self.connection(what) as conn, conn.transaction():
+            yield conn
+
+
+@contextlib.contextmanager
+def _mapped(what: str) -> Any:
+    try:
+        yield
+    except _UNAVAILABLE as exc:
+        raise StorageUnavailableError(
+            f"PostgreSQL (the durable store) is unavailable ({what} failed:"
+            f" {type(exc).__name__}: {exc}); the call was not acknowledged, retry later"
+        ) from exc
+
+
+class PostgresSessionStore(SessionStore):
+    def __init__(self, db: PostgresStorage) -> None:
+        self._db = db
+
+    async def create_session(
+        self, tenant: str, version: SessionVersion, audit: AuditRecord | None = None
+    ) -> None:
+        record = version.snapshot
+        async with self._db.transaction("create session") as conn:
+            try:
+                await conn.execute(
+                    "INSERT INTO sessions (tenant, session_id, user_id, agent_id, status,"
+                    " create_time, expire_time, version, state)"
+                    " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+                    tenant,
+                    record.session_id,
+                    record.user_id,
+                    record.agent_id,
+                    int(record.status),
+                    record.create_time,
+                    record.expire_time,
+                    record.version,
+                    record_to_json(record),
+                )
+            except asyncpg.UniqueViolationError as exc:
+                raise AlreadyExistsError(f"session {record.session_id!r} already exists") from exc
+            await _insert_version(conn, tenant, record.session_id, version)
+            await _insert_audit(conn, tenant, audit)
+
+    async def get_session(self, tenant: str, session_id: str) -> SessionRecord | None:
+        async with self._db.connection("get session") as conn:
+            state = await conn.fetchval(
+                "SELECT state FROM sessions WHERE tenant=$1 AND session_id=$2", tenant, session_id
+            )
+        return None if state is None else record_from_json(state)
+
+    async def list_sessions(
+        self,
+        tenant: str,
+        session_filter: SessionFilter,
+        now: float,
+        after: SessionCursor | None,
+        limit: int,
+    ) -> list[SessionRecord]:
+        sql, params = session_list_query(tenant, session_filter, now, after, limit, postgres_mark)
+        async with self._db.connection("list sessions") as conn:
+            rows = await conn.fetch(sql, *params)
+        return [record_from_json(row["state"]) for row in rows]
+
+    async def apply_change(self, tenant: str, change: SessionChange) -> None:
+        """One statement (one round trip) applies the whole change; only a
+        rollback's visibility reset needs a second one, in a transaction."""
+        steps = _transaction_if(change.visibility_changed)
+        async with self._db.connection("apply change") as conn, steps(conn):
+            try:
+                changed = await conn.fetchval(_APPLY_CHANGE, *_apply_change_args(tenant, change))
+            except asyncpg.UniqueViolationError as exc:
+                if exc.constraint_name != "append_receipts_pkey":
+                    raise
+                raise AlreadyExistsError(
+                    f"request_id {change.request_id!r} was used before"
+                ) from exc
+            if not changed:
+                await _explain_cas_failure(
+                    conn, tenant, change.record.session_id, change.expected_version
+                )
+            if change.visibility_changed:
+                await _reset_visibility(conn, tenant, change.record)
+
+    async def delete_session(
+        self,
+        tenant: str,
+        session_id: str,
+        expected_version: int,
+        audit: AuditRecord | None = None,
+    ) -> None:
+        async with self._db.transaction("delete session") as conn:
+            deleted = await conn.fetchval(
+                "DELETE FROM sessions WHERE tenant=$1 AND session_id=$2"
+                " AND ($3::bigint <= 0 OR version = $3) RETURNING version",
+                tenant,
+                session_id,
+                expected_version,
+            )
+            if deleted is None:
+                await _explain_cas_failure(conn, tenant, session_id, expected_version)
+            await _insert_audit(conn, tenant, audit)
+
+    async def list_messages(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        limit: int,
+        include_rolled_back: bool,
+    ) -> list[Message]:
+        visibility = "" if include_rolled_back else " AND NOT rolled_back"
+        async with self._db.connection("list messages") as conn:
+            rows = await conn.fetch(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=$1 AND session_id=$2"
+                f" AND sequence > $3{visibility} ORDER BY sequence LIMIT $4",
+                tenant,
+                session_id,
+                after_sequence,
+                limit,
+            )
+        return [message_from_row(row) for row in rows]
+
+    async def get_messages(
+        self, tenant: str, session_id: str, sequences: Sequence[int]
+    ) -> list[Message]:
+        async with self._db.connection("get messages") as conn:
+            rows = await conn.fetch(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=$1 AND session_id=$2"
+                " AND sequence = ANY($3::bigint[]) ORDER BY sequence",
+                tenant,
+                session_id,
+                sorted(set(sequences)),
+            )
+        return [message_from_row(row) for row in rows]
+
+    async def list_window_tail(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        max_tokens: int,
+        max_messages: int,
+    ) -> list[MessageMeta]:
+        tail: WindowTail[MessageMeta] = WindowTail(max_tokens, max_messages)
+        return await self._read_tail(
+            tenant, session_id, after_sequence, WINDOW_META_COLUMNS, meta_from_row, tail
+        )
+
+    async def list_window_messages(
+        self, tenant: str, session_id: str, after_sequence: int, max_tokens: int
+    ) -> list[Message]:
+        tail: WindowTail[Message] = WindowTail(max_tokens, _NO_SEQUENCE)
+        return await self._read_tail(
+            tenant, session_id, after_sequence, MESSAGE_COLUMNS, message_from_row, tail
+        )
+
+    async def _read_tail(
+        self,
+        tenant: str,
+        session_id: str,
+        after_sequence: int,
+        columns: str,
+        from_row: Callable[[asyncpg.Record], M],
+        tail: WindowTail[M],
+    ) -> list[M]:
+        before, page = _NO_SEQUENCE, _TAIL_FIRST_PAGE
+        async with self._db.connection("read window") as conn:
+            while True:
+                rows = await conn.fetch(
+                    f"SELECT {columns} FROM messages"
+                    " WHERE tenant=$1 AND session_id=$2 AND sequence > $3 AND sequence < $4"
+                    " AND NOT rolled_back ORDER BY sequence DESC LIMIT $5",
+                    tenant,
+                    session_id,
+                    after_sequence,
+                    before,
+                    page,
+                )
+                for row in rows:
+                    if tail.add(from_row(row)):
+                        return tail.messages()
+                if len(rows) < page:
+                    return tail.messages()
+                # Longer than expected (large budget, small messages): read
+                # on in growing pages, so a huge window takes few round trips.
+                before, page = rows[-1]["sequence"], min(page * 4, _TAIL_MAX_PAGE)
+
+    async def list_recent_messages(
+        self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
+    ) -> list[Message]:
+        async with self._db.connection("list recent messages") as conn:
+            rows = await conn.fetch(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=$1 AND session_id=$2"
+                " AND sequence > $3 AND sequence < $4 AND NOT rolled_back"
+                " ORDER BY sequence DESC LIMIT $5",
+                tenant,
+                session_id,
+                after_sequence,
+                before_sequence,
+                limit,
+            )
+        return [message_from_row(row) for row in reversed(rows)]
+
+    async def get_append_receipt(self, tenant: str, request_id: str) -> AppendReceipt | None:
+        async with self._db.connection("get receipt") as conn:
+            row = await conn.fetchrow(
+                "SELECT session_id, first_sequence, last_sequence, version FROM append_receipts"
+                " WHERE tenant=$1 AND request_id=$2",
+                tenant,
+                request_id,
+            )
+        if row is None:
+            return None
+        return AppendReceipt(
+            session_id=row["session_id"],
+            first_sequence=row["first_sequence"],
+            last_sequence=row["last_sequence"],
+            version=row["version"],
+        )
+
+    async def list_versions(
+        self, tenant: str, session_id: str, before_version: int, limit: int
+    ) -> list[SessionVersion]:
+        bound = before_version if before_version > 0 else 2**62
+        async with self._db.connection("list versions") as conn:
+            rows = await conn.fetch(
+                "SELECT * FROM session_versions WHERE tenant=$1 AND session_id=$2"
+                " AND version < $3 ORDER BY version DESC LIMIT $4",
+                tenant,
+                session_id,
+                bound,
+                limit,
+            )
+        return [version_from_row(row) for row in rows]
+
+    async def get_version(
+        self, tenant: str, session_id: str, version: int
+    ) -> SessionVersion | None:
+        async with self._db.connection("get version") as conn:
+            row = await conn.fetchrow(
+                "SELECT * FROM session_versions WHERE tenant=$1 AND session_id=$2 AND version=$3",
+                tenant,
+                session_id,
+                version,
+            )
+        return None if row is None else version_from_row(row)
+
+    async def delete_expired_sessions(
+        self, now: float, limit: int, audit: AuditRecord | None = None
+    ) -> int:
+        return len(await self.delete_expired(now, limit, audit))
+
+    async def delete_expired(
+        self, now: float, limit: int, audit: AuditRecord | None = None
+    ) -> list[tuple[str, str]]:
+        """delete_expired_sessions, returning the (tenant, session_id) deleted.
+
+        Rows are claimed with FOR UPDATE SKIP LOCKED, so concurrent sweepers
+        on several replicas split the work instead of colliding, and the
+        expiry is re-checked on the locked row: a TTL extended meanwhile
+        keeps its session.
+        """
+        async with self._db.transaction("sweep") as conn:
+            rows = await conn.fetch(
+                "WITH doomed AS (SELECT tenant, session_id FROM sessions"
+                " WHERE expire_time <= $1 ORDER BY expire_time LIMIT $2"
+                " FOR UPDATE SKIP LOCKED)"
+                " DELETE FROM sessions s USING doomed d"
+                " WHERE s.tenant = d.tenant AND s.session_id = d.session_id"
+                " AND s.expire_time <= $1 RETURNING s.tenant, s.session_id, s.version",
+                now,
+                limit,
+            )
+            if audit is not None and rows:
+                # In tenant order: the audit chain locks each tenant's head at
+                # commit in insertion order, so sweepers on other replicas
+                # take them in the same order and cannot deadlock.
+                await conn.executemany(
+                    f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+                    [
+                        audit_values(
+                            audit.for_entity(row["tenant"], row["session_id"], row["version"]),
+                            row["tenant"],
+                        )
+                        for row in sorted(rows, key=lambda row: (row["tenant"], row["session_id"]))
+                    ],
+                )
+        return [(row["tenant"], row["session_id"]) for row in rows]
+
+
+class PostgresAuditStore(AuditStore):
+    def __init__(self, db: PostgresStorage) -> None:
+        self._db = db
+
+    async def list_audit(
+        self, tenant: str | None, audit_filter: AuditFilter, before_id: int, limit: int
+    ) -> list[AuditRecord]:
+        sql, params = audit_query(tenant, audit_filter, before_id, limit, postgres_mark)
+        async with self._db.connection("list audit") as conn:
+            rows = await conn.fetch(sql, *params)
+        return [audit_from_row(row) for row in rows]
+
+    async def audit_chain(
+        self, tenant: str | None
+    ) -> tuple[list[ChainLink], dict[str, tuple[int, str]]]:
+        where = "" if tenant is None else " WHERE tenant = $1"
+        params = [] if tenant is None else [tenant]
+        # One snapshot: records and heads as of the same commit.
+        async with (
+            self._db.connection("verify audit chain") as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            rows = await conn.fetch(
+                "SELECT audit_id, tenant, chain_seq, prev_hash, hash,"
+                f" audit_digest(coalesce(prev_hash, ''), a) AS recomputed FROM audit_log a{where}"
+                " ORDER BY tenant, chain_seq NULLS FIRST, audit_id",
+                *params,
+            )
+            heads = await conn.fetch(
+                f"SELECT tenant, seq, hash FROM audit_chain_heads{where}", *params
+            )
+        return [ChainLink(**dict(row)) for row in rows], {
+            row["tenant"]: (row["seq"], row["hash"]) for row in heads
+        }
+
+
+async def _explain_cas_failure(
+    conn: Connection, tenant: str, session_id: str, expected_version: int
+) -> None:
+    """Raises NotFoundError or ConcurrentModificationError (always raises)."""
+    current = await conn.fetchval(
+        "SELECT version FROM sessions WHERE tenant=$1 AND session_id=$2", tenant, session_id
+    )
+    if current is None:
+        raise NotFoundError(f"session {session_id!r} not found")
+    raise ConcurrentModificationError(
+        f"session {session_id!r} is at version {current}, not {expected_version}"
+    )
+
+
+async def _insert_version(
+    conn: Connection, tenant: str, session_id: str, version: SessionVersion
+) -> None:
+    await conn.execute(
+        "INSERT INTO session_versions (tenant, session_id, version, parent_version,"
+        " change_kind, create_time, snapshot) VALUES ($1,$2,$3,$4,$5,$6,$7)",
+        tenant,
+        session_id,
+        version.version,
+        version.parent_version,
+        int(version.change_kind),
+        version.create_time,
+        record_to_json(version.snapshot),
+    )
+
+
+async def _reset_visibility(conn: Connection, tenant: str, record: SessionRecord) -> None:
+    lows = [low for low, _ in record.visible_ranges]
+    highs = [high for _, high in record.visible_ranges]
+    await conn.execute(
+        "UPDATE messages SET rolled_back = NOT EXISTS (SELECT 1 FROM"
+        " unnest($3::bigint[], $4::bigint[]) AS r(low, high)"
+        " WHERE sequence BETWEEN r.low AND r.high)"
+        " WHERE tenant=$1 AND session_id=$2",
+        tenant,
+        record.session_id,
+        lows,
+        highs,
+    )
+
+
+async def _insert_audit(conn: Connection, tenant: str, audit: AuditRecord | None) -> None:
+    if audit is not None:
+        await conn.execute(
+            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+            *audit_values(audit, tenant),
+        )

@@ -1,0 +1,1025 @@
+"""Cross-replica fan-out over Redis: the blackboard event feed (Redis Streams)
+and the message bus wake-ups and reply hand-offs (Redis pub/sub).
+
+Redis only carries signals and copies here. PostgreSQL holds every
+blackboard revision and every message before anything is published, so a
+lost, flushed or unreachable Redis costs latency, never data:
+
+* `RedisStreamFeed`: after a commit, the store hands the batch to the feed,
+  which delivers it to this replica's listeners at once and XADDs it to the
+  tenant's stream (`{prefix}:{<tenant>}:bb:feed`, trimmed to about
+  `max_stream_length` entries, expiring when idle). One reader task per
+  replica XREADs (BLOCK) the streams of the tenants its watch hubs track.
+  A batch whose encoding is large is published as a reference (tenant and
+  revision only) and read back from PostgreSQL by the readers, so a
+  tenant's stream holds at most max_stream_length x inline_limit_bytes
+  (32 MiB by default). Readers only need the tail: one that falls further
+  behind finds a gap and repairs it from PostgreSQL. While Redis
+  cannot be read (or is not configured), the feed polls the store header of
+  every tracked tenant and delivers the missing revisions from PostgreSQL
+  history. Listeners (the watch hubs) repair any remaining gap themselves,
+  by revision, from the store (see core/blackboard/watch.py).
+* `RedisInboxNotifier`: a notify wakes this replica's receivers at once and
+  is PUBLISHed on one channel that every replica subscribes to. A lost
+  wake-up costs at most the message bus's idle poll.
+* `RedisReplyWaiters`: a waiting RequestReply is a key
+  `{prefix}:{<tenant>}:mb:w:<digest>` holding the id of the replica that
+  waits (refreshed while it waits, so a crashed replica's keys expire). A
+  reply sent through another replica is offered to that replica over its
+  own channel, and the waiter's replica answers whether it took it; no
+  answer in time means "not taken", so the reply goes to the inbox (at
+  least once, never lost).
+
+Everything here tolerates Redis being down: calls fail fast (short socket
+timeouts), each component skips Redis for a second after a failure, logs
+once when Redis goes away and once when it is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import redis.asyncio as redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from statekeeper.core.blackboard.models import (
+    Entry,
+    Event,
+    EventType,
+    Header,
+    RevisionBatch,
+    Value,
+    ValueKind,
+)
+from statekeeper.core.blackboard.store import BlackboardEventFeed, FeedListener
+from statekeeper.core.errors import AlreadyExistsError, StatekeeperError
+from statekeeper.core.messagebus.models import AgentMessage, Payload
+from statekeeper.core.messagebus.store import InboxNotifier, ReplyWaiters
+
+log = logging.getLogger(__name__)
+
+# What a Redis call raises when Redis cannot serve it.
+FAILURES = (redis.RedisError, OSError, TimeoutError)
+# Committed batches XADDed in one Redis pipeline at most.
+OUTBOX_PIPELINE = 512
+
+
+def connect(url: str, timeout: float, name: str, read_timeout: float | None = None) -> redis.Redis:
+    """A client that fails fast instead of retrying: callers have a
+    PostgreSQL fallback and must not stall a request on Redis. `name` shows
+    in CLIENT LIST ("<prefix>:<role>")."""
+    return redis.Redis.from_url(
+        url,
+        client_name=name,
+        socket_timeout=read_timeout if read_timeout is not None else timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+        retry_on_timeout=False,
+    )
+
+
+class Breaker:
+    """Remembers that Redis failed: callers skip it for `pause` seconds, and
+    the transitions are logged once each."""
+
+    def __init__(self, what: str, pause: float = 1.0) -> None:
+        self._what = what
+        self._pause = pause
+        self._retry_at = 0.0
+        self.down = False
+
+    def allows(self) -> bool:
+        return not self.down or time.monotonic() >= self._retry_at
+
+    def failed(self, exc: BaseException) -> None:
+        if not self.down:
+            log.warning(
+                "Redis unavailable for %s (%s: %s); falling back until it answers again",
+                self._what,
+                type(exc).__name__,
+                exc,
+            )
+        self.down = True
+        self._retry_at = time.monotonic() + self._pause
+
+    def succeeded(self) -> None:
+        if self.down:
+            log.warning("Redis available again for %s", self._what)
+        self.down = False
+
+
+class _Background:
+    """Fire-and-forget tasks that are kept referenced and cancelled at close."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def spawn(self, work: Any, name: str) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def cancel_all(self) -> None:
+        await stop_tasks(self._tasks)
+
+
+async def stop_tasks(
+    tasks: Iterable[asyncio.Task[None] | None],
+    interrupt: Callable[[], Awaitable[None]] | None = None,
+    timeout: float = 5.0,
+) -> None:
+    """Cancels `tasks` and waits for them, a bounded while. redis-py can
+    lose a cancellation that lands while it reads a blocking command (its
+    issues #2028, #2551), so every loop here also stops on its owner's
+    `stopping` flag; tasks still running after a moment are `interrupt`ed
+    (their connections closed), and this wait never hangs regardless."""
+    running = [task for task in tasks if task is not None]
+    for task in running:
+        task.cancel()
+    if not running:
+        return
+    _, pending = await asyncio.wait(running, timeout=0.1)
+    if pending and interrupt is not None:
+        with contextlib.suppress(*FAILURES):
+            await interrupt()
+    _, pending = await asyncio.wait(running, timeout=timeout)
+    if pending:
+        log.warning("%d Redis background task(s) did not stop within %.0fs", len(pending), timeout)
+    for task in running:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: a failure at shutdown is not news
+
+
+# ----- encodings ---------------------------------------------------------------------
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _value_json(value: Value | None) -> list[Any] | None:
+    if value is None:
+        return None
+    return [int(value.kind), _b64(value.data), value.content_type, value.schema_version]
+
+
+def _value_from(raw: list[Any] | None) -> Value | None:
+    if raw is None:
+        return None
+    kind, data, content_type, schema_version = raw
+    return Value(ValueKind(kind), base64.b64decode(data), content_type, schema_version)
+
+
+def _entry_json(entry: Entry | None) -> list[Any] | None:
+    if entry is None:
+        return None
+    return [
+        entry.board,
+        entry.key,
+        _value_json(entry.value),
+        entry.create_revision,
+        entry.mod_revision,
+        entry.version,
+        entry.writer_agent_id,
+        entry.expire_time,
+        entry.update_time,
+    ]
+
+
+def _entry_from(raw: list[Any] | None) -> Entry | None:
+    if raw is None:
+        return None
+    board, key, value, create, mod, version, writer, expire, update = raw
+    return Entry(board, key, _value_from(value), create, mod, version, writer, expire, update)
+
+
+def encode_batch(batch: RevisionBatch) -> bytes:
+    """Compact JSON of a committed batch, previous entries included."""
+    events = [[int(e.type), _entry_json(e.entry), _entry_json(e.previous)] for e in batch.events]
+    body = {
+        "t": batch.tenant,
+        "b": batch.board,
+        "r": batch.revision,
+        "c": batch.commit_time,
+        "e": events,
+    }
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def decode_batch(data: bytes) -> RevisionBatch:
+    body = json.loads(data)
+    events = []
+    for kind, entry, previous in body["e"]:
+        current = _entry_from(entry)
+        assert current is not None, "an event always has an entry"
+        events.append(Event(EventType(kind), current, _entry_from(previous)))
+    return RevisionBatch(body["t"], body["b"], body["r"], body["c"], tuple(events))
+
+
+def encode_message(message: AgentMessage) -> dict[str, Any]:
+    payload = message.payload
+    return {
+        "id": message.message_id,
+        "to": message.to_agent,
+        "from": message.from_agent,
+        "type": message.type,
+        "payload": [payload.content_type, payload.schema_version, _b64(payload.data)],
+        "reply_to": message.reply_to,
+        "correlation_id": message.correlation_id,
+        "in_reply_to": message.in_reply_to,
+        "headers": message.headers,
+        "idempotency_key": message.idempotency_key,
+        "send_time": message.send_time,
+        "visible_time": message.visible_time,
+        "expire_time": message.expire_time,
+        "max_deliveries": message.max_deliveries,
+    }
+
+
+def decode_message(raw: dict[str, Any]) -> AgentMessage:
+    content_type, schema_version, data = raw["payload"]
+    return AgentMessage(
+        message_id=raw["id"],
+        to_agent=raw["to"],
+        from_agent=raw["from"],
+        type=raw["type"],
+        payload=Payload(content_type, schema_version, base64.b64decode(data)),
+        reply_to=raw["reply_to"],
+        correlation_id=raw["correlation_id"],
+        in_reply_to=raw["in_reply_to"],
+        headers=dict(raw["headers"]),
+        idempotency_key=raw["idempotency_key"],
+        send_time=raw["send_time"],
+        visible_time=raw["visible_time"],
+        expire_time=raw["expire_time"],
+        max_deliveries=raw["max_deliveries"],
+    )
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+# ----- the blackboard feed -------------------------------------------------------------
+
+
+class HistorySource(Protocol):
+    """What the feed reads from PostgreSQL: the blackboard store itself."""
+
+    async def header(self, tenant: str) -> Header: ...
+
+    async def history(
+        self,
+        tenant: str,
+        board: str | None,
+        from_revision: int,
+        to_revision: int,
+        limit: int,
+        with_previous: bool,
+    ) -> list[RevisionBatch]: ...
+
+
+@dataclass
+class FeedStats:
+    """Counters of one replica's feed (for metrics and tests)."""
+
+    published: int = 0  # batches XADDed
+    publish_failures: int = 0  # publish calls that could not reach Redis
+    received: int = 0  # other replicas' batches read from Redis
+    references: int = 0  # of those, read back from PostgreSQL (too big to inline)
+    duplicates: int = 0  # read from Redis but already delivered
+    polled: int = 0  # batches delivered from PostgreSQL while Redis could not be read
+
+
+@dataclass(eq=False)
+class _Tracked:
+    """A tenant some hub of this replica watches."""
+
+    hubs: int
+    since: float  # monotonic time it was first tracked
+    stream_id: bytes | None = None  # last stream entry read; None: not read yet
+
+
+class RedisStreamFeed(BlackboardEventFeed):
+    """The production blackboard feed (see the module docstring).
+
+    Delivery to listeners: a batch committed on this replica is delivered
+    right after its commit, in this replica's commit order; batches of other
+    replicas as the reader gets them, in stream order, each at most once
+    (older or repeated revisions of a tenant are dropped). Listeners repair
+    gaps from the store.
+    """
+
+    def __init__(
+        self,
+        source: HistorySource,
+        redis_url: str | None,
+        prefix: str = "sk",
+        *,
+        max_stream_length: int = 512,
+        stream_ttl_seconds: float = 24 * 3600.0,
+        inline_limit_bytes: int = 64 * 1024,
+        block_seconds: float = 5.0,
+        fallback_poll_seconds: float = 0.2,
+        timeout_seconds: float = 0.5,
+    ) -> None:
+        self._source = source
+        self._url = redis_url
+        self._prefix = prefix
+        self._max_length = max_stream_length
+        self._ttl_ms = int(stream_ttl_seconds * 1000)
+        self._inline_limit = inline_limit_bytes
+        self._block_ms = int(block_seconds * 1000)
+        self._poll_seconds = fallback_poll_seconds
+        self._timeout = timeout_seconds
+        self._origin = uuid.uuid4().hex.encode()
+        self._wake_key = f"{prefix}:bb:wake:{self._origin.decode()}"
+        self._wake_id: bytes = b"0-0"
+        self._listeners: list[FeedListener] = []
+        self._tracked: dict[str, _Tracked] = {}
+        self._delivered: dict[str, int] = {}
+        self._ttl_refreshed: dict[str, float] = {}  # tenant -> when to refresh again
+        self._client: redis.Redis | None = None
+        self._reader: redis.Redis | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._background = _Background()
+        self._publishing = Breaker("blackboard feed publishing")
+        self._outbox: list[RevisionBatch] = []  # committed, not yet XADDed
+        self._sender: asyncio.Task[None] | None = None
+        self._reading = Breaker("blackboard feed reading")
+        self._stopping = False
+        self.stats = FeedStats()
+
+    @property
+    def description(self) -> str:
+        if self._url is None:
+            return "blackboard feed: in process, PostgreSQL polling across replicas (no Redis)"
+        return f"blackboard feed: Redis Streams ({self._prefix}:{{<tenant>}}:bb:feed)"
+
+    def stream_key(self, tenant: str) -> str:
+        """The tenant's stream; the tenant is the Redis Cluster hash tag."""
+        return f"{self._prefix}:{{{tenant}}}:bb:feed"
+
+    async def start(self) -> None:
+        if self._url is not None:
+            self._client = connect(self._url, self._timeout, f"{self._prefix}:bb-feed")
+            # XREAD BLOCK holds the socket for up to block_seconds.
+            self._reader = connect(
+                self._url,
+                self._timeout,
+                f"{self._prefix}:bb-feed-reader",
+                self._block_ms / 1000 + 5.0,
+            )
+            self._tasks.append(asyncio.create_task(self._read_forever(), name="bb-feed-read"))
+        self._tasks.append(asyncio.create_task(self._poll_forever(), name="bb-feed-poll"))
+
+    async def close(self) -> None:
+        await self._flush_outbox()
+        self._stopping = True
+        await stop_tasks(self._tasks, self._disconnect_reader)
+        self._tasks = []
+        await self._background.cancel_all()
+        for client in (self._client, self._reader):
+            if client is not None:
+                with contextlib.suppress(*FAILURES):
+                    await client.aclose()
+        self._client = self._reader = None
+
+    async def _disconnect_reader(self) -> None:
+        if self._reader is not None:
+            await self._reader.connection_pool.disconnect()
+
+    # ----- listeners and tracking ---------------------------------------------------
+
+    def listen(self, listener: FeedListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def track(self, tenant: str) -> None:
+        state = self._tracked.get(tenant)
+        if state is not None:
+            state.hubs += 1
+            return
+        self._tracked[tenant] = _Tracked(1, time.monotonic())
+        self._wake_reader()
+
+    def untrack(self, tenant: str) -> None:
+        state = self._tracked.get(tenant)
+        if state is None:
+            return
+        state.hubs -= 1
+        if state.hubs <= 0:
+            del self._tracked[tenant]
+            self._delivered.pop(tenant, None)
+
+    def _deliver(self, batch: RevisionBatch, remote: bool) -> None:
+        last = self._delivered.get(batch.tenant)
+        if remote and last is not None and batch.revision <= last:
+            # Re-read after a (re)track, or overtaken: the hub has it or repairs it.
+            self.stats.duplicates += 1
+            return
+        if batch.tenant in self._tracked:
+            self._delivered[batch.tenant] = max(last or 0, batch.revision)
+        for listener in list(self._listeners):
+            try:
+                listener(batch)
+            except Exception:
+                log.exception("blackboard feed listener failed")
+
+    # ----- publishing ---------------------------------------------------------------
+
+    async def publish(self, batches: Sequence[RevisionBatch]) -> None:
+        """Called by the store after COMMIT: delivers here at once, and queues
+        the XADDs for the other replicas. Never raises: a lost publish is
+        repaired by the readers from PostgreSQL.
+
+        The XADDs go out from one sender task, in commit order, a whole
+        queue per pipeline: the writer's reply does not wait for Redis (the
+        commit is durable, and other replicas' watchers get events
+        asynchronously in any case), and neither does the next group commit."""
+        for batch in batches:
+            self._deliver(batch, remote=False)
+        if self._client is None or not batches or not self._publishing.allows():
+            return
+        self._outbox.extend(batches)
+        if self._sender is None:
+            self._sender = asyncio.create_task(self._send_outbox(), name="bb-feed-publish")
+
+    async def _send_outbox(self) -> None:
+        try:
+            while self._outbox and self._client is not None:
+                batches = self._outbox[:OUTBOX_PIPELINE]
+                del self._outbox[:OUTBOX_PIPELINE]
+                await self._xadd_all(self._client, batches)
+        finally:
+            self._sender = None
+
+    async def _xadd_all(self, client: redis.Redis, batches: list[RevisionBatch]) -> None:
+        try:
+            async with client.pipeline(transaction=False) as pipe:
+                for batch in batches:
+                    self._queue_xadd(pipe, batch)
+                await pipe.execute()
+        except FAILURES as exc:
+            self.stats.publish_failures += 1
+            self._publishing.failed(exc)
+            # What was queued behind goes the same way until the pause ends.
+            self._outbox.clear()
+            return
+        self.stats.published += len(batches)
+        self._publishing.succeeded()
+
+    async def _flush_outbox(self) -> None:
+        """Lets the queued XADDs go out before the feed closes (bounded by
+        the client's timeout per pipeline)."""
+        for _ in range(100):  # bounded: each round sends up to OUTBOX_PIPELINE
+            sender = self._sender
+            if sender is None:
+                return
+            with contextlib.suppress(Exception):
+                await asyncio.shield(sender)
+
+    def _queue_xadd(self, pipe: Any, batch: RevisionBatch) -> None:
+        key = self.stream_key(batch.tenant)
+        data = encode_batch(batch)
+        if len(data) > self._inline_limit:
+            data = b""  # a reference: readers fetch it from PostgreSQL
+        fields: dict[Any, Any] = {"o": self._origin, "r": batch.revision, "d": data}
+        pipe.xadd(key, fields, maxlen=self._max_length, approximate=True)
+        # The stream of an idle tenant expires; its TTL is refreshed now and
+        # then rather than on every publish (one command per write, not two).
+        now = time.monotonic()
+        if self._ttl_refreshed.get(batch.tenant, 0.0) <= now:
+            pipe.pexpire(key, self._ttl_ms)
+            if len(self._ttl_refreshed) > 10_000:
+                self._ttl_refreshed.clear()
+            self._ttl_refreshed[batch.tenant] = now + self._ttl_ms / 10_000
+
+    # ----- reading ------------------------------------------------------------------
+
+    def _wake_reader(self) -> None:
+        """Interrupts the reader's XREAD so that it reads the new tenant's
+        stream at once (by adding to a stream of its own that it reads too)."""
+        client = self._client
+        if client is None or not self._tasks:
+            return
+
+        async def wake() -> None:
+            with contextlib.suppress(*FAILURES):
+                async with client.pipeline(transaction=False) as pipe:
+                    pipe.xadd(self._wake_key, {"w": 1}, maxlen=1, approximate=False)
+                    pipe.pexpire(self._wake_key, 60_000)
+                    await pipe.execute()
+
+        self._background.spawn(wake(), "bb-feed-wake")
+
+    async def _read_forever(self) -> None:
+        failures = 0
+        while not self._stopping:
+            try:
+                await self._read_once()
+            except FAILURES as exc:
+                if self._stopping:
+                    return  # our own close cut the read
+                failures += 1
+                self._reading.failed(exc)
+                await asyncio.sleep(min(2.0, 0.05 * 2 ** min(failures, 6)))
+                continue
+            failures = 0
+            self._reading.succeeded()
+
+    async def _read_once(self) -> None:
+        reader = self._reader
+        assert reader is not None
+        await self._assign_start_ids(reader)
+        streams: dict[Any, Any] = {self._wake_key: self._wake_id}
+        by_key: dict[bytes, tuple[str, _Tracked]] = {}
+        for tenant, state in self._tracked.items():
+            if state.stream_id is None:
+                continue  # tracked while we asked for the time: next round (woken)
+            key = self.stream_key(tenant).encode()
+            streams[key] = state.stream_id
+            by_key[key] = (tenant, state)
+        reply: Any = await reader.xread(streams, count=self._max_length, block=self._block_ms)
+        items: Any = reply.items() if isinstance(reply, dict) else (reply or [])
+        for raw_key, entries in items:
+            key = raw_key if isinstance(raw_key, bytes) else str(raw_key).encode()
+            if not entries:
+                continue
+            if key == self._wake_key.encode():
+                self._wake_id = entries[-1][0]
+                continue
+            tenant, state = by_key[key]
+            if self._tracked.get(tenant) is state:
+                state.stream_id = entries[-1][0]
+            elif tenant not in self._tracked:
+                continue
+            for _, fields in entries:
+                try:
+                    await self._handle(tenant, fields)
+                except StatekeeperError as exc:
+                    log.warning("blackboard feed cannot read a referenced revision: %s", exc)
+                except (ValueError, KeyError, TypeError, AssertionError):
+                    # Not ours or corrupt: skipped; hubs repair any gap it leaves.
+                    log.exception("blackboard feed skipped a malformed stream entry")
+
+    async def _assign_start_ids(self, reader: redis.Redis) -> None:
+        """A newly tracked tenant is read from the Redis time at which it
+        was tracked, less a second: its hub reads the store revision after
+        tracking, so every later commit is in the stream from then on (the
+        re-read second is dropped as already delivered)."""
+        fresh = [state for state in self._tracked.values() if state.stream_id is None]
+        if not fresh:
+            return
+        seconds, micros = await reader.time()
+        now_ms = int(seconds) * 1000 + int(micros) // 1000
+        for state in fresh:
+            elapsed_ms = int((time.monotonic() - state.since) * 1000)
+            state.stream_id = f"{max(now_ms - elapsed_ms - 1000, 0)}-0".encode()
+
+    async def _handle(self, tenant: str, fields: dict[bytes, bytes]) -> None:
+        if fields.get(b"o") == self._origin:
+            return  # committed here: delivered at commit
+        self.stats.received += 1
+        data = fields.get(b"d")
+        if data:
+            batch = decode_batch(data)
+            if batch.tenant == tenant:
+                self._deliver(batch, remote=True)
+            return
+        self.stats.references += 1
+        revision = int(fields[b"r"])
+        batches = await self._source.history(tenant, None, revision, revision, 1, True)
+        for batch in batches:
+            self._deliver(batch, remote=True)
+
+    # ----- the PostgreSQL fallback --------------------------------------------------------
+
+    async def _poll_forever(self) -> None:
+        """While Redis cannot be read, catches tracked tenants up from the
+        store every `fallback_poll_seconds`."""
+        while not self._stopping:
+            await asyncio.sleep(self._poll_seconds)
+            if self._url is not None and not self._reading.down:
+                continue
+            for tenant in list(self._tracked):
+                try:
+                    await self._poll(tenant)
+                except StatekeeperError as exc:
+                    log.warning("blackboard feed cannot poll the store: %s", exc)
+                    break
+                except Exception:
+                    log.exception("blackboard feed poll failed")
+                    break
+
+    async def _poll(self, tenant: str) -> None:
+        header = await self._source.header(tenant)
+        last = self._delivered.get(tenant)
+        if last is None:
+            if tenant in self._tracked:
+                self._delivered[tenant] = header.revision
+            return
+        if header.revision <= last:
+            return
+        start = max(last + 1, header.oldest_revision)
+        for batch in await self._source.history(tenant, None, start, header.revision, 500, True):
+            self.stats.polled += 1
+            self._deliver(batch, remote=True)
+
+
+# ----- the message bus ------------------------------------------------------------------
+
+
+class _Subscriber:
+    """Keeps a pub/sub subscription to `channels` alive (resubscribing after
+    a failure) and hands every message's data to `handler`."""
+
+    def __init__(
+        self,
+        url: str,
+        channels: list[str],
+        handler: Callable[[bytes], None],
+        what: str,
+        name: str,
+    ) -> None:
+        self._url = url
+        self._name = name
+        self._channels = channels
+        self._handler = handler
+        self._breaker = Breaker(what)
+        self._client: redis.Redis | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
+        self._stopping = False
+
+    async def start(self, wait_seconds: float = 1.0) -> None:
+        """Subscribes; waits (a bounded while) for the subscription so that
+        messages published right after start reach this replica."""
+        self._client = redis.Redis.from_url(
+            self._url, client_name=self._name, socket_connect_timeout=0.5, health_check_interval=10
+        )
+        self._task = asyncio.create_task(self._run(), name="redis-subscriber")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._subscribed.wait(), wait_seconds)
+
+    async def stop(self) -> None:
+        self._stopping = True
+        await stop_tasks([self._task], self._disconnect)
+        self._task = None
+        if self._client is not None:
+            with contextlib.suppress(*FAILURES):
+                await self._client.aclose()
+            self._client = None
+
+    async def _disconnect(self) -> None:
+        if self._client is not None:
+            await self._client.connection_pool.disconnect()
+
+    async def _run(self) -> None:
+        assert self._client is not None
+        failures = 0
+        while not self._stopping:
+            pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(*self._channels)
+                self._subscribed.set()
+                self._breaker.succeeded()
+                failures = 0
+                while not self._stopping:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    if message is not None and message.get("type") == "message":
+                        self._dispatch(message["data"])
+            except FAILURES as exc:
+                if self._stopping:
+                    return  # our own stop cut the read
+                failures += 1
+                self._breaker.failed(exc)
+            finally:
+                with contextlib.suppress(*FAILURES):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(min(2.0, 0.05 * 2 ** min(failures, 6)))
+
+    def _dispatch(self, data: bytes) -> None:
+        try:
+            self._handler(data)
+        except Exception:
+            log.exception("Redis subscription handler failed")
+
+
+class RedisInboxNotifier(InboxNotifier):
+    """Wakes receivers here at once and on other replicas through one
+    channel (`{prefix}:mb:inbox`). Without Redis it is the in-process
+    notifier: other replicas' receivers then wake at their idle poll."""
+
+    def __init__(self, redis_url: str | None, prefix: str = "sk", timeout: float = 0.5) -> None:
+        self._url = redis_url
+        self._prefix = prefix
+        self._channel = f"{prefix}:mb:inbox"
+        self._timeout = timeout
+        self._origin = uuid.uuid4().hex
+        self._events: dict[tuple[str, str], asyncio.Event] = {}
+        self._closed = False
+        self._client: redis.Redis | None = None
+        self._subscriber: _Subscriber | None = None
+        self._breaker = Breaker("message bus wake-ups")
+
+    async def start(self) -> None:
+        if self._url is None:
+            return
+        self._client = connect(self._url, self._timeout, f"{self._prefix}:mb-notify")
+        self._subscriber = _Subscriber(
+            self._url,
+            [self._channel],
+            self._on_message,
+            "message bus wake-ups (subscription)",
+            f"{self._prefix}:mb-notify-sub",
+        )
+        await self._subscriber.start()
+
+    async def stop(self) -> None:
+        """Ends the subscription and releases Redis (after `close`)."""
+        if self._subscriber is not None:
+            await self._subscriber.stop()
+            self._subscriber = None
+        if self._client is not None:
+            with contextlib.suppress(*FAILURES):
+                await self._client.aclose()
+            self._client = None
+
+    def arm(self, tenant: str, agent: str) -> asyncio.Event:
+        event = self._events.setdefault((tenant, agent), asyncio.Event())
+        if self._closed:
+            event.set()
+        return event
+
+    async def notify(self, tenant: str, agent: str) -> None:
+        self._wake(tenant, agent)
+        client = self._client
+        if client is None or not self._breaker.allows():
+            return
+        try:
+            await client.publish(self._channel, json.dumps([self._origin, tenant, agent]))
+        except FAILURES as exc:
+            self._breaker.failed(exc)
+            return
+        self._breaker.succeeded()
+
+    def close(self) -> None:
+        self._closed = True
+        for event in self._events.values():
+            event.set()
+        self._events.clear()
+
+    def _wake(self, tenant: str, agent: str) -> None:
+        event = self._events.pop((tenant, agent), None)
+        if event is not None:
+            event.set()
+
+    def _on_message(self, data: bytes) -> None:
+        origin, tenant, agent = json.loads(data)
+        if origin != self._origin:
+            self._wake(tenant, agent)
+
+
+WaiterKey = tuple[str, str, str]
+
+
+class RedisReplyWaiters(ReplyWaiters):
+    """RequestReply waiters shared by every replica (see the module
+    docstring). Without Redis (or while it is down) waiters are local: a
+    reply sent through another replica then goes to the requester's inbox."""
+
+    def __init__(
+        self,
+        redis_url: str | None,
+        prefix: str = "sk",
+        key_ttl_seconds: float = 30.0,
+        offer_timeout_seconds: float = 2.0,
+        timeout: float = 0.5,
+    ) -> None:
+        self._url = redis_url
+        self._prefix = prefix
+        self._ttl_ms = int(key_ttl_seconds * 1000)
+        self._offer_timeout = offer_timeout_seconds
+        self._timeout = timeout
+        self._origin = uuid.uuid4().hex
+        self._waiting: dict[WaiterKey, asyncio.Future[AgentMessage]] = {}
+        self._offers: dict[str, asyncio.Future[bool]] = {}
+        self._ended: list[WaiterKey] = []
+        self._stopping = False
+        self._client: redis.Redis | None = None
+        self._subscriber: _Subscriber | None = None
+        self._heartbeat: asyncio.Task[None] | None = None
+        self._background = _Background()
+        self._breaker = Breaker("reply waiters")
+
+    def _channel(self, replica: str) -> str:
+        return f"{self._prefix}:mb:replica:{replica}"
+
+    def key(self, tenant: str, agent: str, correlation_id: str) -> str:
+        """The waiter's key; hashed, since correlation ids are free text."""
+        digest = hashlib.sha256(json.dumps([tenant, agent, correlation_id]).encode()).hexdigest()
+        return f"{self._prefix}:{{{tenant}}}:mb:w:{digest[:40]}"
+
+    async def start(self) -> None:
+        if self._url is None:
+            return
+        self._client = connect(self._url, self._timeout, f"{self._prefix}:mb-waiters")
+        self._subscriber = _Subscriber(
+            self._url,
+            [self._channel(self._origin)],
+            self._on_message,
+            "reply waiters (channel)",
+            f"{self._prefix}:mb-waiters-sub",
+        )
+        await self._subscriber.start()
+        self._heartbeat = asyncio.create_task(self._refresh_forever(), name="reply-waiters")
+
+    async def stop(self) -> None:
+        """Forgets this replica's waiter keys and releases Redis (call it
+        after `close`, which ends the waits)."""
+        self._stopping = True
+        await stop_tasks([self._heartbeat])
+        self._heartbeat = None
+        await self._background.cancel_all()
+        ended, self._ended = self._ended, []
+        for waiter in [*self._waiting, *ended]:
+            await self._forget(waiter)
+        if self._subscriber is not None:
+            await self._subscriber.stop()
+            self._subscriber = None
+        if self._client is not None:
+            with contextlib.suppress(*FAILURES):
+                await self._client.aclose()
+            self._client = None
+
+    async def register(
+        self, tenant: str, agent: str, correlation_id: str
+    ) -> asyncio.Future[AgentMessage]:
+        waiter = (tenant, agent, correlation_id)
+        if waiter in self._waiting:
+            raise _already_waiting(agent, correlation_id)
+        client = self._client
+        if client is not None and self._breaker.allows():
+            try:
+                taken = await client.set(self.key(*waiter), self._origin, nx=True, px=self._ttl_ms)
+            except FAILURES as exc:
+                self._breaker.failed(exc)  # degraded: a local waiter only
+            else:
+                self._breaker.succeeded()
+                if not taken:
+                    raise _already_waiting(agent, correlation_id)
+        if waiter in self._waiting:  # registered here while we asked Redis
+            raise _already_waiting(agent, correlation_id)
+        future: asyncio.Future[AgentMessage] = asyncio.get_running_loop().create_future()
+        self._waiting[waiter] = future
+        return future
+
+    async def unregister(self, tenant: str, agent: str, correlation_id: str) -> None:
+        waiter = (tenant, agent, correlation_id)
+        if self._waiting.pop(waiter, None) is not None:
+            await self._forget(waiter)
+
+    async def _forget(self, waiter: WaiterKey) -> None:
+        """Deletes the waiter's key if this replica still holds it."""
+        if self._client is None:
+            return
+        try:
+            await self._client.eval(_DELETE_IF_MINE, 1, self.key(*waiter), self._origin)
+        except FAILURES as exc:
+            self._breaker.failed(exc)  # the key expires by itself
+
+    async def is_waiting(self, tenant: str, agent: str, correlation_id: str) -> bool:
+        waiter = (tenant, agent, correlation_id)
+        future = self._waiting.get(waiter)
+        if future is not None:
+            return not future.done()
+        holder = await self._holder(waiter)
+        return holder is not None
+
+    def close(self, error: Exception) -> None:
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(error)
+        self._ended.extend(self._waiting)  # their keys go at `stop`
+        self._waiting.clear()
+        for offer in self._offers.values():
+            if not offer.done():
+                offer.set_result(False)
+
+    async def offer(self, tenant: str, message: AgentMessage) -> bool:
+        waiter = (tenant, message.to_agent, message.correlation_id)
+        if waiter in self._waiting:
+            return self._take(waiter, message)
+        holder = await self._holder(waiter)
+        if holder is None:
+            return False
+        try:
+            return await self._offer_remote(holder, tenant, message)
+        except FAILURES as exc:
+            self._breaker.failed(exc)
+            return False
+
+    async def _holder(self, waiter: WaiterKey) -> str | None:
+        """The other replica that holds this waiter, if any."""
+        client = self._client
+        if client is None or not self._breaker.allows():
+            return None
+        try:
+            raw = await client.get(self.key(*waiter))
+        except FAILURES as exc:
+            self._breaker.failed(exc)
+            return None
+        holder = None if raw is None else _text(raw)
+        return None if holder in (None, self._origin) else holder
+
+    async def _offer_remote(self, holder: str, tenant: str, message: AgentMessage) -> bool:
+        """Asks the holder's replica to take `message`; False unless it
+        answers that it did (a lost answer makes a duplicate, never a loss)."""
+        assert self._client is not None
+        token = uuid.uuid4().hex
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._offers[token] = answer
+        body = {
+            "k": "offer",
+            "from": self._origin,
+            "token": token,
+            "tenant": tenant,
+            "message": encode_message(message),
+        }
+        try:
+            receivers = await self._client.publish(self._channel(holder), json.dumps(body))
+            if not receivers:
+                return False  # that replica is gone; its key will expire
+            return await asyncio.wait_for(answer, self._offer_timeout)
+        except TimeoutError:
+            log.warning("replica %s did not answer a reply offer in time", holder)
+            return False
+        finally:
+            self._offers.pop(token, None)
+
+    def _take(self, waiter: WaiterKey, message: AgentMessage) -> bool:
+        future = self._waiting.get(waiter)
+        if future is None or future.done():
+            return False
+        future.set_result(message)
+        return True
+
+    def _on_message(self, data: bytes) -> None:
+        body = json.loads(data)
+        if body["k"] == "answer":
+            answer = self._offers.get(body["token"])
+            if answer is not None and not answer.done():
+                answer.set_result(bool(body["taken"]))
+            return
+        message = decode_message(body["message"])
+        taken = self._take((body["tenant"], message.to_agent, message.correlation_id), message)
+        reply = {"k": "answer", "token": body["token"], "taken": taken}
+        self._background.spawn(self._answer(body["from"], reply), "reply-answer")
+
+    async def _answer(self, replica: str, reply: dict[str, Any]) -> None:
+        if self._client is not None:
+            await self._client.publish(self._channel(replica), json.dumps(reply))
+
+    async def _refresh_forever(self) -> None:
+        """Keeps this replica's waiter keys alive; a crashed replica's keys
+        expire after key_ttl_seconds."""
+        while not self._stopping:
+            await asyncio.sleep(self._ttl_ms / 3000)
+            client, waiters = self._client, list(self._waiting)
+            if client is None or not waiters:
+                continue
+            try:
+                async with client.pipeline(transaction=False) as pipe:
+                    for waiter in waiters:
+                        pipe.set(self.key(*waiter), self._origin, px=self._ttl_ms)
+                    await pipe.execute()
+            except FAILURES as exc:
+                self._breaker.failed(exc)
+
+
+# Deletes a waiter key only if this replica still holds it.
+_DELETE_IF_MINE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def _already_waiting(agent: str, correlation_id: str) -> AlreadyExistsError:
+    return AlreadyExistsError(f"agent {agent!r} already waits for a reply on {correlation_id!r}")
