@@ -28,6 +28,12 @@ from statekeeper_client._common import (
 )
 from statekeeper_client.client import DEFAULT_TIMEOUT
 from statekeeper_client.errors import StatekeeperRpcError, wrap
+from statekeeper_client.inbox import DEFAULT_RECONNECT_TIMEOUT as DEFAULT_INBOX_RECONNECT_TIMEOUT
+from statekeeper_client.inbox import (
+    DEFAULT_REDELIVERY_BACKOFF,
+    AsyncHandler,
+    AsyncInboxConsumer,
+)
 from statekeeper_client.tls import TlsOptions, channel_settings
 from statekeeper_client.watch import DEFAULT_RECONNECT_TIMEOUT, AsyncWatch, WatchResync, _WatchState
 
@@ -37,6 +43,7 @@ if TYPE_CHECKING:
     from statekeeper_client.v1.checkpoint_pb2_grpc import CheckpointServiceStub
     from statekeeper_client.v1.items_pb2_grpc import ItemServiceStub
     from statekeeper_client.v1.memory_pb2_grpc import MemoryServiceStub
+    from statekeeper_client.v1.message_pb2 import Delivery
     from statekeeper_client.v1.message_pb2_grpc import MessageServiceStub
     from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 
@@ -239,6 +246,38 @@ class AsyncClient:
             resume_slow_consumer=resume_slow_consumer,
             on_reconnect=on_reconnect,
             on_compacted=on_compacted,
+        )
+
+    def inbox(
+        self,
+        agent_id: str,
+        handler: AsyncHandler,
+        *,
+        types: Iterable[str] = (),
+        visibility_timeout: float = 30.0,
+        extend_every: float | None = None,
+        max_in_flight: int = 1,
+        retry: RetryPolicy | None = None,
+        redelivery_backoff: RetryPolicy = DEFAULT_REDELIVERY_BACKOFF,
+        reconnect_timeout: float | None = DEFAULT_INBOX_RECONNECT_TIMEOUT,
+        on_error: Callable[[BaseException, Delivery], Any] | None = None,
+    ) -> AsyncInboxConsumer:
+        """A consumer of `agent_id`'s inbox that calls `handler(delivery)`
+        for each message and acks it (or nacks it: the handler returned
+        `Nack(...)` or raised), extending its visibility while the handler
+        runs; see `statekeeper_client.inbox`. Start it with `.run()`."""
+        return AsyncInboxConsumer(
+            self,
+            agent_id,
+            handler,
+            types=types,
+            visibility_timeout=visibility_timeout,
+            extend_every=extend_every,
+            max_in_flight=max_in_flight,
+            retry=retry,
+            redelivery_backoff=redelivery_backoff,
+            reconnect_timeout=reconnect_timeout,
+            on_error=on_error,
         )
 
     async def close(self) -> None:
