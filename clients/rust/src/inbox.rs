@@ -31,6 +31,7 @@
 //! the future (e.g. in `tokio::select!`); messages being handled then come
 //! back after their visibility timeout.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::time::Duration;
 
@@ -39,7 +40,7 @@ use tonic::Code;
 use crate::services::MessageService;
 use crate::v1::{
     AckMessagesRequest, Delivery, ExtendVisibilityRequest, NackMessagesRequest,
-    ReceiveMessagesRequest,
+    ReceiveMessagesRequest, ReceiveMessagesResponse,
 };
 use crate::{call, CallPolicy, ErrorReason, RetryPolicy, RpcError};
 
@@ -158,41 +159,40 @@ impl Inbox {
         Fut: Future<Output = O>,
         O: Into<Outcome>,
     {
+        const RECEIVE: &str = "statekeeper.v1.MessageService/ReceiveMessages";
         let mut failures = 0u32;
+        // Deliveries received and not yet handled: their visibility is
+        // extended too, while the handler works on the one before them.
+        let mut queue: VecDeque<Delivery> = VecDeque::new();
+        let mut stream: Option<tonic::Streaming<ReceiveMessagesResponse>> = None;
         loop {
-            let request = ReceiveMessagesRequest {
-                agent_id: self.options.agent_id.clone(),
-                // One at a time: nothing waits unread (and unextended) while
-                // the handler runs.
-                max_in_flight: 1,
-                visibility_timeout: Some(duration(self.options.visibility_timeout)),
-                types: self.options.types.clone(),
-            };
-            let error = match self.service.receive_messages(request).await {
-                Err(error) => error,
-                Ok(mut stream) => loop {
-                    match stream.message().await {
-                        Ok(Some(response)) => {
-                            failures = 0;
-                            for delivery in response.deliveries {
-                                self.handle(delivery, &mut handler).await?;
-                            }
-                        }
-                        Ok(None) => {
-                            break RpcError::new(
-                                tonic::Status::unavailable("the receive stream ended"),
-                                "statekeeper.v1.MessageService/ReceiveMessages",
-                            );
-                        }
-                        Err(status) => {
-                            break RpcError::new(
-                                status,
-                                "statekeeper.v1.MessageService/ReceiveMessages",
-                            )
-                        }
+            if let Some(delivery) = queue.pop_front() {
+                let (outcome, broken) = self.handle(&delivery, &mut handler, &mut queue, &mut stream).await;
+                if broken.is_some() {
+                    stream = None;
+                }
+                self.settle(delivery, outcome).await?;
+                continue;
+            }
+            let error = match stream.as_mut() {
+                None => match self.service.receive_messages(self.request()).await {
+                    Ok(opened) => {
+                        stream = Some(opened);
+                        continue;
                     }
+                    Err(error) => error,
+                },
+                Some(open) => match open.message().await {
+                    Ok(Some(response)) => {
+                        failures = 0;
+                        queue.extend(response.deliveries);
+                        continue;
+                    }
+                    Ok(None) => RpcError::new(tonic::Status::unavailable("the receive stream ended"), RECEIVE),
+                    Err(status) => RpcError::new(status, RECEIVE),
                 },
             };
+            stream = None;
             let slow = error.code() == Code::ResourceExhausted && error.is(ErrorReason::SlowConsumer);
             if !(error.is_transient() || slow) {
                 return Err(error);
@@ -205,48 +205,73 @@ impl Inbox {
         }
     }
 
-    /// Runs the handler on one delivery while extending its visibility, then
-    /// settles it. Errors of the settlement that outlive the retries are not
-    /// fatal: the message comes back after its visibility timeout.
-    async fn handle<H, Fut, O>(&self, delivery: Delivery, handler: &mut H) -> Result<(), RpcError>
+    fn request(&self) -> ReceiveMessagesRequest {
+        ReceiveMessagesRequest {
+            agent_id: self.options.agent_id.clone(),
+            // One at a time: the handler runs on one delivery at a time.
+            max_in_flight: 1,
+            visibility_timeout: Some(duration(self.options.visibility_timeout)),
+            types: self.options.types.clone(),
+        }
+    }
+
+    /// Runs the handler on one delivery; meanwhile reads the stream (into
+    /// `queue`) and extends the visibility of this delivery and the queued
+    /// ones. Returns the outcome, and the error if the stream broke.
+    async fn handle<H, Fut, O>(
+        &self,
+        delivery: &Delivery,
+        handler: &mut H,
+        queue: &mut VecDeque<Delivery>,
+        stream: &mut Option<tonic::Streaming<ReceiveMessagesResponse>>,
+    ) -> (Outcome, Option<tonic::Status>)
     where
         H: FnMut(Delivery) -> Fut,
         Fut: Future<Output = O>,
         O: Into<Outcome>,
     {
-        let handle = delivery.receipt_handle.clone();
-        let count = delivery.delivery_count.max(1) as u32;
         let visibility = self.options.visibility_timeout;
         let every = self.options.extend_every.unwrap_or(visibility / 3).max(Duration::from_millis(10));
-        let extender = {
-            let service = self.service.clone();
-            let handle = handle.clone();
-            async move {
-                let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-                loop {
-                    tick.tick().await;
-                    // A failed extension is retried at the next tick; an
-                    // expired handle cannot be extended any more.
-                    if let Ok(response) = service
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        let work = handler(delivery.clone());
+        tokio::pin!(work);
+        let mut broken = None;
+        loop {
+            let reading = async {
+                match stream.as_mut() {
+                    Some(open) if broken.is_none() => open.message().await,
+                    _ => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                outcome = &mut work => return (outcome.into(), broken),
+                _ = tick.tick() => {
+                    let mut handles = vec![delivery.receipt_handle.clone()];
+                    handles.extend(queue.iter().map(|d| d.receipt_handle.clone()));
+                    // A failed extension is tried again at the next tick.
+                    let _ = self
+                        .service
                         .extend_visibility(ExtendVisibilityRequest {
-                            receipt_handles: vec![handle.clone()],
+                            receipt_handles: handles,
                             visibility_timeout: Some(duration(visibility)),
                         })
-                        .await
-                    {
-                        let ok = response.results.first().map(|r| r.status)
-                            == Some(crate::v1::ReceiptStatus::Ok as i32);
-                        if !ok {
-                            std::future::pending::<()>().await;
-                        }
-                    }
+                        .await;
                 }
+                message = reading => match message {
+                    Ok(Some(response)) => queue.extend(response.deliveries),
+                    Ok(None) => broken = Some(tonic::Status::unavailable("the receive stream ended")),
+                    Err(status) => broken = Some(status),
+                },
             }
-        };
-        let outcome: Outcome = tokio::select! {
-            outcome = handler(delivery) => outcome.into(),
-            _ = extender => unreachable!("the extender never ends"),
-        };
+        }
+    }
+
+    /// Acks, nacks or dead-letters a handled delivery. A failure that
+    /// outlives the retries is not fatal: the message comes back after its
+    /// visibility timeout.
+    async fn settle(&self, delivery: Delivery, outcome: Outcome) -> Result<(), RpcError> {
+        let handle = delivery.receipt_handle;
+        let count = delivery.delivery_count.max(1) as u32;
         let settled = match outcome {
             Outcome::Ack => self.ack(handle).await,
             Outcome::Nack { delay } => {
