@@ -32,7 +32,7 @@ from statekeeper.core.blackboard.service import Blackboard, PutOp, WatchRequest
 from statekeeper.core.blackboard.watch import WatchMessageKind
 from statekeeper.core.errors import AlreadyExistsError
 from statekeeper.core.messagebus.models import AgentMessage, new_message_id
-from statekeeper.storage.postgres import blackboard as postgres_blackboard
+from statekeeper.storage.postgres import blackboard_schema as postgres_blackboard
 from statekeeper.storage.postgres import messagebus as postgres_messagebus
 from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
 from statekeeper.storage.postgres.messagebus import PostgresMessageStore

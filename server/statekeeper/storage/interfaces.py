@@ -28,13 +28,9 @@ General rules for every method:
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING
 
 from statekeeper.core.audit.store import AuditStore
 from statekeeper.core.sessions.store import SessionStore
-
-if TYPE_CHECKING:
-    pass
 
 
 class Storage(abc.ABC):

@@ -58,10 +58,10 @@ def postgres_schemas() -> tuple[PostgresSchema, ...]:
     """Every PostgreSQL schema, in the order they apply."""
     # Imported here: these modules import statekeeper.storage.postgres.sessions, which
     # imports this module when it starts.
-    from statekeeper.storage.postgres import blackboard as postgres_blackboard
-    from statekeeper.storage.postgres import checkpoints as postgres_checkpoints
+    from statekeeper.storage.postgres import blackboard_schema as postgres_blackboard
+    from statekeeper.storage.postgres import checkpoints_schema as postgres_checkpoints
     from statekeeper.storage.postgres import items as postgres_items
-    from statekeeper.storage.postgres import memory as postgres_memory
+    from statekeeper.storage.postgres import memory_schema as postgres_memory
     from statekeeper.storage.postgres import messagebus as postgres_messagebus
     from statekeeper.storage.postgres import sessions as postgres
     from statekeeper.storage.postgres import workflows as postgres_workflows

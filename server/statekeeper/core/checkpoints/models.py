@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from statekeeper.core.errors import (
     FailedPreconditionError,
 )
 from statekeeper.core.schema_upgrades import Payload
-
-if TYPE_CHECKING:
-    pass
-
 
 # Audit records of checkpoint mutations are about the execution: that is what
 # an operator looks up ("who deleted thread X?").

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.sessions.models import (
@@ -22,9 +21,6 @@ from statekeeper.core.sessions.models import (
     SessionRecord,
     SessionVersion,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class SessionStore(abc.ABC):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from statekeeper.core.schema_upgrades import (
     Payload,
@@ -17,9 +17,6 @@ from statekeeper.core.workflows.models import (
     Workflow,
     WorkflowStatus,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 def workflow_to_document(workflow: Workflow) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from statekeeper.core.errors import (
     FailedPreconditionError,
@@ -14,10 +14,6 @@ from statekeeper.core.errors import (
 from statekeeper.core.schema_upgrades import (
     Payload,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 LEASE_EXPIRED_TYPE = "lease_expired"
 

@@ -64,6 +64,19 @@ from statekeeper.core.checkpoints.models import (
 from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
 from statekeeper.core.schema_upgrades import Payload
+from statekeeper.storage.postgres.checkpoints_schema import (
+    DELETED,
+    MIGRATION_LOCK_KEY,
+    MIGRATIONS,
+    NEEDS_EXCLUSIVE,
+    NEVER_ISSUED,
+    NO_CHECKPOINT,
+    NO_FREE_ID,
+    SCHEMA_TABLE,
+    SUPERSEDED,
+    VALUE_LOCK_CLASS,
+    VALUE_MISSING,
+)
 from statekeeper.storage.postgres.sessions import Migration, PostgresStorage
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
@@ -72,312 +85,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SCHEMA_TABLE = "checkpoint_schema_migrations"
-# pg_advisory_xact_lock key serializing this store's migrations ("skchkpnt").
-MIGRATION_LOCK_KEY = int.from_bytes(b"skchkpnt", "big")
-# Class id of the tenants' value locks (two-key advisory locks, "ckvl").
-VALUE_LOCK_CLASS = int.from_bytes(b"ckvl", "big")
-
-_TEXT = 'text COLLATE "C" NOT NULL'
-# Server ids tried per save when clients took the next ones.
-_SERVER_ID_CANDIDATES = 16
-
-# ----- the functions behind saves and writes ------------------------------------------
-#
-# Errors they raise (custom SQLSTATEs, class "SK"), which
-# _domain_error turns into the domain's. Raising aborts the statement, so a
-# refused save or write stores nothing.
-_SUPERSEDED = "SKC01"  # DETAIL: the current epoch
-_NEVER_ISSUED = "SKC02"
-_DELETED = "SKC03"  # DETAIL: the tombstoned checkpoint id
-_VALUE_MISSING = "SKC04"  # DETAIL: the channel; HINT: why
-_NEEDS_EXCLUSIVE = "SKC05"  # a shared-lock save found its id taken
-_NO_CHECKPOINT = "SKC06"
-_NO_FREE_ID = "SKC07"
-
-_FENCE = f"""
-    IF p_fence_epoch <> 0 AND p_fence_epoch < v_epoch THEN
-        RAISE EXCEPTION USING ERRCODE = '{_SUPERSEDED}', MESSAGE = 'ownership superseded',
-            DETAIL = v_epoch::text;
-    ELSIF p_fence_epoch > v_epoch THEN
-        RAISE EXCEPTION USING ERRCODE = '{_NEVER_ISSUED}', MESSAGE = 'epoch never issued';
-    END IF;"""
-
-_AUDIT = f"""
-    IF p_audit IS NOT NULL THEN
-        INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (p_tenant, p_audit[1], p_audit[2],
-            p_audit[3], p_audit[4], p_audit[5], v_sequence, p_audit_time, p_audit[6]);
-    END IF;"""
-
-# The whole save in one call, so it costs one round trip and holds the locks
-# for no network wait. Columns are always qualified: OUT parameters and
-# variables share the namespace of column names in PL/pgSQL. Server ids are
-# lpad(sequence, 20, '0'), as core.checkpoints.server_checkpoint_id makes them.
-_SAVE_FUNCTION = f"""
-CREATE FUNCTION cp_save(
-    p_tenant text, p_execution_id text, p_namespace text, p_checkpoint_id text,
-    p_parent_id text, p_create_time_ns bigint, p_step bigint, p_step_name text, p_run_id text,
-    p_state_type text, p_state_version integer, p_state_data bytea, p_metadata jsonb,
-    p_fence_epoch bigint, p_exclusive boolean,
-    p_channels text[], p_versions text[], p_hashes text[],
-    p_value_hashes text[], p_value_types text[], p_value_versions integer[],
-    p_value_data bytea[], p_audit text[], p_audit_time double precision)
-RETURNS TABLE (saved_id text, saved_sequence bigint, was_replaced boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_last bigint;
-    v_epoch bigint;
-    v_id text := p_checkpoint_id;
-    v_sequence bigint;
-    v_replaced boolean := false;
-    v_hashes text[] := p_hashes;
-    v_released text[];
-    v_found text;
-BEGIN
-    -- 1. The tenant's value lock, then the execution's row.
-    IF p_exclusive THEN
-        PERFORM pg_advisory_xact_lock({VALUE_LOCK_CLASS}, hashtext(p_tenant));
-    ELSE
-        PERFORM pg_advisory_xact_lock_shared({VALUE_LOCK_CLASS}, hashtext(p_tenant));
-    END IF;
-    INSERT INTO cp_executions AS e (tenant, execution_id) VALUES (p_tenant, p_execution_id)
-    ON CONFLICT (tenant, execution_id) DO UPDATE SET last_sequence = e.last_sequence
-    RETURNING e.last_sequence, e.ownership_epoch INTO v_last, v_epoch;
-    -- 2. Fencing, then tombstones (the parent's first).{_FENCE}
-    SELECT t.checkpoint_id INTO v_found FROM cp_tombstones t
-    WHERE t.tenant = p_tenant AND t.execution_id = p_execution_id
-    AND t.namespace = p_namespace AND t.checkpoint_id IN (p_parent_id, p_checkpoint_id)
-    ORDER BY t.checkpoint_id = p_parent_id DESC LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = '{_DELETED}', MESSAGE = 'checkpoint deleted',
-            DETAIL = v_found;
-    END IF;
-    -- 3. Identity: the id's sequence if it exists, else the next free one.
-    IF v_id <> '' THEN
-        SELECT c.sequence INTO v_sequence FROM cp_checkpoints c
-        WHERE c.tenant = p_tenant AND c.execution_id = p_execution_id
-        AND c.namespace = p_namespace AND c.checkpoint_id = v_id;
-        v_replaced := FOUND;
-        IF NOT v_replaced THEN
-            v_sequence := v_last + 1;
-        END IF;
-    ELSE
-        FOR v_offset IN 1..{_SERVER_ID_CANDIDATES} LOOP
-            v_sequence := v_last + v_offset;
-            v_id := lpad(v_sequence::text, 20, '0');
-            EXIT WHEN NOT EXISTS (SELECT 1 FROM cp_checkpoints c WHERE c.tenant = p_tenant
-                AND c.execution_id = p_execution_id AND c.namespace = p_namespace
-                AND c.checkpoint_id = v_id);
-            IF v_offset = {_SERVER_ID_CANDIDATES} THEN
-                RAISE EXCEPTION USING ERRCODE = '{_NO_FREE_ID}', MESSAGE = 'no free id';
-            END IF;
-        END LOOP;
-    END IF;
-    -- 4. Every channel's value: inline, named by hash, or by version.
-    FOR i IN 1..coalesce(array_length(p_channels, 1), 0) LOOP
-        IF v_hashes[i] = '' THEN
-            SELECT x.content_hash INTO v_found FROM cp_channels x
-            WHERE x.tenant = p_tenant AND x.execution_id = p_execution_id
-            AND x.namespace = p_namespace AND x.channel = p_channels[i]
-            AND x.version = p_versions[i] ORDER BY x.saved DESC LIMIT 1;
-            IF NOT FOUND THEN
-                RAISE EXCEPTION USING ERRCODE = '{_VALUE_MISSING}', MESSAGE = 'value missing',
-                    DETAIL = p_channels[i],
-                    HINT = format('no value is stored for version %L', p_versions[i]);
-            END IF;
-            v_hashes[i] := v_found;
-        ELSIF NOT v_hashes[i] = ANY(p_value_hashes) AND NOT EXISTS (SELECT 1 FROM cp_blobs b
-                WHERE b.tenant = p_tenant AND b.content_hash = v_hashes[i]) THEN
-            RAISE EXCEPTION USING ERRCODE = '{_VALUE_MISSING}', MESSAGE = 'value missing',
-                DETAIL = p_channels[i], HINT = 'no value has hash ' || v_hashes[i];
-        END IF;
-    END LOOP;
-    -- 5. Replacing drops references: only under the exclusive value lock.
-    IF v_replaced THEN
-        IF NOT p_exclusive THEN
-            RAISE EXCEPTION USING ERRCODE = '{_NEEDS_EXCLUSIVE}', MESSAGE = 'replacement';
-        END IF;
-        WITH released AS (
-            DELETE FROM cp_channels x WHERE x.tenant = p_tenant
-            AND x.execution_id = p_execution_id AND x.namespace = p_namespace
-            AND x.checkpoint_id = v_id RETURNING x.content_hash)
-        SELECT array_agg(DISTINCT r.content_hash) INTO v_released FROM released r;
-    ELSE
-        UPDATE cp_executions e SET last_sequence = v_sequence
-        WHERE e.tenant = p_tenant AND e.execution_id = p_execution_id;
-    END IF;
-    -- 6. The write, and the values nothing references any more.
-    INSERT INTO cp_blobs AS b (tenant, content_hash, content_type, schema_version, data)
-    SELECT p_tenant, v.* FROM unnest(p_value_hashes, p_value_types, p_value_versions,
-        p_value_data) AS v
-    ON CONFLICT (tenant, content_hash) DO NOTHING;
-    INSERT INTO cp_checkpoints AS c (tenant, execution_id, namespace, checkpoint_id, sequence,
-        create_time_ns, parent_checkpoint_id, step, step_name, run_id, state_type,
-        state_version, state_data, metadata)
-    VALUES (p_tenant, p_execution_id, p_namespace, v_id, v_sequence, p_create_time_ns,
-        p_parent_id, p_step, p_step_name, p_run_id, p_state_type, p_state_version,
-        p_state_data, p_metadata)
-    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id) DO UPDATE SET
-        create_time_ns = excluded.create_time_ns,
-        parent_checkpoint_id = excluded.parent_checkpoint_id, step = excluded.step,
-        step_name = excluded.step_name, run_id = excluded.run_id,
-        state_type = excluded.state_type, state_version = excluded.state_version,
-        state_data = excluded.state_data, metadata = excluded.metadata;
-    INSERT INTO cp_channels AS x (tenant, execution_id, namespace, checkpoint_id, channel,
-        version, content_hash)
-    SELECT p_tenant, p_execution_id, p_namespace, v_id, n.* FROM unnest(p_channels,
-        p_versions, v_hashes) AS n;
-    IF v_released IS NOT NULL THEN
-        DELETE FROM cp_blobs b WHERE b.tenant = p_tenant AND b.content_hash = ANY(v_released)
-        AND NOT EXISTS (SELECT 1 FROM cp_channels x WHERE x.tenant = p_tenant
-            AND x.content_hash = b.content_hash);
-    END IF;{_AUDIT}
-    RETURN QUERY SELECT v_id, v_sequence, v_replaced;
-END
-$$"""
-
-# The writes of one task in one call: the execution's row FOR SHARE (so a
-# claim or a deletion waits for it), fencing, tombstone, existence, then the
-# writes. Index >= 0 keeps the first write (a repeat is skipped, so not
-# counted), index < 0 replaces. Returns how many were stored.
-_PUT_WRITES_FUNCTION = f"""
-CREATE FUNCTION cp_put_writes(
-    p_tenant text, p_execution_id text, p_namespace text, p_checkpoint_id text,
-    p_task_id text, p_task_path text, p_fence_epoch bigint, p_indexes bigint[],
-    p_channels text[], p_types text[], p_versions integer[], p_data bytea[],
-    p_audit text[], p_audit_time double precision)
-RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_epoch bigint;
-    v_sequence bigint;
-    v_stored bigint;
-BEGIN
-    SELECT e.ownership_epoch INTO v_epoch FROM cp_executions e
-    WHERE e.tenant = p_tenant AND e.execution_id = p_execution_id FOR SHARE;
-    v_epoch := coalesce(v_epoch, 0);{_FENCE}
-    IF EXISTS (SELECT 1 FROM cp_tombstones t WHERE t.tenant = p_tenant
-            AND t.execution_id = p_execution_id AND t.namespace = p_namespace
-            AND t.checkpoint_id = p_checkpoint_id) THEN
-        RAISE EXCEPTION USING ERRCODE = '{_DELETED}', MESSAGE = 'checkpoint deleted',
-            DETAIL = p_checkpoint_id;
-    END IF;
-    SELECT c.sequence INTO v_sequence FROM cp_checkpoints c WHERE c.tenant = p_tenant
-    AND c.execution_id = p_execution_id AND c.namespace = p_namespace
-    AND c.checkpoint_id = p_checkpoint_id;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = '{_NO_CHECKPOINT}', MESSAGE = 'no such checkpoint';
-    END IF;
-    WITH stored AS (
-        INSERT INTO cp_writes AS w (tenant, execution_id, namespace, checkpoint_id, task_id,
-            write_index, task_path, channel, value_type, value_version, value_data)
-        SELECT p_tenant, p_execution_id, p_namespace, p_checkpoint_id, p_task_id, n.i,
-            p_task_path, n.channel, n.value_type, n.value_version, n.value_data
-        FROM unnest(p_indexes, p_channels, p_types, p_versions, p_data)
-            AS n(i, channel, value_type, value_version, value_data)
-        ON CONFLICT (tenant, execution_id, namespace, checkpoint_id, task_id, write_index)
-        DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel,
-            value_type = excluded.value_type, value_version = excluded.value_version,
-            value_data = excluded.value_data
-        WHERE excluded.write_index < 0
-        RETURNING 1)
-    SELECT count(*) INTO v_stored FROM stored;{_AUDIT}
-    RETURN v_stored;
-END
-$$"""
-
-
-# Append only; never edit a released entry.
-MIGRATIONS: tuple[Migration, ...] = (
-    Migration(
-        1,
-        "executions, checkpoints, channel values, pending writes, tombstones;"
-        " functions cp_save and cp_put_writes",
-        (
-            # One row per execution ever written or claimed: the sequence
-            # counter and the ownership epoch outlive the checkpoints.
-            f"""CREATE TABLE cp_executions (
-                tenant {_TEXT},
-                execution_id {_TEXT},
-                last_sequence bigint NOT NULL DEFAULT 0,
-                ownership_epoch bigint NOT NULL DEFAULT 0,
-                PRIMARY KEY (tenant, execution_id)
-            )""",
-            f"""CREATE TABLE cp_checkpoints (
-                tenant {_TEXT},
-                execution_id {_TEXT},
-                namespace {_TEXT},
-                checkpoint_id {_TEXT},
-                sequence bigint NOT NULL,
-                create_time_ns bigint NOT NULL,
-                parent_checkpoint_id {_TEXT},
-                step bigint NOT NULL,
-                step_name text NOT NULL,
-                run_id {_TEXT},
-                state_type text NOT NULL,
-                state_version integer NOT NULL,
-                state_data bytea NOT NULL,
-                metadata jsonb NOT NULL,
-                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id)
-            )""",
-            "CREATE INDEX cp_checkpoints_order ON cp_checkpoints"
-            " (tenant, execution_id, namespace, create_time_ns, sequence)",
-            "CREATE INDEX cp_checkpoints_tenant_order ON cp_checkpoints"
-            " (tenant, create_time_ns, sequence)",
-            "CREATE INDEX cp_checkpoints_run ON cp_checkpoints (tenant, run_id) WHERE run_id <> ''",
-            # Which value each checkpoint's channel has: the references that
-            # keep values alive. `saved` orders them by save, so a channel
-            # named by version alone finds the value saved last for it.
-            f"""CREATE TABLE cp_channels (
-                saved bigint GENERATED ALWAYS AS IDENTITY,
-                tenant {_TEXT},
-                execution_id {_TEXT},
-                namespace {_TEXT},
-                checkpoint_id {_TEXT},
-                channel {_TEXT},
-                version {_TEXT},
-                content_hash {_TEXT},
-                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id, channel)
-            )""",
-            "CREATE INDEX cp_channels_version ON cp_channels"
-            " (tenant, execution_id, namespace, channel, version, saved)",
-            "CREATE INDEX cp_channels_hash ON cp_channels (tenant, content_hash)",
-            f"""CREATE TABLE cp_blobs (
-                tenant {_TEXT},
-                content_hash {_TEXT},
-                content_type text NOT NULL,
-                schema_version integer NOT NULL,
-                data bytea NOT NULL,
-                PRIMARY KEY (tenant, content_hash)
-            )""",
-            f"""CREATE TABLE cp_writes (
-                tenant {_TEXT},
-                execution_id {_TEXT},
-                namespace {_TEXT},
-                checkpoint_id {_TEXT},
-                task_id {_TEXT},
-                write_index bigint NOT NULL,
-                task_path {_TEXT},
-                channel text NOT NULL,
-                value_type text NOT NULL,
-                value_version integer NOT NULL,
-                value_data bytea NOT NULL,
-                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id, task_id, write_index)
-            )""",
-            f"""CREATE TABLE cp_tombstones (
-                tenant {_TEXT},
-                execution_id {_TEXT},
-                namespace {_TEXT},
-                checkpoint_id {_TEXT},
-                delete_time_ns bigint NOT NULL,
-                PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id)
-            )""",
-            "CREATE INDEX cp_tombstones_age ON cp_tombstones (delete_time_ns)",
-            _SAVE_FUNCTION,
-            _PUT_WRITES_FUNCTION,
-        ),
-    ),
-)
 
 _NEWEST_FIRST = "c.create_time_ns DESC, c.sequence DESC, c.execution_id DESC, c.namespace DESC"
 # Executions pruned per transaction, so that other work interleaves.
@@ -513,7 +220,7 @@ class PostgresCheckpointStore(CheckpointStore):
                     *_audit_array(audit),
                 )
             except asyncpg.PostgresError as exc:
-                if getattr(exc, "sqlstate", "") == _NO_CHECKPOINT:
+                if getattr(exc, "sqlstate", "") == NO_CHECKPOINT:
                     raise NotFoundError(
                         f"execution {draft.execution_id!r} has no checkpoint"
                         f" {draft.checkpoint_id!r} in namespace {draft.namespace!r}"
@@ -792,17 +499,17 @@ def _domain_error(
     other failure."""
     code = getattr(exc, "sqlstate", "")
     detail = getattr(exc, "detail", "") or ""
-    if code == _SUPERSEDED:
+    if code == SUPERSEDED:
         return OwnershipSupersededError(execution_id, fence_epoch, int(detail))
-    if code == _NEVER_ISSUED:
+    if code == NEVER_ISSUED:
         return InvalidArgumentError("ownership_epoch", "was never issued for this execution")
-    if code == _DELETED:
+    if code == DELETED:
         return CheckpointDeletedError(execution_id, detail)
-    if code == _VALUE_MISSING:
+    if code == VALUE_MISSING:
         return ChannelValueMissingError(detail, getattr(exc, "hint", "") or "value missing")
-    if code == _NEEDS_EXCLUSIVE:
+    if code == NEEDS_EXCLUSIVE:
         return _ReplacementNeedsExclusiveLockError()
-    if code == _NO_FREE_ID:
+    if code == NO_FREE_ID:
         return AlreadyExistsError("could not assign a free checkpoint id; send one")
     return None
 
