@@ -23,11 +23,14 @@ from statekeeper.core.items.models import ItemLimits
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory.config import MemoryConfig
 from statekeeper.core.messagebus.models import MessageBusLimits
+from statekeeper.core.quotas import QuotaError, Quotas, parse_entry
+from statekeeper.core.quotas import build as build_quotas
 from statekeeper.core.workflows.models import WorkflowLimits
 
 ENV_PREFIX = "STATEKEEPER_"
 MAX_PORT = 65535
 LIMIT_ENV_PREFIX = "STATEKEEPER_LIMIT_"
+QUOTA_ENV_PREFIX = "STATEKEEPER_QUOTA_"
 
 
 class ConfigError(ValueError):
@@ -57,6 +60,9 @@ class Settings:
     data_dir: str = "./data"
     index_dir: str = ""
     api_keys: dict[str, str] = field(default_factory=dict)
+    # A file of `sha256:<hex> TENANT` lines, re-read on SIGHUP and on change
+    # (statekeeper/keys.py).
+    api_keys_file: str = ""
     # Serve without API keys on an address other hosts can reach (see
     # check_exposure): off, so an exposed server never runs open by accident.
     allow_anonymous: bool = False
@@ -101,6 +107,9 @@ class Settings:
     # a verified certificate is a credential, as an API key is.
     tls_client_tenants: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    # Per-tenant quotas (core/quotas.py) and how often stored bytes are measured.
+    quotas: Quotas = field(default_factory=Quotas)
+    usage_interval_seconds: float = 60.0
     capability_limits: CapabilityLimits = field(default_factory=CapabilityLimits)
 
     @property
@@ -123,6 +132,10 @@ _OPTIONS: dict[str, str] = {
     "listen": "HOST:PORT to serve gRPC on",
     "allow_anonymous": "serve without API keys on a non-loopback listen address (every caller"
     " is the anonymous tenant); without it, serve refuses to start so exposed",
+    "api_keys_file": "file of API keys by hash, one `sha256:<hex> TENANT` a line (`statekeeper"
+    " keys create` prints them); re-read on SIGHUP and when it changes",
+    "usage_interval_seconds": "seconds between measurements of each tenant's stored bytes (only"
+    " while a max_stored_bytes quota is set)",
     "data_dir": "directory of the embedded store",
     "index_dir": "local directory where vector indexes are saved to survive restarts (unset:"
     " DATA_DIR/indexes; on the production tier each replica's own disk)",
@@ -225,6 +238,16 @@ def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None 
         "(blackboard.max_value_bytes=2097152, memory.limits.default_top_k=20); env "
         "STATEKEEPER_LIMIT_<NAME>, `__` for each dot",
     )
+    parser.add_argument(
+        "--quota",
+        dest="quota",
+        action="append",
+        metavar="[TENANT:]NAME=VALUE",
+        help="a quota of every tenant (requests_per_second=50) or of one"
+        " (acme:max_streams=10); names: requests_per_second, requests_burst, bytes_per_second,"
+        " bytes_burst, max_streams, max_stored_bytes; 0 = unlimited (the default); env"
+        " STATEKEEPER_QUOTAS=n=v,t:n=v or STATEKEEPER_QUOTA_<NAME>",
+    )
 
 
 def _shown(default: object) -> str:
@@ -237,9 +260,20 @@ def _shown(default: object) -> str:
 def load(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Settings:
     values: dict[str, Any] = {}
     limits: dict[str, Any] = {}
+    quotas: list[tuple[str | None, str, object]] = []
     config_path = getattr(args, "config", None) or environ.get(ENV_PREFIX + "CONFIG")
     if config_path:
-        _merge_file(Path(config_path), values, limits)
+        _merge_file(Path(config_path), values, limits, quotas)
+    for key, value in environ.items():
+        if key.startswith(QUOTA_ENV_PREFIX):
+            quotas.append((None, key[len(QUOTA_ENV_PREFIX) :].lower(), value))
+    if env_quotas := environ.get(ENV_PREFIX + "QUOTAS"):
+        quotas.extend(_quota_entries("STATEKEEPER_QUOTAS", env_quotas.split(",")))
+    quotas.extend(_quota_entries("--quota", getattr(args, "quota", None) or []))
+    try:
+        values["quotas"] = build_quotas(quotas)
+    except QuotaError as exc:
+        raise ConfigError(str(exc)) from exc
     for name in _OPTIONS:
         if (env := environ.get(ENV_PREFIX + name.upper())) is not None:
             values[name] = env
@@ -260,12 +294,18 @@ def load(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> S
     return _build(values, limits)
 
 
-def _merge_file(path: Path, values: dict[str, Any], limits: dict[str, Any]) -> None:
+def _merge_file(
+    path: Path,
+    values: dict[str, Any],
+    limits: dict[str, Any],
+    quotas: list[tuple[str | None, str, object]],
+) -> None:
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from exc
     limits.update(_flattened(data.pop("limits", {})))
+    quotas.extend(_file_quotas(data.pop("quotas", {})))
     for name in _PAIR_OPTIONS:
         pairs = data.pop(name, None)
         if pairs is not None:
@@ -276,6 +316,29 @@ def _merge_file(path: Path, values: dict[str, Any], limits: dict[str, Any]) -> N
         if name not in _OPTIONS:
             raise ConfigError(f"config file: unknown option {name!r}")
         values[name] = value
+
+
+def _file_quotas(table: Any) -> list[tuple[str | None, str, object]]:
+    """[quotas.default] and [quotas.tenants.<tenant>] tables as entries."""
+    if not isinstance(table, Mapping) or set(table) - {"default", "tenants"}:
+        raise ConfigError(
+            "config file: [quotas] holds only [quotas.default] and [quotas.tenants.*]"
+        )
+    entries: list[tuple[str | None, str, object]] = []
+    groups: list[tuple[str | None, Any]] = [(None, table.get("default", {}))]
+    tenants = table.get("tenants", {})
+    if not isinstance(tenants, Mapping):
+        raise ConfigError("config file: [quotas.tenants] must hold one table per tenant")
+    groups.extend(tenants.items())
+    for tenant, values in groups:
+        if not isinstance(values, Mapping):
+            raise ConfigError(f"config file: quotas of {tenant or 'default'} must be a table")
+        entries.extend((tenant, str(name), value) for name, value in values.items())
+    return entries
+
+
+def _quota_entries(source: str, items: Sequence[str]) -> list[tuple[str | None, str, object]]:
+    return [parse_entry(name, value) for name, value in _parse_pairs(source, items).items()]
 
 
 def _parse_pairs(source: str, items: Sequence[str]) -> dict[str, str]:
@@ -333,7 +396,9 @@ def _build(values: dict[str, Any], limit_values: dict[str, Any]) -> Settings:
     for name, value in dotted.items():
         capability_limits = _with_values(capability_limits, {name: value}, "")
     coerced = {
-        name: value if name in _PAIR_OPTIONS else _coerce(name, value, getattr(defaults, name))
+        name: value
+        if name in _PAIR_OPTIONS or name == "quotas"
+        else _coerce(name, value, getattr(defaults, name))
         for name, value in values.items()
     }
     settings = dataclasses.replace(
@@ -384,6 +449,8 @@ def _check(settings: Settings) -> None:
         raise ConfigError("sweep_interval_seconds: must be positive")
     if settings.expired_retention_seconds < 0:
         raise ConfigError("expired_retention_seconds: must not be negative")
+    if settings.usage_interval_seconds <= 0:
+        raise ConfigError("usage_interval_seconds: must be positive")
     if settings.shutdown_grace_seconds < 0:
         raise ConfigError("shutdown_grace_seconds: must not be negative")
     if settings.workers < 0:
@@ -418,12 +485,13 @@ def check_exposure(settings: Settings) -> None:
     `doctor` dial the same address and must not refuse."""
     # A client certificate mapped to a tenant is a credential too (its CA is
     # then required by tls_client_ca, so no caller is anonymous).
-    credentials = settings.api_keys or settings.tls_client_tenants
+    credentials = settings.api_keys or settings.api_keys_file or settings.tls_client_tenants
     if credentials or settings.allow_anonymous or _is_loopback(settings.listen):
         return
     raise ConfigError(
         f"listen: {settings.listen} is reachable from other hosts and no API keys are"
-        " configured; set api keys (--api-key KEY=TENANT), client certificate tenants"
+        " configured; set api keys (--api-key KEY=TENANT or --api-keys-file FILE), client"
+        " certificate tenants"
         " (--tls-client-ca with --tls-client-tenant NAME=TENANT) or --allow-anonymous"
     )
 
