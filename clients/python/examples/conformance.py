@@ -18,7 +18,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from statekeeper_client import AsyncClient, Client, ServiceNotImplementedError, TlsOptions
+from statekeeper_client import (
+    AsyncClient,
+    Client,
+    RetryPolicy,
+    ServiceNotImplementedError,
+    TlsOptions,
+)
 from statekeeper_client.v1 import (
     blackboard_pb2,
     checkpoint_pb2,
@@ -158,6 +164,48 @@ def checked_batch(recorded: memory_pb2.RecordEpisodesResponse) -> str:
     check(second.status == duplicate, f"second item: status {second.status}")
     check(second.result.duplicate_of == episode_id, f"duplicate_of {second.result.duplicate_of}")
     return episode_id
+
+
+#: Redeliver a nacked job at once (the scenario does not wait for backoff).
+QUICK_REDELIVERY = RetryPolicy(initial_backoff=0.05, max_backoff=0.05, jitter=0)
+JOBS = [b"job-0", b"job-1", b"job-2"]
+
+
+def job_requests(ids: Ids) -> list[message_pb2.SendMessageRequest]:
+    return [
+        message_pb2.SendMessageRequest(
+            from_agent=ids.sender,
+            to_agent=f"{ids.receiver}-inbox",
+            type="conformance.job",
+            payload=common_pb2.Payload(content_type="text/plain", data=job),
+        )
+        for job in JOBS
+    ]
+
+
+class JobHandler:
+    """Handles the jobs; the first delivery of job-1 fails (raises), so the
+    consumer must nack it and handle its redelivery."""
+
+    def __init__(self) -> None:
+        self.handled: list[tuple[bytes, int]] = []
+
+    def __call__(self, delivery: message_pb2.Delivery) -> None:
+        self.handled.append((delivery.message.payload.data, delivery.delivery_count))
+        if delivery.message.payload.data == b"job-1" and delivery.delivery_count == 1:
+            raise RuntimeError("job-1 fails on its first delivery")
+
+    def check(self, sent: list[str], acked: int, nacked: int) -> str:
+        check(sorted(set(j for j, _ in self.handled)) == JOBS, f"handled {self.handled}")
+        check((b"job-1", 2) in self.handled, f"job-1 not redelivered: {self.handled}")
+        check(acked == 3 and nacked == 1, f"acked {acked}, nacked {nacked}")
+        return f"messages={len(sent)} handled={len(self.handled)} acked={acked} nacked={nacked}"
+
+
+def task_put(ids: Ids, key: str) -> blackboard_pb2.PutEntryRequest:
+    value = blackboard_pb2.BlackboardValue()
+    value.json.update({"task": key})
+    return blackboard_pb2.PutEntryRequest(board=f"{ids.board}-resume", key=key, value=value)
 
 
 def sync_pass(addr: str, api_key: str, required: set[str]) -> bool:
@@ -305,6 +353,43 @@ def sync_pass(addr: str, api_key: str, required: set[str]) -> bool:
         )
         return f"message_id={sent.message_id}"
 
+    def watch_resume() -> str:
+        board = f"{ids.board}-resume"
+        with client.watch(board, prefix="task/", timeout=20) as first:
+            responses = first.responses()
+            started = next(responses)
+            check(started.WhichOneof("kind") == "started", "no started response")
+            puts = [client.blackboard.PutEntry(task_put(ids, f"task/{n}")) for n in (1, 2)]
+            seen: list[int] = []
+            for response in responses:
+                seen.extend(event.revision for event in response.events.events)
+                if len(seen) >= 2:
+                    break
+        check(seen == [p.header.revision for p in puts], f"events {seen}")
+        resume_at = first.resume_revision
+        check(resume_at > seen[-1], f"resume_revision {resume_at} <= {seen[-1]}")
+        # Written while no watch is open; the resumed watch must start with it.
+        third = client.blackboard.PutEntry(task_put(ids, "task/3"))
+        with client.watch(board, prefix="task/", start_revision=resume_at, timeout=20) as again:
+            event = next(iter(again))
+        check(
+            (event.entry.key, event.revision) == ("task/3", third.header.revision),
+            f"resumed at {event.entry.key}@{event.revision}, want task/3@{third.header.revision}",
+        )
+        return f"resume_revision={resume_at} next={event.revision}"
+
+    def inbox_consumer() -> str:
+        sent = [client.messages.SendMessage(r).message_id for r in job_requests(ids)]
+        handler = JobHandler()
+        consumer = client.inbox(
+            f"{ids.receiver}-inbox",
+            handler,
+            visibility_timeout=10,
+            redelivery_backoff=QUICK_REDELIVERY,
+        )
+        stats = consumer.run(max_messages=4, timeout=20)
+        return handler.check(sent, stats.acked, stats.nacked)
+
     print(f"conformance {LANGUAGE} (sync client) against {addr}", flush=True)
     try:
         report.run("connect", "connect", connect)
@@ -318,6 +403,8 @@ def sync_pass(addr: str, api_key: str, required: set[str]) -> bool:
         report.run("checkpoint_save_get", "checkpoint", checkpoint)
         report.run("blackboard_watch", "blackboard", blackboard)
         report.run("message_send_receive", "message", messages)
+        report.run("watch_resume", "blackboard", watch_resume)
+        report.run("inbox_consumer", "message", inbox_consumer)
     finally:
         client.close()
     return report.finish()
@@ -454,6 +541,43 @@ async def async_pass(addr: str, api_key: str, required: set[str]) -> bool:
         check(acked.results[0].status == message_pb2.RECEIPT_STATUS_OK, "ack failed")
         return f"message_id={sent.message_id}"
 
+    async def watch_resume() -> str:
+        board = f"{ids.board}-resume"
+        async with client.watch(board, prefix="task/", timeout=20) as first:
+            responses = first.responses()
+            started = await anext(responses)
+            check(started.WhichOneof("kind") == "started", "no started response")
+            puts = [await client.blackboard.PutEntry(task_put(ids, f"task/{n}")) for n in (1, 2)]
+            seen: list[int] = []
+            async for response in responses:
+                seen.extend(event.revision for event in response.events.events)
+                if len(seen) >= 2:
+                    break
+        check(seen == [p.header.revision for p in puts], f"events {seen}")
+        resume_at = first.resume_revision
+        third = await client.blackboard.PutEntry(task_put(ids, "task/3"))
+        async with client.watch(
+            board, prefix="task/", start_revision=resume_at, timeout=20
+        ) as again:
+            event = await anext(aiter(again))
+        check(
+            (event.entry.key, event.revision) == ("task/3", third.header.revision),
+            f"resumed at {event.entry.key}@{event.revision}, want task/3@{third.header.revision}",
+        )
+        return f"resume_revision={resume_at} next={event.revision}"
+
+    async def inbox_consumer() -> str:
+        sent = [(await client.messages.SendMessage(r)).message_id for r in job_requests(ids)]
+        handler = JobHandler()
+        consumer = client.inbox(
+            f"{ids.receiver}-inbox",
+            handler,
+            visibility_timeout=10,
+            redelivery_backoff=QUICK_REDELIVERY,
+        )
+        stats = await consumer.run(max_messages=4, timeout=20)
+        return handler.check(sent, stats.acked, stats.nacked)
+
     print(f"conformance {LANGUAGE} (async client) against {addr}", flush=True)
     try:
         await report.arun("connect", "connect", connect)
@@ -467,6 +591,8 @@ async def async_pass(addr: str, api_key: str, required: set[str]) -> bool:
         await report.arun("checkpoint_save_get", "checkpoint", checkpoint)
         await report.arun("blackboard_watch", "blackboard", blackboard)
         await report.arun("message_send_receive", "message", messages)
+        await report.arun("watch_resume", "blackboard", watch_resume)
+        await report.arun("inbox_consumer", "message", inbox_consumer)
     finally:
         await client.close()
     return report.finish()
