@@ -1,5 +1,5 @@
 """The one interceptor: authentication, request checks, stream limits,
-error mapping and the access log.
+tenant quotas, error mapping and the access log.
 
 Servicers raise domain errors; this module turns each into its canonical
 status code with a `google.rpc.ErrorInfo` (and a `google.rpc.BadRequest` for
@@ -8,6 +8,12 @@ INVALID_ARGUMENT instead of grpc's INTERNAL, and every request passes the
 checks of request_checks (durations, timestamps, NUL, non-finite numbers)
 before a servicer sees it. Anything unexpected is logged with its traceback
 and answered INTERNAL without leaking details.
+
+A call over a tenant quota (core/quotas.py) is answered RESOURCE_EXHAUSTED
+with a `google.rpc.RetryInfo` next to the ErrorInfo. Failed authentications
+are logged at WARNING, at most one line a second per peer host, with the
+number of failures it stands for and the presented key's id (a hash
+prefix), never the key.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -32,9 +38,11 @@ from statekeeper.core.errors import (
     InvalidArgumentError,
     LimitExceededError,
     StatekeeperError,
+    UnauthenticatedError,
 )
 from statekeeper.core.limits import Limits
-from statekeeper.core.tenancy import Authenticator, Principal
+from statekeeper.core.quotas import QuotaEnforcer, QuotaExceededError, Quotas
+from statekeeper.core.tenancy import Authenticator, Principal, key_id
 
 log = logging.getLogger("statekeeper.access")
 
@@ -92,6 +100,10 @@ def to_grpc_status(error: StatekeeperError) -> grpc.Status:
         reason=error.reason, domain=ERROR_DOMAIN, metadata=error.metadata
     )
     details = [_pack(info)]
+    if isinstance(error, QuotaExceededError):
+        delay = duration_pb2.Duration()
+        delay.FromNanoseconds(max(1, round(error.retry_delay * 1e9)))
+        details.append(_pack(error_details_pb2.RetryInfo(retry_delay=delay)))
     if isinstance(error, InvalidArgumentError):
         violation = error_details_pb2.BadRequest.FieldViolation(
             field=error.field, description=error.message
@@ -143,9 +155,16 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     finalizer in another task or context.
     """
 
-    def __init__(self, authenticator: Authenticator, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        authenticator: Authenticator,
+        limits: Limits | None = None,
+        quotas: QuotaEnforcer | None = None,
+    ) -> None:
         self._authenticator = authenticator
         self._streams = StreamLimiter(limits or Limits())
+        self._quotas = quotas or QuotaEnforcer(Quotas())
+        self._failures = FailedAuthentications()
 
     async def intercept_service(
         self,
@@ -179,7 +198,7 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def _unary_unary(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
             async def run() -> Any:
-                admit(request)
+                self._admit(method, request)
                 return await inner(request, context)
 
             return await self._serve(method, context, run)
@@ -189,8 +208,8 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def _unary_stream(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> None:
             async def run() -> None:
-                admit(request)
-                async with self._streams.open(method, context):
+                self._admit(method, request)
+                async with self._streams.open(method, context), self._tenant_stream(method):
                     await _drive(inner(request, context), context)
 
             await self._serve(method, context, run)
@@ -204,7 +223,8 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 # stream closed here, not finalized by the GC in another context.
                 async with (
                     self._streams.open(method, context),
-                    contextlib.aclosing(_admitted(requests)) as admitted,
+                    self._tenant_stream(method),
+                    contextlib.aclosing(self._admitted(method, requests)) as admitted,
                 ):
                     return await inner(admitted, context)
 
@@ -217,7 +237,8 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             async def run() -> None:
                 async with (
                     self._streams.open(method, context),
-                    contextlib.aclosing(_admitted(requests)) as admitted,
+                    self._tenant_stream(method),
+                    contextlib.aclosing(self._admitted(method, requests)) as admitted,
                 ):
                     await _drive(inner(admitted, context), context)
 
@@ -236,9 +257,12 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         outcome = "OK"
         token: contextvars.Token[Actor] | None = None
         try:
-            principal = self._authenticator.authenticate(
-                _presented_key(context), certificate_names(context)
-            )
+            presented = _presented_key(context)
+            try:
+                principal = self._authenticator.authenticate(presented, certificate_names(context))
+            except UnauthenticatedError as exc:
+                self._failures.record(context.peer() or "unknown", method, presented, exc.message)
+                raise
             token = _actor.set(actor_for(principal, method))
             return await run()
         except asyncio.CancelledError:
@@ -252,6 +276,29 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 _actor.reset(token)  # same task and context as the set above
             _log_call(method, outcome, started)
 
+    def _admit(self, method: str, request: Any) -> None:
+        """The request's checks, then the caller's quotas (a malformed
+        request costs no tokens)."""
+        admit(request)
+        tenant = _actor.get().tenant
+        size = request.ByteSize() if self._quotas.needs_size(tenant) else 0
+        self._quotas.admit(tenant, method, size)
+
+    async def _admitted(
+        self, method: str, requests: AsyncIterator[Any]
+    ) -> AsyncGenerator[Any, None]:
+        """A client stream whose every message is admitted (checks and
+        quotas) before the servicer sees it."""
+        async for request in requests:
+            self._admit(method, request)
+            yield request
+
+    @contextlib.asynccontextmanager
+    async def _tenant_stream(self, method: str) -> AsyncIterator[None]:
+        """Holds one of the caller's tenant stream slots (max_streams)."""
+        with self._quotas.stream(_actor.get().tenant, method):
+            yield
+
 
 def admit(request: Any) -> None:
     """The checks of every request: it parsed, and its fields follow the
@@ -259,14 +306,6 @@ def admit(request: Any) -> None:
     if isinstance(request, _Malformed):
         raise InvalidArgumentError("request", f"cannot be parsed: {request.error}")
     check_request(request)
-
-
-async def _admitted(requests: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
-    """A client stream whose every message is admitted before the servicer
-    sees it."""
-    async for request in requests:
-        admit(request)
-        yield request
 
 
 async def _drive(responses: Any, context: grpc.aio.ServicerContext) -> None:
@@ -338,6 +377,56 @@ class StreamLimiter:
             )
             self._refused[limit_name], self._last_logged[limit_name] = 0, now
         raise LimitExceededError(limit_name, limit, "too many streams open")
+
+
+class FailedAuthentications:
+    """Logs failed authentications: a WARNING at most once a second per
+    peer host (the port changes with every connection) with the number of
+    failures since its last line, the method, the reason and the id of the
+    last key presented (a SHA-256 prefix, never the key). At most
+    `max_hosts` hosts are tracked; past that the quietest are forgotten, and
+    one line a second at most speaks for all untracked hosts."""
+
+    def __init__(self, interval: float = 1.0, max_hosts: int = 1024) -> None:
+        self._interval = interval
+        self._max_hosts = max_hosts
+        # host -> [failures not logged yet, time of the last line]
+        self._hosts: dict[str, list[float]] = {}
+
+    def record(self, peer: str, method: str, presented: str | None, reason: str) -> None:
+        host = peer.rpartition(":")[0] or peer
+        now = time.monotonic()
+        if host not in self._hosts and len(self._hosts) >= self._max_hosts:
+            self._forget(now)
+            if len(self._hosts) >= self._max_hosts:
+                host = "other hosts"
+        entry = self._hosts.setdefault(host, [0, -float("inf")])
+        entry[0] += 1
+        if now - entry[1] < self._interval:
+            return
+        failures, entry[0], entry[1] = int(entry[0]), 0, now
+        presented_id = key_id(presented) if presented else "none"
+        log.warning(
+            "%d failed authentication(s) from %s, the last %s: %s (key id %s)",
+            failures,
+            host,
+            method,
+            reason,
+            presented_id,
+            extra={
+                "peer": host,
+                "rpc_method": method,
+                "failures": failures,
+                "key_id": presented_id,
+            },
+        )
+
+    def _forget(self, now: float) -> None:
+        """Drops hosts whose last line is older than a minute (their
+        unlogged count, if any, is lost: bounded memory first)."""
+        for host, (_, last) in list(self._hosts.items()):
+            if now - last > 60.0:
+                del self._hosts[host]
 
 
 def _outcome(exc: Exception) -> str:
