@@ -52,6 +52,7 @@ Recall of the user's episodes of that app, best first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import re
@@ -77,7 +78,7 @@ from google.adk.sessions.base_session_service import (
 from google.adk.sessions.session import Session
 from google.adk.sessions.state import State
 from google.genai import types
-from google.protobuf import field_mask_pb2, struct_pb2, timestamp_pb2
+from google.protobuf import field_mask_pb2, json_format, struct_pb2, timestamp_pb2
 from pydantic_core import to_jsonable_python
 
 from statekeeper_client.aio import AsyncClient
@@ -184,9 +185,14 @@ def _encode_state(state: Mapping[str, Any]) -> struct_pb2.Struct:
 
 
 def _decode_state(variables: struct_pb2.Struct) -> dict[str, Any]:
+    """The state `_encode_state` wrote; a variable another client set to
+    something other than JSON text is taken as it is."""
     state: dict[str, Any] = {}
-    for key, value in variables.fields.items():
-        state[key] = json.loads(value.string_value)
+    for key, value in json_format.MessageToDict(variables).items():
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                value = json.loads(value)
+        state[key] = value
     return state
 
 
@@ -256,16 +262,24 @@ def encode_event(event: Event) -> pb.SessionMessage:
 
 
 def decode_event(message: pb.SessionMessage) -> Event:
-    """The event stored in `message` by `encode_event`."""
+    """The event stored in `message` by `encode_event`; a message another
+    client appended becomes an event of its text (author `user` for a USER
+    message, else the message's name or `model`)."""
     chunks: list[str] = []
     while f"{EVENT_KEY_PREFIX}{len(chunks)}" in message.metadata:
         chunks.append(message.metadata[f"{EVENT_KEY_PREFIX}{len(chunks)}"])
-    if not chunks:
-        raise ValueError(
-            f"message {message.sequence} of the session is not an ADK event "
-            f"(no {EVENT_KEY_PREFIX}0 metadata)"
-        )
-    return Event.model_validate_json("".join(chunks))
+    if chunks:
+        return Event.model_validate_json("".join(chunks))
+    user = message.role == pb.ROLE_USER
+    return Event(
+        id=message.message_id or Event.new_id(),
+        invocation_id="",
+        author="user" if user else (message.name or "model"),
+        content=types.Content(
+            role="user" if user else "model", parts=[types.Part(text=message.content)]
+        ),
+        timestamp=message.create_time.ToMicroseconds() / 1e6,
+    )
 
 
 # ----- shared plumbing ------------------------------------------------------------------

@@ -204,6 +204,46 @@ async def test_only_adk_sessions_of_the_app_are_listed(
     assert [s.id for s in listed] == ["mine"]
 
 
+async def test_messages_and_variables_other_clients_wrote_are_read(
+    sessions: StatekeeperSessionService, plain: AsyncClient
+) -> None:
+    session = await sessions.create_session(app_name="app", user_id="u", state={"mine": [1]})
+    key = session_key("app", "u", session.id)
+    await plain.sessions.AppendMessages(
+        pb.AppendMessagesRequest(
+            session_id=key,
+            messages=[
+                pb.SessionMessage(role=pb.ROLE_USER, content="typed in another app"),
+                pb.SessionMessage(role=pb.ROLE_ASSISTANT, content="answered", name="helper"),
+            ],
+        )
+    )
+    current = (await plain.sessions.GetSession(pb.GetSessionRequest(session_id=key))).session
+    current.context_variables["plain"] = "not json"
+    current.context_variables["number"] = 3
+    await plain.sessions.UpdateSession(
+        pb.UpdateSessionRequest(
+            session=pb.Session(session_id=key, context_variables=current.context_variables),
+            update_mask={"paths": ["context_variables"]},
+        )
+    )
+    got = await sessions.get_session(app_name="app", user_id="u", session_id=session.id)
+    assert got is not None
+    assert [
+        (e.author, e.content.parts[0].text) for e in got.events if e.content and e.content.parts
+    ] == [
+        ("user", "typed in another app"),
+        ("helper", "answered"),
+    ]
+    assert got.state == {"mine": [1], "plain": "not json", "number": 3}
+    # The session object is current again: appending to it works.
+    await sessions.append_event(
+        got, Event(author="user", actions=EventActions(state_delta={"x": 1}))
+    )
+    again = await sessions.get_session(app_name="app", user_id="u", session_id=session.id)
+    assert again is not None and len(again.events) == 3 and again.state["x"] == 1
+
+
 async def test_tenants_do_not_see_each_other(
     server: LiveServer, sessions: StatekeeperSessionService
 ) -> None:
