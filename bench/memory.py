@@ -35,8 +35,8 @@ import numpy.typing as npt
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from statekeeper.core.memory.config import IndexConfig, MemoryConfig
+from statekeeper.core.memory.faiss_index import FaissIndexFactory
 from statekeeper.core.memory.models import Episode, ValueSource, content_hash
-from statekeeper.core.memory.vector_index import FaissIndexFactory
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
 

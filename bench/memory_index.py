@@ -52,14 +52,9 @@ import numpy as np
 import numpy.typing as npt
 
 from statekeeper.core.memory.config import IndexConfig, MemoryConfig
+from statekeeper.core.memory.faiss_index import FaissIndexFactory, HnswIndex, VectorIndex
 from statekeeper.core.memory.models import Episode, ValueSource, content_hash
-from statekeeper.core.memory.vector_index import (
-    FaissIndexFactory,
-    HnswIndex,
-    InProcessChangeFeed,
-    VectorIndex,
-    VectorIndexes,
-)
+from statekeeper.core.memory.vector_index import InProcessChangeFeed, VectorIndexes
 from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.index_snapshots import FileSnapshotStore

@@ -35,7 +35,7 @@ import numpy as np
 from bench.memory import DIMENSION, Matrix, embedding_like
 from bench.production import fresh_database, server, services
 from statekeeper.core.memory.config import IndexConfig
-from statekeeper.core.memory.vector_index import FaissIndexFactory
+from statekeeper.core.memory.faiss_index import FaissIndexFactory
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
 

@@ -55,7 +55,7 @@ from statekeeper.storage.postgres.memory_feed import PostgresChangeFeed
 from statekeeper.storage.postgres.messagebus import PostgresMessageStore
 from statekeeper.storage.postgres.workflows import PostgresWorkflowStore
 from statekeeper.storage.production import ProductionStorage
-from statekeeper.storage.redis.feeds import RedisInboxNotifier, RedisReplyWaiters
+from statekeeper.storage.redis.bus import RedisInboxNotifier, RedisReplyWaiters
 from statekeeper_client.v1 import (
     blackboard_pb2,
     checkpoint_pb2,

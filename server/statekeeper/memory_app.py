@@ -35,12 +35,12 @@ from statekeeper.core.limits import Limits
 from statekeeper.core.memory.config import MemoryConfig
 from statekeeper.core.memory.context import MemoryContextBuilder
 from statekeeper.core.memory.episodic import Embedder, EpisodicMemory
+from statekeeper.core.memory.faiss_index import FaissIndexFactory
 from statekeeper.core.memory.forgetting import Consolidation, Forgetting, MemoryMaintenance
 from statekeeper.core.memory.semantic import FactExtractor, PatternFactExtractor, SemanticMemory
 from statekeeper.core.memory.store import MemoryStore
 from statekeeper.core.memory.vector_index import (
     ChangeFeed,
-    FaissIndexFactory,
     InProcessChangeFeed,
     LoadingState,
     VectorIndexes,

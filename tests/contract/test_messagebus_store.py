@@ -41,7 +41,7 @@ from statekeeper.storage.embedded.messagebus import (
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.postgres.messagebus import PostgresMessageStore
 from statekeeper.storage.postgres.sessions import PostgresStorage
-from statekeeper.storage.redis.feeds import RedisInboxNotifier, RedisReplyWaiters
+from statekeeper.storage.redis.bus import RedisInboxNotifier, RedisReplyWaiters
 from tests.harness.deadlines import scaled
 from tests.services import configured, reachable
 

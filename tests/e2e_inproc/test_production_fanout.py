@@ -37,7 +37,7 @@ from statekeeper.storage.postgres import messagebus as postgres_messagebus
 from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
 from statekeeper.storage.postgres.messagebus import PostgresMessageStore
 from statekeeper.storage.postgres.sessions import PostgresStorage
-from statekeeper.storage.redis.feeds import RedisInboxNotifier, RedisReplyWaiters
+from statekeeper.storage.redis.bus import RedisInboxNotifier, RedisReplyWaiters
 from tests.harness.deadlines import scaled
 from tests.services import Services, configured, fresh_database, reachable
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import asyncpg
 
-from statekeeper.storage.postgres.sessions import LATEST_SCHEMA, MIGRATIONS
+from statekeeper.storage.postgres.sessions_schema import LATEST_SCHEMA, MIGRATIONS
 from statekeeper.storage.schemas import postgres_schemas
 from tests.e2e.conftest import ServerProcess
 from tests.integration.conftest import production_args

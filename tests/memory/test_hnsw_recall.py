@@ -16,7 +16,7 @@ import numpy.typing as npt
 import pytest
 
 from statekeeper.core.memory.config import IndexConfig
-from statekeeper.core.memory.vector_index import FaissIndexFactory, FlatIndex, HnswIndex
+from statekeeper.core.memory.faiss_index import FaissIndexFactory, FlatIndex, HnswIndex
 from tests.memory.data import gaussian, unit_rows
 
 COUNT = 5_000

@@ -20,13 +20,12 @@ import pytest
 
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory.config import IndexConfig, MemoryConfig
+from statekeeper.core.memory.faiss_index import FaissIndexFactory, VectorIndex
 from statekeeper.core.memory.models import Episode, IndexState, VectorBatch
 from statekeeper.core.memory.store import MemoryStore
 from statekeeper.core.memory.vector_index import (
-    FaissIndexFactory,
     IndexLoadingError,
     InProcessChangeFeed,
-    VectorIndex,
     VectorIndexes,
 )
 from statekeeper.core.sessions.service import SessionManager

@@ -13,9 +13,9 @@ import pytest
 
 from statekeeper.core.errors import FailedPreconditionError
 from statekeeper.core.memory.config import IndexConfig
+from statekeeper.core.memory.faiss_index import FaissIndexFactory
 from statekeeper.core.memory.models import IndexState, VectorBatch
 from statekeeper.core.memory.vector_index import (
-    FaissIndexFactory,
     IndexEntry,
     InProcessChangeFeed,
     VectorChange,

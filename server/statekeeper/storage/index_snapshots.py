@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from statekeeper.core.memory.vector_index import Snapshot, SnapshotError
+from statekeeper.core.memory.faiss_index import SnapshotError
+from statekeeper.core.memory.vector_index import Snapshot
 
 MAGIC = b"SKVIDX01"
 _PREFIX = struct.Struct("<8sII")  # magic, header length, header CRC-32

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from statekeeper.storage.postgres.sessions import Migration, SchemaOutOfDateError
+from statekeeper.storage.postgres.migrations import Migration, SchemaOutOfDateError
 
 if TYPE_CHECKING:
     from statekeeper.storage.embedded.sessions import EmbeddedStorage
@@ -63,7 +63,7 @@ def postgres_schemas() -> tuple[PostgresSchema, ...]:
     from statekeeper.storage.postgres import items as postgres_items
     from statekeeper.storage.postgres import memory_schema as postgres_memory
     from statekeeper.storage.postgres import messagebus as postgres_messagebus
-    from statekeeper.storage.postgres import sessions as postgres
+    from statekeeper.storage.postgres import sessions_schema as postgres
     from statekeeper.storage.postgres import workflows as postgres_workflows
 
     return (

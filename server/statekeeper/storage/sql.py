@@ -28,6 +28,8 @@ class Row(Protocol):
 
     def __getitem__(self, key: str, /) -> Any: ...
 
+    def keys(self) -> Any: ...
+
 
 MESSAGE_COLUMNS = (
     "sequence, message_id, role, content, name, tool_calls, tool_call_id, metadata, "

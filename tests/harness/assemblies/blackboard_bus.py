@@ -48,7 +48,7 @@ from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
 from statekeeper.storage.postgres.messagebus import PostgresMessageStore
 from statekeeper.storage.postgres.sessions import PostgresStorage
-from statekeeper.storage.redis.feeds import RedisInboxNotifier, RedisReplyWaiters
+from statekeeper.storage.redis.bus import RedisInboxNotifier, RedisReplyWaiters
 
 
 def overrides(cls: type[Any], pairs: list[str]) -> Any:

@@ -35,8 +35,6 @@ from statekeeper.core.blackboard.models import (
     RevisionBatch,
     RevisionCompactedError,
     T,
-    Value,
-    ValueKind,
     tombstone,
 )
 from statekeeper.core.blackboard.store import (
@@ -44,8 +42,15 @@ from statekeeper.core.blackboard.store import (
     BlackboardStore,
     FeedListener,
 )
-from statekeeper.core.errors import InvalidArgumentError, StorageUnavailableError
+from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.shared.blackboard import (
+    above_current,
+    batch_from,
+    entry_from_row,
+    resolve_revision,
+    visible,
+)
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 log = logging.getLogger(__name__)
@@ -311,11 +316,11 @@ class EmbeddedBlackboardStore(BlackboardStore):
     ) -> ReadResult:
         def work(db: sqlite3.Connection) -> ReadResult:
             header = _load_tenant(db, tenant).header
-            at = _resolve_revision(header, revision, slack=0)
+            at = resolve_revision(header, revision, slack=0)
             entries: list[Entry] = []
             for key in sorted(set(keys)):
                 entry = _entry_at(db, tenant, board, key, at, header.revision)
-                if entry is not None and _visible(entry, visible_at):
+                if entry is not None and visible(entry, visible_at):
                     entries.append(entry)
             return ReadResult(header, at, entries)
 
@@ -333,10 +338,10 @@ class EmbeddedBlackboardStore(BlackboardStore):
     ) -> ReadResult:
         def work(db: sqlite3.Connection) -> ReadResult:
             header = _load_tenant(db, tenant).header
-            at = _resolve_revision(header, revision, slack=1)
+            at = resolve_revision(header, revision, slack=1)
             entries: list[Entry] = []
             for entry in _scan(db, tenant, board, matcher, after_key, at, header.revision):
-                if matcher.matches(entry.key) and _visible(entry, visible_at):
+                if matcher.matches(entry.key) and visible(entry, visible_at):
                     entries.append(entry)
                     if len(entries) >= limit:
                         break
@@ -369,7 +374,7 @@ class EmbeddedBlackboardStore(BlackboardStore):
             with db:
                 state = _load_tenant(db, tenant)
                 if revision > state.revision:
-                    raise _above_current(revision, state.revision)
+                    raise above_current(revision, state.revision)
                 if revision <= state.oldest_revision:
                     raise RevisionCompactedError(revision, state.oldest_revision)
                 _compact(db, state, revision)
@@ -403,7 +408,7 @@ class EmbeddedBlackboardStore(BlackboardStore):
             ).fetchall()
             groups: dict[tuple[str, str], list[Entry]] = {}
             for row in rows:
-                groups.setdefault((row["tenant"], row["board"]), []).append(_entry_from_row(row))
+                groups.setdefault((row["tenant"], row["board"]), []).append(entry_from_row(row))
             batches: list[RevisionBatch] = []
             with db:
                 for (tenant, board), expired in sorted(groups.items()):
@@ -478,49 +483,6 @@ def _save_tenant(db: sqlite3.Connection, state: _Tenant) -> None:
     )
 
 
-def _resolve_revision(header: Header, revision: int, slack: int) -> int:
-    """The revision to read at; `slack` 1 admits oldest - 1 (snapshots)."""
-    if revision == 0:
-        return header.revision
-    if revision > header.revision:
-        raise _above_current(revision, header.revision)
-    if revision < header.oldest_revision - slack:
-        raise RevisionCompactedError(revision, header.oldest_revision)
-    return revision
-
-
-def _above_current(revision: int, current: int) -> InvalidArgumentError:
-    error = InvalidArgumentError("revision", f"{revision} is above the current revision {current}")
-    error.metadata["current_revision"] = str(current)
-    return error
-
-
-def _visible(entry: Entry, visible_at: float | None) -> bool:
-    return visible_at is None or not entry.is_expired(visible_at)
-
-
-def _value_from_row(row: sqlite3.Row) -> Value | None:
-    if row["kind"] is None:
-        return None
-    return Value(
-        ValueKind(row["kind"]), bytes(row["data"]), row["content_type"], row["schema_version"]
-    )
-
-
-def _entry_from_row(row: sqlite3.Row) -> Entry:
-    return Entry(
-        board=row["board"],
-        key=row["key"],
-        value=_value_from_row(row),
-        create_revision=row["create_revision"],
-        mod_revision=row["revision"],
-        version=row["version"],
-        writer_agent_id=row["writer"],
-        expire_time=row["expire_time"],
-        update_time=row["update_time"],
-    )
-
-
 def _current_entries(
     db: sqlite3.Connection, tenant: str, board: str, keys: Sequence[str]
 ) -> dict[str, Entry]:
@@ -531,7 +493,7 @@ def _current_entries(
             (tenant, board, key),
         ).fetchone()
         if row is not None:
-            found[key] = _entry_from_row(row)
+            found[key] = entry_from_row(row)
     return found
 
 
@@ -543,7 +505,7 @@ def _entry_at(
             f"SELECT {_ENTRY_COLUMNS} FROM bb_entries WHERE tenant=? AND board=? AND key=?",
             (tenant, board, key),
         ).fetchone()
-        return None if row is None else _entry_from_row(row)
+        return None if row is None else entry_from_row(row)
     return _version_before(db, tenant, board, key, revision + 1)
 
 
@@ -558,7 +520,7 @@ def _version_before(
     ).fetchone()
     if row is None or row["event_type"] != EventType.PUT:
         return None
-    return _entry_from_row(row)
+    return entry_from_row(row)
 
 
 def _scan(
@@ -585,7 +547,7 @@ def _scan(
     if revision == current:
         sql = f"SELECT {_ENTRY_COLUMNS} FROM bb_entries WHERE {where} ORDER BY key"
         for row in db.execute(sql, params):
-            yield _entry_from_row(row)
+            yield entry_from_row(row)
         return
     # SQLite returns the other columns from the row holding max(revision).
     sql = (
@@ -594,7 +556,7 @@ def _scan(
     )
     for row in db.execute(sql, [*params, revision]):
         if row["event_type"] == EventType.PUT:
-            yield _entry_from_row(row)
+            yield entry_from_row(row)
 
 
 def _history_rows(
@@ -626,19 +588,15 @@ def _batches(
     # Materialize first: previous-value lookups reuse the connection.
     for row in rows.fetchall():
         if current is not None and row["revision"] != current["revision"]:
-            batches.append(_batch_from(tenant, current, events))
+            batches.append(batch_from(tenant, current, events))
             events = []
             if len(batches) >= limit:
                 return batches
         current = row
         events.append(_event_from_row(db, tenant, row, with_previous))
     if current is not None:
-        batches.append(_batch_from(tenant, current, events))
+        batches.append(batch_from(tenant, current, events))
     return batches
-
-
-def _batch_from(tenant: str, row: sqlite3.Row, events: list[Event]) -> RevisionBatch:
-    return RevisionBatch(tenant, row["board"], row["revision"], row["update_time"], tuple(events))
 
 
 def _event_from_row(
@@ -646,7 +604,7 @@ def _event_from_row(
 ) -> Event:
     event_type = EventType(row["event_type"])
     if event_type == EventType.PUT:
-        entry = _entry_from_row(row)
+        entry = entry_from_row(row)
     else:
         entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
     previous = None

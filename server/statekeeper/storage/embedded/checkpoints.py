@@ -37,6 +37,7 @@ from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.shared.checkpoints import add
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 Migrations = list[tuple[int, list[str]]]
@@ -349,7 +350,7 @@ class EmbeddedCheckpointStore(CheckpointStore):
                 with db:
                     return _prune(db, tenant, batch, keep_last, audit)
 
-            total = _add(total, await self._backend.run(work))
+            total = add(total, await self._backend.run(work))
         return total
 
     async def claim_execution(
@@ -760,7 +761,7 @@ def _prune(
         ).fetchall()
         if doomed:
             _audit_each_execution(db, tenant, audit, {execution_id})
-        total = _add(total, _remove(db, tenant, doomed, tombstone_time_ns=None))
+        total = add(total, _remove(db, tenant, doomed, tombstone_time_ns=None))
     return total
 
 
@@ -903,14 +904,6 @@ def _forget_idle_execution(db: sqlite3.Connection, tenant: str, execution_id: st
         " AND NOT EXISTS (SELECT 1 FROM cp_checkpoints WHERE tenant = ? AND execution_id = ?)"
         " AND NOT EXISTS (SELECT 1 FROM cp_tombstones WHERE tenant = ? AND execution_id = ?)",
         (tenant, execution_id) * 3,
-    )
-
-
-def _add(left: RemovalCounts, right: RemovalCounts) -> RemovalCounts:
-    return RemovalCounts(
-        left.checkpoints + right.checkpoints,
-        left.writes + right.writes,
-        left.channel_values + right.channel_values,
     )
 
 

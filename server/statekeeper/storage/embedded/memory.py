@@ -8,7 +8,6 @@ session schema. Embeddings are stored as little-endian float32 blobs.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -23,14 +22,12 @@ from statekeeper.core.memory.lexical import LexicalCandidate, LexicalMatches, Ne
 from statekeeper.core.memory.models import (
     ConsolidationPlan,
     DimensionMismatchError,
-    EntityNode,
     Episode,
     EpisodeCursor,
     EpisodeFilter,
     Fact,
     FactBatch,
     FactCursor,
-    FactOrigin,
     FactQuery,
     FactResult,
     Neighbourhood,
@@ -45,6 +42,14 @@ from statekeeper.core.memory.semantic import FactResolution, resolve_fact
 from statekeeper.core.memory.store import MemoryStore
 from statekeeper.storage.codec import dumps
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.shared.memory import (
+    EPISODE_COLUMNS,
+    episode_columns,
+    episode_from_row,
+    fact_from_row,
+    neighbourhood_from_rows,
+    predicate_from_row,
+)
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 T = TypeVar("T")
@@ -164,11 +169,6 @@ MEMORY_MIGRATIONS: list[tuple[int, list[str]]] = [
 ]
 _INDEX_BATCH = 500
 
-_EPISODE_COLUMNS = (
-    "vector_key, episode_id, user_id, session_id, user_message, assistant_response, summary,"
-    " summary_source, dimension, embedding_source, embedding_model, importance, metadata,"
-    " occur_time, create_time, content_hash, consolidate_time, derived_fact_ids"
-)
 _FACT_COLUMNS = (
     "fact_id, user_id, subject, predicate, object, source, confidence, valid_from, valid_to,"
     " origin, source_episode_ids, create_time, invalidate_time, invalidated_by,"
@@ -307,11 +307,11 @@ class EmbeddedMemoryStore(MemoryStore):
             for chunk in _chunks(wanted):
                 marks = ",".join("?" * len(chunk))
                 rows = db.execute(
-                    f"SELECT {_EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=?"
+                    f"SELECT {EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=?"
                     f" AND user_id=? AND content_hash IN ({marks})",
                     (tenant, user_id, *chunk),
                 )
-                found.update((e.content_hash, e) for e in map(_episode_from_row, rows))
+                found.update((e.content_hash, e) for e in map(episode_from_row, rows))
             return found
 
         return await self._run(work)
@@ -337,21 +337,21 @@ class EmbeddedMemoryStore(MemoryStore):
     async def get_episode(
         self, tenant: str, episode_id: str, include_embedding: bool
     ) -> Episode | None:
-        columns = _episode_columns(include_embedding)
+        columns = episode_columns(include_embedding)
 
         def work(db: sqlite3.Connection) -> Episode | None:
             row = db.execute(
                 f"SELECT {columns} FROM memory_episodes WHERE tenant=? AND episode_id=?",
                 (tenant, episode_id),
             ).fetchone()
-            return None if row is None else _episode_from_row(row)
+            return None if row is None else episode_from_row(row)
 
         return await self._run(work)
 
     async def get_episodes_by_keys(
         self, tenant: str, user_id: str, keys: Sequence[int], include_embedding: bool
     ) -> list[Episode]:
-        columns = _episode_columns(include_embedding)
+        columns = episode_columns(include_embedding)
         wanted = [int(key) for key in keys]
 
         def work(db: sqlite3.Connection) -> list[Episode]:
@@ -365,7 +365,7 @@ class EmbeddedMemoryStore(MemoryStore):
                     " AND +tenant = ? AND +user_id = ?",
                     (*chunk, tenant, user_id),
                 )
-                found.extend(_episode_from_row(row) for row in rows)
+                found.extend(episode_from_row(row) for row in rows)
             return found
 
         return await self._run(work)
@@ -384,12 +384,12 @@ class EmbeddedMemoryStore(MemoryStore):
             clauses.append("(occur_time < ? OR (occur_time = ? AND episode_id < ?))")
             params.extend([after.occur_time, after.occur_time, after.episode_id])
         sql = (
-            f"SELECT {_episode_columns(include_embedding)} FROM memory_episodes"
+            f"SELECT {episode_columns(include_embedding)} FROM memory_episodes"
             f" WHERE {' AND '.join(clauses)} ORDER BY occur_time DESC, episode_id DESC LIMIT ?"
         )
 
         def work(db: sqlite3.Connection) -> list[Episode]:
-            return [_episode_from_row(row) for row in db.execute(sql, (*params, limit))]
+            return [episode_from_row(row) for row in db.execute(sql, (*params, limit))]
 
         return await self._run(work)
 
@@ -471,11 +471,11 @@ class EmbeddedMemoryStore(MemoryStore):
                 for chunk in _chunks(ids):
                     marks = ",".join("?" * len(chunk))
                     rows = db.execute(
-                        f"SELECT {_EPISODE_COLUMNS} FROM memory_episodes"
+                        f"SELECT {EPISODE_COLUMNS} FROM memory_episodes"
                         f" WHERE tenant=? AND episode_id IN ({marks})",
                         (tenant, *chunk),
                     ).fetchall()
-                    deleted.extend(_episode_from_row(row) for row in rows)
+                    deleted.extend(episode_from_row(row) for row in rows)
                     db.execute(
                         f"DELETE FROM memory_episodes WHERE tenant=? AND episode_id IN ({marks})",
                         (tenant, *chunk),
@@ -568,12 +568,12 @@ class EmbeddedMemoryStore(MemoryStore):
     async def unconsolidated_episodes(self, tenant: str, user_id: str, limit: int) -> list[Episode]:
         def work(db: sqlite3.Connection) -> list[Episode]:
             rows = db.execute(
-                f"SELECT {_episode_columns(True)} FROM memory_episodes WHERE tenant=?"
+                f"SELECT {episode_columns(True)} FROM memory_episodes WHERE tenant=?"
                 " AND user_id=? AND dimension > 0 AND consolidate_time IS NULL"
                 " ORDER BY occur_time, vector_key LIMIT ?",
                 (tenant, user_id, limit),
             )
-            return [_episode_from_row(row) for row in rows]
+            return [episode_from_row(row) for row in rows]
 
         return await self._run(work)
 
@@ -585,11 +585,11 @@ class EmbeddedMemoryStore(MemoryStore):
 
         def work(db: sqlite3.Connection) -> list[Episode]:
             rows = db.execute(
-                f"SELECT {_EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=?"
+                f"SELECT {EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=?"
                 f" AND vector_key > ?{user_clause} ORDER BY vector_key LIMIT ?",
                 params,
             )
-            return [_episode_from_row(row) for row in rows]
+            return [episode_from_row(row) for row in rows]
 
         return await self._run(work)
 
@@ -667,7 +667,7 @@ class EmbeddedMemoryStore(MemoryStore):
         params["limit"] = limit
 
         def work(db: sqlite3.Connection) -> list[Fact]:
-            return [_fact_from_row(row) for row in db.execute(sql, params)]
+            return [fact_from_row(row) for row in db.execute(sql, params)]
 
         return await self._run(work)
 
@@ -678,7 +678,7 @@ class EmbeddedMemoryStore(MemoryStore):
             return db.execute(sql, params).fetchall()
 
         rows = await self._run(work)
-        return _neighbourhood_from_rows(query, rows)
+        return neighbourhood_from_rows(query, rows)
 
     async def entities_among(self, tenant: str, user_id: str, keys: Sequence[str]) -> list[str]:
         wanted = list(dict.fromkeys(keys))
@@ -751,7 +751,7 @@ class EmbeddedMemoryStore(MemoryStore):
                     "SELECT * FROM memory_predicates WHERE tenant=? AND name=?",
                     (tenant, predicate.name),
                 ).fetchone()
-            return _predicate_from_row(row)
+            return predicate_from_row(row)
 
         return await self._run(work)
 
@@ -761,7 +761,7 @@ class EmbeddedMemoryStore(MemoryStore):
                 "SELECT * FROM memory_predicates WHERE tenant=? AND name > ? ORDER BY name LIMIT ?",
                 (tenant, after_name, limit),
             )
-            return [_predicate_from_row(row) for row in rows]
+            return [predicate_from_row(row) for row in rows]
 
         return await self._run(work)
 
@@ -769,19 +769,15 @@ class EmbeddedMemoryStore(MemoryStore):
 # ----- episode rows --------------------------------------------------------------
 
 
-def _episode_columns(include_embedding: bool) -> str:
-    return _EPISODE_COLUMNS + (", embedding" if include_embedding else "")
-
-
 def _episode_by_hash(
     db: sqlite3.Connection, tenant: str, user_id: str, digest: str
 ) -> Episode | None:
     row = db.execute(
-        f"SELECT {_EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=? AND user_id=?"
+        f"SELECT {EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=? AND user_id=?"
         " AND content_hash=?",
         (tenant, user_id, digest),
     ).fetchone()
-    return None if row is None else _episode_from_row(row)
+    return None if row is None else episode_from_row(row)
 
 
 def _insert_episode(db: sqlite3.Connection, tenant: str, episode: Episode) -> Episode:
@@ -937,34 +933,6 @@ def _episode_clauses(
     return clauses, params
 
 
-def _episode_from_row(row: sqlite3.Row) -> Episode:
-    keys = row.keys()
-    embedding = None
-    if "embedding" in keys and row["embedding"] is not None:
-        embedding = np.frombuffer(row["embedding"], dtype="<f4").astype(np.float32)
-    return Episode(
-        episode_id=row["episode_id"],
-        user_id=row["user_id"],
-        session_id=row["session_id"],
-        user_message=row["user_message"],
-        assistant_response=row["assistant_response"],
-        summary=row["summary"],
-        summary_source=ValueSource(row["summary_source"]),
-        embedding_source=ValueSource(row["embedding_source"]),
-        embedding_model=row["embedding_model"],
-        importance=float(row["importance"]),
-        metadata=json.loads(row["metadata"]),
-        occur_time=float(row["occur_time"]),
-        create_time=float(row["create_time"]),
-        content_hash=row["content_hash"],
-        dimension=int(row["dimension"]),
-        vector_key=int(row["vector_key"]),
-        embedding=embedding,
-        consolidate_time=row["consolidate_time"],
-        derived_fact_ids=tuple(json.loads(row["derived_fact_ids"])),
-    )
-
-
 # ----- fact rows -----------------------------------------------------------------
 
 
@@ -975,7 +943,7 @@ def _apply_batch(
     for draft, new_id in zip(batch.drafts, batch.new_ids, strict=True):
         predicate_key = entity_key(draft.predicate)
         current = [
-            _fact_from_row(row)
+            fact_from_row(row)
             for row in db.execute(
                 f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE tenant=:tenant"
                 " AND subject_key=:subject AND predicate_key=:predicate AND user_id=:user"
@@ -1091,37 +1059,7 @@ def _fact_by_id(db: sqlite3.Connection, tenant: str, fact_id: str) -> Fact | Non
         f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE tenant=? AND fact_id=?",
         (tenant, fact_id),
     ).fetchone()
-    return None if row is None else _fact_from_row(row)
-
-
-def _fact_from_row(row: sqlite3.Row) -> Fact:
-    return Fact(
-        fact_id=row["fact_id"],
-        user_id=row["user_id"],
-        subject=row["subject"],
-        predicate=row["predicate"],
-        object=row["object"],
-        source=row["source"],
-        confidence=float(row["confidence"]),
-        valid_from=float(row["valid_from"]),
-        valid_to=row["valid_to"],
-        origin=FactOrigin(row["origin"]),
-        source_episode_ids=tuple(json.loads(row["source_episode_ids"])),
-        create_time=float(row["create_time"]),
-        invalidate_time=row["invalidate_time"],
-        invalidated_by=row["invalidated_by"],
-        invalidation_reason=row["invalidation_reason"],
-    )
-
-
-def _predicate_from_row(row: sqlite3.Row) -> Predicate:
-    return Predicate(
-        name=row["name"],
-        single_valued=bool(row["single_valued"]),
-        description=row["description"],
-        create_time=float(row["create_time"]),
-        update_time=float(row["update_time"]),
-    )
+    return None if row is None else fact_from_row(row)
 
 
 def _neighbourhood_sql(tenant: str, query: NeighbourhoodQuery) -> tuple[str, dict[str, Any]]:
@@ -1171,22 +1109,6 @@ def _neighbourhood_sql(tenant: str, query: NeighbourhoodQuery) -> tuple[str, dic
         LIMIT :limit
     """
     return sql, params
-
-
-def _neighbourhood_from_rows(query: NeighbourhoodQuery, rows: list[sqlite3.Row]) -> Neighbourhood:
-    truncated = len(rows) > query.max_facts
-    rows = rows[: query.max_facts]
-    nodes: dict[str, EntityNode] = {query.entity: EntityNode(query.entity, 0)}
-    for row in rows:
-        hop = int(row["hop"])
-        for name, key, depth in (
-            (row["subject"], row["subject_key"], row["subject_depth"]),
-            (row["object"], row["object_key"], row["object_depth"]),
-        ):
-            if key not in nodes:
-                nodes[key] = EntityNode(name, hop if depth is None else int(depth))
-    ordered = sorted(nodes.values(), key=lambda node: node.depth)  # stable: first seen first
-    return Neighbourhood(ordered, [_fact_from_row(row) for row in rows], truncated)
 
 
 def _chunks(items: Sequence[T]) -> Iterable[Sequence[T]]:

@@ -21,8 +21,6 @@ from statekeeper.core.messagebus.models import (
     DeadLetter,
     DeadLetterReason,
     Delivery,
-    MessageState,
-    Payload,
     Receipt,
     ReceiptOutcome,
     ReceiptStatus,
@@ -39,6 +37,15 @@ from statekeeper.core.messagebus.store import (
     settled_summary,
 )
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.shared.messagebus import (
+    ACKED,
+    DEAD,
+    READY,
+    dead_letter_from_row,
+    max_of,
+    message_from_row,
+    status_of,
+)
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 # Versioned schema of the message bus tables: (version, statements). Append
@@ -91,7 +98,6 @@ SCHEMA: list[tuple[int, list[str]]] = [
     ),
 ]
 
-_READY, _ACKED, _DEAD = (int(s) for s in MessageState)
 # What an ack, nack or extend does to a message whose receipt is valid.
 _Apply = Callable[[sqlite3.Connection, sqlite3.Row], ReceiptOutcome]
 # Rows looked at per round while claiming; a claim makes a few rounds at most.
@@ -131,7 +137,7 @@ class EmbeddedMessageStore(MessageStore):
                     return SendOutcome(earlier, duplicate=True)
                 if not held:
                     _check_inbox_room(db, tenant, message.to_agent, max_inbox_messages)
-                _insert_message(db, tenant, message, _ACKED if held else _READY, now)
+                _insert_message(db, tenant, message, ACKED if held else READY, now)
                 if message.idempotency_key and dedup_until is not None:
                     db.execute(
                         "INSERT OR REPLACE INTO mb_dedup (tenant, to_agent, idempotency_key,"
@@ -155,7 +161,7 @@ class EmbeddedMessageStore(MessageStore):
                 db.execute(
                     "UPDATE mb_messages SET state=?, receipt=NULL WHERE tenant=? AND message_id=?"
                     " AND state=?",
-                    (_READY, tenant, message_id, _ACKED),
+                    (READY, tenant, message_id, ACKED),
                 )
 
         await self._storage.run(work)
@@ -183,7 +189,7 @@ class EmbeddedMessageStore(MessageStore):
             with db:
                 for _ in range(_CLAIM_ROUNDS):
                     wanted = limit - len(deliveries)
-                    rows = db.execute(sql, (tenant, agent, _READY, now, *types, wanted)).fetchall()
+                    rows = db.execute(sql, (tenant, agent, READY, now, *types, wanted)).fetchall()
                     for row in rows:
                         delivery = _deliver(
                             db, tenant, row, now, visibility_timeout, max_deliveries
@@ -206,7 +212,7 @@ class EmbeddedMessageStore(MessageStore):
         def apply(db: sqlite3.Connection, row: sqlite3.Row) -> ReceiptOutcome:
             db.execute(
                 "UPDATE mb_messages SET state=?, state_time=? WHERE tenant=? AND message_id=?",
-                (_ACKED, now, tenant, row["message_id"]),
+                (ACKED, now, tenant, row["message_id"]),
             )
             outcome = ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
             return _settled(db, tenant, row, outcome, audit, "acked")
@@ -225,7 +231,7 @@ class EmbeddedMessageStore(MessageStore):
         audit: AuditRecord | None = None,
     ) -> list[ReceiptOutcome]:
         def apply(db: sqlite3.Connection, row: sqlite3.Row) -> ReceiptOutcome:
-            if dead_letter or row["delivery_count"] >= _max_of(row, max_deliveries):
+            if dead_letter or row["delivery_count"] >= max_of(row, max_deliveries):
                 why = DeadLetterReason.REJECTED if dead_letter else DeadLetterReason.MAX_DELIVERIES
                 _to_dead_letters(db, tenant, row["message_id"], now, why, reason)
                 outcome = ReceiptOutcome(ReceiptStatus.DEAD_LETTERED, row["to_agent"])
@@ -259,7 +265,7 @@ class EmbeddedMessageStore(MessageStore):
             live: list[Receipt] = []
             for receipt in receipts:
                 row = _row(db, tenant, receipt.message_id)
-                if row is not None and _status_of(row, receipt, now) is None:
+                if row is not None and status_of(row, receipt, now) is None:
                     live.append(receipt)
             return live
 
@@ -270,7 +276,7 @@ class EmbeddedMessageStore(MessageStore):
             row = db.execute(
                 "SELECT min(visible_time) FROM mb_messages WHERE tenant=? AND to_agent=?"
                 " AND state=? AND visible_time > ?",
-                (tenant, agent, _READY, now),
+                (tenant, agent, READY, now),
             ).fetchone()
             return None if row is None or row[0] is None else float(row[0])
 
@@ -279,7 +285,7 @@ class EmbeddedMessageStore(MessageStore):
     async def get(self, tenant: str, message_id: str) -> AgentMessage | None:
         def work(db: sqlite3.Connection) -> AgentMessage | None:
             row = _row(db, tenant, message_id)
-            return None if row is None else _message_from_row(row)
+            return None if row is None else message_from_row(row)
 
         return await self._storage.run(work)
 
@@ -293,9 +299,9 @@ class EmbeddedMessageStore(MessageStore):
                 "SELECT * FROM mb_messages WHERE tenant=? AND to_agent=? AND state=?"
                 " AND (state_time > ? OR (state_time = ? AND message_id > ?))"
                 " ORDER BY state_time, message_id LIMIT ?",
-                (tenant, agent, _DEAD, after_time, after_time, after_id, limit),
+                (tenant, agent, DEAD, after_time, after_time, after_id, limit),
             ).fetchall()
-            return [_dead_letter_from_row(row) for row in rows]
+            return [dead_letter_from_row(row) for row in rows]
 
         return await self._storage.run(work)
 
@@ -323,18 +329,18 @@ class EmbeddedMessageStore(MessageStore):
                 dropped = db.execute(
                     "DELETE FROM mb_messages WHERE expire_time IS NOT NULL AND expire_time <= ?"
                     " AND state=?",
-                    (now, _READY),
+                    (now, READY),
                 ).rowcount
                 exhausted = db.execute(
                     "UPDATE mb_messages SET state=?, state_time=?, dead_reason=?, receipt=NULL"
                     " WHERE state=? AND receipt IS NOT NULL AND visible_time <= ?"
                     " AND delivery_count >= (CASE WHEN max_deliveries > 0 THEN max_deliveries"
                     " ELSE ? END)",
-                    (_DEAD, now, int(DeadLetterReason.MAX_DELIVERIES), _READY, now, max_deliveries),
+                    (DEAD, now, int(DeadLetterReason.MAX_DELIVERIES), READY, now, max_deliveries),
                 ).rowcount
                 forgotten = db.execute(
                     "DELETE FROM mb_messages WHERE state=? AND state_time <= ?",
-                    (_ACKED, now - acked_retention),
+                    (ACKED, now - acked_retention),
                 ).rowcount
                 db.execute("DELETE FROM mb_dedup WHERE expire_time <= ?", (now,))
             return int(dropped + exhausted + forgotten)
@@ -393,13 +399,13 @@ def _dedup_hit(
     # The first message may be gone (acked and forgotten): its id stands.
     if earlier is None:
         return AgentMessage(message_id=row["message_id"], to_agent=message.to_agent)
-    return _message_from_row(earlier)
+    return message_from_row(earlier)
 
 
 def _check_inbox_room(db: sqlite3.Connection, tenant: str, agent: str, limit: int) -> None:
     count = db.execute(
         "SELECT count(*) FROM mb_messages WHERE tenant=? AND to_agent=? AND state=?",
-        (tenant, agent, _READY),
+        (tenant, agent, READY),
     ).fetchone()[0]
     if count >= limit:
         raise LimitExceededError("to_agent", limit, f"the inbox of {agent!r} is full")
@@ -440,11 +446,6 @@ def _insert_message(
     )
 
 
-def _max_of(row: sqlite3.Row, default_max: int) -> int:
-    own: int = row["max_deliveries"]
-    return own if own > 0 else default_max
-
-
 def _deliver(
     db: sqlite3.Connection,
     tenant: str,
@@ -457,7 +458,7 @@ def _deliver(
     if row["expire_time"] is not None and row["expire_time"] <= now:
         db.execute("DELETE FROM mb_messages WHERE tenant=? AND message_id=?", (tenant, message_id))
         return None
-    if row["delivery_count"] >= _max_of(row, max_deliveries):
+    if row["delivery_count"] >= max_of(row, max_deliveries):
         _to_dead_letters(db, tenant, message_id, now, DeadLetterReason.MAX_DELIVERIES, "")
         return None
     receipt = Receipt.fresh(message_id)
@@ -467,7 +468,7 @@ def _deliver(
         " WHERE tenant=? AND message_id=?",
         (receipt.nonce, deadline, tenant, message_id),
     )
-    return Delivery(receipt, _message_from_row(row), row["delivery_count"] + 1, deadline)
+    return Delivery(receipt, message_from_row(row), row["delivery_count"] + 1, deadline)
 
 
 def _to_dead_letters(
@@ -481,20 +482,8 @@ def _to_dead_letters(
     db.execute(
         "UPDATE mb_messages SET state=?, state_time=?, dead_reason=?, dead_detail=?,"
         " receipt=NULL WHERE tenant=? AND message_id=?",
-        (_DEAD, now, int(reason), detail, tenant, message_id),
+        (DEAD, now, int(reason), detail, tenant, message_id),
     )
-
-
-def _status_of(row: sqlite3.Row, receipt: Receipt, now: float) -> ReceiptStatus | None:
-    """Why `receipt` cannot be used on `row`; None if it is a live delivery."""
-    same = row["receipt"] == receipt.nonce
-    if row["state"] == _ACKED:
-        return ReceiptStatus.ALREADY_ACKED if same else ReceiptStatus.EXPIRED
-    if row["state"] == _DEAD:
-        return ReceiptStatus.NOT_FOUND
-    if not same or row["visible_time"] <= now:
-        return ReceiptStatus.EXPIRED
-    return None
 
 
 def _redrive(
@@ -503,14 +492,14 @@ def _redrive(
     if not message_ids:
         cursor = db.execute(
             _REDRIVE + " WHERE tenant=? AND to_agent=? AND state=?",
-            (_READY, now, now, tenant, agent, _DEAD),
+            (READY, now, now, tenant, agent, DEAD),
         )
         return cursor.rowcount, []
     moved, missing = 0, []
     for message_id in message_ids:
         cursor = db.execute(
             _REDRIVE + " WHERE tenant=? AND to_agent=? AND state=? AND message_id=?",
-            (_READY, now, now, tenant, agent, _DEAD, message_id),
+            (READY, now, now, tenant, agent, DEAD, message_id),
         )
         if cursor.rowcount:
             moved += 1
@@ -556,41 +545,12 @@ def _each_receipt(
             if receipt is None or row is None:
                 outcomes.append(ReceiptOutcome(ReceiptStatus.NOT_FOUND))
                 continue
-            status = _status_of(row, receipt, now)
+            status = status_of(row, receipt, now)
             if status is not None:
                 outcomes.append(ReceiptOutcome(status, row["to_agent"]))
             else:
                 outcomes.append(apply(db, row))
     return outcomes
-
-
-def _message_from_row(row: sqlite3.Row) -> AgentMessage:
-    return AgentMessage(
-        message_id=row["message_id"],
-        to_agent=row["to_agent"],
-        from_agent=row["from_agent"],
-        type=row["type"],
-        payload=Payload(row["content_type"], row["schema_version"], bytes(row["data"])),
-        reply_to=row["reply_to"],
-        correlation_id=row["correlation_id"],
-        in_reply_to=row["in_reply_to"],
-        headers=json.loads(row["headers"]),
-        idempotency_key=row["idempotency_key"],
-        send_time=row["send_time"],
-        visible_time=row["first_visible_time"],
-        expire_time=row["expire_time"],
-        max_deliveries=row["max_deliveries"],
-    )
-
-
-def _dead_letter_from_row(row: sqlite3.Row) -> DeadLetter:
-    return DeadLetter(
-        message=_message_from_row(row),
-        delivery_count=row["delivery_count"],
-        reason=DeadLetterReason(row["dead_reason"]),
-        detail=row["dead_detail"] or "",
-        dead_letter_time=row["state_time"],
-    )
 
 
 # ----- in-process wake-ups and waiters ------------------------------------------------

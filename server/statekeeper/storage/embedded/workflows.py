@@ -12,11 +12,11 @@ from typing import Any
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
-from statekeeper.core.schema_upgrades import Payload
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.core.workflows.store import WorkflowStore
 from statekeeper.storage.embedded.checkpoints import Migrations, apply_migrations, insert_audit
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.shared.workflows import record_from_row
 
 SCHEMA_TABLE = "workflow_schema_migrations"
 
@@ -101,7 +101,7 @@ class EmbeddedWorkflowStore(WorkflowStore):
                 f"SELECT {_COLUMNS} FROM wf_workflows WHERE tenant = ? AND workflow_id = ?",
                 (tenant, workflow_id),
             ).fetchone()
-            return None if row is None else _record_from_row(row)
+            return None if row is None else record_from_row(row)
 
         return await self._backend.run(work)
 
@@ -127,7 +127,7 @@ class EmbeddedWorkflowStore(WorkflowStore):
         params.append(limit)
 
         def work(db: sqlite3.Connection) -> list[WorkflowRecord]:
-            return [_record_from_row(row) for row in db.execute(sql, params)]
+            return [record_from_row(row) for row in db.execute(sql, params)]
 
         return await self._backend.run(work)
 
@@ -225,16 +225,6 @@ def _row_values(record: WorkflowRecord) -> tuple[Any, ...]:
         record.document.content_type,
         record.document.schema_version,
         record.document.data,
-    )
-
-
-def _record_from_row(row: sqlite3.Row) -> WorkflowRecord:
-    return WorkflowRecord(
-        workflow_id=row["workflow_id"],
-        status=WorkflowStatus(row["status"]),
-        create_time=row["create_time"],
-        revision=row["revision"],
-        document=Payload(row["document_type"], row["document_version"], bytes(row["document"])),
     )
 
 

@@ -101,8 +101,16 @@ from statekeeper.storage.postgres.blackboard_schema import (
     MIGRATIONS,
     SCHEMA_TABLE,
 )
-from statekeeper.storage.postgres.sessions import Migration, PostgresStorage, SchemaOutOfDateError
+from statekeeper.storage.postgres.migrations import Migration, SchemaOutOfDateError
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.redis.feeds import RedisStreamFeed
+from statekeeper.storage.shared.blackboard import (
+    above_current,
+    batch_from,
+    entry_from_row,
+    resolve_revision,
+    visible,
+)
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
@@ -485,13 +493,13 @@ class PostgresBlackboardStore(BlackboardStore):
             else:
                 rows = await conn.fetch(_READ_AT, tenant, board, wanted, revision)
         header = _header_of(rows[0])
-        at = _resolve_revision(header, revision, slack=0)
+        at = resolve_revision(header, revision, slack=0)
         entries = [
             entry
             for row in rows
             if row["key"] is not None
             for entry in _live(row, revision != 0)
-            if _visible(entry, visible_at)
+            if visible(entry, visible_at)
         ]
         return ReadResult(header, at, sorted(entries, key=_by_key))
 
@@ -507,10 +515,10 @@ class PostgresBlackboardStore(BlackboardStore):
     ) -> ReadResult:
         async with _snapshot(self._db, "blackboard list") as conn:
             header = await _read_header(conn, tenant)
-            at = _resolve_revision(header, revision, slack=1)
+            at = resolve_revision(header, revision, slack=1)
             entries: list[Entry] = []
             async for entry in _scan(conn, tenant, board, matcher, after_key, at, header):
-                if matcher.matches(entry.key) and _visible(entry, visible_at):
+                if matcher.matches(entry.key) and visible(entry, visible_at):
                     entries.append(entry)
                     if len(entries) >= limit:
                         break
@@ -545,7 +553,7 @@ class PostgresBlackboardStore(BlackboardStore):
         async with self._db.transaction("blackboard compaction") as conn:
             state = await _lock_tenant(conn, tenant, create=False)
             if revision > state.revision:
-                raise _above_current(revision, state.revision)
+                raise above_current(revision, state.revision)
             if revision <= state.oldest_revision:
                 raise RevisionCompactedError(revision, state.oldest_revision)
             await _compact(conn, state, revision)
@@ -696,54 +704,11 @@ def _header_of(row: asyncpg.Record) -> Header:
     return Header(row["h_revision"], row["h_oldest"])
 
 
-def _resolve_revision(header: Header, revision: int, slack: int) -> int:
-    """The revision to read at; `slack` 1 admits oldest - 1 (snapshots)."""
-    if revision == 0:
-        return header.revision
-    if revision > header.revision:
-        raise _above_current(revision, header.revision)
-    if revision < header.oldest_revision - slack:
-        raise RevisionCompactedError(revision, header.oldest_revision)
-    return revision
-
-
-def _above_current(revision: int, current: int) -> InvalidArgumentError:
-    error = InvalidArgumentError("revision", f"{revision} is above the current revision {current}")
-    error.metadata["current_revision"] = str(current)
-    return error
-
-
-def _visible(entry: Entry, visible_at: float | None) -> bool:
-    return visible_at is None or not entry.is_expired(visible_at)
-
-
-def _value_from_row(row: asyncpg.Record) -> Value | None:
-    if row["kind"] is None:
-        return None
-    return Value(
-        ValueKind(row["kind"]), bytes(row["data"]), row["content_type"], row["schema_version"]
-    )
-
-
-def _entry_from_row(row: asyncpg.Record) -> Entry:
-    return Entry(
-        board=row["board"],
-        key=row["key"],
-        value=_value_from_row(row),
-        create_revision=row["create_revision"],
-        mod_revision=row["revision"],
-        version=row["version"],
-        writer_agent_id=row["writer"],
-        expire_time=row["expire_time"],
-        update_time=row["update_time"],
-    )
-
-
 def _live(row: asyncpg.Record, from_versions: bool) -> Iterable[Entry]:
     """The entry of an entries row, or of a versions row if it is a PUT."""
     if from_versions and row["event_type"] != EventType.PUT:
         return ()
-    return (_entry_from_row(row),)
+    return (entry_from_row(row),)
 
 
 def _copy(state: _Tenant) -> _Tenant:
@@ -771,7 +736,7 @@ async def _read_state(
     state = _Tenant(tenant)
     if first["h_revision"] is not None:
         state = _Tenant(tenant, first["h_revision"], first["h_oldest"], first["h_key_count"])
-    live = {(row["board"], row["key"]): _entry_from_row(row) for row in rows if row["key"]}
+    live = {(row["board"], row["key"]): entry_from_row(row) for row in rows if row["key"]}
     return state, live
 
 
@@ -859,7 +824,7 @@ async def _entries_of(
         list(boards),
         list(keys),
     )
-    return {(row["board"], row["key"]): _entry_from_row(row) for row in rows}
+    return {(row["board"], row["key"]): entry_from_row(row) for row in rows}
 
 
 def _apply(
@@ -959,7 +924,7 @@ async def _current_entries(
         board,
         list(keys),
     )
-    return {row["key"]: _entry_from_row(row) for row in rows}
+    return {row["key"]: entry_from_row(row) for row in rows}
 
 
 async def _scan(
@@ -1027,23 +992,19 @@ def _batches(tenant: str, rows: list[asyncpg.Record], with_previous: bool) -> li
     current: asyncpg.Record | None = None
     for row in rows:
         if current is not None and row["revision"] != current["revision"]:
-            batches.append(_batch_from(tenant, current, events))
+            batches.append(batch_from(tenant, current, events))
             events = []
         current = row
         events.append(_event_from_row(row, with_previous))
     if current is not None:
-        batches.append(_batch_from(tenant, current, events))
+        batches.append(batch_from(tenant, current, events))
     return batches
-
-
-def _batch_from(tenant: str, row: asyncpg.Record, events: list[Event]) -> RevisionBatch:
-    return RevisionBatch(tenant, row["board"], row["revision"], row["update_time"], tuple(events))
 
 
 def _event_from_row(row: asyncpg.Record, with_previous: bool) -> Event:
     event_type = EventType(row["event_type"])
     if event_type == EventType.PUT:
-        entry = _entry_from_row(row)
+        entry = entry_from_row(row)
     else:
         entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
     previous = None

@@ -1,70 +1,11 @@
-"""Production blackboard store: PostgreSQL is the source of truth, Redis
-Streams carry commits to the other replicas (storage/redis/feeds.py).
-
-Serialization. Every mutation advances the tenant's revision counter
-(bb_tenants), and a mutation commits only on the state its decision saw:
-
-* optimistically (the common case): one statement reads the counters and
-  the named keys (one snapshot, no lock), the decisions run in Python, and
-  one call of the `bb_commit` function writes everything in its own
-  implicit transaction only if the counter is still the one read - the
-  UPDATE that checks it takes the row lock, so the lock is held for one
-  statement and its commit, never across a round trip to this process.
-  If another mutation got there first, nothing is written and the
-  decisions run again on the new state (the contract lets a store call
-  `decide` again);
-* after OPTIMISTIC_ATTEMPTS such losses (replicas racing on one tenant),
-  under the lock: a transaction that locks the counter row (`SELECT ...
-  FOR UPDATE`), reads, writes and commits, which cannot lose.
-
-A replica also remembers, for the tenants it wrote last, the state of the
-keys it read or wrote as of its own last commit (bounded: KNOWN_*): a group
-on those keys skips the read and costs one round trip. The same revision
-check makes this safe: if anyone else wrote since, the commit is refused
-and the group decides again on a fresh read. A group that would write
-nothing is never answered from what is remembered (its refusal or read
-could rest on a stale copy): it reads first.
-
-Either way the decision sees exactly the state it commits on and its
-revision is the counter plus one: compare-and-swap is correct on any number
-of replicas. Reads need no lock: each is one statement (one snapshot) or a
-REPEATABLE READ transaction when it takes several.
-
-Group commit. A replica queues the mutations of a tenant that arrive while
-one of its commits runs and commits them together in the next one: the
-decisions run in arrival order, each on the state the ones before it left
-(so the group equals the same mutations one by one), all their revisions
-go in one `bb_commit` call, and callers are answered after COMMIT. A
-refused decision fails alone; a failed commit fails the whole group and
-leaves nothing. Each revision's audit record (core.audit.blackboard_record)
-goes into the same call (migration 3), so the trail commits with the data.
-
-Tables (key columns use the "C" collation, so keys sort and compare by
-UTF-8 bytes, i.e. code points):
-
-* bb_tenants: revision, oldest readable revision, number of live keys;
-* bb_entries: the current entry of every live key;
-* bb_versions: every event ever committed, until compaction (reads at a
-  past revision, watch replay with previous values);
-* bb_log: one row per revision (board, commit time): history paging and
-  retention by time.
-
-The schema is this module's own versioned migration list (MIGRATIONS),
-recorded in bb_schema_migrations and applied under a transaction-scoped
-advisory lock, so replicas starting together apply each migration once.
-
-Publishing. After COMMIT (never before) the batch goes to the feed, which
-delivers it on this replica and XADDs it for the others. A crash between
-the two loses the publish, not the data: watch hubs repair gaps from
-`history`. A mutation runs shielded from cancellation, so a caller that
-hangs up cannot cut a commit from its publish.
-"""
+"""The PostgreSQL schema of the blackboard (tenants, entries, versions, the bb_commit
+function behind group commits) and its migrations."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from statekeeper.storage.postgres.sessions import Migration
+from statekeeper.storage.postgres.migrations import Migration
 
 if TYPE_CHECKING:
     pass

@@ -77,7 +77,9 @@ from statekeeper.storage.postgres.checkpoints_schema import (
     VALUE_LOCK_CLASS,
     VALUE_MISSING,
 )
-from statekeeper.storage.postgres.sessions import Migration, PostgresStorage
+from statekeeper.storage.postgres.migrations import Migration
+from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared.checkpoints import add
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
@@ -382,7 +384,7 @@ class PostgresCheckpointStore(CheckpointStore):
         for start in range(0, len(targets), _PRUNE_BATCH):
             batch = targets[start : start + _PRUNE_BATCH]
             async with self._db.transaction("prune") as conn:
-                total = _add(total, await _prune(conn, tenant, batch, keep_last, audit))
+                total = add(total, await _prune(conn, tenant, batch, keep_last, audit))
         return total
 
     async def forget_tombstones(self, older_than_ns: int, limit: int) -> int:
@@ -934,11 +936,3 @@ SELECT count(*) FROM forgotten
 def _columns(rows: Sequence[Any], width: int) -> list[list[Any]]:
     """Rows as `width` parallel lists (arrays for unnest)."""
     return [[row[index] for row in rows] for index in range(width)]
-
-
-def _add(left: RemovalCounts, right: RemovalCounts) -> RemovalCounts:
-    return RemovalCounts(
-        left.checkpoints + right.checkpoints,
-        left.writes + right.writes,
-        left.channel_values + right.channel_values,
-    )

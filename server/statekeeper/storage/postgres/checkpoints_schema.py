@@ -4,7 +4,7 @@ functions, the SQLSTATEs they raise, and the migrations that create them
 
 from __future__ import annotations
 
-from statekeeper.storage.postgres.sessions import Migration
+from statekeeper.storage.postgres.migrations import Migration
 from statekeeper.storage.sql import AUDIT_COLUMNS
 
 VALUE_LOCK_CLASS = int.from_bytes(b"ckvl", "big")

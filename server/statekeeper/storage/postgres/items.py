@@ -17,7 +17,8 @@ from statekeeper.storage.embedded.items import (
     record_from_row,
 )
 from statekeeper.storage.postgres.blackboard import apply_migrations
-from statekeeper.storage.postgres.sessions import Migration, PostgresStorage, SchemaOutOfDateError
+from statekeeper.storage.postgres.migrations import Migration, SchemaOutOfDateError
+from statekeeper.storage.postgres.sessions import PostgresStorage
 
 # Append only; never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (

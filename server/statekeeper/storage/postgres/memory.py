@@ -56,14 +56,12 @@ from statekeeper.core.memory.lexical import LexicalCandidate, LexicalMatches, Ne
 from statekeeper.core.memory.models import (
     ConsolidationPlan,
     DimensionMismatchError,
-    EntityNode,
     Episode,
     EpisodeCursor,
     EpisodeFilter,
     Fact,
     FactBatch,
     FactCursor,
-    FactOrigin,
     FactQuery,
     FactResult,
     Neighbourhood,
@@ -81,6 +79,14 @@ from statekeeper.storage.postgres.memory_schema import (
     MEMORY_MIGRATIONS,
 )
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared.memory import (
+    EPISODE_COLUMNS,
+    episode_columns,
+    episode_from_row,
+    fact_from_row,
+    neighbourhood_from_rows,
+    predicate_from_row,
+)
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
@@ -121,11 +127,6 @@ CHANGE_CHUNK = 200
 # receiver reads them from the change row.
 _PAYLOAD_LIMIT = 7900
 
-_EPISODE_COLUMNS = (
-    "vector_key, episode_id, user_id, session_id, user_message, assistant_response, summary,"
-    " summary_source, dimension, embedding_source, embedding_model, importance, metadata,"
-    " occur_time, create_time, content_hash, consolidate_time, derived_fact_ids"
-)
 _FACT_COLUMNS = (
     "fact_id, user_id, subject, predicate, object, source, confidence, valid_from, valid_to,"
     " origin, source_episode_ids, create_time, invalidate_time, invalidated_by,"
@@ -313,13 +314,13 @@ class PostgresMemoryStore(MemoryStore):
     ) -> dict[str, Episode]:
         async with self._db.connection("find episodes") as conn:
             rows = await conn.fetch(
-                f"SELECT {_EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=$1"
+                f"SELECT {EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=$1"
                 " AND user_id=$2 AND content_hash = ANY($3::text[])",
                 tenant,
                 user_id,
                 list(dict.fromkeys(digests)),
             )
-        return {e.content_hash: e for e in map(_episode_from_row, rows)}
+        return {e.content_hash: e for e in map(episode_from_row, rows)}
 
     async def insert_episodes(
         self,
@@ -385,25 +386,25 @@ class PostgresMemoryStore(MemoryStore):
     ) -> Episode | None:
         async with self._db.connection("get episode") as conn:
             row = await conn.fetchrow(
-                f"SELECT {_episode_columns(include_embedding)} FROM memory_episodes"
+                f"SELECT {episode_columns(include_embedding)} FROM memory_episodes"
                 " WHERE tenant=$1 AND episode_id=$2",
                 tenant,
                 episode_id,
             )
-        return None if row is None else _episode_from_row(row)
+        return None if row is None else episode_from_row(row)
 
     async def get_episodes_by_keys(
         self, tenant: str, user_id: str, keys: Sequence[int], include_embedding: bool
     ) -> list[Episode]:
         async with self._db.connection("get episodes") as conn:
             rows = await conn.fetch(
-                f"SELECT {_episode_columns(include_embedding)} FROM memory_episodes"
+                f"SELECT {episode_columns(include_embedding)} FROM memory_episodes"
                 " WHERE vector_key = ANY($1::bigint[]) AND tenant=$2 AND user_id=$3",
                 [int(k) for k in keys],
                 tenant,
                 user_id,
             )
-        return [_episode_from_row(row) for row in rows]
+        return [episode_from_row(row) for row in rows]
 
     async def list_episodes(
         self,
@@ -420,13 +421,13 @@ class PostgresMemoryStore(MemoryStore):
                 _before(params, "occur_time", after.occur_time, "episode_id", after.episode_id)
             )
         sql = (
-            f"SELECT {_episode_columns(include_embedding)} FROM memory_episodes"
+            f"SELECT {episode_columns(include_embedding)} FROM memory_episodes"
             f" WHERE {' AND '.join(clauses)}"
             f" ORDER BY occur_time DESC, episode_id DESC LIMIT {params.add(limit)}"
         )
         async with self._db.connection("list episodes") as conn:
             rows = await conn.fetch(sql, *params.values)
-        return [_episode_from_row(row) for row in rows]
+        return [episode_from_row(row) for row in rows]
 
     async def matching_keys(
         self, tenant: str, user_id: str, episode_filter: EpisodeFilter, limit: int
@@ -494,11 +495,11 @@ class PostgresMemoryStore(MemoryStore):
         async with self._db.transaction("delete episodes") as conn:
             rows = await conn.fetch(
                 f"DELETE FROM memory_episodes WHERE tenant=$1 AND episode_id = ANY($2::text[])"
-                f" RETURNING {_EPISODE_COLUMNS}",
+                f" RETURNING {EPISODE_COLUMNS}",
                 tenant,
                 list(dict.fromkeys(episode_ids)),
             )
-            deleted = [_episode_from_row(row) for row in rows]
+            deleted = [episode_from_row(row) for row in rows]
             await _audit(conn, tenant, audit, "episode", [e.episode_id for e in deleted], "deleted")
             for user_id, keys in _embedded_keys_by_user(deleted).items():
                 await self._log(conn, tenant, user_id, OP_REMOVE, keys)
@@ -580,14 +581,14 @@ class PostgresMemoryStore(MemoryStore):
     async def unconsolidated_episodes(self, tenant: str, user_id: str, limit: int) -> list[Episode]:
         async with self._db.connection("unconsolidated episodes") as conn:
             rows = await conn.fetch(
-                f"SELECT {_episode_columns(True)} FROM memory_episodes WHERE tenant=$1"
+                f"SELECT {episode_columns(True)} FROM memory_episodes WHERE tenant=$1"
                 " AND user_id=$2 AND dimension > 0 AND consolidate_time IS NULL"
                 " ORDER BY occur_time, vector_key LIMIT $3",
                 tenant,
                 user_id,
                 limit,
             )
-        return [_episode_from_row(row) for row in rows]
+        return [episode_from_row(row) for row in rows]
 
     async def scan_episodes(
         self, tenant: str, user_id: str, after_key: int, limit: int
@@ -595,12 +596,12 @@ class PostgresMemoryStore(MemoryStore):
         params = _Params(tenant, after_key)
         user_clause = f" AND user_id = {params.add(user_id)}" if user_id else ""
         sql = (
-            f"SELECT {_EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=$1"
+            f"SELECT {EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=$1"
             f" AND vector_key > $2{user_clause} ORDER BY vector_key LIMIT {params.add(limit)}"
         )
         async with self._db.connection("scan episodes") as conn:
             rows = await conn.fetch(sql, *params.values)
-        return [_episode_from_row(row) for row in rows]
+        return [episode_from_row(row) for row in rows]
 
     # ----- the vector change log (read by the change feed) -------------------
 
@@ -723,13 +724,13 @@ class PostgresMemoryStore(MemoryStore):
         )
         async with self._db.connection("list facts") as conn:
             rows = await conn.fetch(sql, *params.values)
-        return [_fact_from_row(row) for row in rows]
+        return [fact_from_row(row) for row in rows]
 
     async def neighbourhood(self, tenant: str, query: NeighbourhoodQuery) -> Neighbourhood:
         sql, params = _neighbourhood_sql(tenant, query)
         async with self._db.connection("neighbourhood") as conn:
             rows = await conn.fetch(sql, *params)
-        return _neighbourhood_from_rows(query, rows)
+        return neighbourhood_from_rows(query, rows)
 
     async def entities_among(self, tenant: str, user_id: str, keys: Sequence[str]) -> list[str]:
         async with self._db.connection("entities") as conn:
@@ -786,7 +787,8 @@ class PostgresMemoryStore(MemoryStore):
                 predicate.update_time,
             )
             await _audit(conn, tenant, audit, "predicate", [predicate.name], f"declared {kind}")
-        return _predicate_from_row(row)
+        assert row is not None  # INSERT ... RETURNING returns the row
+        return predicate_from_row(row)
 
     async def list_predicates(self, tenant: str, after_name: str, limit: int) -> list[Predicate]:
         async with self._db.connection("list predicates") as conn:
@@ -797,27 +799,23 @@ class PostgresMemoryStore(MemoryStore):
                 after_name,
                 limit,
             )
-        return [_predicate_from_row(row) for row in rows]
+        return [predicate_from_row(row) for row in rows]
 
 
 # ----- episode rows --------------------------------------------------------------
-
-
-def _episode_columns(include_embedding: bool) -> str:
-    return _EPISODE_COLUMNS + (", embedding" if include_embedding else "")
 
 
 async def _episode_by_hash(
     conn: Connection, tenant: str, user_id: str, digest: str
 ) -> Episode | None:
     row = await conn.fetchrow(
-        f"SELECT {_EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=$1 AND user_id=$2"
+        f"SELECT {EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=$1 AND user_id=$2"
         " AND content_hash=$3",
         tenant,
         user_id,
         digest,
     )
-    return None if row is None else _episode_from_row(row)
+    return None if row is None else episode_from_row(row)
 
 
 async def _established_dimensions(
@@ -938,34 +936,6 @@ def _vector_batch(rows: Sequence[Any], embedding_model: str) -> VectorBatch:
     )
 
 
-def _episode_from_row(row: Any) -> Episode:
-    keys = row.keys()
-    embedding = None
-    if "embedding" in keys and row["embedding"] is not None:
-        embedding = np.frombuffer(row["embedding"], dtype="<f4").astype(np.float32)
-    return Episode(
-        episode_id=row["episode_id"],
-        user_id=row["user_id"],
-        session_id=row["session_id"],
-        user_message=row["user_message"],
-        assistant_response=row["assistant_response"],
-        summary=row["summary"],
-        summary_source=ValueSource(row["summary_source"]),
-        embedding_source=ValueSource(row["embedding_source"]),
-        embedding_model=row["embedding_model"],
-        importance=float(row["importance"]),
-        metadata=json.loads(row["metadata"]),
-        occur_time=float(row["occur_time"]),
-        create_time=float(row["create_time"]),
-        content_hash=row["content_hash"],
-        dimension=int(row["dimension"]),
-        vector_key=int(row["vector_key"]),
-        embedding=embedding,
-        consolidate_time=row["consolidate_time"],
-        derived_fact_ids=tuple(row["derived_fact_ids"]),
-    )
-
-
 # ----- audit ---------------------------------------------------------------------
 
 
@@ -1035,7 +1005,7 @@ async def _apply_batch(
             tenant,
             predicate_key,
         )
-        current = [_fact_from_row(row) for row in rows]
+        current = [fact_from_row(row) for row in rows]
         resolution = resolve_fact(draft, new_id, batch, current, bool(single))
         if resolution.created is not None:
             await _insert_fact(conn, tenant, resolution.created)
@@ -1110,37 +1080,7 @@ async def _fact_by_id(conn: Connection, tenant: str, fact_id: str, lock: bool) -
         tenant,
         fact_id,
     )
-    return None if row is None else _fact_from_row(row)
-
-
-def _fact_from_row(row: Any) -> Fact:
-    return Fact(
-        fact_id=row["fact_id"],
-        user_id=row["user_id"],
-        subject=row["subject"],
-        predicate=row["predicate"],
-        object=row["object"],
-        source=row["source"],
-        confidence=float(row["confidence"]),
-        valid_from=float(row["valid_from"]),
-        valid_to=row["valid_to"],
-        origin=FactOrigin(row["origin"]),
-        source_episode_ids=tuple(row["source_episode_ids"]),
-        create_time=float(row["create_time"]),
-        invalidate_time=row["invalidate_time"],
-        invalidated_by=row["invalidated_by"],
-        invalidation_reason=row["invalidation_reason"],
-    )
-
-
-def _predicate_from_row(row: Any) -> Predicate:
-    return Predicate(
-        name=row["name"],
-        single_valued=bool(row["single_valued"]),
-        description=row["description"],
-        create_time=float(row["create_time"]),
-        update_time=float(row["update_time"]),
-    )
+    return None if row is None else fact_from_row(row)
 
 
 # ----- neighbourhood -------------------------------------------------------------
@@ -1196,19 +1136,3 @@ def _neighbourhood_sql(tenant: str, query: NeighbourhoodQuery) -> tuple[str, lis
         LIMIT {limit}
     """
     return sql, params.values
-
-
-def _neighbourhood_from_rows(query: NeighbourhoodQuery, rows: Sequence[Any]) -> Neighbourhood:
-    truncated = len(rows) > query.max_facts
-    rows = rows[: query.max_facts]
-    nodes: dict[str, EntityNode] = {query.entity: EntityNode(query.entity, 0)}
-    for row in rows:
-        hop = int(row["hop"])
-        for name, key, depth in (
-            (row["subject"], row["subject_key"], row["subject_depth"]),
-            (row["object"], row["object_key"], row["object_depth"]),
-        ):
-            if key not in nodes:
-                nodes[key] = EntityNode(name, hop if depth is None else int(depth))
-    ordered = sorted(nodes.values(), key=lambda node: node.depth)  # stable: first seen first
-    return Neighbourhood(ordered, [_fact_from_row(row) for row in rows], truncated)

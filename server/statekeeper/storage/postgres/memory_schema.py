@@ -1,49 +1,11 @@
-"""PostgreSQL implementation of the memory stores (episodes, facts, predicates).
-
-It shares the `PostgresStorage` pool: every method is one transaction (or one
-statement) on a pooled connection, connection failures become
-`StorageUnavailableError`, and audit rows go into `audit_log` in the
-transaction of the change. Embeddings are stored durably as little-endian
-float32 `bytea`, so vector indexes can always be rebuilt from here.
-
-Schema: its own versioned migrations (MEMORY_MIGRATIONS, append only) and
-version table `memory_schema_migrations`, applied by `start()` in one
-transaction under `pg_advisory_xact_lock(MEMORY_MIGRATION_LOCK_KEY)`, so
-replicas starting together apply each migration once. It needs the main
-schema (audit_log) to be migrated first.
-
-Concurrency, on any number of replicas:
-
-* exact duplicates: a unique (tenant, user_id, content_hash) index and
-  `INSERT ... ON CONFLICT DO NOTHING`;
-* the one-dimension-per-user rule: a per-user advisory transaction lock
-  taken before the dimension check, so two first vectors of different
-  dimensions cannot both pass;
-* facts: advisory transaction locks per (user, subject, predicate), taken for
-  the whole batch up front in one global order (no deadlocks between
-  batches), so contradiction and dedup see every committed fact;
-* consolidation: the episodes are locked (`FOR UPDATE`) before the
-  "consolidated meanwhile?" check, so of two concurrent runs exactly one
-  applies.
-
-Vector change log (the cross-replica change feed's source): every change of
-an embedded episode (added, importance changed by consolidation, deleted)
-appends a row to `memory_vector_changes` with the next number of a
-per-tenant sequence (`memory_change_heads`, bumped under its row lock) and
-sends `pg_notify(CHANGE_CHANNEL, ...)`, all in the transaction of the
-change. A notification therefore exists exactly when the change committed,
-and per tenant the sequence order is the commit order, so a receiver that
-saw seq n and then sees n + 2 knows it missed n + 1 and can read it back
-(storage/postgres/memory_feed.py). The row lock serialises the *commits* of
-one tenant's vector changes (it is taken by the last statement before
-COMMIT); other tenants and every read are unaffected.
-"""
+"""The PostgreSQL schema of memory (episodes, facts, predicates, the lexical index and the
+vector change log) and its migrations."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from statekeeper.storage.postgres.sessions import Migration
+from statekeeper.storage.postgres.migrations import Migration
 
 if TYPE_CHECKING:
     pass

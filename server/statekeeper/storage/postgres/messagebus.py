@@ -44,8 +44,6 @@ from statekeeper.core.messagebus.models import (
     DeadLetter,
     DeadLetterReason,
     Delivery,
-    MessageState,
-    Payload,
     Receipt,
     ReceiptOutcome,
     ReceiptStatus,
@@ -60,7 +58,17 @@ from statekeeper.core.messagebus.store import (
     settled_summary,
 )
 from statekeeper.storage.postgres.blackboard import apply_migrations
-from statekeeper.storage.postgres.sessions import Migration, PostgresStorage, SchemaOutOfDateError
+from statekeeper.storage.postgres.migrations import Migration, SchemaOutOfDateError
+from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared.messagebus import (
+    ACKED,
+    DEAD,
+    READY,
+    dead_letter_from_row,
+    max_of,
+    message_from_row,
+    status_of,
+)
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
@@ -128,7 +136,6 @@ MIGRATION_LOCK_KEY = 0x6D73676275733A6D
 SWEEP_LOCK_KEY = 0x6D73676275733A73
 SCHEMA_TABLE = "mb_schema_migrations"
 
-_READY, _ACKED, _DEAD = (int(s) for s in MessageState)
 _MAX_DELIVERIES = int(DeadLetterReason.MAX_DELIVERIES)
 # Claim statements per call at most: a round that hit only expired or
 # exhausted messages is followed by another.
@@ -317,7 +324,7 @@ class PostgresMessageStore(MessageStore):
         audit: AuditRecord | None = None,
     ) -> list[ReceiptOutcome]:
         def apply(row: dict[str, Any]) -> ReceiptOutcome:
-            row.update(state=_ACKED, state_time=now)
+            row.update(state=ACKED, state_time=now)
             return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
 
         return await self._each_receipt(tenant, receipts, now, apply, (audit, "acked"))
@@ -334,7 +341,7 @@ class PostgresMessageStore(MessageStore):
         audit: AuditRecord | None = None,
     ) -> list[ReceiptOutcome]:
         def apply(row: dict[str, Any]) -> ReceiptOutcome:
-            if dead_letter or row["delivery_count"] >= _max_of(row, max_deliveries):
+            if dead_letter or row["delivery_count"] >= max_of(row, max_deliveries):
                 why = DeadLetterReason.REJECTED if dead_letter else DeadLetterReason.MAX_DELIVERIES
                 _dead_letter(row, now, why, reason)
                 return ReceiptOutcome(ReceiptStatus.DEAD_LETTERED, row["to_agent"])
@@ -384,7 +391,7 @@ class PostgresMessageStore(MessageStore):
                 if receipt is None or row is None:
                     outcomes.append(ReceiptOutcome(ReceiptStatus.NOT_FOUND))
                     continue
-                status = _status_of(row, receipt, now)
+                status = status_of(row, receipt, now)
                 if status is not None:
                     outcomes.append(ReceiptOutcome(status, row["to_agent"]))
                     continue
@@ -412,7 +419,7 @@ class PostgresMessageStore(MessageStore):
             receipt
             for receipt in receipts
             if receipt.message_id in found
-            and _status_of(found[receipt.message_id], receipt, now) is None
+            and status_of(found[receipt.message_id], receipt, now) is None
         ]
 
     async def next_visible_time(self, tenant: str, agent: str, now: float) -> float | None:
@@ -433,7 +440,7 @@ class PostgresMessageStore(MessageStore):
                 tenant,
                 message_id,
             )
-        return None if row is None else _message_from_row(row)
+        return None if row is None else message_from_row(row)
 
     # ----- dead letters and upkeep -------------------------------------------------------
 
@@ -453,7 +460,7 @@ class PostgresMessageStore(MessageStore):
                 after_id,
                 limit,
             )
-        return [_dead_letter_from_row(row) for row in rows]
+        return [dead_letter_from_row(row) for row in rows]
 
     async def redrive(
         self,
@@ -573,7 +580,7 @@ async def _claim_dedup(
     # The first message may be gone (acked and forgotten): its id stands.
     if row is None:
         return AgentMessage(message_id=earlier_id, to_agent=message.to_agent)
-    return _message_from_row(row)
+    return message_from_row(row)
 
 
 def _insert_args(
@@ -598,67 +605,21 @@ def _insert_args(
         message.visible_time,
         message.expire_time,
         message.max_deliveries,
-        _ACKED if held else _READY,
+        ACKED if held else READY,
         now,
         max_inbox,
     ]
 
 
-def _message_from_row(row: asyncpg.Record) -> AgentMessage:
-    return AgentMessage(
-        message_id=row["message_id"],
-        to_agent=row["to_agent"],
-        from_agent=row["from_agent"],
-        type=row["type"],
-        payload=Payload(row["content_type"], row["schema_version"], bytes(row["data"])),
-        reply_to=row["reply_to"],
-        correlation_id=row["correlation_id"],
-        in_reply_to=row["in_reply_to"],
-        headers=json.loads(row["headers"]),
-        idempotency_key=row["idempotency_key"],
-        send_time=row["send_time"],
-        visible_time=row["first_visible_time"],
-        expire_time=row["expire_time"],
-        max_deliveries=row["max_deliveries"],
-    )
-
-
 def _delivery(row: asyncpg.Record) -> Delivery:
     receipt = Receipt(row["message_id"], row["receipt"])
-    return Delivery(receipt, _message_from_row(row), row["delivery_count"], row["visible_time"])
-
-
-def _dead_letter_from_row(row: asyncpg.Record) -> DeadLetter:
-    return DeadLetter(
-        message=_message_from_row(row),
-        delivery_count=row["delivery_count"],
-        reason=DeadLetterReason(row["dead_reason"]),
-        detail=row["dead_detail"] or "",
-        dead_letter_time=row["state_time"],
-    )
-
-
-def _max_of(row: dict[str, Any], default_max: int) -> int:
-    own: int = row["max_deliveries"]
-    return own if own > 0 else default_max
+    return Delivery(receipt, message_from_row(row), row["delivery_count"], row["visible_time"])
 
 
 def _dead_letter(row: dict[str, Any], now: float, reason: DeadLetterReason, detail: str) -> None:
     row.update(
-        state=_DEAD, state_time=now, dead_reason=int(reason), dead_detail=detail, receipt=None
+        state=DEAD, state_time=now, dead_reason=int(reason), dead_detail=detail, receipt=None
     )
-
-
-def _status_of(row: Any, receipt: Receipt, now: float) -> ReceiptStatus | None:
-    """Why `receipt` cannot be used on `row`; None if it is a live delivery."""
-    same = row["receipt"] == receipt.nonce
-    if row["state"] == _ACKED:
-        return ReceiptStatus.ALREADY_ACKED if same else ReceiptStatus.EXPIRED
-    if row["state"] == _DEAD:
-        return ReceiptStatus.NOT_FOUND
-    if not same or row["visible_time"] <= now:
-        return ReceiptStatus.EXPIRED
-    return None
 
 
 def _columns(rows: Any) -> list[list[Any]]:

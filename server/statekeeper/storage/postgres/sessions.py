@@ -24,7 +24,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import asyncpg
@@ -37,7 +36,6 @@ from statekeeper.core.errors import (
     AlreadyExistsError,
     ConcurrentModificationError,
     NotFoundError,
-    StatekeeperError,
     StorageUnavailableError,
 )
 from statekeeper.core.sessions.context_window import WindowTail
@@ -79,154 +77,6 @@ if TYPE_CHECKING:
         asyncpg.Connection[asyncpg.Record] | asyncpg.pool.PoolConnectionProxy[asyncpg.Record]
     )
 
-
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    description: str
-    statements: tuple[str, ...]
-
-
-# Append only; never edit a released entry.
-MIGRATIONS: tuple[Migration, ...] = (
-    Migration(
-        1,
-        "sessions, messages, versions, append receipts",
-        (
-            """CREATE TABLE sessions (
-                tenant text NOT NULL,
-                session_id text NOT NULL,
-                user_id text NOT NULL,
-                agent_id text NOT NULL,
-                status integer NOT NULL,
-                create_time double precision NOT NULL,
-                expire_time double precision,
-                version bigint NOT NULL,
-                state text NOT NULL,
-                PRIMARY KEY (tenant, session_id)
-            )""",
-            "CREATE INDEX sessions_by_time ON sessions (tenant, create_time DESC, session_id DESC)",
-            "CREATE INDEX sessions_by_expiry ON sessions (expire_time)"
-            " WHERE expire_time IS NOT NULL",
-            """CREATE TABLE messages (
-                tenant text NOT NULL,
-                session_id text NOT NULL,
-                sequence bigint NOT NULL,
-                message_id text NOT NULL,
-                role integer NOT NULL,
-                content text NOT NULL,
-                name text NOT NULL,
-                tool_calls text NOT NULL,
-                tool_call_id text NOT NULL,
-                metadata text NOT NULL,
-                token_count integer NOT NULL,
-                create_time double precision NOT NULL,
-                rolled_back boolean NOT NULL DEFAULT false,
-                PRIMARY KEY (tenant, session_id, sequence),
-                FOREIGN KEY (tenant, session_id) REFERENCES sessions ON DELETE CASCADE
-            )""",
-            """CREATE TABLE session_versions (
-                tenant text NOT NULL,
-                session_id text NOT NULL,
-                version bigint NOT NULL,
-                parent_version bigint NOT NULL,
-                change_kind integer NOT NULL,
-                create_time double precision NOT NULL,
-                snapshot text NOT NULL,
-                PRIMARY KEY (tenant, session_id, version),
-                FOREIGN KEY (tenant, session_id) REFERENCES sessions ON DELETE CASCADE
-            )""",
-            """CREATE TABLE append_receipts (
-                tenant text NOT NULL,
-                request_id text NOT NULL,
-                session_id text NOT NULL,
-                first_sequence bigint NOT NULL,
-                last_sequence bigint NOT NULL,
-                version bigint NOT NULL,
-                PRIMARY KEY (tenant, request_id),
-                FOREIGN KEY (tenant, session_id) REFERENCES sessions ON DELETE CASCADE
-            )""",
-            "CREATE INDEX receipts_by_session ON append_receipts (tenant, session_id)",
-        ),
-    ),
-    Migration(
-        2,
-        "audit log",
-        (
-            """CREATE TABLE audit_log (
-                audit_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                tenant text NOT NULL,
-                principal text NOT NULL,
-                service text NOT NULL,
-                method text NOT NULL,
-                entity_type text NOT NULL,
-                entity_id text NOT NULL,
-                revision bigint NOT NULL,
-                time double precision NOT NULL,
-                summary text NOT NULL
-            )""",
-            "CREATE INDEX audit_by_tenant ON audit_log (tenant, audit_id)",
-            "CREATE INDEX audit_by_entity ON audit_log (tenant, entity_id, audit_id)",
-        ),
-    ),
-    Migration(
-        3,
-        "messages.tool_call_ids, for planning windows without decoding tool_calls",
-        (
-            "ALTER TABLE messages ADD COLUMN tool_call_ids text NOT NULL DEFAULT ''",
-            "UPDATE messages SET tool_call_ids = (SELECT json_agg(c->>'id')::text"
-            " FROM json_array_elements(tool_calls::json) AS c)"
-            " WHERE tool_calls NOT IN ('', '[]')",
-        ),
-    ),
-    Migration(
-        4,
-        "audit_log: a per-tenant hash chain, linked at commit",
-        (
-            "ALTER TABLE audit_log ADD COLUMN chain_seq bigint, ADD COLUMN prev_hash text,"
-            " ADD COLUMN hash text",
-            "CREATE UNIQUE INDEX audit_by_chain ON audit_log (tenant, chain_seq)",
-            """CREATE TABLE audit_chain_heads (
-                tenant text PRIMARY KEY,
-                seq bigint NOT NULL,
-                hash text NOT NULL
-            )""",
-            # The content as bytes that no session setting changes (time as
-            # its IEEE bits, not as text), after the previous record's hash.
-            """CREATE FUNCTION audit_digest(prev text, r audit_log) RETURNS text
-            LANGUAGE sql IMMUTABLE AS $$
-                SELECT encode(sha256(convert_to(prev || json_build_array(r.tenant, r.principal,
-                    r.service, r.method, r.entity_type, r.entity_id, r.revision::text,
-                    encode(float8send(r.time), 'hex'), r.summary)::text, 'UTF8')), 'hex')
-            $$""",
-            """CREATE FUNCTION audit_chain_link() RETURNS trigger LANGUAGE plpgsql AS $$
-            DECLARE
-                head audit_chain_heads%ROWTYPE;
-                linked text;
-            BEGIN
-                INSERT INTO audit_chain_heads VALUES (NEW.tenant, 0, '')
-                ON CONFLICT (tenant) DO NOTHING;
-                SELECT * INTO head FROM audit_chain_heads WHERE tenant = NEW.tenant FOR UPDATE;
-                linked := audit_digest(head.hash, NEW);
-                UPDATE audit_log SET chain_seq = head.seq + 1, prev_hash = head.hash,
-                    hash = linked
-                WHERE audit_id = NEW.audit_id;
-                UPDATE audit_chain_heads SET seq = head.seq + 1, hash = linked
-                WHERE tenant = NEW.tenant;
-                RETURN NULL;
-            END
-            $$""",
-            # Deferred to COMMIT: the tenant's chain head is locked only from
-            # then to the end of the commit, not across the transaction's
-            # other statements (and never while it waits for other locks).
-            "CREATE CONSTRAINT TRIGGER audit_chain AFTER INSERT ON audit_log"
-            " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION audit_chain_link()",
-        ),
-    ),
-)
-LATEST_SCHEMA = MIGRATIONS[-1].version
-# pg_advisory_xact_lock key that serializes migrations ("statekpr" in ASCII).
-MIGRATION_LOCK_KEY = 0x73746174656B7072
 
 # A whole session change in one statement: the compare-and-swap UPDATE, and
 # only if it matched, the version, the new messages (zipped from arrays), the
@@ -331,52 +181,9 @@ def _transaction_if(needed: bool) -> Callable[[Connection], AbstractAsyncContext
     return (lambda conn: conn.transaction()) if needed else _no_transaction
 
 
-class SchemaOutOfDateError(StatekeeperError):
-    """The database schema is older than this server needs."""
-
-    code = "FAILED_PRECONDITION"
-    reason = "FAILED_PRECONDITION"
-
-
 def redact(dsn: str) -> str:
     """The DSN without its password (user info or `password=` parameter), for logs."""
     return logs.redact(dsn)
-
-
-async def migrate(conn: Connection) -> list[int]:
-    """Applies every missing migration in one transaction, under an advisory
-    lock so that concurrent callers apply each one once. Returns the versions
-    this call applied."""
-    applied_now: list[int] = []
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK_KEY)
-        await conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY,"
-            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        rows = await conn.fetch("SELECT version FROM schema_migrations")
-        applied = {row["version"] for row in rows}
-        for migration in MIGRATIONS:
-            if migration.version in applied:
-                continue
-            for statement in migration.statements:
-                await conn.execute(statement)
-            await conn.execute(
-                "INSERT INTO schema_migrations (version, description) VALUES ($1, $2)",
-                migration.version,
-                migration.description,
-            )
-            applied_now.append(migration.version)
-    return applied_now
-
-
-async def schema_version(conn: Connection) -> int:
-    """The newest applied migration, 0 for an empty database."""
-    try:
-        version = await conn.fetchval("SELECT coalesce(max(version), 0) FROM schema_migrations")
-    except asyncpg.UndefinedTableError:
-        return 0
-    return int(version)
 
 
 class PostgresStorage(Storage):

@@ -18,15 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import asyncpg
-
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
-from statekeeper.core.schema_upgrades import Payload
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.core.workflows.store import WorkflowStore
 from statekeeper.storage.postgres.checkpoints import apply_migrations, audit_arguments, audit_cte
-from statekeeper.storage.postgres.sessions import Migration, PostgresStorage
+from statekeeper.storage.postgres.migrations import Migration
+from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared.workflows import record_from_row
 
 SCHEMA_TABLE = "workflow_schema_migrations"
 # pg_advisory_xact_lock key serializing this store's migrations ("skwrkflw").
@@ -166,7 +165,7 @@ class PostgresWorkflowStore(WorkflowStore):
                 tenant,
                 workflow_id,
             )
-        return None if row is None else _record_from_row(row)
+        return None if row is None else record_from_row(row)
 
     async def list_workflows(
         self,
@@ -192,7 +191,7 @@ class PostgresWorkflowStore(WorkflowStore):
         )
         async with self._db.connection("list workflows") as conn:
             rows = await conn.fetch(sql, *params)
-        return [_record_from_row(row) for row in rows]
+        return [record_from_row(row) for row in rows]
 
     async def replace_workflow(
         self,
@@ -291,13 +290,3 @@ def _arguments(
         [entry.time for entry in transitions],
         *audit_arguments(audit),
     ]
-
-
-def _record_from_row(row: asyncpg.Record) -> WorkflowRecord:
-    return WorkflowRecord(
-        workflow_id=row["workflow_id"],
-        status=WorkflowStatus(row["status"]),
-        create_time=row["create_time"],
-        revision=row["revision"],
-        document=Payload(row["document_type"], row["document_version"], bytes(row["document"])),
-    )

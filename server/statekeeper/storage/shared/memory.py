@@ -1,0 +1,109 @@
+"""Memory: what the SQLite and PostgreSQL stores share."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import numpy as np
+
+from statekeeper.core.memory.models import (
+    EntityNode,
+    Episode,
+    Fact,
+    FactOrigin,
+    Neighbourhood,
+    NeighbourhoodQuery,
+    Predicate,
+    ValueSource,
+)
+from statekeeper.storage.sql import Row
+
+EPISODE_COLUMNS = (
+    "vector_key, episode_id, user_id, session_id, user_message, assistant_response, summary,"
+    " summary_source, dimension, embedding_source, embedding_model, importance, metadata,"
+    " occur_time, create_time, content_hash, consolidate_time, derived_fact_ids"
+)
+
+
+def episode_columns(include_embedding: bool) -> str:
+    return EPISODE_COLUMNS + (", embedding" if include_embedding else "")
+
+
+def episode_from_row(row: Row) -> Episode:
+    keys = row.keys()
+    embedding = None
+    if "embedding" in keys and row["embedding"] is not None:
+        embedding = np.frombuffer(row["embedding"], dtype="<f4").astype(np.float32)
+    return Episode(
+        episode_id=row["episode_id"],
+        user_id=row["user_id"],
+        session_id=row["session_id"],
+        user_message=row["user_message"],
+        assistant_response=row["assistant_response"],
+        summary=row["summary"],
+        summary_source=ValueSource(row["summary_source"]),
+        embedding_source=ValueSource(row["embedding_source"]),
+        embedding_model=row["embedding_model"],
+        importance=float(row["importance"]),
+        metadata=json.loads(row["metadata"]),
+        occur_time=float(row["occur_time"]),
+        create_time=float(row["create_time"]),
+        content_hash=row["content_hash"],
+        dimension=int(row["dimension"]),
+        vector_key=int(row["vector_key"]),
+        embedding=embedding,
+        consolidate_time=row["consolidate_time"],
+        derived_fact_ids=_ids(row["derived_fact_ids"]),
+    )
+
+
+def fact_from_row(row: Row) -> Fact:
+    return Fact(
+        fact_id=row["fact_id"],
+        user_id=row["user_id"],
+        subject=row["subject"],
+        predicate=row["predicate"],
+        object=row["object"],
+        source=row["source"],
+        confidence=float(row["confidence"]),
+        valid_from=float(row["valid_from"]),
+        valid_to=row["valid_to"],
+        origin=FactOrigin(row["origin"]),
+        source_episode_ids=_ids(row["source_episode_ids"]),
+        create_time=float(row["create_time"]),
+        invalidate_time=row["invalidate_time"],
+        invalidated_by=row["invalidated_by"],
+        invalidation_reason=row["invalidation_reason"],
+    )
+
+
+def predicate_from_row(row: Row) -> Predicate:
+    return Predicate(
+        name=row["name"],
+        single_valued=bool(row["single_valued"]),
+        description=row["description"],
+        create_time=float(row["create_time"]),
+        update_time=float(row["update_time"]),
+    )
+
+
+def neighbourhood_from_rows(query: NeighbourhoodQuery, rows: Sequence[Row]) -> Neighbourhood:
+    truncated = len(rows) > query.max_facts
+    rows = rows[: query.max_facts]
+    nodes: dict[str, EntityNode] = {query.entity: EntityNode(query.entity, 0)}
+    for row in rows:
+        hop = int(row["hop"])
+        for name, key, depth in (
+            (row["subject"], row["subject_key"], row["subject_depth"]),
+            (row["object"], row["object_key"], row["object_depth"]),
+        ):
+            if key not in nodes:
+                nodes[key] = EntityNode(name, hop if depth is None else int(depth))
+    ordered = sorted(nodes.values(), key=lambda node: node.depth)  # stable: first seen first
+    return Neighbourhood(ordered, [fact_from_row(row) for row in rows], truncated)
+
+
+def _ids(value: str | list[str]) -> tuple[str, ...]:
+    """An id list: JSON text on SQLite, a text[] on PostgreSQL."""
+    return tuple(json.loads(value) if isinstance(value, str) else value)
