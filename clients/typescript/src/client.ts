@@ -22,7 +22,7 @@ import {
   ServiceError,
 } from "@grpc/grpc-js";
 
-import { toStatekeeperError } from "./errors";
+import { StatekeeperError, toStatekeeperError } from "./errors";
 import { AdminServiceClient } from "./gen/statekeeper/v1/admin";
 import { BlackboardServiceClient } from "./gen/statekeeper/v1/blackboard";
 import { CheckpointServiceClient } from "./gen/statekeeper/v1/checkpoint";
@@ -71,6 +71,22 @@ export interface ConnectOptions {
   retry?: boolean | Partial<RetryPolicy>;
   /** Extra grpc-js channel options (they override the client's defaults). */
   channelOptions?: ChannelOptions;
+  /** Called before each retry of a unary call (logging, metrics). */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+/** What {@link ConnectOptions.onRetry} is told. */
+export interface RetryEvent {
+  /** "statekeeper.v1.SessionService/AppendMessages". */
+  method: string;
+  /** The attempt that failed (1 = the first call). */
+  attempt: number;
+  /** Its error. */
+  error: StatekeeperError;
+  /** The request sent (with the `requestId` the client filled in, if any). */
+  request: unknown;
+  /** The pause before the next attempt (ms). */
+  backoffMs: number;
 }
 
 /** Deadline of a unary call when neither the client nor the call sets one. */
@@ -312,6 +328,7 @@ export class StatekeeperClient {
   /** The retry policy of unary calls. */
   readonly retry: Readonly<RetryPolicy>;
   private readonly health: Client;
+  private readonly onRetry: ((event: RetryEvent) => void) | undefined;
 
   constructor(address: string, options: ConnectOptions = {}) {
     if (options.apiKey && options.bearerToken) {
@@ -336,6 +353,7 @@ export class StatekeeperClient {
       ? tlsCredentials(options.tls)
       : (options.credentials ?? grpcCredentials.createInsecure());
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.onRetry = options.onRetry;
     this.retry = Object.freeze(
       options.retry === false
         ? NO_RETRY
@@ -393,6 +411,13 @@ export class StatekeeperClient {
         ) {
           throw toStatekeeperError(error, info.fullName);
         }
+        this.onRetry?.({
+          method: info.fullName,
+          attempt,
+          error: toStatekeeperError(error, info.fullName),
+          request,
+          backoffMs: pause,
+        });
         try {
           await sleep(pause, options.signal);
         } catch {

@@ -1,0 +1,214 @@
+// The resuming Watch against a real server that is killed (SIGKILL) and
+// started again on the same port and data directory while a writer puts keys:
+// every revision is seen once, in order, and none is missed.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import {
+  blackboard,
+  isStatekeeperError,
+  oldestRevision,
+  ReasonErrors,
+  Relisting,
+  StatekeeperClient,
+  StatekeeperError,
+} from "../dist/index";
+import { delay, scaled, ServerProcess, waitFor } from "./server";
+
+const RESTARTS = 3;
+
+let server: ServerProcess;
+let sk: StatekeeperClient;
+
+before(async () => {
+  server = await ServerProcess.start();
+  sk = new StatekeeperClient(server.address, { timeoutMs: scaled(30_000) });
+});
+
+after(async () => {
+  sk?.close();
+  await server?.dispose();
+});
+
+function put(board: string, key: string): Promise<blackboard.PutEntryResponse> {
+  return sk.api.blackboard.putEntry(
+    blackboard.PutEntryRequest.fromPartial({ board, key, value: { kind: { $case: "json", json: { key } } } }),
+    { timeoutMs: scaled(10_000) },
+  );
+}
+
+/** The events of `board` from `start` through revision `last`, read by one plain Watch (no restart). */
+async function replay(board: string, prefix: string, start: bigint, last: bigint): Promise<string[]> {
+  const seen: string[] = [];
+  const watch = sk.watch(board, { prefix, startRevision: start, timeoutMs: scaled(60_000) });
+  for await (const event of watch) {
+    seen.push(`${event.revision}:${event.entry?.key}`);
+    if (event.revision >= last) break;
+  }
+  return seen;
+}
+
+test("the Watch resumes across server kills and restarts without a gap or a repeat", async () => {
+  const board = `ts-watch-${Date.now()}`;
+  const first = await put(board, "k/000000");
+  const start = first.header!.revision + 1n;
+
+  const seen: { revision: bigint; key: string }[] = [];
+  const reconnects: StatekeeperError[] = [];
+  const watch = sk.watch(board, {
+    prefix: "k/",
+    startRevision: start,
+    reconnect: { initialBackoffMs: 50, maxBackoffMs: 1_000 },
+    giveUpAfterMs: scaled(180_000),
+    onReconnect: (error) => reconnects.push(error),
+  });
+  let lastRevision = -1n;
+  let watchError: unknown;
+  const reader = (async () => {
+    try {
+      for await (const event of watch) {
+        seen.push({ revision: event.revision, key: event.entry?.key ?? "" });
+        if (lastRevision >= 0n && event.revision >= lastRevision) break;
+      }
+    } catch (error) {
+      watchError = error;
+    }
+  })();
+
+  // The writer: one new key at a time; a put that fails while the server is
+  // down is not retried (no idempotency key) and may or may not have been applied.
+  const acknowledged: bigint[] = [];
+  let writing = true;
+  let n = 1;
+  const writer = (async () => {
+    while (writing) {
+      try {
+        const res = await put(board, `k/${String(n++).padStart(6, "0")}`);
+        acknowledged.push(res.header!.revision);
+      } catch (error) {
+        assert.ok(isStatekeeperError(error), `put failed with ${error}`);
+        await delay(50);
+      }
+      await delay(10);
+    }
+  })();
+
+  try {
+    for (let restart = 1; restart <= RESTARTS; restart++) {
+      const before = seen.length;
+      await waitFor(`events before restart ${restart}`, () => seen.length >= before + 5 || watchError !== undefined, scaled(60_000));
+      assert.equal(watchError, undefined);
+      await server.kill();
+      await delay(200);
+      await server.start();
+    }
+    const before = seen.length;
+    await waitFor("events after the last restart", () => seen.length >= before + 5 || watchError !== undefined, scaled(60_000));
+  } finally {
+    writing = false;
+    await writer;
+  }
+  const final = await put(board, "k/final");
+  lastRevision = final.header!.revision;
+  await waitFor("the final put", () => seen.some((e) => e.revision >= lastRevision) || watchError !== undefined, scaled(60_000));
+  watch.cancel();
+  await reader;
+  assert.equal(watchError, undefined, `the watch failed: ${watchError}`);
+
+  // Ordered and unique.
+  for (let i = 1; i < seen.length; i++) {
+    assert.ok(seen[i].revision > seen[i - 1].revision, `revision ${seen[i].revision} after ${seen[i - 1].revision}`);
+  }
+  // Every acknowledged put was seen.
+  const revisions = new Set(seen.map((e) => e.revision));
+  for (const revision of [...acknowledged, lastRevision]) assert.ok(revisions.has(revision), `revision ${revision} missed`);
+  // Nothing missed: exactly what one uninterrupted Watch of the history delivers.
+  const history = await replay(board, "k/", start, lastRevision);
+  assert.deepEqual(
+    seen.map((e) => `${e.revision}:${e.key}`),
+    history,
+  );
+  assert.equal(server.starts, RESTARTS + 1);
+  assert.ok(watch.streamsOpened >= RESTARTS + 1, `${watch.streamsOpened} streams opened`);
+  assert.ok(reconnects.length >= RESTARTS);
+  assert.ok(reconnects.every((error) => error.code === 14 /* UNAVAILABLE */), reconnects.join("; "));
+  assert.equal(watch.resumeRevision, lastRevision + 1n);
+});
+
+test("a compacted start revision: re-list, then watch from the listing", async () => {
+  const board = `ts-compact-${Date.now()}`;
+  const a = await put(board, "p/a");
+  await put(board, "p/b");
+  const c = await put(board, "p/c");
+  await put(board, "other/x");
+  await sk.api.blackboard.compactBlackboard(
+    blackboard.CompactBlackboardRequest.fromPartial({ revision: c.header!.revision }),
+  );
+
+  // Without onCompacted: the typed error, with the oldest revision.
+  const plain = sk.watch(board, { prefix: "p/", startRevision: a.header!.revision, timeoutMs: scaled(20_000) });
+  await assert.rejects(
+    async () => {
+      for await (const _ of plain) assert.fail("an event from a compacted revision");
+    },
+    (error: unknown) => {
+      assert.ok(error instanceof ReasonErrors.REVISION_COMPACTED, `${error}`);
+      assert.equal(error.code, 11 /* OUT_OF_RANGE */);
+      assert.equal(error.reason, "REVISION_COMPACTED");
+      assert.ok((oldestRevision(error) ?? 0n) >= c.header!.revision);
+      return true;
+    },
+  );
+
+  // With onCompacted: the listing, then the events after it.
+  const listings: Relisting[] = [];
+  const watch = sk.watch(board, {
+    prefix: "p/",
+    startRevision: a.header!.revision,
+    timeoutMs: scaled(30_000),
+    onCompacted: (listing) => {
+      listings.push(listing);
+    },
+  });
+  const events: string[] = [];
+  const reader = (async () => {
+    for await (const event of watch) {
+      events.push(event.entry?.key ?? "");
+      if (event.entry?.key === "p/d") break;
+    }
+  })();
+  await waitFor("the re-listing", () => listings.length === 1, scaled(20_000));
+  const d = await put(board, "p/d");
+  await reader;
+  assert.deepEqual(
+    listings[0].entries.map((e) => e.key),
+    ["p/a", "p/b", "p/c"],
+  );
+  assert.ok(listings[0].revision >= c.header!.revision && listings[0].revision < d.header!.revision);
+  assert.equal(listings[0].startRevision, listings[0].revision + 1n);
+  assert.deepEqual(events, ["p/d"]);
+  assert.equal(watch.resumeRevision, d.header!.revision + 1n);
+});
+
+test("progress notifications are exposed on a quiet board", async () => {
+  const board = `ts-progress-${Date.now()}`;
+  const res = await put(board, "q/a");
+  const progress: bigint[] = [];
+  const watch = sk.watch(board, {
+    prefix: "q/",
+    startRevision: res.header!.revision + 1n,
+    progressNotifyIntervalMs: 100,
+    timeoutMs: scaled(30_000),
+    onProgress: (revision) => progress.push(revision),
+  });
+  const kinds: string[] = [];
+  for await (const response of watch.responses()) {
+    kinds.push(response.kind?.$case ?? "");
+    if (progress.length >= 2) break;
+  }
+  assert.equal(kinds[0], "started");
+  assert.ok(kinds.includes("progress"));
+  assert.ok(progress.every((revision) => revision >= res.header!.revision), progress.join(","));
+  assert.equal(watch.progressRevision, progress[progress.length - 1]);
+  assert.equal(watch.resumeRevision, watch.progressRevision + 1n);
+});
