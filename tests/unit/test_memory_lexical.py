@@ -11,9 +11,11 @@ import asyncpg
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.lexical import LexicalCandidate, LexicalMatches
 from statekeeper.core.memory.models import EpisodeFilter
-from statekeeper.storage.embedded.memory import MEMORY_MIGRATIONS, EmbeddedMemoryStore
+from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.memory_schema import MEMORY_MIGRATIONS
 from statekeeper.storage.embedded.sessions import DATABASE_FILE, EmbeddedStorage
-from statekeeper.storage.postgres.memory import PostgresMemoryStore, index_missing_terms
+from statekeeper.storage.postgres.memory import PostgresMemoryStore
+from statekeeper.storage.postgres.memory_schema import index_missing_terms
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from tests.services import configured, fresh_database, reachable
 

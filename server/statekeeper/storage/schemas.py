@@ -113,7 +113,7 @@ async def migrate_postgres(conn: Connection) -> dict[str, list[int]]:
     """Applies every missing migration of every schema (each in one
     transaction under its advisory lock, so concurrent runs apply each once);
     returns the versions applied, by schema name."""
-    from statekeeper.storage.postgres.memory import index_missing_terms
+    from statekeeper.storage.postgres.memory_schema import index_missing_terms
 
     applied: dict[str, list[int]] = {}
     for schema in postgres_schemas():
@@ -208,7 +208,7 @@ def embedded_states(database: Path) -> list[SchemaState]:
     from statekeeper.storage.embedded import blackboard as embedded_blackboard
     from statekeeper.storage.embedded import checkpoints as embedded_checkpoints
     from statekeeper.storage.embedded import items as embedded_items
-    from statekeeper.storage.embedded import memory as embedded_memory
+    from statekeeper.storage.embedded import memory_schema as embedded_memory
     from statekeeper.storage.embedded import messagebus as embedded_messagebus
     from statekeeper.storage.embedded import sessions as embedded
     from statekeeper.storage.embedded import workflows as embedded_workflows

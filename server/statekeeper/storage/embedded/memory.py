@@ -9,9 +9,7 @@ session schema. Embeddings are stored as little-endian float32 blobs.
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -36,11 +34,21 @@ from statekeeper.core.memory.models import (
     ValueSource,
     VectorBatch,
     VectorManifest,
-    entity_key,
 )
-from statekeeper.core.memory.semantic import FactResolution, resolve_fact
 from statekeeper.core.memory.store import MemoryStore
 from statekeeper.storage.codec import dumps
+from statekeeper.storage.embedded.memory_facts import (
+    FACT_COLUMNS,
+    VALID_AT,
+    apply_batch,
+    fact_by_id,
+    neighbourhood_sql,
+    update_fact,
+    write_audit,
+)
+from statekeeper.storage.embedded.memory_schema import (
+    migrate_memory,
+)
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.memory import (
     EPISODE_COLUMNS,
@@ -50,135 +58,10 @@ from statekeeper.storage.shared.memory import (
     neighbourhood_from_rows,
     predicate_from_row,
 )
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 T = TypeVar("T")
 
-# Versioned migrations of the memory tables: (version, statements). Append
-# only; never edit a released entry.
-MEMORY_MIGRATIONS: list[tuple[int, list[str]]] = [
-    (
-        1,
-        [
-            """CREATE TABLE memory_episodes (
-                vector_key INTEGER PRIMARY KEY AUTOINCREMENT,
-                tenant TEXT NOT NULL,
-                episode_id TEXT NOT NULL,
-                user_id TEXT NOT NULL,
-                session_id TEXT NOT NULL,
-                user_message TEXT NOT NULL,
-                assistant_response TEXT NOT NULL,
-                summary TEXT NOT NULL,
-                summary_source INTEGER NOT NULL,
-                embedding BLOB,
-                dimension INTEGER NOT NULL,
-                embedding_source INTEGER NOT NULL,
-                embedding_model TEXT NOT NULL,
-                importance REAL NOT NULL,
-                metadata TEXT NOT NULL,
-                occur_time REAL NOT NULL,
-                create_time REAL NOT NULL,
-                content_hash TEXT NOT NULL,
-                consolidate_time REAL,
-                derived_fact_ids TEXT NOT NULL
-            )""",
-            "CREATE UNIQUE INDEX memory_episodes_id ON memory_episodes (tenant, episode_id)",
-            "CREATE UNIQUE INDEX memory_episodes_hash"
-            " ON memory_episodes (tenant, user_id, content_hash)",
-            "CREATE INDEX memory_episodes_user_time"
-            " ON memory_episodes (tenant, user_id, occur_time DESC, episode_id DESC)",
-            "CREATE INDEX memory_episodes_time"
-            " ON memory_episodes (tenant, occur_time DESC, episode_id DESC)",
-            """CREATE TABLE memory_facts (
-                tenant TEXT NOT NULL,
-                fact_id TEXT NOT NULL,
-                user_id TEXT NOT NULL,
-                subject TEXT NOT NULL,
-                subject_key TEXT NOT NULL,
-                predicate TEXT NOT NULL,
-                predicate_key TEXT NOT NULL,
-                object TEXT NOT NULL,
-                object_key TEXT NOT NULL,
-                source TEXT NOT NULL,
-                confidence REAL NOT NULL,
-                valid_from REAL NOT NULL,
-                valid_to REAL,
-                origin INTEGER NOT NULL,
-                source_episode_ids TEXT NOT NULL,
-                create_time REAL NOT NULL,
-                invalidate_time REAL,
-                invalidated_by TEXT NOT NULL,
-                invalidation_reason TEXT NOT NULL,
-                PRIMARY KEY (tenant, fact_id)
-            )""",
-            "CREATE INDEX memory_facts_subject"
-            " ON memory_facts (tenant, subject_key, predicate_key, user_id)",
-            "CREATE INDEX memory_facts_object ON memory_facts (tenant, object_key)",
-            "CREATE INDEX memory_facts_time"
-            " ON memory_facts (tenant, create_time DESC, fact_id DESC)",
-            """CREATE TABLE memory_predicates (
-                tenant TEXT NOT NULL,
-                name TEXT NOT NULL,
-                single_valued INTEGER NOT NULL,
-                description TEXT NOT NULL,
-                create_time REAL NOT NULL,
-                update_time REAL NOT NULL,
-                PRIMARY KEY (tenant, name)
-            )""",
-        ],
-    ),
-    (
-        2,
-        [
-            # Lexical index: terms come from core.lexical (NULL: not indexed
-            # yet, see _index_terms); FTS5 only splits them on spaces.
-            "ALTER TABLE memory_episodes ADD COLUMN lexical_terms TEXT",
-            "CREATE VIRTUAL TABLE memory_episode_terms USING fts5(scope, terms,"
-            " tokenize = 'unicode61 remove_diacritics 0')",
-            "CREATE TRIGGER memory_episode_terms_delete AFTER DELETE ON memory_episodes"
-            " BEGIN DELETE FROM memory_episode_terms WHERE rowid = old.vector_key; END",
-        ],
-    ),
-    (
-        3,
-        [
-            # Recall looks up the turns recorded next to a match in its session.
-            "CREATE INDEX memory_episodes_session_key"
-            " ON memory_episodes (tenant, user_id, session_id, vector_key)",
-        ],
-    ),
-    (
-        4,
-        [
-            # Filtered recall (matching_keys) reads a user's metadata from
-            # this covering index, newest first, instead of every row with
-            # its embedding (a 1-2 KB row per episode).
-            "CREATE INDEX memory_episodes_user_metadata ON memory_episodes"
-            " (tenant, user_id, occur_time DESC, episode_id DESC, dimension, metadata)",
-        ],
-    ),
-    (
-        5,
-        [
-            # Episodes whose terms are still to be derived (_index_terms runs
-            # at every start): empty once done, so that check costs nothing.
-            "CREATE INDEX memory_episodes_unindexed ON memory_episodes (vector_key)"
-            " WHERE lexical_terms IS NULL",
-        ],
-    ),
-]
-_INDEX_BATCH = 500
 
-_FACT_COLUMNS = (
-    "fact_id, user_id, subject, predicate, object, source, confidence, valid_from, valid_to,"
-    " origin, source_episode_ids, create_time, invalidate_time, invalidated_by,"
-    " invalidation_reason"
-)
-# A fact is valid at :t when this holds (see Fact.valid_at).
-_VALID_AT = (
-    "valid_from <= :t AND (valid_to IS NULL OR :t < valid_to)"
-    " AND (invalidate_time IS NULL OR :t < invalidate_time)"
-)
 _CHUNK = 500  # SQLite caps bound parameters per statement
 # The episodes recorded just before and just after each wanted one in its
 # session (memory_episodes_session_key makes each lookup one index probe).
@@ -202,58 +85,6 @@ link AS (
 SELECT link.k, link.n, link.after, m.importance, m.occur_time
 FROM link JOIN memory_episodes m ON m.vector_key = link.n
 """
-
-
-def migrate_memory(db: sqlite3.Connection) -> None:
-    """Applies the memory migrations not applied yet."""
-    with db:
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS memory_schema_migrations"
-            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
-        )
-    applied = {row[0] for row in db.execute("SELECT version FROM memory_schema_migrations")}
-    for version, statements in MEMORY_MIGRATIONS:
-        if version in applied:
-            continue
-        with db:
-            for statement in statements:
-                db.execute(statement)
-            db.execute(
-                "INSERT INTO memory_schema_migrations (version, applied_at) VALUES (?, ?)",
-                (version, time.time()),
-            )
-    _index_terms(db)
-
-
-def _index_terms(db: sqlite3.Connection) -> None:
-    """Indexes the terms of episodes stored before the lexical index
-    existed (migration 2), in batches of their own transactions."""
-    while True:
-        with db:
-            rows = db.execute(
-                "SELECT vector_key, tenant, user_id, user_message, assistant_response, summary"
-                " FROM memory_episodes INDEXED BY memory_episodes_unindexed"
-                " WHERE lexical_terms IS NULL LIMIT ?",
-                (_INDEX_BATCH,),
-            ).fetchall()
-            for row in rows:
-                _store_terms(
-                    db,
-                    row[0],
-                    row[1],
-                    row[2],
-                    lexical.document_terms(row[3], row[4], row[5]),
-                )
-        if len(rows) < _INDEX_BATCH:
-            return
-
-
-def _store_terms(db: sqlite3.Connection, key: int, tenant: str, user_id: str, terms: str) -> None:
-    db.execute("UPDATE memory_episodes SET lexical_terms = ? WHERE vector_key = ?", (terms, key))
-    db.execute(
-        "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)",
-        (key, lexical.scope_token(tenant, user_id), terms),
-    )
 
 
 class EmbeddedMemoryStore(MemoryStore):
@@ -289,7 +120,7 @@ class EmbeddedMemoryStore(MemoryStore):
                 if existing is not None:
                     return existing, False
                 stored = _insert_episode(db, tenant, episode)
-                _audit(db, tenant, audit, "episode", stored.episode_id, "recorded")
+                write_audit(db, tenant, audit, "episode", stored.episode_id, "recorded")
                 return stored, True
 
         return await self._run(work)
@@ -329,7 +160,7 @@ class EmbeddedMemoryStore(MemoryStore):
             with db:
                 stored = _insert_new_episodes(db, tenant, episodes)
                 for episode in stored:
-                    _audit(db, tenant, audit, "episode", episode.episode_id, summary)
+                    write_audit(db, tenant, audit, "episode", episode.episode_id, summary)
             return stored
 
         return await self._run(work)
@@ -481,7 +312,7 @@ class EmbeddedMemoryStore(MemoryStore):
                         (tenant, *chunk),
                     )
                 for episode in deleted:
-                    _audit(db, tenant, audit, "episode", episode.episode_id, "deleted")
+                    write_audit(db, tenant, audit, "episode", episode.episode_id, "deleted")
             return deleted
 
         return await self._run(work)
@@ -600,7 +431,7 @@ class EmbeddedMemoryStore(MemoryStore):
     ) -> list[FactResult]:
         def work(db: sqlite3.Connection) -> list[FactResult]:
             with db:
-                return _apply_batch(db, tenant, batch, audit)
+                return apply_batch(db, tenant, batch, audit)
 
         return await self._run(work)
 
@@ -619,7 +450,7 @@ class EmbeddedMemoryStore(MemoryStore):
                 ).fetchone()[0]
                 if done:
                     return []
-                results = _apply_batch(db, tenant, plan.facts, audit)
+                results = apply_batch(db, tenant, plan.facts, audit)
                 derived = dumps([r.fact.fact_id for r in results])
                 db.execute(
                     "UPDATE memory_episodes SET importance = importance * ?, consolidate_time = ?,"
@@ -628,14 +459,14 @@ class EmbeddedMemoryStore(MemoryStore):
                 )
                 summary = f"consolidated, importance x {plan.demotion_factor:g}"
                 for episode_id in ids:
-                    _audit(db, tenant, audit, "episode", episode_id, summary)
+                    write_audit(db, tenant, audit, "episode", episode_id, summary)
                 return results
 
         return await self._run(work)
 
     async def get_fact(self, tenant: str, fact_id: str) -> Fact | None:
         def work(db: sqlite3.Connection) -> Fact | None:
-            return _fact_by_id(db, tenant, fact_id)
+            return fact_by_id(db, tenant, fact_id)
 
         return await self._run(work)
 
@@ -654,14 +485,14 @@ class EmbeddedMemoryStore(MemoryStore):
                 clauses.append(f"{name}_key = :{name}")
                 params[name] = value
         if not query.include_invalidated:
-            clauses.append(_VALID_AT)
+            clauses.append(VALID_AT)
         if after is not None:
             clauses.append(
                 "(create_time < :after_time OR (create_time = :after_time AND fact_id < :after_id))"
             )
             params.update(after_time=after.create_time, after_id=after.fact_id)
         sql = (
-            f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE {' AND '.join(clauses)}"
+            f"SELECT {FACT_COLUMNS} FROM memory_facts WHERE {' AND '.join(clauses)}"
             " ORDER BY create_time DESC, fact_id DESC LIMIT :limit"
         )
         params["limit"] = limit
@@ -672,7 +503,7 @@ class EmbeddedMemoryStore(MemoryStore):
         return await self._run(work)
 
     async def neighbourhood(self, tenant: str, query: NeighbourhoodQuery) -> Neighbourhood:
-        sql, params = _neighbourhood_sql(tenant, query)
+        sql, params = neighbourhood_sql(tenant, query)
 
         def work(db: sqlite3.Connection) -> list[sqlite3.Row]:
             return db.execute(sql, params).fetchall()
@@ -709,7 +540,7 @@ class EmbeddedMemoryStore(MemoryStore):
     ) -> tuple[Fact, bool] | None:
         def work(db: sqlite3.Connection) -> tuple[Fact, bool] | None:
             with db:
-                fact = _fact_by_id(db, tenant, fact_id)
+                fact = fact_by_id(db, tenant, fact_id)
                 if fact is None:
                     return None
                 if fact.invalidate_time is not None:
@@ -718,8 +549,8 @@ class EmbeddedMemoryStore(MemoryStore):
                 if fact.valid_to is not None and fact.valid_to < end:
                     end = fact.valid_to
                 updated = fact.evolve(valid_to=end, invalidate_time=now, invalidation_reason=reason)
-                _update_fact(db, tenant, updated)
-                _audit(db, tenant, audit, "fact", fact_id, f"invalidated: {reason}")
+                update_fact(db, tenant, updated)
+                write_audit(db, tenant, audit, "fact", fact_id, f"invalidated: {reason}")
                 return updated, False
 
         return await self._run(work)
@@ -731,7 +562,7 @@ class EmbeddedMemoryStore(MemoryStore):
 
         def work(db: sqlite3.Connection) -> Predicate:
             with db:
-                _audit(db, tenant, audit, "predicate", predicate.name, f"declared {kind}")
+                write_audit(db, tenant, audit, "predicate", predicate.name, f"declared {kind}")
                 db.execute(
                     "INSERT INTO memory_predicates (tenant, name, single_valued, description,"
                     " create_time, update_time) VALUES (?,?,?,?,?,?)"
@@ -934,181 +765,6 @@ def _episode_clauses(
 
 
 # ----- fact rows -----------------------------------------------------------------
-
-
-def _apply_batch(
-    db: sqlite3.Connection, tenant: str, batch: FactBatch, audit: AuditRecord | None
-) -> list[FactResult]:
-    results: list[FactResult] = []
-    for draft, new_id in zip(batch.drafts, batch.new_ids, strict=True):
-        predicate_key = entity_key(draft.predicate)
-        current = [
-            fact_from_row(row)
-            for row in db.execute(
-                f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE tenant=:tenant"
-                " AND subject_key=:subject AND predicate_key=:predicate AND user_id=:user"
-                f" AND {_VALID_AT} ORDER BY create_time, fact_id",
-                {
-                    "tenant": tenant,
-                    "subject": entity_key(draft.subject),
-                    "predicate": predicate_key,
-                    "user": batch.user_id,
-                    "t": batch.now,
-                },
-            )
-        ]
-        single = db.execute(
-            "SELECT single_valued FROM memory_predicates WHERE tenant=? AND name=?",
-            (tenant, predicate_key),
-        ).fetchone()
-        resolution = resolve_fact(draft, new_id, batch, current, bool(single and single[0]))
-        if resolution.created is not None:
-            _insert_fact(db, tenant, resolution.created)
-        for fact in resolution.updated:
-            _update_fact(db, tenant, fact)
-        _audit_resolution(db, tenant, audit, resolution)
-        results.append(resolution.result)
-    return results
-
-
-def _audit_resolution(
-    db: sqlite3.Connection, tenant: str, audit: AuditRecord | None, resolution: FactResolution
-) -> None:
-    created = resolution.created
-    if created is not None:
-        _audit(db, tenant, audit, "fact", created.fact_id, "created")
-    for fact in resolution.updated:
-        if fact.invalidated_by:
-            _audit(
-                db, tenant, audit, "fact", fact.fact_id, f"contradicted by {fact.invalidated_by}"
-            )
-        else:
-            _audit(db, tenant, audit, "fact", fact.fact_id, "confidence raised by a duplicate")
-
-
-def _audit(
-    db: sqlite3.Connection,
-    tenant: str,
-    audit: AuditRecord | None,
-    entity_type: str,
-    entity_id: str,
-    summary: str,
-) -> None:
-    """Writes one audit record in the caller's transaction (see the store
-    contract); memory records carry no revision, hence 0."""
-    if audit is None:
-        return
-    entry = replace(
-        audit, entity_type=entity_type, entity_id=entity_id, revision=0, summary=summary
-    )
-    db.execute(
-        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-        audit_values(entry, tenant),
-    )
-
-
-def _insert_fact(db: sqlite3.Connection, tenant: str, fact: Fact) -> None:
-    db.execute(
-        "INSERT INTO memory_facts (tenant, fact_id, user_id, subject, subject_key, predicate,"
-        " predicate_key, object, object_key, source, confidence, valid_from, valid_to, origin,"
-        " source_episode_ids, create_time, invalidate_time, invalidated_by, invalidation_reason)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            tenant,
-            fact.fact_id,
-            fact.user_id,
-            fact.subject,
-            entity_key(fact.subject),
-            fact.predicate,
-            entity_key(fact.predicate),
-            fact.object,
-            entity_key(fact.object),
-            fact.source,
-            fact.confidence,
-            fact.valid_from,
-            fact.valid_to,
-            int(fact.origin),
-            dumps(list(fact.source_episode_ids)),
-            fact.create_time,
-            fact.invalidate_time,
-            fact.invalidated_by,
-            fact.invalidation_reason,
-        ),
-    )
-
-
-def _update_fact(db: sqlite3.Connection, tenant: str, fact: Fact) -> None:
-    """Writes the mutable fields of a fact: confidence and invalidation."""
-    db.execute(
-        "UPDATE memory_facts SET confidence=?, valid_to=?, invalidate_time=?, invalidated_by=?,"
-        " invalidation_reason=? WHERE tenant=? AND fact_id=?",
-        (
-            fact.confidence,
-            fact.valid_to,
-            fact.invalidate_time,
-            fact.invalidated_by,
-            fact.invalidation_reason,
-            tenant,
-            fact.fact_id,
-        ),
-    )
-
-
-def _fact_by_id(db: sqlite3.Connection, tenant: str, fact_id: str) -> Fact | None:
-    row = db.execute(
-        f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE tenant=? AND fact_id=?",
-        (tenant, fact_id),
-    ).fetchone()
-    return None if row is None else fact_from_row(row)
-
-
-def _neighbourhood_sql(tenant: str, query: NeighbourhoodQuery) -> tuple[str, dict[str, Any]]:
-    """One recursive query: `reach` walks entities breadth first (both
-    directions) up to depth-1 hops; every visible fact touching a reached
-    entity is an edge, at one hop more than its nearer end."""
-    params: dict[str, Any] = {
-        "tenant": tenant,
-        "user": query.user_id,
-        "entity": query.entity,
-        "inner_depth": query.depth - 1,
-        "t": query.as_of,
-        "limit": query.max_facts + 1,
-    }
-    visible = ["tenant = :tenant", "user_id IN (:user, '')"]
-    if not query.include_invalidated:
-        visible.append(_VALID_AT)
-    if query.predicates:
-        names = [f":p{index}" for index in range(len(query.predicates))]
-        visible.append(f"predicate_key IN ({', '.join(names)})")
-        params.update({f"p{index}": p for index, p in enumerate(query.predicates)})
-    sql = f"""
-        WITH RECURSIVE
-        visible AS (
-            SELECT {_FACT_COLUMNS}, subject_key, object_key FROM memory_facts
-            WHERE {" AND ".join(visible)}
-        ),
-        hops(origin, target) AS (
-            SELECT subject_key, object_key FROM visible
-            UNION ALL
-            SELECT object_key, subject_key FROM visible
-        ),
-        reach(entity, depth) AS (
-            SELECT :entity, 0
-            UNION
-            SELECT hops.target, reach.depth + 1 FROM reach JOIN hops ON hops.origin = reach.entity
-            WHERE reach.depth < :inner_depth
-        ),
-        nearest(entity, depth) AS (SELECT entity, MIN(depth) FROM reach GROUP BY entity)
-        SELECT visible.*, near_subject.depth AS subject_depth, near_object.depth AS object_depth,
-            MIN(COALESCE(near_subject.depth, 99), COALESCE(near_object.depth, 99)) + 1 AS hop
-        FROM visible
-        LEFT JOIN nearest AS near_subject ON near_subject.entity = visible.subject_key
-        LEFT JOIN nearest AS near_object ON near_object.entity = visible.object_key
-        WHERE near_subject.depth IS NOT NULL OR near_object.depth IS NOT NULL
-        ORDER BY hop, create_time DESC, fact_id
-        LIMIT :limit
-    """
-    return sql, params
 
 
 def _chunks(items: Sequence[T]) -> Iterable[Sequence[T]]:

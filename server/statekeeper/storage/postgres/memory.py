@@ -41,21 +41,18 @@ COMMIT); other tenants and every read are unaffected.
 
 from __future__ import annotations
 
-import json
 import uuid
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import StorageUnavailableError
-from statekeeper.core.memory import lexical
 from statekeeper.core.memory.lexical import LexicalCandidate, LexicalMatches, Neighbour
 from statekeeper.core.memory.models import (
     ConsolidationPlan,
-    DimensionMismatchError,
     Episode,
     EpisodeCursor,
     EpisodeFilter,
@@ -70,13 +67,30 @@ from statekeeper.core.memory.models import (
     ValueSource,
     VectorBatch,
     VectorManifest,
-    entity_key,
 )
-from statekeeper.core.memory.semantic import FactResolution, resolve_fact
 from statekeeper.core.memory.store import MemoryStore
+from statekeeper.storage.postgres.memory_episodes import (
+    check_dimensions,
+    embedded_keys_by_user,
+    episode_by_hash,
+    episode_clauses,
+    episode_columns_of,
+    established_dimensions,
+    vector_batch,
+)
+from statekeeper.storage.postgres.memory_facts import (
+    FACT_COLUMNS,
+    Params,
+    apply_batch,
+    fact_by_id,
+    neighbourhood_sql,
+    update_fact,
+    valid_at,
+    write_audit,
+)
 from statekeeper.storage.postgres.memory_schema import (
-    MEMORY_MIGRATION_LOCK_KEY,
-    MEMORY_MIGRATIONS,
+    index_missing_terms,
+    migrate_memory,
 )
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared.memory import (
@@ -87,7 +101,6 @@ from statekeeper.storage.shared.memory import (
     neighbourhood_from_rows,
     predicate_from_row,
 )
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
@@ -108,12 +121,6 @@ CROSS JOIN LATERAL (
 ) AS n
 WHERE e.vector_key = ANY($3::bigint[]) AND e.tenant = $1 AND e.user_id = $2
 """
-_INDEX_BATCH = 500
-# Class ids of the two-int advisory locks (a key space apart from one-bigint
-# keys such as the migration locks): per user's vector dimension, per
-# (user, subject, predicate) of facts.
-_DIMENSION_LOCK = 0x736B6D64  # "skmd"
-_FACT_LOCK = 0x736B6D66  # "skmf"
 
 # The NOTIFY channel of vector changes, and the ops of a change row.
 CHANGE_CHANNEL = "statekeeper_memory_vectors"
@@ -127,11 +134,6 @@ CHANGE_CHUNK = 200
 # receiver reads them from the change row.
 _PAYLOAD_LIMIT = 7900
 
-_FACT_COLUMNS = (
-    "fact_id, user_id, subject, predicate, object, source, confidence, valid_from, valid_to,"
-    " origin, source_episode_ids, create_time, invalidate_time, invalidated_by,"
-    " invalidation_reason"
-)
 
 # Every episode of a batch in one statement (one round trip), keys assigned
 # in batch order; a content hash the user has (or an earlier row of the
@@ -195,67 +197,7 @@ class VectorChangeRow:
     origin: str
 
 
-async def migrate_memory(conn: Connection) -> list[int]:
-    """Applies every missing memory migration in one transaction under the
-    memory advisory lock; returns the versions this call applied."""
-    applied_now: list[int] = []
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", MEMORY_MIGRATION_LOCK_KEY)
-        await conn.execute(
-            "CREATE TABLE IF NOT EXISTS memory_schema_migrations (version integer PRIMARY KEY,"
-            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        applied = {
-            r["version"] for r in await conn.fetch("SELECT version FROM memory_schema_migrations")
-        }
-        for migration in MEMORY_MIGRATIONS:
-            if migration.version in applied:
-                continue
-            for statement in migration.statements:
-                await conn.execute(statement)
-            await conn.execute(
-                "INSERT INTO memory_schema_migrations (version, description) VALUES ($1, $2)",
-                migration.version,
-                migration.description,
-            )
-            applied_now.append(migration.version)
-    return applied_now
-
-
-async def index_missing_terms(conn: Connection) -> int:
-    """Derives the lexical terms of episodes stored before migration 2, in
-    batches of their own transactions (replicas may run it together: each
-    batch locks the rows it takes, skipping those another one holds)."""
-    total = 0
-    while True:
-        async with conn.transaction():
-            rows = await conn.fetch(
-                "SELECT vector_key, user_message, assistant_response, summary"
-                " FROM memory_episodes WHERE lexical_terms IS NULL LIMIT $1"
-                " FOR UPDATE SKIP LOCKED",
-                _INDEX_BATCH,
-            )
-            await conn.executemany(
-                "UPDATE memory_episodes SET lexical_terms = $2 WHERE vector_key = $1",
-                [(r["vector_key"], lexical.document_terms(r[1], r[2], r[3])) for r in rows],
-            )
-        total += len(rows)
-        if len(rows) < _INDEX_BATCH:
-            return total
-
-
-class _Params:
-    """Positional parameters of one statement: `add` returns the mark."""
-
-    def __init__(self, *initial: object) -> None:
-        self.values: list[object] = list(initial)
-
-    def add(self, value: object) -> str:
-        self.values.append(value)
-        return f"${len(self.values)}"
-
-
-def _before(params: _Params, time_column: str, when: float, id_column: str, ident: str) -> str:
+def _before(params: Params, time_column: str, when: float, id_column: str, ident: str) -> str:
     """Keyset condition: strictly after (when, ident) in (time DESC, id DESC)."""
     t, i = params.add(when), params.add(ident)
     return f"({time_column} < {t} OR ({time_column} = {t} AND {id_column} < {i}))"
@@ -298,7 +240,7 @@ class PostgresMemoryStore(MemoryStore):
                 )
                 if inserted:
                     return inserted[0], True
-                existing = await _episode_by_hash(
+                existing = await episode_by_hash(
                     conn, tenant, episode.user_id, episode.content_hash
                 )
                 if existing is not None:
@@ -307,7 +249,7 @@ class PostgresMemoryStore(MemoryStore):
 
     async def find_by_hash(self, tenant: str, user_id: str, digest: str) -> Episode | None:
         async with self._db.connection("find episode") as conn:
-            return await _episode_by_hash(conn, tenant, user_id, digest)
+            return await episode_by_hash(conn, tenant, user_id, digest)
 
     async def find_by_hashes(
         self, tenant: str, user_id: str, digests: Sequence[str]
@@ -353,13 +295,13 @@ class PostgresMemoryStore(MemoryStore):
         checks dimensions, audits and logs the vector changes; returns the
         inserted episodes with their keys, in batch order."""
         embedded_users = sorted({e.user_id for e in episodes if e.embedding is not None})
-        established = await _established_dimensions(conn, tenant, embedded_users)
-        rows = await conn.fetch(_INSERT_EPISODES, tenant, *_episode_columns_of(episodes))
+        established = await established_dimensions(conn, tenant, embedded_users)
+        rows = await conn.fetch(_INSERT_EPISODES, tenant, *episode_columns_of(episodes))
         keys = {row["episode_id"]: int(row["vector_key"]) for row in rows}
         stored = [e.evolve(vector_key=keys[e.episode_id]) for e in episodes if e.episode_id in keys]
-        _check_dimensions(stored, established)  # raising rolls the insert back
-        await _audit(conn, tenant, audit, "episode", [e.episode_id for e in stored], summary)
-        for user_id, user_keys in _embedded_keys_by_user(stored).items():
+        check_dimensions(stored, established)  # raising rolls the insert back
+        await write_audit(conn, tenant, audit, "episode", [e.episode_id for e in stored], summary)
+        for user_id, user_keys in embedded_keys_by_user(stored).items():
             await self._log(conn, tenant, user_id, OP_ADD, user_keys, origin)
         return stored
 
@@ -415,7 +357,7 @@ class PostgresMemoryStore(MemoryStore):
         limit: int,
         include_embedding: bool,
     ) -> list[Episode]:
-        clauses, params = _episode_clauses(tenant, user_id, episode_filter)
+        clauses, params = episode_clauses(tenant, user_id, episode_filter)
         if after is not None:
             clauses.append(
                 _before(params, "occur_time", after.occur_time, "episode_id", after.episode_id)
@@ -432,7 +374,7 @@ class PostgresMemoryStore(MemoryStore):
     async def matching_keys(
         self, tenant: str, user_id: str, episode_filter: EpisodeFilter, limit: int
     ) -> list[int]:
-        clauses, params = _episode_clauses(tenant, user_id, episode_filter)
+        clauses, params = episode_clauses(tenant, user_id, episode_filter)
         clauses.append("dimension > 0")
         sql = (
             f"SELECT vector_key FROM memory_episodes WHERE {' AND '.join(clauses)}"
@@ -453,7 +395,7 @@ class PostgresMemoryStore(MemoryStore):
         wanted = list(dict.fromkeys(query_terms))
         if not wanted:
             return LexicalMatches([], 0)
-        clauses, params = _episode_clauses(tenant, user_id, episode_filter)
+        clauses, params = episode_clauses(tenant, user_id, episode_filter)
         # Terms are letters and digits only (core.lexical), safe to quote.
         query = params.add(" | ".join(f"'{term}'" for term in wanted))
         # ts_rank only picks which matches to return when there are more than
@@ -500,8 +442,10 @@ class PostgresMemoryStore(MemoryStore):
                 list(dict.fromkeys(episode_ids)),
             )
             deleted = [episode_from_row(row) for row in rows]
-            await _audit(conn, tenant, audit, "episode", [e.episode_id for e in deleted], "deleted")
-            for user_id, keys in _embedded_keys_by_user(deleted).items():
+            await write_audit(
+                conn, tenant, audit, "episode", [e.episode_id for e in deleted], "deleted"
+            )
+            for user_id, keys in embedded_keys_by_user(deleted).items():
                 await self._log(conn, tenant, user_id, OP_REMOVE, keys)
         return deleted
 
@@ -527,7 +471,7 @@ class PostgresMemoryStore(MemoryStore):
                 user_id,
                 int(ValueSource.MODEL),
             )
-        return _vector_batch(rows, model or "")
+        return vector_batch(rows, model or "")
 
     async def vector_manifest(self, tenant: str, user_id: str) -> VectorManifest | None:
         async with (
@@ -593,7 +537,7 @@ class PostgresMemoryStore(MemoryStore):
     async def scan_episodes(
         self, tenant: str, user_id: str, after_key: int, limit: int
     ) -> list[Episode]:
-        params = _Params(tenant, after_key)
+        params = Params(tenant, after_key)
         user_clause = f" AND user_id = {params.add(user_id)}" if user_id else ""
         sql = (
             f"SELECT {EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=$1"
@@ -655,7 +599,7 @@ class PostgresMemoryStore(MemoryStore):
         self, tenant: str, batch: FactBatch, audit: AuditRecord | None = None
     ) -> list[FactResult]:
         async with self._db.transaction("add facts") as conn:
-            return await _apply_batch(conn, tenant, batch, audit)
+            return await apply_batch(conn, tenant, batch, audit)
 
     async def consolidate(
         self, tenant: str, plan: ConsolidationPlan, audit: AuditRecord | None = None
@@ -672,7 +616,7 @@ class PostgresMemoryStore(MemoryStore):
             )
             if any(row["consolidate_time"] is not None for row in locked):
                 return []
-            results = await _apply_batch(conn, tenant, plan.facts, audit)
+            results = await apply_batch(conn, tenant, plan.facts, audit)
             demoted = await conn.fetch(
                 "UPDATE memory_episodes SET importance = importance * $1, consolidate_time = $2,"
                 " derived_fact_ids = derived_fact_ids || $3::text[]"
@@ -686,7 +630,7 @@ class PostgresMemoryStore(MemoryStore):
             )
             summary = f"consolidated, importance x {plan.demotion_factor:g}"
             changed = [row["episode_id"] for row in demoted]
-            await _audit(conn, tenant, audit, "episode", changed, summary)
+            await write_audit(conn, tenant, audit, "episode", changed, summary)
             by_user: dict[str, list[int]] = {}
             for row in demoted:
                 if row["dimension"] > 0:
@@ -697,7 +641,7 @@ class PostgresMemoryStore(MemoryStore):
 
     async def get_fact(self, tenant: str, fact_id: str) -> Fact | None:
         async with self._db.connection("get fact") as conn:
-            return await _fact_by_id(conn, tenant, fact_id, lock=False)
+            return await fact_by_id(conn, tenant, fact_id, lock=False)
 
     async def list_facts(
         self,
@@ -707,19 +651,19 @@ class PostgresMemoryStore(MemoryStore):
         after: FactCursor | None,
         limit: int,
     ) -> list[Fact]:
-        params = _Params(tenant, query.user_id)
+        params = Params(tenant, query.user_id)
         clauses = ["tenant = $1", "user_id IN ($2, '')"]
         for name in ("subject", "predicate", "object"):
             if value := getattr(query, name):
                 clauses.append(f"{name}_key = {params.add(value)}")
         if not query.include_invalidated:
-            clauses.append(_valid_at("", params.add(now)))
+            clauses.append(valid_at("", params.add(now)))
         if after is not None:
             clauses.append(
                 _before(params, "create_time", after.create_time, "fact_id", after.fact_id)
             )
         sql = (
-            f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE {' AND '.join(clauses)}"
+            f"SELECT {FACT_COLUMNS} FROM memory_facts WHERE {' AND '.join(clauses)}"
             f" ORDER BY create_time DESC, fact_id DESC LIMIT {params.add(limit)}"
         )
         async with self._db.connection("list facts") as conn:
@@ -727,7 +671,7 @@ class PostgresMemoryStore(MemoryStore):
         return [fact_from_row(row) for row in rows]
 
     async def neighbourhood(self, tenant: str, query: NeighbourhoodQuery) -> Neighbourhood:
-        sql, params = _neighbourhood_sql(tenant, query)
+        sql, params = neighbourhood_sql(tenant, query)
         async with self._db.connection("neighbourhood") as conn:
             rows = await conn.fetch(sql, *params)
         return neighbourhood_from_rows(query, rows)
@@ -755,7 +699,7 @@ class PostgresMemoryStore(MemoryStore):
         audit: AuditRecord | None = None,
     ) -> tuple[Fact, bool] | None:
         async with self._db.transaction("invalidate fact") as conn:
-            fact = await _fact_by_id(conn, tenant, fact_id, lock=True)
+            fact = await fact_by_id(conn, tenant, fact_id, lock=True)
             if fact is None:
                 return None
             if fact.invalidate_time is not None:
@@ -764,8 +708,8 @@ class PostgresMemoryStore(MemoryStore):
             if fact.valid_to is not None and fact.valid_to < end:
                 end = fact.valid_to
             updated = fact.evolve(valid_to=end, invalidate_time=now, invalidation_reason=reason)
-            await _update_fact(conn, tenant, updated)
-            await _audit(conn, tenant, audit, "fact", [fact_id], f"invalidated: {reason}")
+            await update_fact(conn, tenant, updated)
+            await write_audit(conn, tenant, audit, "fact", [fact_id], f"invalidated: {reason}")
             return updated, False
 
     async def declare_predicate(
@@ -786,7 +730,9 @@ class PostgresMemoryStore(MemoryStore):
                 predicate.create_time,
                 predicate.update_time,
             )
-            await _audit(conn, tenant, audit, "predicate", [predicate.name], f"declared {kind}")
+            await write_audit(
+                conn, tenant, audit, "predicate", [predicate.name], f"declared {kind}"
+            )
         assert row is not None  # INSERT ... RETURNING returns the row
         return predicate_from_row(row)
 
@@ -805,334 +751,10 @@ class PostgresMemoryStore(MemoryStore):
 # ----- episode rows --------------------------------------------------------------
 
 
-async def _episode_by_hash(
-    conn: Connection, tenant: str, user_id: str, digest: str
-) -> Episode | None:
-    row = await conn.fetchrow(
-        f"SELECT {EPISODE_COLUMNS} FROM memory_episodes WHERE tenant=$1 AND user_id=$2"
-        " AND content_hash=$3",
-        tenant,
-        user_id,
-        digest,
-    )
-    return None if row is None else episode_from_row(row)
-
-
-async def _established_dimensions(
-    conn: Connection, tenant: str, user_ids: Sequence[str]
-) -> dict[str, int]:
-    """The dimension of each user's stored vectors (users without any are
-    absent). The users' locks, held to commit, make check-then-insert
-    atomic; the read is its own statement so that its snapshot is taken
-    after the locks are granted and sees what their last holder committed."""
-    if not user_ids:
-        return {}
-    await _lock_all(conn, _DIMENSION_LOCK, [f"{tenant}\x1f{u}" for u in user_ids])
-    rows = await conn.fetch(
-        "SELECT u.user_id, (SELECT dimension FROM memory_episodes WHERE tenant=$1"
-        " AND user_id=u.user_id AND dimension > 0 LIMIT 1) AS dimension"
-        " FROM unnest($2::text[]) AS u(user_id)",
-        tenant,
-        list(user_ids),
-    )
-    return {row["user_id"]: int(row["dimension"]) for row in rows if row["dimension"]}
-
-
-def _check_dimensions(stored: Sequence[Episode], established: dict[str, int]) -> None:
-    """Raises DimensionMismatchError unless every stored vector has its
-    user's dimension: the one stored before, else the first in the batch."""
-    expected = dict(established)
-    for episode in stored:
-        if not episode.has_embedding:
-            continue
-        want = expected.setdefault(episode.user_id, episode.dimension)
-        if want != episode.dimension:
-            raise DimensionMismatchError("embedding", want, episode.dimension)
-
-
-async def _lock_all(conn: Connection, lock_class: int, names: Sequence[str]) -> None:
-    """Takes the advisory transaction locks of these names in hash order, so
-    two transactions locking overlapping sets never wait in a cycle."""
-    await conn.execute(
-        "SELECT pg_advisory_xact_lock($1, h) FROM (SELECT DISTINCT hashtext(n) AS h"
-        " FROM unnest($2::text[]) AS n ORDER BY h) AS ordered",
-        lock_class,
-        list(names),
-    )
-
-
-def _episode_columns_of(episodes: Sequence[Episode]) -> list[list[object]]:
-    """The episodes as column arrays, in the order of _INSERT_EPISODES."""
-    columns: list[list[object]] = [[] for _ in range(19)]
-    for episode in episodes:
-        blob = None
-        if episode.embedding is not None:
-            blob = np.asarray(episode.embedding, dtype="<f4").tobytes()
-        values = (
-            episode.episode_id,
-            episode.user_id,
-            episode.session_id,
-            episode.user_message,
-            episode.assistant_response,
-            episode.summary,
-            int(episode.summary_source),
-            blob,
-            episode.dimension,
-            int(episode.embedding_source),
-            episode.embedding_model,
-            episode.importance,
-            json.dumps(episode.metadata),
-            episode.occur_time,
-            episode.create_time,
-            episode.content_hash,
-            episode.consolidate_time,
-            json.dumps(list(episode.derived_fact_ids)),
-            lexical.document_terms(
-                episode.user_message, episode.assistant_response, episode.summary
-            ),
-        )
-        for column, value in zip(columns, values, strict=True):
-            column.append(value)
-    return columns
-
-
-def _embedded_keys_by_user(episodes: Iterable[Episode]) -> dict[str, list[int]]:
-    by_user: dict[str, list[int]] = {}
-    for episode in episodes:
-        if episode.has_embedding:
-            by_user.setdefault(episode.user_id, []).append(episode.vector_key)
-    return by_user
-
-
-def _episode_clauses(
-    tenant: str, user_id: str, episode_filter: EpisodeFilter
-) -> tuple[list[str], _Params]:
-    params = _Params(tenant)
-    clauses = ["tenant = $1"]
-    if user_id:
-        clauses.append(f"user_id = {params.add(user_id)}")
-    if episode_filter.session_id:
-        clauses.append(f"session_id = {params.add(episode_filter.session_id)}")
-    if episode_filter.start_time is not None:
-        clauses.append(f"occur_time >= {params.add(episode_filter.start_time)}")
-    if episode_filter.end_time is not None:
-        clauses.append(f"occur_time < {params.add(episode_filter.end_time)}")
-    if episode_filter.metadata:
-        # jsonb containment of string values is exact equality of each pair;
-        # the document is a parameter, so any key or value is safe.
-        clauses.append(f"metadata @> {params.add(json.dumps(episode_filter.metadata))}::jsonb")
-    return clauses, params
-
-
-def _vector_batch(rows: Sequence[Any], embedding_model: str) -> VectorBatch:
-    dimension = int(rows[0]["dimension"])
-    matrix = np.frombuffer(b"".join(row["embedding"] for row in rows), dtype="<f4")
-    return VectorBatch(
-        keys=np.fromiter((row["vector_key"] for row in rows), np.int64, len(rows)),
-        vectors=matrix.astype(np.float32).reshape(len(rows), dimension),
-        importance=np.fromiter((row["importance"] for row in rows), np.float32, len(rows)),
-        occur_time=np.fromiter((row["occur_time"] for row in rows), np.float64, len(rows)),
-        embedding_model=embedding_model,
-    )
-
-
 # ----- audit ---------------------------------------------------------------------
-
-
-async def _audit(
-    conn: Connection,
-    tenant: str,
-    audit: AuditRecord | None,
-    entity_type: str,
-    entity_ids: Sequence[str],
-    summary: str,
-) -> None:
-    """One audit record per entity, in the caller's transaction (see the
-    store contract); memory records carry no revision, hence 0."""
-    if audit is None or not entity_ids:
-        return
-    entry = replace(audit, entity_type=entity_type, revision=0, summary=summary)
-    await conn.executemany(
-        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
-        [audit_values(replace(entry, entity_id=entity_id), tenant) for entity_id in entity_ids],
-    )
 
 
 # ----- fact rows -----------------------------------------------------------------
 
 
-def _valid_at(prefix: str, mark: str) -> str:
-    """SQL true when the fact (columns prefixed by `prefix`) is valid at the
-    instant bound to `mark` (see Fact.valid_at)."""
-    p = prefix
-    return (
-        f"{p}valid_from <= {mark} AND ({p}valid_to IS NULL OR {mark} < {p}valid_to)"
-        f" AND ({p}invalidate_time IS NULL OR {mark} < {p}invalidate_time)"
-    )
-
-
-async def _lock_fact_keys(conn: Connection, tenant: str, batch: FactBatch) -> None:
-    """Locks every (scope, subject, predicate) the batch touches, so that
-    contradiction and dedup see every committed fact of those keys."""
-    names = {
-        f"{tenant}\x1f{batch.user_id}\x1f{entity_key(d.subject)}\x1f{entity_key(d.predicate)}"
-        for d in batch.drafts
-    }
-    await _lock_all(conn, _FACT_LOCK, sorted(names))
-
-
-async def _apply_batch(
-    conn: Connection, tenant: str, batch: FactBatch, audit: AuditRecord | None
-) -> list[FactResult]:
-    if not batch.drafts:
-        return []
-    await _lock_fact_keys(conn, tenant, batch)
-    results: list[FactResult] = []
-    for draft, new_id in zip(batch.drafts, batch.new_ids, strict=True):
-        predicate_key = entity_key(draft.predicate)
-        rows = await conn.fetch(
-            f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE tenant=$1 AND subject_key=$2"
-            f" AND predicate_key=$3 AND user_id=$4 AND {_valid_at('', '$5')}"
-            " ORDER BY create_time, fact_id",
-            tenant,
-            entity_key(draft.subject),
-            predicate_key,
-            batch.user_id,
-            batch.now,
-        )
-        single = await conn.fetchval(
-            "SELECT single_valued FROM memory_predicates WHERE tenant=$1 AND name=$2",
-            tenant,
-            predicate_key,
-        )
-        current = [fact_from_row(row) for row in rows]
-        resolution = resolve_fact(draft, new_id, batch, current, bool(single))
-        if resolution.created is not None:
-            await _insert_fact(conn, tenant, resolution.created)
-        for fact in resolution.updated:
-            await _update_fact(conn, tenant, fact)
-        await _audit_resolution(conn, tenant, audit, resolution)
-        results.append(resolution.result)
-    return results
-
-
-async def _audit_resolution(
-    conn: Connection, tenant: str, audit: AuditRecord | None, resolution: FactResolution
-) -> None:
-    if resolution.created is not None:
-        await _audit(conn, tenant, audit, "fact", [resolution.created.fact_id], "created")
-    for fact in resolution.updated:
-        summary = (
-            f"contradicted by {fact.invalidated_by}"
-            if fact.invalidated_by
-            else "confidence raised by a duplicate"
-        )
-        await _audit(conn, tenant, audit, "fact", [fact.fact_id], summary)
-
-
-async def _insert_fact(conn: Connection, tenant: str, fact: Fact) -> None:
-    await conn.execute(
-        "INSERT INTO memory_facts (tenant, fact_id, user_id, subject, subject_key, predicate,"
-        " predicate_key, object, object_key, source, confidence, valid_from, valid_to, origin,"
-        " source_episode_ids, create_time, invalidate_time, invalidated_by, invalidation_reason)"
-        " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)",
-        tenant,
-        fact.fact_id,
-        fact.user_id,
-        fact.subject,
-        entity_key(fact.subject),
-        fact.predicate,
-        entity_key(fact.predicate),
-        fact.object,
-        entity_key(fact.object),
-        fact.source,
-        fact.confidence,
-        fact.valid_from,
-        fact.valid_to,
-        int(fact.origin),
-        list(fact.source_episode_ids),
-        fact.create_time,
-        fact.invalidate_time,
-        fact.invalidated_by,
-        fact.invalidation_reason,
-    )
-
-
-async def _update_fact(conn: Connection, tenant: str, fact: Fact) -> None:
-    """Writes the mutable fields of a fact: confidence and invalidation."""
-    await conn.execute(
-        "UPDATE memory_facts SET confidence=$1, valid_to=$2, invalidate_time=$3,"
-        " invalidated_by=$4, invalidation_reason=$5 WHERE tenant=$6 AND fact_id=$7",
-        fact.confidence,
-        fact.valid_to,
-        fact.invalidate_time,
-        fact.invalidated_by,
-        fact.invalidation_reason,
-        tenant,
-        fact.fact_id,
-    )
-
-
-async def _fact_by_id(conn: Connection, tenant: str, fact_id: str, lock: bool) -> Fact | None:
-    row = await conn.fetchrow(
-        f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE tenant=$1 AND fact_id=$2"
-        + (" FOR UPDATE" if lock else ""),
-        tenant,
-        fact_id,
-    )
-    return None if row is None else fact_from_row(row)
-
-
 # ----- neighbourhood -------------------------------------------------------------
-
-
-def _neighbourhood_sql(tenant: str, query: NeighbourhoodQuery) -> tuple[str, list[object]]:
-    """One recursive query. `reach` walks entities breadth first, following
-    visible facts in both directions through the subject and object indexes,
-    up to depth-1 hops; every visible fact touching a reached entity is an
-    edge, at one hop more than its nearer end. Visibility is applied while
-    walking, so hidden facts never connect entities. Edges are looked up
-    per reached entity through the same two indexes (LATERAL keeps the
-    planner from hashing the whole tenant's facts), and DISTINCT drops a
-    fact found from both of its ends."""
-    params = _Params(tenant, query.user_id, query.entity, query.depth - 1)
-    visible = ["f.tenant = $1", "f.user_id IN ($2, '')"]
-    if not query.include_invalidated:
-        visible.append(_valid_at("f.", params.add(query.as_of)))
-    if query.predicates:
-        visible.append(f"f.predicate_key = ANY({params.add(list(query.predicates))}::text[])")
-    where = " AND ".join(visible)
-    columns = ", ".join(
-        f"f.{c.strip()}" for c in f"{_FACT_COLUMNS}, subject_key, object_key".split(",")
-    )
-    limit = params.add(query.max_facts + 1)
-    sql = f"""
-        WITH RECURSIVE reach(entity, depth) AS (
-            SELECT $3::text, 0
-            UNION
-            SELECT CASE WHEN f.subject_key = r.entity THEN f.object_key ELSE f.subject_key END,
-                   r.depth + 1
-            FROM reach r
-            JOIN memory_facts f ON f.tenant = $1
-                AND (f.subject_key = r.entity OR f.object_key = r.entity)
-            WHERE r.depth < $4 AND {where}
-        ),
-        nearest AS (SELECT entity, min(depth) AS depth FROM reach GROUP BY entity),
-        edges AS (
-            SELECT DISTINCT touching.* FROM nearest n CROSS JOIN LATERAL (
-                SELECT {columns} FROM memory_facts f
-                WHERE f.subject_key = n.entity AND {where}
-                UNION ALL
-                SELECT {columns} FROM memory_facts f
-                WHERE f.object_key = n.entity AND {where}
-            ) AS touching
-        )
-        SELECT e.*, ns.depth AS subject_depth, nob.depth AS object_depth,
-            LEAST(COALESCE(ns.depth, 99), COALESCE(nob.depth, 99)) + 1 AS hop
-        FROM edges e
-        LEFT JOIN nearest ns ON ns.entity = e.subject_key
-        LEFT JOIN nearest nob ON nob.entity = e.object_key
-        ORDER BY hop, e.create_time DESC, e.fact_id
-        LIMIT {limit}
-    """
-    return sql, params.values

@@ -5,6 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from statekeeper.core.memory import lexical
+
+if TYPE_CHECKING:
+    from statekeeper.storage.postgres.sessions import Connection
+
+from typing import TYPE_CHECKING
+
 from statekeeper.storage.postgres.migrations import Migration
 
 if TYPE_CHECKING:
@@ -150,3 +157,55 @@ LATEST_MEMORY_SCHEMA = MEMORY_MIGRATIONS[-1].version
 
 # pg_advisory_xact_lock key that serialises memory migrations ("skmemory").
 MEMORY_MIGRATION_LOCK_KEY = 0x736B6D656D6F7279
+
+
+_INDEX_BATCH = 500
+
+
+async def migrate_memory(conn: Connection) -> list[int]:
+    """Applies every missing memory migration in one transaction under the
+    memory advisory lock; returns the versions this call applied."""
+    applied_now: list[int] = []
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", MEMORY_MIGRATION_LOCK_KEY)
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS memory_schema_migrations (version integer PRIMARY KEY,"
+            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        applied = {
+            r["version"] for r in await conn.fetch("SELECT version FROM memory_schema_migrations")
+        }
+        for migration in MEMORY_MIGRATIONS:
+            if migration.version in applied:
+                continue
+            for statement in migration.statements:
+                await conn.execute(statement)
+            await conn.execute(
+                "INSERT INTO memory_schema_migrations (version, description) VALUES ($1, $2)",
+                migration.version,
+                migration.description,
+            )
+            applied_now.append(migration.version)
+    return applied_now
+
+
+async def index_missing_terms(conn: Connection) -> int:
+    """Derives the lexical terms of episodes stored before migration 2, in
+    batches of their own transactions (replicas may run it together: each
+    batch locks the rows it takes, skipping those another one holds)."""
+    total = 0
+    while True:
+        async with conn.transaction():
+            rows = await conn.fetch(
+                "SELECT vector_key, user_message, assistant_response, summary"
+                " FROM memory_episodes WHERE lexical_terms IS NULL LIMIT $1"
+                " FOR UPDATE SKIP LOCKED",
+                _INDEX_BATCH,
+            )
+            await conn.executemany(
+                "UPDATE memory_episodes SET lexical_terms = $2 WHERE vector_key = $1",
+                [(r["vector_key"], lexical.document_terms(r[1], r[2], r[3])) for r in rows],
+            )
+        total += len(rows)
+        if len(rows) < _INDEX_BATCH:
+            return total
