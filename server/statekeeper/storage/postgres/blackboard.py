@@ -65,10 +65,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import dataclasses
 import logging
-from collections.abc import AsyncIterator, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
@@ -78,35 +76,57 @@ from statekeeper.core.audit.service import blackboard_record
 from statekeeper.core.blackboard.keys import KeyMatcher
 from statekeeper.core.blackboard.models import (
     Decide,
-    Decision,
     Entry,
     Event,
     EventType,
     Header,
     MutationOutcome,
-    MutationView,
     ReadResult,
     RevisionBatch,
     RevisionCompactedError,
     T,
-    Value,
-    ValueKind,
     tombstone,
 )
 from statekeeper.core.blackboard.store import BlackboardStore
-from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.storage.postgres.blackboard_commit import (
+    Known,
+    Pending,
+    Tenant,
+    apply,
+    audit_arguments,
+    audit_records,
+    by_key,
+    commit_arguments,
+    copy,
+    named,
+    with_oldest,
+    write_arguments,
+)
+from statekeeper.storage.postgres.blackboard_reads import (
+    ENTRY_COLUMNS,
+    READ_AT,
+    READ_CURRENT,
+    VERSION_COLUMNS,
+    batches,
+    current_entries,
+    history_sql,
+    live,
+    scan,
+)
 from statekeeper.storage.postgres.blackboard_schema import (
     LATEST_SCHEMA,
     MIGRATION_LOCK_KEY,
     MIGRATIONS,
     SCHEMA_TABLE,
 )
-from statekeeper.storage.postgres.migrations import Migration, SchemaOutOfDateError
+from statekeeper.storage.postgres.migrations import (
+    SchemaOutOfDateError,
+    apply_migrations,
+)
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.redis.feeds import RedisStreamFeed
 from statekeeper.storage.shared.blackboard import (
     above_current,
-    batch_from,
     entry_from_row,
     resolve_revision,
     visible,
@@ -119,18 +139,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-# Rows fetched per statement while scanning a key range for a glob.
-SCAN_CHUNK = 500
-
-_ENTRY_COLUMNS = (
-    "board, key, kind, content_type, schema_version, data, create_revision, revision,"
-    " version, writer, expire_time, update_time"
-)
-_VERSION_COLUMNS = (
-    "board, key, revision, seq, event_type, kind, content_type, schema_version, data,"
-    " create_revision, version, writer, expire_time, update_time"
-)
-
 # One statement writes a whole revision: history rows, entry upserts and
 # deletes, the log row and the counters. The events come as parallel
 # arrays; PUT rows carry a value, DELETE/EXPIRE rows do not.
@@ -142,12 +150,12 @@ WITH ev AS (
         WITH ORDINALITY AS u(key, event_type, kind, content_type, schema_version, data,
             create_revision, version, writer, expire_time, update_time, seq)
 ), history AS (
-    INSERT INTO bb_versions (tenant, {_VERSION_COLUMNS})
+    INSERT INTO bb_versions (tenant, {VERSION_COLUMNS})
     SELECT $1, $2, key, $3, seq - 1, event_type, kind, content_type, schema_version, data,
         create_revision, version, writer, expire_time, $4
     FROM ev
 ), upserted AS (
-    INSERT INTO bb_entries (tenant, {_ENTRY_COLUMNS})
+    INSERT INTO bb_entries (tenant, {ENTRY_COLUMNS})
     SELECT $1, $2, key, kind, content_type, schema_version, data, create_revision, $3,
         version, writer, expire_time, update_time
     FROM ev WHERE event_type = 1
@@ -165,36 +173,13 @@ WITH ev AS (
 UPDATE bb_tenants SET revision = $3, key_count = $16 WHERE tenant = $1
 """
 
-# Current entries of some keys with the tenant header, in one snapshot.
-_READ_CURRENT = f"""
-SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, e.*
-FROM (SELECT 1) AS one
-LEFT JOIN bb_tenants h ON h.tenant = $1
-LEFT JOIN LATERAL (
-    SELECT {_ENTRY_COLUMNS} FROM bb_entries
-    WHERE tenant = $1 AND board = $2 AND key = ANY($3::text[])
-) e ON true
-"""
-
-# The latest version at or below a revision of some keys, with the header.
-_READ_AT = f"""
-SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, v.*
-FROM (SELECT 1) AS one
-LEFT JOIN bb_tenants h ON h.tenant = $1
-LEFT JOIN LATERAL (
-    SELECT DISTINCT ON (key) {_VERSION_COLUMNS} FROM bb_versions
-    WHERE tenant = $1 AND board = $2 AND key = ANY($3::text[]) AND revision <= $4
-    ORDER BY key, revision DESC
-) v ON true
-"""
-
 
 # Mutations of one tenant committed in one transaction at most: bounds the
 # time the tenant's lock is held and the latency of the group's first caller.
 MAX_GROUP = 128
 # Optimistic commits of a group before it takes the tenant's lock instead.
 OPTIMISTIC_ATTEMPTS = 2
-# What a replica remembers of the tenants it wrote last (see _Known): at
+# What a replica remembers of the tenants it wrote last (see Known): at
 # most this many tenants, keys per tenant, and bytes per value.
 KNOWN_TENANTS = 64
 KNOWN_KEYS = 128
@@ -210,52 +195,15 @@ SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, h.key_count AS h
 FROM (SELECT 1) AS one
 LEFT JOIN bb_tenants h ON h.tenant = $1
 LEFT JOIN LATERAL (
-    SELECT {_ENTRY_COLUMNS} FROM bb_entries
+    SELECT {ENTRY_COLUMNS} FROM bb_entries
     WHERE tenant = $1 AND (board, key) IN (SELECT * FROM unnest($2::text[], $3::text[]))
 ) e ON true
 """
 
 
-@dataclass
-class _Pending:
-    """A mutation waiting for its group's transaction."""
-
-    board: str
-    keys: list[str]
-    now: float
-    decide: Decide[Any]
-    future: asyncio.Future[MutationOutcome[Any]]
-    audit: AuditRecord | None
-
-
 # A committed group: its revisions (each with the key count after it) and
 # each mutation's outcome or refusal.
 _Committed = tuple[list[tuple[RevisionBatch, int]], list[MutationOutcome[Any] | Exception]]
-
-
-@dataclass
-class _Known:
-    """The state of a tenant exactly as of `state.revision`, for some keys
-    (None: absent), as this replica last read or wrote it. While nobody
-    else writes the tenant, a group on these keys can skip the read: its
-    commit checks the revision, so a stale copy only costs a retry."""
-
-    state: _Tenant
-    entries: dict[tuple[str, str], Entry | None]
-
-
-@dataclass
-class _Tenant:
-    """The tenant's counters, as locked inside the current transaction."""
-
-    tenant: str
-    revision: int = 0
-    oldest_revision: int = 1
-    key_count: int = 0
-
-    @property
-    def header(self) -> Header:
-        return Header(self.revision, self.oldest_revision)
 
 
 class PostgresBlackboardStore(BlackboardStore):
@@ -274,9 +222,9 @@ class PostgresBlackboardStore(BlackboardStore):
         self._migrate = migrate
         self._feed = RedisStreamFeed(self, redis_url, prefix, **(feed_options or {}))
         # Group commit: mutations waiting per tenant, and the task committing them.
-        self._pending: dict[str, collections.deque[_Pending]] = {}
+        self._pending: dict[str, collections.deque[Pending]] = {}
         self._committers: dict[str, asyncio.Task[None]] = {}
-        self._known: dict[str, _Known] = {}
+        self._known: dict[str, Known] = {}
 
     @property
     def feed(self) -> RedisStreamFeed:
@@ -325,7 +273,7 @@ class PostgresBlackboardStore(BlackboardStore):
         # A caller cancelled mid-commit never reads the outcome; mark it read.
         future.add_done_callback(_consume)
         self._pending.setdefault(tenant, collections.deque()).append(
-            _Pending(board, sorted(set(keys)), now, decide, future, audit)
+            Pending(board, sorted(set(keys)), now, decide, future, audit)
         )
         if tenant not in self._committers:
             self._committers[tenant] = asyncio.create_task(
@@ -355,7 +303,7 @@ class PostgresBlackboardStore(BlackboardStore):
             else:
                 del self._pending[tenant]
 
-    async def _commit_group(self, tenant: str, group: list[_Pending]) -> None:
+    async def _commit_group(self, tenant: str, group: list[Pending]) -> None:
         """Commits `group` (optimistically, then under the tenant's lock if
         other replicas keep winning), then publishes and answers. A refused
         decision fails alone; a database failure fails them all and leaves
@@ -363,7 +311,7 @@ class PostgresBlackboardStore(BlackboardStore):
         try:
             committed = None
             known = self._known.get(tenant)
-            if known is not None and _named(group) <= known.entries.keys():
+            if known is not None and named(group) <= known.entries.keys():
                 committed = await self._commit_optimistic(tenant, group, known)
             for _ in range(OPTIMISTIC_ATTEMPTS):
                 if committed is not None:
@@ -389,7 +337,7 @@ class PostgresBlackboardStore(BlackboardStore):
                 pending.future.set_result(result)
 
     async def _commit_optimistic(
-        self, tenant: str, group: list[_Pending], known: _Known | None = None
+        self, tenant: str, group: list[Pending], known: Known | None = None
     ) -> _Committed | None:
         """Two round trips and no lock held across them: read the tenant's
         state and the named keys (one statement, one snapshot), decide, then
@@ -400,37 +348,37 @@ class PostgresBlackboardStore(BlackboardStore):
         mutation got there first: nothing was written."""
         async with self._db.connection("blackboard mutation") as conn:
             if known is None:
-                state, seen = await self._read(conn, tenant, _named(group))
+                state, seen = await self._read(conn, tenant, named(group))
             else:
-                state, seen = _copy(known.state), dict(known.entries)
+                state, seen = copy(known.state), dict(known.entries)
             live = {slot: entry for slot, entry in seen.items() if entry is not None}
             writes: list[tuple[RevisionBatch, int]] = []
             expected = state.revision
-            results = [_apply(state, live, pending, writes) for pending in group]
+            results = [apply(state, live, pending, writes) for pending in group]
             if not writes:
                 if known is not None:
                     # A refusal or a read must not rest on a copy that may
                     # be stale: answer from a fresh read instead.
                     return None
                 return writes, results
-            arguments = _commit_arguments(tenant, expected, state, writes)
-            arguments += _audit_arguments(_audit_records(group, results, writes))
+            arguments = commit_arguments(tenant, expected, state, writes)
+            arguments += audit_arguments(audit_records(group, results, writes))
             oldest = await conn.fetchval(_COMMIT, *arguments)
             if oldest is None:
                 self._known.pop(tenant, None)
                 return None
         if oldest != state.oldest_revision:  # compacted since the read
-            results = [_with_oldest(result, oldest) for result in results]
+            results = [with_oldest(result, oldest) for result in results]
             state.oldest_revision = oldest
         for batch, _ in writes:
             for event in batch.events:
                 seen[batch.board, event.key] = event.entry if event.type == EventType.PUT else None
-        self._remember(tenant, _Known(state, seen))
+        self._remember(tenant, Known(state, seen))
         return writes, results
 
     async def _read(
         self, conn: Connection, tenant: str, wanted: set[tuple[str, str]]
-    ) -> tuple[_Tenant, dict[tuple[str, str], Entry | None]]:
+    ) -> tuple[Tenant, dict[tuple[str, str], Entry | None]]:
         """The tenant's state and the `wanted` keys (None: absent), plus what
         this replica knew of other keys if it is still exact (the tenant has
         not moved since)."""
@@ -441,7 +389,7 @@ class PostgresBlackboardStore(BlackboardStore):
             seen = {**previous.entries, **seen}
         return state, seen
 
-    def _remember(self, tenant: str, known: _Known) -> None:
+    def _remember(self, tenant: str, known: Known) -> None:
         """Keeps `known` if it is small (bounded memory), else forgets the
         tenant."""
         small = len(known.entries) <= KNOWN_KEYS and all(
@@ -455,17 +403,17 @@ class PostgresBlackboardStore(BlackboardStore):
             self._known.pop(next(iter(self._known)))  # the oldest remembered
         self._known[tenant] = known
 
-    async def _commit_locked(self, tenant: str, group: list[_Pending]) -> _Committed:
+    async def _commit_locked(self, tenant: str, group: list[Pending]) -> _Committed:
         """The group in one transaction under the tenant's row lock: always
         succeeds (the fallback when optimistic commits keep losing)."""
         self._known.pop(tenant, None)
         async with self._db.transaction("blackboard mutation") as conn:
             state = await _lock_tenant(conn, tenant)
-            live = await _entries_of(conn, tenant, _named(group))
+            live = await _entries_of(conn, tenant, named(group))
             writes: list[tuple[RevisionBatch, int]] = []
-            results = [_apply(state, live, pending, writes) for pending in group]
+            results = [apply(state, live, pending, writes) for pending in group]
             await _write_batches(conn, state.tenant, writes)
-            records = _audit_records(group, results, writes)
+            records = audit_records(group, results, writes)
             await conn.executemany(_INSERT_AUDIT, [audit_values(r, tenant) for r in records])
         return writes, results
 
@@ -489,19 +437,19 @@ class PostgresBlackboardStore(BlackboardStore):
         wanted = sorted(set(keys))
         async with self._db.connection("blackboard read") as conn:
             if revision == 0:
-                rows = await conn.fetch(_READ_CURRENT, tenant, board, wanted)
+                rows = await conn.fetch(READ_CURRENT, tenant, board, wanted)
             else:
-                rows = await conn.fetch(_READ_AT, tenant, board, wanted, revision)
+                rows = await conn.fetch(READ_AT, tenant, board, wanted, revision)
         header = _header_of(rows[0])
         at = resolve_revision(header, revision, slack=0)
         entries = [
             entry
             for row in rows
             if row["key"] is not None
-            for entry in _live(row, revision != 0)
+            for entry in live(row, revision != 0)
             if visible(entry, visible_at)
         ]
-        return ReadResult(header, at, sorted(entries, key=_by_key))
+        return ReadResult(header, at, sorted(entries, key=by_key))
 
     async def list_entries(
         self,
@@ -517,7 +465,7 @@ class PostgresBlackboardStore(BlackboardStore):
             header = await _read_header(conn, tenant)
             at = resolve_revision(header, revision, slack=1)
             entries: list[Entry] = []
-            async for entry in _scan(conn, tenant, board, matcher, after_key, at, header):
+            async for entry in scan(conn, tenant, board, matcher, after_key, at, header):
                 if matcher.matches(entry.key) and visible(entry, visible_at):
                     entries.append(entry)
                     if len(entries) >= limit:
@@ -538,14 +486,14 @@ class PostgresBlackboardStore(BlackboardStore):
             if from_revision < header.oldest_revision:
                 raise RevisionCompactedError(from_revision, header.oldest_revision)
             rows = await conn.fetch(
-                _history_sql(board is not None, with_previous),
+                history_sql(board is not None, with_previous),
                 tenant,
                 from_revision,
                 to_revision,
                 limit,
                 board,
             )
-        return _batches(tenant, rows, with_previous)
+        return batches(tenant, rows, with_previous)
 
     # ----- compaction and expiry ---------------------------------------------------------
 
@@ -601,14 +549,14 @@ class PostgresBlackboardStore(BlackboardStore):
         unchanged since the scan (another replica may have got there first)."""
         async with self._db.transaction("blackboard expiry") as conn:
             state = await _lock_tenant(conn, tenant)
-            entries = await _current_entries(conn, tenant, board, sorted(seen))
+            entries = await current_entries(conn, tenant, board, sorted(seen))
             expired = sorted(
                 (
                     e
                     for e in entries.values()
                     if e.is_expired(now) and e.mod_revision == seen[e.key]
                 ),
-                key=_by_key,
+                key=by_key,
             )
             batch = await _write_expiry(conn, state, board, expired, now) if expired else None
         if batch is not None:
@@ -617,38 +565,6 @@ class PostgresBlackboardStore(BlackboardStore):
 
 
 # ----- migrations ------------------------------------------------------------------------
-
-
-async def apply_migrations(
-    conn: Connection,
-    table: str,
-    lock_key: int,
-    migrations: Sequence[Migration],
-    migrate: bool,
-) -> int:
-    """Applies the missing `migrations` (when `migrate`) in one transaction
-    under the advisory lock `lock_key`, recording them in `table`; returns
-    the schema version found or reached."""
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
-        await conn.execute(
-            f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY,"
-            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        applied = {row["version"] for row in await conn.fetch(f"SELECT version FROM {table}")}
-        for migration in migrations:
-            if migration.version in applied or not migrate:
-                continue
-            for statement in migration.statements:
-                await conn.execute(statement)
-            await conn.execute(
-                f"INSERT INTO {table} (version, description) VALUES ($1, $2)",
-                migration.version,
-                migration.description,
-            )
-            applied.add(migration.version)
-            log.info("applied schema migration %s %d", table, migration.version)
-    return max(applied, default=0)
 
 
 # ----- helpers -------------------------------------------------------------------------------
@@ -670,11 +586,7 @@ def _consume(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-def _by_key(entry: Entry) -> str:
-    return entry.key
-
-
-async def _lock_tenant(conn: Connection, tenant: str, create: bool = True) -> _Tenant:
+async def _lock_tenant(conn: Connection, tenant: str, create: bool = True) -> Tenant:
     """Locks the tenant's counter row (creating it on first use), which
     serializes this transaction with every other mutation of the tenant."""
     sql = "SELECT revision, oldest_revision, key_count FROM bb_tenants WHERE tenant=$1 FOR UPDATE"
@@ -687,8 +599,8 @@ async def _lock_tenant(conn: Connection, tenant: str, create: bool = True) -> _T
         )
         row = await conn.fetchrow(sql, tenant)
     if row is None:
-        return _Tenant(tenant)
-    return _Tenant(tenant, row[0], row[1], row[2])
+        return Tenant(tenant)
+    return Tenant(tenant, row[0], row[1], row[2])
 
 
 async def _read_header(conn: Connection, tenant: str) -> Header:
@@ -704,111 +616,17 @@ def _header_of(row: asyncpg.Record) -> Header:
     return Header(row["h_revision"], row["h_oldest"])
 
 
-def _live(row: asyncpg.Record, from_versions: bool) -> Iterable[Entry]:
-    """The entry of an entries row, or of a versions row if it is a PUT."""
-    if from_versions and row["event_type"] != EventType.PUT:
-        return ()
-    return (entry_from_row(row),)
-
-
-def _copy(state: _Tenant) -> _Tenant:
-    return _Tenant(state.tenant, state.revision, state.oldest_revision, state.key_count)
-
-
-def _with_oldest(
-    result: MutationOutcome[Any] | Exception, oldest: int
-) -> MutationOutcome[Any] | Exception:
-    if isinstance(result, Exception):
-        return result
-    return dataclasses.replace(result, header=Header(result.header.revision, oldest))
-
-
-def _named(group: list[_Pending]) -> set[tuple[str, str]]:
-    return {(pending.board, key) for pending in group for key in pending.keys}
-
-
 async def _read_state(
     conn: Connection, tenant: str, wanted: set[tuple[str, str]]
-) -> tuple[_Tenant, dict[tuple[str, str], Entry]]:
+) -> tuple[Tenant, dict[tuple[str, str], Entry]]:
     boards, keys = zip(*sorted(wanted), strict=True) if wanted else ((), ())
     rows = await conn.fetch(_READ_STATE, tenant, list(boards), list(keys))
     first = rows[0]
-    state = _Tenant(tenant)
+    state = Tenant(tenant)
     if first["h_revision"] is not None:
-        state = _Tenant(tenant, first["h_revision"], first["h_oldest"], first["h_key_count"])
+        state = Tenant(tenant, first["h_revision"], first["h_oldest"], first["h_key_count"])
     live = {(row["board"], row["key"]): entry_from_row(row) for row in rows if row["key"]}
     return state, live
-
-
-def _commit_arguments(
-    tenant: str, expected: int, state: _Tenant, writes: list[tuple[RevisionBatch, int]]
-) -> list[Any]:
-    """bb_commit's arguments: every event as a history row, the last event
-    of each key as its entry (upserted if a PUT, deleted otherwise), one
-    log row per revision."""
-    history: list[list[Any]] = [[] for _ in range(15)]
-    last_row: dict[tuple[str, str], tuple[int, EventType]] = {}
-    for batch, _ in writes:
-        for seq, event in enumerate(batch.events):
-            entry, value = event.entry, event.entry.value
-            row = (
-                batch.board,
-                entry.key,
-                batch.revision,
-                seq,
-                int(event.type),
-                None if value is None else int(value.kind),
-                None if value is None else value.content_type,
-                None if value is None else value.schema_version,
-                None if value is None else value.data,
-                entry.create_revision,
-                entry.version,
-                entry.writer_agent_id,
-                entry.expire_time,
-                entry.update_time,
-                batch.commit_time,
-            )
-            for column, item in zip(history, row, strict=True):
-                column.append(item)
-            # PostgreSQL arrays are 1-based.
-            last_row[batch.board, entry.key] = (len(history[0]), event.type)
-    put_rows = [row for row, kind in last_row.values() if kind == EventType.PUT]
-    deleted = [slot for slot, (_, kind) in last_row.items() if kind != EventType.PUT]
-    return [
-        tenant,
-        expected,
-        state.revision,
-        state.key_count,
-        *history,
-        put_rows,
-        [board for board, _ in deleted],
-        [key for _, key in deleted],
-        [batch.revision for batch, _ in writes],
-        [batch.board for batch, _ in writes],
-        [batch.commit_time for batch, _ in writes],
-    ]
-
-
-def _audit_records(
-    group: list[_Pending],
-    results: list[MutationOutcome[Any] | Exception],
-    writes: list[tuple[RevisionBatch, int]],
-) -> list[AuditRecord]:
-    """One record per written revision, in revision order: a decision's
-    with its mutation's template, an expiry's as the server's."""
-    templates = {
-        result.batch.revision: pending.audit
-        for pending, result in zip(group, results, strict=True)
-        if isinstance(result, MutationOutcome) and result.batch is not None
-    }
-    records = (blackboard_record(templates.get(batch.revision), batch) for batch, _ in writes)
-    return [record for record in records if record is not None]
-
-
-def _audit_arguments(records: list[AuditRecord]) -> list[list[Any]]:
-    """bb_commit's audit arrays (its tenant is the commit's)."""
-    columns = AUDIT_COLUMNS.replace(" ", "").split(",")[1:]  # all but the tenant
-    return [[getattr(record, name) for record in records] for name in columns]
 
 
 async def _entries_of(
@@ -817,7 +635,7 @@ async def _entries_of(
     """The current entries of some (board, key) pairs, in one statement."""
     boards, keys = zip(*sorted(wanted), strict=True) if wanted else ((), ())
     rows = await conn.fetch(
-        f"SELECT {_ENTRY_COLUMNS} FROM bb_entries"
+        f"SELECT {ENTRY_COLUMNS} FROM bb_entries"
         " WHERE tenant = $1 AND (board, key) IN"
         " (SELECT * FROM unnest($2::text[], $3::text[]))",
         tenant,
@@ -825,59 +643,6 @@ async def _entries_of(
         list(keys),
     )
     return {(row["board"], row["key"]): entry_from_row(row) for row in rows}
-
-
-def _apply(
-    state: _Tenant,
-    live: dict[tuple[str, str], Entry],
-    pending: _Pending,
-    writes: list[tuple[RevisionBatch, int]],
-) -> MutationOutcome[Any] | Exception:
-    """Runs one mutation of a group in memory: its expiry revision, then its
-    decision, each appended to `writes` with the key count after it, with
-    `state` and `live` advanced past them. Returns the outcome, or the
-    exception that refused the decision (its expiry still stands)."""
-    board, now = pending.board, pending.now
-    entries = {key: live[board, key] for key in pending.keys if (board, key) in live}
-    expired = sorted((e for e in entries.values() if e.is_expired(now)), key=_by_key)
-    if expired:
-        revision = state.revision + 1
-        events = tuple(
-            Event(EventType.EXPIRE, tombstone(board, e.key, revision, now), e) for e in expired
-        )
-        _advance(state, live, RevisionBatch(state.tenant, board, revision, now, events), writes)
-        for entry in expired:
-            del entries[entry.key]
-    view = MutationView(state.header, now, entries, state.key_count)
-    try:
-        decision = pending.decide(view)
-        batch = None
-        if decision.events:
-            batch = _checked_batch(state.tenant, board, pending.keys, view, decision)
-    except Exception as exc:
-        return exc
-    if batch is not None:
-        _advance(state, live, batch, writes)
-    return MutationOutcome(state.header, decision.result, batch)
-
-
-def _advance(
-    state: _Tenant,
-    live: dict[tuple[str, str], Entry],
-    batch: RevisionBatch,
-    writes: list[tuple[RevisionBatch, int]],
-) -> None:
-    """Applies a batch to the in-memory state of the group."""
-    for event in batch.events:
-        slot = (batch.board, event.key)
-        if event.type == EventType.PUT:
-            if slot not in live:
-                state.key_count += 1
-            live[slot] = event.entry
-        elif live.pop(slot, None) is not None:
-            state.key_count -= 1
-    state.revision = batch.revision
-    writes.append((batch, state.key_count))
 
 
 async def _write_batches(
@@ -888,169 +653,12 @@ async def _write_batches(
     if writes:
         await conn.executemany(
             _WRITE_BATCH,
-            [_write_arguments(tenant, batch, key_count) for batch, key_count in writes],
+            [write_arguments(tenant, batch, key_count) for batch, key_count in writes],
         )
-
-
-def _write_arguments(tenant: str, batch: RevisionBatch, key_count: int) -> list[Any]:
-    columns: list[list[Any]] = [[] for _ in range(11)]
-    for event in batch.events:
-        entry, value = event.entry, event.entry.value
-        row = (
-            entry.key,
-            int(event.type),
-            None if value is None else int(value.kind),
-            None if value is None else value.content_type,
-            None if value is None else value.schema_version,
-            None if value is None else value.data,
-            entry.create_revision,
-            entry.version,
-            entry.writer_agent_id,
-            entry.expire_time,
-            entry.update_time,
-        )
-        for column, item in zip(columns, row, strict=True):
-            column.append(item)
-    return [tenant, batch.board, batch.revision, batch.commit_time, *columns, key_count]
-
-
-async def _current_entries(
-    conn: Connection, tenant: str, board: str, keys: Sequence[str]
-) -> dict[str, Entry]:
-    rows = await conn.fetch(
-        f"SELECT {_ENTRY_COLUMNS} FROM bb_entries"
-        " WHERE tenant = $1 AND board = $2 AND key = ANY($3::text[])",
-        tenant,
-        board,
-        list(keys),
-    )
-    return {row["key"]: entry_from_row(row) for row in rows}
-
-
-async def _scan(
-    conn: Connection,
-    tenant: str,
-    board: str,
-    matcher: KeyMatcher,
-    after_key: str | None,
-    revision: int,
-    header: Header,
-) -> AsyncIterator[Entry]:
-    """Entries of the matcher's key range at `revision`, by key (not yet
-    filtered by glob or expiry), fetched in chunks of SCAN_CHUNK keys."""
-    current = revision == header.revision
-    if current:
-        source = f"SELECT {_ENTRY_COLUMNS} FROM bb_entries WHERE"
-        order = " ORDER BY key LIMIT $6"
-    else:
-        source = f"SELECT DISTINCT ON (key) {_VERSION_COLUMNS} FROM bb_versions WHERE"
-        order = " AND revision <= $7 ORDER BY key, revision DESC LIMIT $6"
-    sql = (
-        f"{source} tenant = $1 AND board = $2 AND key >= $3"
-        " AND ($4::text IS NULL OR key < $4) AND ($5::text IS NULL OR key > $5)"
-        f"{order}"
-    )
-    extra: list[object] = [] if current else [revision]
-    position = after_key
-    for _ in range(1_000_000):  # bounded: each round moves past SCAN_CHUNK keys
-        rows = await conn.fetch(
-            sql, tenant, board, matcher.prefix, matcher.end, position, SCAN_CHUNK, *extra
-        )
-        for row in rows:
-            for entry in _live(row, not current):
-                yield entry
-        if len(rows) < SCAN_CHUNK:
-            return
-        position = rows[-1]["key"]
-
-
-def _history_sql(by_board: bool, with_previous: bool) -> str:
-    """Batches of revisions [$2, $3] (at most $4 of them) of board $5 (NULL:
-    every board), with each event's previous version when asked."""
-    board_filter = "l.board = $5" if by_board else "$5::text IS NULL"
-    previous_columns = previous_join = ""
-    if with_previous:
-        names = [name.strip() for name in _VERSION_COLUMNS.split(",")]
-        previous_columns = "".join(f", p.{name} AS p_{name}" for name in names)
-        previous_join = (
-            " LEFT JOIN LATERAL (SELECT * FROM bb_versions p WHERE p.tenant = v.tenant"
-            " AND p.board = v.board AND p.key = v.key AND p.revision < v.revision"
-            " ORDER BY p.revision DESC LIMIT 1) p ON true"
-        )
-    return (
-        "WITH revs AS (SELECT l.revision FROM bb_log l WHERE l.tenant = $1"
-        f" AND l.revision BETWEEN $2 AND $3 AND {board_filter} ORDER BY l.revision LIMIT $4)"
-        f" SELECT v.*{previous_columns} FROM bb_versions v{previous_join}"
-        " WHERE v.tenant = $1 AND v.revision IN (SELECT revision FROM revs)"
-        " ORDER BY v.revision, v.seq"
-    )
-
-
-def _batches(tenant: str, rows: list[asyncpg.Record], with_previous: bool) -> list[RevisionBatch]:
-    batches: list[RevisionBatch] = []
-    events: list[Event] = []
-    current: asyncpg.Record | None = None
-    for row in rows:
-        if current is not None and row["revision"] != current["revision"]:
-            batches.append(batch_from(tenant, current, events))
-            events = []
-        current = row
-        events.append(_event_from_row(row, with_previous))
-    if current is not None:
-        batches.append(batch_from(tenant, current, events))
-    return batches
-
-
-def _event_from_row(row: asyncpg.Record, with_previous: bool) -> Event:
-    event_type = EventType(row["event_type"])
-    if event_type == EventType.PUT:
-        entry = entry_from_row(row)
-    else:
-        entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
-    previous = None
-    if with_previous and row["p_event_type"] == EventType.PUT:
-        previous = Entry(
-            board=row["p_board"],
-            key=row["p_key"],
-            value=Value(
-                ValueKind(row["p_kind"]),
-                bytes(row["p_data"]),
-                row["p_content_type"],
-                row["p_schema_version"],
-            ),
-            create_revision=row["p_create_revision"],
-            mod_revision=row["p_revision"],
-            version=row["p_version"],
-            writer_agent_id=row["p_writer"],
-            expire_time=row["p_expire_time"],
-            update_time=row["p_update_time"],
-        )
-    return Event(event_type, entry, previous)
-
-
-def _checked_batch(
-    tenant: str, board: str, keys: list[str], view: MutationView, decision: Decision[Any]
-) -> RevisionBatch:
-    """Checks that a decision only touches its keys, once each, stamped with
-    the view's revision."""
-    seen: set[str] = set()
-    for event in decision.events:
-        if event.key not in keys or event.key in seen:
-            raise ValueError(f"decision changes key {event.key!r} it did not name, or twice")
-        if event.revision != view.revision or event.entry.board != board:
-            raise ValueError("decision event is not stamped with the mutation's revision")
-        if event.type == EventType.EXPIRE:
-            raise ValueError("only the store expires keys")
-        value = event.entry.value
-        if value is not None and "\x00" in value.content_type:
-            # PostgreSQL text cannot hold NUL; refuse rather than fail inside.
-            raise InvalidArgumentError("value.content_type", "must not contain NUL")
-        seen.add(event.key)
-    return RevisionBatch(tenant, board, view.revision, view.now, decision.events)
 
 
 async def _write_expiry(
-    conn: Connection, state: _Tenant, board: str, expired: list[Entry], now: float
+    conn: Connection, state: Tenant, board: str, expired: list[Entry], now: float
 ) -> RevisionBatch:
     revision = state.revision + 1
     events = tuple(
@@ -1065,7 +673,7 @@ async def _write_expiry(
 
 
 async def _write_batch(
-    conn: Connection, state: _Tenant, batch: RevisionBatch, live: set[str]
+    conn: Connection, state: Tenant, batch: RevisionBatch, live: set[str]
 ) -> None:
     """Stores one revision in one statement and advances `state`."""
     for event in batch.events:
@@ -1076,11 +684,11 @@ async def _write_batch(
         elif event.key in live:
             live.discard(event.key)
             state.key_count -= 1
-    await conn.execute(_WRITE_BATCH, *_write_arguments(state.tenant, batch, state.key_count))
+    await conn.execute(_WRITE_BATCH, *write_arguments(state.tenant, batch, state.key_count))
     state.revision = batch.revision
 
 
-async def _compact(conn: Connection, state: _Tenant, revision: int) -> None:
+async def _compact(conn: Connection, state: Tenant, revision: int) -> None:
     """Drops history below `revision` except each key's latest PUT below it."""
     await conn.execute(
         "DELETE FROM bb_versions v WHERE v.tenant = $1 AND v.revision < $2 AND ("
@@ -1112,7 +720,7 @@ ORDER BY t.tenant
 
 
 async def _retention_target(
-    conn: Connection, state: _Tenant, cutoff: float, max_revisions: int
+    conn: Connection, state: Tenant, cutoff: float, max_revisions: int
 ) -> int:
     """The oldest revision to keep: the first one committed after `cutoff`,
     and within the newest `max_revisions`; never past the current one."""

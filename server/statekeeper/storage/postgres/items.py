@@ -16,8 +16,11 @@ from statekeeper.storage.embedded.items import (
     encode_vectors,
     record_from_row,
 )
-from statekeeper.storage.postgres.blackboard import apply_migrations
-from statekeeper.storage.postgres.migrations import Migration, SchemaOutOfDateError
+from statekeeper.storage.postgres.migrations import (
+    Migration,
+    SchemaOutOfDateError,
+    apply_migrations,
+)
 from statekeeper.storage.postgres.sessions import PostgresStorage
 
 # Append only; never edit a released entry.

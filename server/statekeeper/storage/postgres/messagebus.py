@@ -57,8 +57,11 @@ from statekeeper.core.messagebus.store import (
     audit_entry,
     settled_summary,
 )
-from statekeeper.storage.postgres.blackboard import apply_migrations
-from statekeeper.storage.postgres.migrations import Migration, SchemaOutOfDateError
+from statekeeper.storage.postgres.migrations import (
+    Migration,
+    SchemaOutOfDateError,
+    apply_migrations,
+)
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared.messagebus import (
     ACKED,

@@ -2,53 +2,21 @@
 error a server raises when the database is older than it (schemas.py applies them)."""
 
 from __future__ import annotations
-import contextlib
+
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
+
 import asyncpg
 import asyncpg.pool
-from statekeeper import logs
-from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
-from statekeeper.core.audit.store import AuditStore
+
 from statekeeper.core.errors import (
-    AlreadyExistsError,
-    ConcurrentModificationError,
-    NotFoundError,
     StatekeeperError,
-    StorageUnavailableError,
 )
-from statekeeper.core.sessions.context_window import WindowTail
-from statekeeper.core.sessions.models import (
-    AppendReceipt,
-    Message,
-    MessageMeta,
-    SessionChange,
-    SessionCursor,
-    SessionFilter,
-    SessionRecord,
-    SessionVersion,
-)
-from statekeeper.core.sessions.store import SessionStore
-from statekeeper.storage.codec import record_from_json, record_to_json
-from statekeeper.storage.interfaces import Storage
-from statekeeper.storage.sql import (
-    AUDIT_COLUMNS,
-    MESSAGE_COLUMNS,
-    MESSAGE_INSERT_COLUMNS,
-    WINDOW_META_COLUMNS,
-    audit_from_row,
-    audit_query,
-    audit_values,
-    message_from_row,
-    message_values,
-    meta_from_row,
-    postgres_mark,
-    session_list_query,
-    version_from_row,
-)
+
+log = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
     Connection = (
         asyncpg.Connection[asyncpg.Record] | asyncpg.pool.PoolConnectionProxy[asyncpg.Record]
@@ -67,3 +35,35 @@ class SchemaOutOfDateError(StatekeeperError):
 
     code = "FAILED_PRECONDITION"
     reason = "FAILED_PRECONDITION"
+
+
+async def apply_migrations(
+    conn: Connection,
+    table: str,
+    lock_key: int,
+    migrations: Sequence[Migration],
+    migrate: bool,
+) -> int:
+    """Applies the missing `migrations` (when `migrate`) in one transaction
+    under the advisory lock `lock_key`, recording them in `table`; returns
+    the schema version found or reached."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
+        await conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY,"
+            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        applied = {row["version"] for row in await conn.fetch(f"SELECT version FROM {table}")}
+        for migration in migrations:
+            if migration.version in applied or not migrate:
+                continue
+            for statement in migration.statements:
+                await conn.execute(statement)
+            await conn.execute(
+                f"INSERT INTO {table} (version, description) VALUES ($1, $2)",
+                migration.version,
+                migration.description,
+            )
+            applied.add(migration.version)
+            log.info("applied schema migration %s %d", table, migration.version)
+    return max(applied, default=0)
