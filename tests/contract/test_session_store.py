@@ -33,6 +33,7 @@ from statekeeper.core.sessions.models import (
 from statekeeper.storage.embedded import sessions as embedded
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.postgres import sessions as postgres
+from statekeeper.storage.postgres import sessions_schema
 from tests.services import configured, create_database, drop_database, reachable
 
 
@@ -453,7 +454,7 @@ async def test_postgres_migration_backfills_tool_call_ids() -> None:
                 "CREATE TABLE schema_migrations (version integer PRIMARY KEY,"
                 " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
             )
-            for migration in postgres.MIGRATIONS[:2]:
+            for migration in sessions_schema.MIGRATIONS[:2]:
                 for statement in migration.statements:
                     await conn.execute(statement)
                 await conn.execute(

@@ -21,7 +21,7 @@ import pytest
 
 from statekeeper import config
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
-from statekeeper.storage.postgres import sessions as postgres
+from statekeeper.storage.postgres import sessions_schema
 from statekeeper.storage.schemas import postgres_schemas, postgres_states
 from tests.harness.deadlines import scaled
 from tests.harness.processes import REPO
@@ -240,7 +240,7 @@ async def _sessions_schema_only(dsn: str) -> None:
     tables) left it."""
     conn = await asyncpg.connect(dsn)
     try:
-        await postgres.migrate(conn)
+        await sessions_schema.migrate(conn)
     finally:
         await conn.close()
 

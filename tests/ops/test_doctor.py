@@ -12,7 +12,7 @@ from pathlib import Path
 
 import asyncpg
 
-from statekeeper.storage.postgres import sessions as postgres
+from statekeeper.storage.postgres import sessions_schema
 from tests.harness.deadlines import scaled
 from tests.harness.processes import REPO, free_port
 from tests.harness.servers import ServerProcess
@@ -78,7 +78,7 @@ def test_production_schemas_and_connectivity() -> None:
         async with fresh_database(services) as dsn:
             conn = await asyncpg.connect(dsn)
             try:
-                await postgres.migrate(conn)  # the session tables only
+                await sessions_schema.migrate(conn)  # the session tables only
             finally:
                 await conn.close()
             store = ["--postgres-dsn", dsn, "--redis-url", services.redis_url]

@@ -20,7 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from statekeeper.storage.postgres.migrations import Migration, SchemaOutOfDateError
+from statekeeper.storage.postgres.migrations import (
+    Migration,
+    SchemaOutOfDateError,
+    apply_migrations,
+)
 
 if TYPE_CHECKING:
     from statekeeper.storage.embedded.sessions import EmbeddedStorage
@@ -149,31 +153,8 @@ def refuse_out_of_date(states: Sequence[SchemaState], store: str = "PostgreSQL")
 
 
 async def _apply(conn: Connection, schema: PostgresSchema) -> list[int]:
-    applied_now: list[int] = []
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", schema.lock_key)
-        await conn.execute(
-            f"CREATE TABLE IF NOT EXISTS {schema.table} (version integer PRIMARY KEY,"
-            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        rows = await conn.fetch(f"SELECT version FROM {schema.table}")
-        applied = {row["version"] for row in rows}
-        for migration in schema.migrations:
-            if migration.version in applied:
-                continue
-            for statement in migration.statements:
-                await conn.execute(statement)
-            await conn.execute(
-                f"INSERT INTO {schema.table} (version, description) VALUES ($1, $2)",
-                migration.version,
-                migration.description,
-            )
-            applied_now.append(migration.version)
-    if applied_now:
-        log.info(
-            "applied schema migrations", extra={"schema": schema.name, "versions": applied_now}
-        )
-    return applied_now
+    applied = await apply_migrations(conn, schema.table, schema.lock_key, schema.migrations)
+    return applied.applied_now
 
 
 async def migrate_embedded(storage: EmbeddedStorage) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -36,11 +35,10 @@ from statekeeper.core.checkpoints.service import server_checkpoint_id
 from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
 from statekeeper.core.schema_upgrades import Payload
+from statekeeper.storage.embedded.migrations import Migrations, apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.checkpoints import add
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
-
-Migrations = list[tuple[int, list[str]]]
 
 SCHEMA_TABLE = "checkpoint_schema_migrations"
 
@@ -142,25 +140,6 @@ _NEWEST_FIRST = "create_time_ns DESC, sequence DESC, execution_id DESC, namespac
 _CHUNK = 400
 # Executions pruned per transaction, so that other work interleaves.
 _PRUNE_BATCH = 50
-
-
-def apply_migrations(db: sqlite3.Connection, table: str, migrations: Migrations) -> None:
-    """Applies the missing entries of `migrations`, recorded in `table`."""
-    with db:
-        db.execute(
-            f"CREATE TABLE IF NOT EXISTS {table}"
-            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
-        )
-    applied = {row[0] for row in db.execute(f"SELECT version FROM {table}")}
-    for version, statements in migrations:
-        if version in applied:
-            continue
-        with db:
-            for statement in statements:
-                db.execute(statement)
-            db.execute(
-                f"INSERT INTO {table} (version, applied_at) VALUES (?, ?)", (version, time.time())
-            )
 
 
 def dumps(value: Any) -> str:

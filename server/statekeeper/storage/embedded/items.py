@@ -17,7 +17,7 @@ from statekeeper.core.items.models import (
     path_range,
 )
 from statekeeper.core.items.store import ItemName, ItemStore
-from statekeeper.storage.embedded.checkpoints import apply_migrations
+from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
 # Append only; never edit a released entry.

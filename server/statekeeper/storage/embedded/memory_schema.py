@@ -2,48 +2,11 @@
 migrations, including the backfill of lexical terms for episodes stored before the index."""
 
 from __future__ import annotations
-import sqlite3
-import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
-from typing import Any, TypeVar
-import numpy as np
-from statekeeper.core.audit.models import AuditRecord
-from statekeeper.core.memory import lexical
-from statekeeper.core.memory.lexical import LexicalCandidate, LexicalMatches, Neighbour
-from statekeeper.core.memory.models import (
-    ConsolidationPlan,
-    DimensionMismatchError,
-    Episode,
-    EpisodeCursor,
-    EpisodeFilter,
-    Fact,
-    FactBatch,
-    FactCursor,
-    FactQuery,
-    FactResult,
-    Neighbourhood,
-    NeighbourhoodQuery,
-    Predicate,
-    ValueSource,
-    VectorBatch,
-    VectorManifest,
-    entity_key,
-)
-from statekeeper.core.memory.semantic import FactResolution, resolve_fact
-from statekeeper.core.memory.store import MemoryStore
-from statekeeper.storage.codec import dumps
-from statekeeper.storage.embedded.sessions import EmbeddedStorage
-from statekeeper.storage.shared.memory import (
-    EPISODE_COLUMNS,
-    episode_columns,
-    episode_from_row,
-    fact_from_row,
-    neighbourhood_from_rows,
-    predicate_from_row,
-)
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
+import sqlite3
+
+from statekeeper.core.memory import lexical
+from statekeeper.storage.embedded.migrations import apply_migrations
 
 # Versioned migrations of the memory tables: (version, statements). Append
 # only; never edit a released entry.
@@ -165,22 +128,7 @@ _INDEX_BATCH = 500
 
 def migrate_memory(db: sqlite3.Connection) -> None:
     """Applies the memory migrations not applied yet."""
-    with db:
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS memory_schema_migrations"
-            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
-        )
-    applied = {row[0] for row in db.execute("SELECT version FROM memory_schema_migrations")}
-    for version, statements in MEMORY_MIGRATIONS:
-        if version in applied:
-            continue
-        with db:
-            for statement in statements:
-                db.execute(statement)
-            db.execute(
-                "INSERT INTO memory_schema_migrations (version, applied_at) VALUES (?, ?)",
-                (version, time.time()),
-            )
+    apply_migrations(db, "memory_schema_migrations", MEMORY_MIGRATIONS)
     _index_terms(db)
 
 

@@ -14,7 +14,6 @@ import json
 import sqlite3
 import struct
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +42,7 @@ from statekeeper.core.sessions.models import (
 )
 from statekeeper.core.sessions.store import SessionStore
 from statekeeper.storage.codec import record_from_json, record_to_json
+from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.sql import (
     AUDIT_COLUMNS,
@@ -883,19 +883,4 @@ def _consume(future: asyncio.Future[object]) -> None:
 
 
 def _migrate(db: sqlite3.Connection) -> None:
-    with db:
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations"
-            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
-        )
-    applied = {row[0] for row in db.execute("SELECT version FROM schema_migrations")}
-    for version, statements in MIGRATIONS:
-        if version in applied:
-            continue
-        with db:
-            for statement in statements:
-                db.execute(statement)
-            db.execute(
-                "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                (version, time.time()),
-            )
+    apply_migrations(db, "schema_migrations", MIGRATIONS)

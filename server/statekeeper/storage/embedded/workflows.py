@@ -14,7 +14,8 @@ from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.core.workflows.store import WorkflowStore
-from statekeeper.storage.embedded.checkpoints import Migrations, apply_migrations, insert_audit
+from statekeeper.storage.embedded.checkpoints import insert_audit
+from statekeeper.storage.embedded.migrations import Migrations, apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.workflows import record_from_row
 

@@ -238,9 +238,10 @@ class PostgresBlackboardStore(BlackboardStore):
         """Applies (or, with migrate=False, checks) the schema, then starts
         the feed. The PostgresStorage must be started first."""
         async with self._db.connection("blackboard schema") as conn:
-            version = await apply_migrations(
+            applied = await apply_migrations(
                 conn, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS, self._migrate
             )
+            version = applied.version
         if version < LATEST_SCHEMA:
             raise SchemaOutOfDateError(
                 f"the blackboard schema is at version {version}, this server needs"

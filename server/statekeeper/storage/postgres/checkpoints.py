@@ -77,7 +77,7 @@ from statekeeper.storage.postgres.checkpoints_schema import (
     VALUE_LOCK_CLASS,
     VALUE_MISSING,
 )
-from statekeeper.storage.postgres.migrations import Migration
+from statekeeper.storage.postgres.migrations import apply_migrations
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared.checkpoints import add
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
@@ -91,36 +91,6 @@ log = logging.getLogger(__name__)
 _NEWEST_FIRST = "c.create_time_ns DESC, c.sequence DESC, c.execution_id DESC, c.namespace DESC"
 # Executions pruned per transaction, so that other work interleaves.
 _PRUNE_BATCH = 50
-
-
-async def apply_migrations(
-    db: PostgresStorage, table: str, lock_key: int, migrations: Sequence[Migration]
-) -> list[int]:
-    """Applies the missing entries of `migrations`, recorded in `table`, in
-    one transaction under the advisory lock `lock_key`; returns the versions
-    this call applied. Concurrent callers wait and then find them applied."""
-    applied_now: list[int] = []
-    async with db.transaction(f"migrate {table}") as conn:
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
-        await conn.execute(
-            f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY,"
-            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        applied = {row["version"] for row in await conn.fetch(f"SELECT version FROM {table}")}
-        for migration in migrations:
-            if migration.version in applied:
-                continue
-            for statement in migration.statements:
-                await conn.execute(statement)
-            await conn.execute(
-                f"INSERT INTO {table} (version, description) VALUES ($1, $2)",
-                migration.version,
-                migration.description,
-            )
-            applied_now.append(migration.version)
-    if applied_now:
-        log.info("applied schema migrations", extra={"table": table, "versions": applied_now})
-    return applied_now
 
 
 async def insert_audit(
@@ -172,7 +142,8 @@ class PostgresCheckpointStore(CheckpointStore):
         self._db = db
 
     async def start(self) -> None:
-        await apply_migrations(self._db, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS)
+        async with self._db.connection("checkpoint schema") as conn:
+            await apply_migrations(conn, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS)
 
     async def close(self) -> None:
         """Nothing to release: the pool belongs to PostgresStorage."""

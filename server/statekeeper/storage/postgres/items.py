@@ -62,9 +62,10 @@ class PostgresItemStore(ItemStore):
 
     async def start(self) -> None:
         async with self._db.connection("items schema") as conn:
-            version = await apply_migrations(
+            applied = await apply_migrations(
                 conn, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS, self._migrate
             )
+            version = applied.version
         if version < LATEST_SCHEMA:
             raise SchemaOutOfDateError(
                 f"the items schema is at version {version}, this server needs"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from statekeeper.core.memory import lexical
+from statekeeper.storage.postgres.migrations import apply_migrations
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
@@ -163,30 +164,12 @@ _INDEX_BATCH = 500
 
 
 async def migrate_memory(conn: Connection) -> list[int]:
-    """Applies every missing memory migration in one transaction under the
-    memory advisory lock; returns the versions this call applied."""
-    applied_now: list[int] = []
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", MEMORY_MIGRATION_LOCK_KEY)
-        await conn.execute(
-            "CREATE TABLE IF NOT EXISTS memory_schema_migrations (version integer PRIMARY KEY,"
-            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        applied = {
-            r["version"] for r in await conn.fetch("SELECT version FROM memory_schema_migrations")
-        }
-        for migration in MEMORY_MIGRATIONS:
-            if migration.version in applied:
-                continue
-            for statement in migration.statements:
-                await conn.execute(statement)
-            await conn.execute(
-                "INSERT INTO memory_schema_migrations (version, description) VALUES ($1, $2)",
-                migration.version,
-                migration.description,
-            )
-            applied_now.append(migration.version)
-    return applied_now
+    """Applies the missing memory migrations; returns the versions this call
+    applied."""
+    applied = await apply_migrations(
+        conn, "memory_schema_migrations", MEMORY_MIGRATION_LOCK_KEY, MEMORY_MIGRATIONS
+    )
+    return applied.applied_now
 
 
 async def index_missing_terms(conn: Connection) -> int:

@@ -233,9 +233,10 @@ class PostgresMessageStore(MessageStore):
         """Applies (or, with migrate=False, checks) the schema. The
         PostgresStorage must be started first."""
         async with self._db.connection("message bus schema") as conn:
-            version = await apply_migrations(
+            applied = await apply_migrations(
                 conn, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS, self._migrate
             )
+            version = applied.version
         if version < LATEST_SCHEMA:
             raise SchemaOutOfDateError(
                 f"the message bus schema is at version {version}, this server needs"

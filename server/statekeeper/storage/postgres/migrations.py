@@ -42,11 +42,14 @@ async def apply_migrations(
     table: str,
     lock_key: int,
     migrations: Sequence[Migration],
-    migrate: bool,
-) -> int:
-    """Applies the missing `migrations` (when `migrate`) in one transaction
-    under the advisory lock `lock_key`, recording them in `table`; returns
-    the schema version found or reached."""
+    migrate: bool = True,
+) -> AppliedMigrations:
+    """The one migration runner of every PostgreSQL schema: applies the
+    missing `migrations` (when `migrate`; otherwise only reads what is
+    applied) in one transaction under the advisory lock `lock_key`, recording
+    them in `table`. Concurrent callers (replicas starting together) wait on
+    the lock and find them applied, so each migration runs once."""
+    applied_now: list[int] = []
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
         await conn.execute(
@@ -65,5 +68,16 @@ async def apply_migrations(
                 migration.description,
             )
             applied.add(migration.version)
-            log.info("applied schema migration %s %d", table, migration.version)
-    return max(applied, default=0)
+            applied_now.append(migration.version)
+    if applied_now:
+        log.info("applied schema migrations", extra={"table": table, "versions": applied_now})
+    return AppliedMigrations(applied_now, max(applied, default=0))
+
+
+@dataclass(frozen=True)
+class AppliedMigrations:
+    """What a run of `apply_migrations` did: the versions it applied, and the
+    schema version it found or reached."""
+
+    applied_now: list[int]
+    version: int

@@ -2,54 +2,17 @@
 its migrations and the schema-version query `doctor` and `serve` use."""
 
 from __future__ import annotations
-from statekeeper.storage.postgres.migrations import Migration, SchemaOutOfDateError
-import contextlib
-import logging
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+
+from typing import TYPE_CHECKING
+
 import asyncpg
 import asyncpg.pool
-from statekeeper import logs
-from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
-from statekeeper.core.audit.store import AuditStore
-from statekeeper.core.errors import (
-    AlreadyExistsError,
-    ConcurrentModificationError,
-    NotFoundError,
-    StatekeeperError,
-    StorageUnavailableError,
+
+from statekeeper.storage.postgres.migrations import (
+    Migration,
+    apply_migrations,
 )
-from statekeeper.core.sessions.context_window import WindowTail
-from statekeeper.core.sessions.models import (
-    AppendReceipt,
-    Message,
-    MessageMeta,
-    SessionChange,
-    SessionCursor,
-    SessionFilter,
-    SessionRecord,
-    SessionVersion,
-)
-from statekeeper.core.sessions.store import SessionStore
-from statekeeper.storage.codec import record_from_json, record_to_json
-from statekeeper.storage.interfaces import Storage
-from statekeeper.storage.sql import (
-    AUDIT_COLUMNS,
-    MESSAGE_COLUMNS,
-    MESSAGE_INSERT_COLUMNS,
-    WINDOW_META_COLUMNS,
-    audit_from_row,
-    audit_query,
-    audit_values,
-    message_from_row,
-    message_values,
-    meta_from_row,
-    postgres_mark,
-    session_list_query,
-    version_from_row,
-)
+
 if TYPE_CHECKING:
     Connection = (
         asyncpg.Connection[asyncpg.Record] | asyncpg.pool.PoolConnectionProxy[asyncpg.Record]
@@ -203,30 +166,10 @@ MIGRATION_LOCK_KEY = 0x73746174656B7072
 
 
 async def migrate(conn: Connection) -> list[int]:
-    """Applies every missing migration in one transaction, under an advisory
-    lock so that concurrent callers apply each one once. Returns the versions
+    """Applies the missing session-schema migrations; returns the versions
     this call applied."""
-    applied_now: list[int] = []
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK_KEY)
-        await conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY,"
-            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        rows = await conn.fetch("SELECT version FROM schema_migrations")
-        applied = {row["version"] for row in rows}
-        for migration in MIGRATIONS:
-            if migration.version in applied:
-                continue
-            for statement in migration.statements:
-                await conn.execute(statement)
-            await conn.execute(
-                "INSERT INTO schema_migrations (version, description) VALUES ($1, $2)",
-                migration.version,
-                migration.description,
-            )
-            applied_now.append(migration.version)
-    return applied_now
+    applied = await apply_migrations(conn, "schema_migrations", MIGRATION_LOCK_KEY, MIGRATIONS)
+    return applied.applied_now
 
 
 async def schema_version(conn: Connection) -> int:

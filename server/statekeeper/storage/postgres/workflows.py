@@ -22,8 +22,8 @@ from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.core.workflows.store import WorkflowStore
-from statekeeper.storage.postgres.checkpoints import apply_migrations, audit_arguments, audit_cte
-from statekeeper.storage.postgres.migrations import Migration
+from statekeeper.storage.postgres.checkpoints import audit_arguments, audit_cte
+from statekeeper.storage.postgres.migrations import Migration, apply_migrations
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared.workflows import record_from_row
 
@@ -143,7 +143,8 @@ class PostgresWorkflowStore(WorkflowStore):
         self._db = db
 
     async def start(self) -> None:
-        await apply_migrations(self._db, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS)
+        async with self._db.connection("workflow schema") as conn:
+            await apply_migrations(conn, SCHEMA_TABLE, MIGRATION_LOCK_KEY, MIGRATIONS)
 
     async def close(self) -> None:
         """Nothing to release: the pool belongs to PostgresStorage."""
