@@ -7,6 +7,8 @@
 import { randomBytes } from "node:crypto";
 
 import { errorInfo, isUnimplemented, StatekeeperClient, tlsOptionsFromEnv } from "./client";
+import { ReasonErrors } from "./errors";
+import { nack } from "./inbox";
 import { BlackboardEventType, PutEntryRequest, WatchRequest, WatchResponse } from "./gen/statekeeper/v1/blackboard";
 import { GetCheckpointRequest, SaveCheckpointRequest } from "./gen/statekeeper/v1/checkpoint";
 import {
@@ -270,6 +272,103 @@ async function main(): Promise<number> {
       );
       check(acked.results[0]?.status === ReceiptStatus.RECEIPT_STATUS_OK, `ack status ${acked.results[0]?.status}`);
       return `message_id=${sent.messageId}`;
+    });
+
+    await report.run("watch_resume", "blackboard", async () => {
+      // The Watch helper: stop after two of three puts, continue from
+      // resumeRevision with a new Watch: the third comes, nothing repeats.
+      const put = (key: string) =>
+        sk.api.blackboard.putEntry(
+          PutEntryRequest.fromPartial({
+            board,
+            key,
+            writerAgentId: agent,
+            value: { kind: { $case: "json", json: { key } } },
+          }),
+        );
+      const revisions: bigint[] = [];
+      for (const key of ["resume/1", "resume/2", "resume/3"]) revisions.push((await put(key)).header?.revision ?? -1n);
+      const first = sk.watch(board, { prefix: "resume/", startRevision: revisions[0], timeoutMs: 10_000 });
+      const seen: string[] = [];
+      for await (const event of first) {
+        seen.push(`${event.entry?.key}@${event.revision}`);
+        if (seen.length === 2) break;
+      }
+      check(first.resumeRevision === revisions[1] + 1n, `resume_revision ${first.resumeRevision}, want ${revisions[1] + 1n}`);
+      const second = sk.watch(board, { prefix: "resume/", startRevision: first.resumeRevision, timeoutMs: 10_000 });
+      for await (const event of second) {
+        seen.push(`${event.entry?.key}@${event.revision}`);
+        break;
+      }
+      const want = revisions.map((r, i) => `resume/${i + 1}@${r}`);
+      check(seen.join(",") === want.join(","), `events ${seen.join(",")}, want ${want.join(",")}`);
+      return `resume_revision=${first.resumeRevision} events=${seen.length}`;
+    });
+
+    await report.run("inbox_consumer", "message", async () => {
+      // The inbox consumer: three messages, one nacked once (redelivered), all acked.
+      const inbox = `${receiver}-consumer`;
+      const ids: string[] = [];
+      for (const type of ["conformance.work", "conformance.nack-once", "conformance.work"]) {
+        const sent = await sk.api.messages.sendMessage(
+          SendMessageRequest.fromPartial({
+            fromAgent: sender,
+            toAgent: inbox,
+            type,
+            payload: { contentType: "text/plain", data: Buffer.from(type) },
+          }),
+        );
+        ids.push(sent.messageId);
+      }
+      const handled = new Set<string>();
+      const consumer = sk.consume(
+        inbox,
+        (delivery) => {
+          if (delivery.message?.type === "conformance.nack-once" && delivery.deliveryCount === 1) {
+            return nack({ delayMs: 0 });
+          }
+          handled.add(delivery.message?.messageId ?? "");
+          return undefined;
+        },
+        { visibilityTimeoutMs: 10_000 },
+      );
+      try {
+        const deadline = Date.now() + 15_000;
+        while (consumer.stats.acked < ids.length && Date.now() < deadline) {
+          await new Promise((done) => setTimeout(done, 20));
+        }
+      } finally {
+        await consumer.stop();
+      }
+      check(ids.every((id) => handled.has(id)), `handled ${handled.size} of ${ids.length}`);
+      check(consumer.stats.acked === ids.length, `${consumer.stats.acked} acked`);
+      check(consumer.stats.nacked === 1, `${consumer.stats.nacked} nacked`);
+      const left = await sk.api.messages.pullMessages(PullMessagesRequest.fromPartial({ agentId: inbox, maxMessages: 10 }));
+      check(left.deliveries.length === 0, `${left.deliveries.length} deliveries left`);
+      return `acked=${consumer.stats.acked} nacked=${consumer.stats.nacked}`;
+    });
+
+    await report.run("typed_errors", "blackboard", async () => {
+      // A failed compare-and-swap is an instance of the reason's error class.
+      const create = () =>
+        sk.api.blackboard.putEntry(
+          PutEntryRequest.fromPartial({
+            board,
+            key: "errors/cas",
+            value: { kind: { $case: "json", json: {} } },
+            expectedModRevision: 0n,
+          }),
+        );
+      const created = await create();
+      try {
+        await create();
+      } catch (error) {
+        check(error instanceof ReasonErrors.REVISION_MISMATCH, `error ${error}`);
+        const current = (error as InstanceType<typeof ReasonErrors.REVISION_MISMATCH>).errorMetadata["current_revision"];
+        check(current === String(created.entry?.modRevision), `current_revision ${current}`);
+        return `${(error as Error).name} current_revision=${current}`;
+      }
+      throw new StepFailed("the second create succeeded");
     });
   } finally {
     sk.close();
