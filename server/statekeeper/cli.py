@@ -5,6 +5,7 @@ statekeeper migrate  apply pending schema migrations (PostgreSQL or embedded)
 statekeeper health   probe a running server's gRPC health (container health checks)
 statekeeper doctor   check config, store, schema versions, a running server and its indexes
 statekeeper audit    read the audit trail from the store (list), check its hash chains (verify)
+statekeeper keys     create an API key: print it once and its line for the keys file
 """
 
 from __future__ import annotations
@@ -65,16 +66,33 @@ def build_parser() -> argparse.ArgumentParser:
     verify = audit_commands.add_parser("verify", help=verify_help, description=verify_help)
     config.add_arguments(verify, only=STORE_OPTIONS)
     verify.add_argument("--tenant", help="only this tenant (default: every tenant)")
+    keys_cmd = commands.add_parser("keys", help="manage API keys given by hash (api_keys_file)")
+    keys_commands = keys_cmd.add_subparsers(dest="keys_command", required=True)
+    create_help = (
+        "print a new API key (32 random bytes) once, and the line that gives it to TENANT in"
+        " the keys file (api_keys_file); the server keeps only its hash"
+    )
+    create = keys_commands.add_parser("create", help=create_help, description=create_help)
+    create.add_argument("--tenant", required=True, help="the tenant the key authenticates as")
+    create.add_argument(
+        "--append-to",
+        metavar="FILE",
+        help="also append the line to FILE (created mode 0600 if missing); a running server"
+        " picks it up",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "keys":
+        return _keys_create(args.tenant, args.append_to, sys.stdout)
     try:
         settings = config.load(args)
         if args.command == "serve":
             config.check_exposure(settings)
             _check_tls_files(settings)
+            _check_keys_file(settings)
         _check_data_dir(args.command, settings)
     except (config.ConfigError, data_dir.DataDirError) as exc:
         # One line naming the value and what is wrong with it: no usage dump,
@@ -85,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve" and settings.worker_count > 1:
         from statekeeper.workers import serve_workers
 
+        # SIGHUP (reload the API keys file) goes to every worker; the
+        # parent itself has nothing to reload and must not die of it.
+        signal.signal(signal.SIGHUP, _forward_to_workers)
         return serve_workers(settings, serve_process)
     if args.command == "health":
         return _health(settings, args.timeout)
@@ -118,6 +139,53 @@ def _check_tls_files(settings: config.Settings) -> None:
 
     if (files := tls.files(settings)) is not None:
         tls.load(files)
+
+
+def _check_keys_file(settings: config.Settings) -> None:
+    """Reads the API keys file once before anything starts: a missing file
+    or a bad line is one line naming the file and line number."""
+    from statekeeper import keys
+
+    if settings.api_keys_file:
+        try:
+            keys.read(Path(settings.api_keys_file))
+        except keys.KeysFileError as exc:
+            raise config.ConfigError(str(exc)) from exc
+
+
+def _forward_to_workers(signum: int, _frame: object) -> None:
+    import multiprocessing
+    import os
+
+    for worker in multiprocessing.active_children():
+        if worker.pid is not None:
+            os.kill(worker.pid, signum)
+
+
+def _keys_create(tenant: str, append_to: str | None, out: TextIO) -> int:
+    import os
+
+    from statekeeper import keys
+
+    try:
+        keys.check_tenant(tenant)
+    except keys.KeysFileError as exc:
+        print(f"statekeeper keys create: --tenant: {exc}", file=sys.stderr)
+        return 2
+    key = keys.new_key()
+    line = keys.file_line(key, tenant)
+    if append_to:
+        try:
+            fd = os.open(append_to, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a") as file:
+                file.write(line + "\n")
+        except OSError as exc:
+            print(f"statekeeper keys create: cannot append to {append_to}: {exc}", file=sys.stderr)
+            return 1
+    out.write(f"key (shown once; give it to the client): {key}\n")
+    where = f"appended to {append_to}" if append_to else "for the keys file (api_keys_file)"
+    out.write(f"line {where}:\n{line}\n")
+    return 0
 
 
 def _add_audit_list(parser: argparse.ArgumentParser) -> None:
@@ -196,6 +264,7 @@ async def _serve(settings: config.Settings, reuse_port: bool = False) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, server.reload_keys)
     await stop.wait()
     await server.stop()
     return 0

@@ -16,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from pathlib import Path
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from statekeeper import __version__, telemetry, tls
+from statekeeper import __version__, keys, telemetry, tls
 from statekeeper.adapters.openai_chat import OpenAIChatSummarizer
 from statekeeper.api import reflection
 from statekeeper.api.admin_servicer import AdminServicer
@@ -38,12 +39,14 @@ from statekeeper.config import Settings
 from statekeeper.core.audit.service import AuditLog
 from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.limits import Limits
+from statekeeper.core.quotas import QuotaEnforcer
 from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import ExtractiveSummarizer, Summarizer
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.factory import build_storage
 from statekeeper.storage.production import ProductionStorage
+from statekeeper.storage.usage import UsageMonitor
 from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, session_pb2, session_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -102,7 +105,21 @@ class StatekeeperServer:
             summarizer if settings.summarizer_url else None,
         )
         self.audit = AuditLog(self.storage.audit, settings.limits)
-        self.authenticator = Authenticator(settings.api_keys, settings.tls_client_tenants)
+        self.authenticator = Authenticator(
+            settings.api_keys, settings.tls_client_tenants, keys_file=bool(settings.api_keys_file)
+        )
+        # Hashed keys, re-read on SIGHUP (reload_keys) and when the file changes.
+        self.keys_file = (
+            keys.KeysFile(Path(settings.api_keys_file), self.authenticator)
+            if settings.api_keys_file
+            else None
+        )
+        self.quotas = QuotaEnforcer(settings.quotas, settings.usage_interval_seconds)
+        self.usage = (
+            UsageMonitor(self.storage, settings.usage_interval_seconds, self.quotas.set_usage)
+            if settings.quotas.stored_bytes
+            else None
+        )
         self.telemetry = telemetry.build(
             settings,
             self.authenticator,
@@ -131,7 +148,7 @@ class StatekeeperServer:
             # of the domain interceptor included.
             interceptors=[
                 *self.telemetry.interceptors,
-                DomainInterceptor(self.authenticator, self.settings.limits),
+                DomainInterceptor(self.authenticator, self.settings.limits, self.quotas),
             ],
             options=[
                 *grpc_options(self.settings.limits),
@@ -166,6 +183,10 @@ class StatekeeperServer:
             asyncio.create_task(self._sweep_forever(), name="sweeper"),
             asyncio.create_task(self._monitor_forever(), name="health-monitor"),
         ]
+        if self.keys_file is not None:
+            self.keys_file.start()
+        if self.usage is not None:
+            self.usage.start()
         self._announce()
         return self.port
 
@@ -189,6 +210,13 @@ class StatekeeperServer:
                 " tenants (--tls-client-tenant NAME=TENANT) before exposing"
                 " this server."
             )
+
+    def reload_keys(self) -> None:
+        """SIGHUP: re-read the API keys file (open calls are not touched)."""
+        if self.keys_file is None:
+            log.info("SIGHUP: no API keys file configured (api_keys_file); nothing to reload")
+            return
+        self.keys_file.reload("SIGHUP")
 
     async def _set_health(self, status: Any) -> None:
         await self.health.set("", status)
@@ -240,6 +268,10 @@ class StatekeeperServer:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if self.keys_file is not None:
+            await self.keys_file.stop()
+        if self.usage is not None:
+            await self.usage.stop()
         # Open streams (watches, inboxes) would otherwise hold the grace period.
         for capability in self.capabilities:
             await capability.drain()
