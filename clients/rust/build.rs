@@ -156,7 +156,11 @@ fn services(set: &FileDescriptorSet) -> String {
                 } else if READ_VERBS.iter().any(|verb| rpc.starts_with(verb)) {
                     ("read only: retried on UNAVAILABLE", String::new(), "true")
                 } else {
-                    ("a mutation without an idempotency key: never retried", String::new(), "false")
+                    (
+                        "a mutation without an idempotency key: never retried",
+                        String::new(),
+                        "false",
+                    )
                 };
                 let _ = write!(
                     out,

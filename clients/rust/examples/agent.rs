@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 
 use prost_types::{value, Struct, Value};
+use statekeeper_client::connect;
 use statekeeper_client::v1::{
     blackboard_value, AppendMessagesRequest, BlackboardValue, CreateSessionRequest,
     GetContextWindowRequest, PutEntryRequest, Role, Session, SessionMessage,
 };
-use statekeeper_client::connect;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -22,7 +22,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let session = sk
         .sessions
         .create_session(CreateSessionRequest {
-            session: Some(Session { user_id: "alice".into(), agent_id: "example-agent-rust".into(), ..Default::default() }),
+            session: Some(Session {
+                user_id: "alice".into(),
+                agent_id: "example-agent-rust".into(),
+                ..Default::default()
+            }),
             ..Default::default()
         })
         .await?
@@ -30,12 +34,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_default();
     let say = |role: Role, content: String| AppendMessagesRequest {
         session_id: session.session_id.clone(),
-        messages: vec![SessionMessage { role: role as i32, content, ..Default::default() }],
+        messages: vec![SessionMessage {
+            role: role as i32,
+            content,
+            ..Default::default()
+        }],
         ..Default::default()
     };
 
     for question in ["Hello!", "What can you remember?"] {
-        sk.sessions.append_messages(say(Role::User, question.into())).await?;
+        sk.sessions
+            .append_messages(say(Role::User, question.into()))
+            .await?;
         let window = sk
             .sessions
             .get_context_window(GetContextWindowRequest {
@@ -50,29 +60,49 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let answer = format!(
             "(echo) {question} [{} messages, {} tokens in context]",
             window.messages.len(),
-            window.accounting.map(|a| a.total_tokens).unwrap_or_default()
+            window
+                .accounting
+                .map(|a| a.total_tokens)
+                .unwrap_or_default()
         );
-        sk.sessions.append_messages(say(Role::Assistant, answer.clone())).await?;
+        sk.sessions
+            .append_messages(say(Role::Assistant, answer.clone()))
+            .await?;
         println!("agent: {answer}");
     }
 
     let mut fields = BTreeMap::new();
-    fields.insert("session".to_string(), Value { kind: Some(value::Kind::StringValue(session.session_id.clone())) });
-    fields.insert("state".to_string(), Value { kind: Some(value::Kind::StringValue("done".into())) });
+    fields.insert(
+        "session".to_string(),
+        Value {
+            kind: Some(value::Kind::StringValue(session.session_id.clone())),
+        },
+    );
+    fields.insert(
+        "state".to_string(),
+        Value {
+            kind: Some(value::Kind::StringValue("done".into())),
+        },
+    );
     let put = sk
         .blackboard
         .put_entry(PutEntryRequest {
             board: "team".into(),
             key: "agents/example-agent-rust".into(),
             writer_agent_id: "example-agent-rust".into(),
-            value: Some(BlackboardValue { kind: Some(blackboard_value::Kind::Json(Struct { fields })) }),
+            value: Some(BlackboardValue {
+                kind: Some(blackboard_value::Kind::Json(Struct { fields })),
+            }),
             ..Default::default()
         })
         .await;
     match put {
         Ok(_) => println!("announced on the blackboard"),
         Err(error) if error.is_unimplemented() => {
-            println!("blackboard not available on this server yet: {}", error.message())
+            println!(
+                "blackboard not available on this server yet: {}",
+                error.message()
+            )
         }
         Err(error) => return Err(error.into()),
     }

@@ -19,7 +19,9 @@ use statekeeper_client::v1::{
     Role, SaveCheckpointRequest, SendMessageRequest, Session, SessionMessage, ToolCall,
     WatchRequest,
 };
-use statekeeper_client::{Client, HealthCheckRequest, RpcError};
+use statekeeper_client::{
+    Client, HealthCheckRequest, InboxOptions, RetryPolicy, RpcError, WatchOptions, WatchUpdate,
+};
 use tonic::Status;
 
 const LANGUAGE: &str = "rust";
@@ -29,19 +31,19 @@ const STATE: &[u8] = br#"{"step":1,"plan":["fetch","summarize"]}"#;
 
 /// A step's failure: an RPC status (maybe UNIMPLEMENTED) or a failed check.
 enum Failure {
-    Rpc(RpcError),
+    Rpc(Box<RpcError>),
     Check(String),
 }
 
 impl From<Status> for Failure {
     fn from(s: Status) -> Self {
-        Failure::Rpc(s.into())
+        Failure::Rpc(Box::new(s.into()))
     }
 }
 
 impl From<RpcError> for Failure {
     fn from(e: RpcError) -> Self {
-        Failure::Rpc(e)
+        Failure::Rpc(Box::new(e))
     }
 }
 
@@ -115,7 +117,11 @@ impl Report {
 
 fn conversation() -> Vec<SessionMessage> {
     vec![
-        SessionMessage { role: Role::User as i32, content: "What is the weather in Paris?".into(), ..Default::default() },
+        SessionMessage {
+            role: Role::User as i32,
+            content: "What is the weather in Paris?".into(),
+            ..Default::default()
+        },
         SessionMessage {
             role: Role::Assistant as i32,
             tool_calls: vec![ToolCall {
@@ -131,13 +137,23 @@ fn conversation() -> Vec<SessionMessage> {
             content: r#"{"temp_c":21}"#.into(),
             ..Default::default()
         },
-        SessionMessage { role: Role::Assistant as i32, content: "It is 21 degrees in Paris.".into(), ..Default::default() },
+        SessionMessage {
+            role: Role::Assistant as i32,
+            content: "It is 21 degrees in Paris.".into(),
+            ..Default::default()
+        },
     ]
 }
 
 fn run_id() -> String {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    format!("{LANGUAGE}-{:08x}", (nanos as u64 ^ std::process::id() as u64) as u32)
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!(
+        "{LANGUAGE}-{:08x}",
+        (nanos as u64 ^ std::process::id() as u64) as u32
+    )
 }
 
 #[tokio::main]
@@ -150,7 +166,13 @@ async fn main() {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect();
-    let mut r = Report { required, passed: 0, failed: 0, skipped: 0, start: Instant::now() };
+    let mut r = Report {
+        required,
+        passed: 0,
+        failed: 0,
+        skipped: 0,
+        start: Instant::now(),
+    };
     let run = run_id();
     let user = format!("conf-user-{run}");
     let agent = format!("conf-agent-{run}");
@@ -171,7 +193,10 @@ async fn main() {
             Ok(c) => {
                 client = Some(c);
                 r.passed += 1;
-                println!("  [PASS] connect ({} ms) addr={addr}", start.elapsed().as_millis());
+                println!(
+                    "  [PASS] connect ({} ms) addr={addr}",
+                    start.elapsed().as_millis()
+                );
             }
             Err(e) => {
                 r.failed += 1;
@@ -184,7 +209,12 @@ async fn main() {
     r.run("health", "health", || {
         let mut health = sk.health.clone();
         async move {
-            let res = health.check(HealthCheckRequest { service: String::new() }).await?.into_inner();
+            let res = health
+                .check(HealthCheckRequest {
+                    service: String::new(),
+                })
+                .await?
+                .into_inner();
             check(res.status == 1, format!("health status {}", res.status))?;
             Ok("SERVING".to_string())
         }
@@ -199,7 +229,11 @@ async fn main() {
         r.run("create_session", "session", || async move {
             let s = sessions
                 .create_session(CreateSessionRequest {
-                    session: Some(Session { user_id: user, agent_id: agent, ..Default::default() }),
+                    session: Some(Session {
+                        user_id: user,
+                        agent_id: agent,
+                        ..Default::default()
+                    }),
                     ..Default::default()
                 })
                 .await?
@@ -227,8 +261,14 @@ async fn main() {
                 })
                 .await?;
             let session = res.session.unwrap_or_default();
-            check(res.messages.len() == 4, format!("{} messages appended", res.messages.len()))?;
-            check(session.message_count == 4, format!("message_count {}", session.message_count))?;
+            check(
+                res.messages.len() == 4,
+                format!("{} messages appended", res.messages.len()),
+            )?;
+            check(
+                session.message_count == 4,
+                format!("message_count {}", session.message_count),
+            )?;
             Ok(format!("version={}", session.version))
         }
     })
@@ -253,8 +293,14 @@ async fn main() {
                 (0..=BUDGET - RESERVE).contains(&total),
                 format!("total_tokens {total} > budget {BUDGET} - reserve {RESERVE}"),
             )?;
-            check(res.messages.len() == 4, format!("{} messages in window", res.messages.len()))?;
-            Ok(format!("total_tokens={total} messages={}", res.messages.len()))
+            check(
+                res.messages.len() == 4,
+                format!("{} messages in window", res.messages.len()),
+            )?;
+            Ok(format!(
+                "total_tokens={total} messages={}",
+                res.messages.len()
+            ))
         }
     })
     .await;
@@ -309,7 +355,9 @@ async fn main() {
                 })
                 .await?;
             check(
-                got.results.iter().any(|r| r.episode.as_ref().map(|e| e.id == id).unwrap_or(false)),
+                got.results
+                    .iter()
+                    .any(|r| r.episode.as_ref().map(|e| e.id == id).unwrap_or(false)),
                 format!("episode {id} not recalled"),
             )?;
             Ok(format!("episode_id={id}"))
@@ -339,12 +387,21 @@ async fn main() {
                 .await?;
             check(!saved.checkpoint_id.is_empty(), "no checkpoint_id")?;
             let got = checkpoints
-                .get_checkpoint(GetCheckpointRequest { execution_id: execution, ..Default::default() })
+                .get_checkpoint(GetCheckpointRequest {
+                    execution_id: execution,
+                    ..Default::default()
+                })
                 .await?
                 .checkpoint
                 .unwrap_or_default();
-            check(got.checkpoint_id == saved.checkpoint_id, format!("latest is {}", got.checkpoint_id))?;
-            check(got.state.map(|s| s.data).unwrap_or_default() == STATE, "state differs")?;
+            check(
+                got.checkpoint_id == saved.checkpoint_id,
+                format!("latest is {}", got.checkpoint_id),
+            )?;
+            check(
+                got.state.map(|s| s.data).unwrap_or_default() == STATE,
+                "state differs",
+            )?;
             Ok(format!("checkpoint_id={}", saved.checkpoint_id))
         }
     })
@@ -363,17 +420,27 @@ async fn main() {
                 .await?;
             let first = stream.message().await?;
             check(
-                matches!(first.and_then(|f| f.kind), Some(watch_response::Kind::Started(_))),
+                matches!(
+                    first.and_then(|f| f.kind),
+                    Some(watch_response::Kind::Started(_))
+                ),
                 "first response is not `started`",
             )?;
             let mut fields = BTreeMap::new();
-            fields.insert("status".to_string(), Value { kind: Some(value::Kind::StringValue("done".into())) });
+            fields.insert(
+                "status".to_string(),
+                Value {
+                    kind: Some(value::Kind::StringValue("done".into())),
+                },
+            );
             let put = blackboard
                 .put_entry(PutEntryRequest {
                     board,
                     key: "plan/step-3".into(),
                     writer_agent_id: agent,
-                    value: Some(BlackboardValue { kind: Some(blackboard_value::Kind::Json(Struct { fields })) }),
+                    value: Some(BlackboardValue {
+                        kind: Some(blackboard_value::Kind::Json(Struct { fields })),
+                    }),
                     ..Default::default()
                 })
                 .await?;
@@ -385,8 +452,14 @@ async fn main() {
                         if ev.entry.as_ref().map(|e| e.key.as_str()) != Some("plan/step-3") {
                             continue;
                         }
-                        check(ev.r#type == BlackboardEventType::Put as i32, format!("event type {}", ev.r#type))?;
-                        check(ev.revision == revision, format!("event revision {} != put {revision}", ev.revision))?;
+                        check(
+                            ev.r#type == BlackboardEventType::Put as i32,
+                            format!("event type {}", ev.r#type),
+                        )?;
+                        check(
+                            ev.revision == revision,
+                            format!("event revision {} != put {revision}", ev.revision),
+                        )?;
                         return Ok(format!("revision={revision} resume_revision={resume}"));
                     }
                 }
@@ -405,7 +478,11 @@ async fn main() {
                     from_agent: sender,
                     to_agent: receiver.clone(),
                     r#type: "conformance.ping".into(),
-                    payload: Some(Payload { content_type: "text/plain".into(), schema_version: 0, data: b"ping".to_vec() }),
+                    payload: Some(Payload {
+                        content_type: "text/plain".into(),
+                        schema_version: 0,
+                        data: b"ping".to_vec(),
+                    }),
                     ..Default::default()
                 })
                 .await?;
@@ -414,23 +491,205 @@ async fn main() {
                 .pull_messages(PullMessagesRequest {
                     agent_id: receiver,
                     max_messages: 1,
-                    wait_timeout: Some(prost_types::Duration { seconds: 5, nanos: 0 }),
+                    wait_timeout: Some(prost_types::Duration {
+                        seconds: 5,
+                        nanos: 0,
+                    }),
                     ..Default::default()
                 })
                 .await?;
-            check(pulled.deliveries.len() == 1, format!("{} deliveries", pulled.deliveries.len()))?;
+            check(
+                pulled.deliveries.len() == 1,
+                format!("{} deliveries", pulled.deliveries.len()),
+            )?;
             let delivery = &pulled.deliveries[0];
             let message = delivery.message.clone().unwrap_or_default();
-            check(message.message_id == sent.message_id, "another message delivered")?;
-            check(message.payload.map(|p| p.data).unwrap_or_default() == b"ping", "payload differs")?;
+            check(
+                message.message_id == sent.message_id,
+                "another message delivered",
+            )?;
+            check(
+                message.payload.map(|p| p.data).unwrap_or_default() == b"ping",
+                "payload differs",
+            )?;
             let acked = messages
-                .ack_messages(AckMessagesRequest { receipt_handles: vec![delivery.receipt_handle.clone()] })
+                .ack_messages(AckMessagesRequest {
+                    receipt_handles: vec![delivery.receipt_handle.clone()],
+                })
                 .await?;
             check(
                 acked.results.len() == 1 && acked.results[0].status == ReceiptStatus::Ok as i32,
                 "ack failed",
             )?;
             Ok(format!("message_id={}", sent.message_id))
+        }
+    })
+    .await;
+
+    r.run("watch_resume", "blackboard", || {
+        let sk = sk.clone();
+        let (board, agent) = (format!("{board}-resume"), agent.clone());
+        async move {
+            let task = |key: &str| {
+                let mut fields = BTreeMap::new();
+                fields.insert(
+                    "task".to_string(),
+                    Value {
+                        kind: Some(value::Kind::StringValue(key.into())),
+                    },
+                );
+                PutEntryRequest {
+                    board: board.clone(),
+                    key: key.into(),
+                    writer_agent_id: agent.clone(),
+                    value: Some(BlackboardValue {
+                        kind: Some(blackboard_value::Kind::Json(Struct { fields })),
+                    }),
+                    ..Default::default()
+                }
+            };
+            let mut first = sk.watch(WatchOptions::new(board.clone()).prefix("task/"));
+            let started = first.next().await?;
+            check(
+                matches!(started, WatchUpdate::Started { .. }),
+                format!("first update {started:?}"),
+            )?;
+            let mut puts = Vec::new();
+            for key in ["task/1", "task/2"] {
+                puts.push(
+                    sk.blackboard
+                        .put_entry(task(key))
+                        .await?
+                        .header
+                        .unwrap_or_default()
+                        .revision,
+                );
+            }
+            let mut seen = Vec::new();
+            while seen.len() < 2 {
+                if let WatchUpdate::Events { events, .. } = first.next().await? {
+                    seen.extend(events.iter().map(|e| e.revision));
+                }
+            }
+            check(seen == puts, format!("events {seen:?}, puts {puts:?}"))?;
+            let resume_at = first.resume_revision();
+            check(
+                resume_at > seen[1],
+                format!("resume_revision {resume_at} <= {}", seen[1]),
+            )?;
+            drop(first);
+            // Written while no watch is open; the resumed watch must start with it.
+            let third = sk
+                .blackboard
+                .put_entry(task("task/3"))
+                .await?
+                .header
+                .unwrap_or_default()
+                .revision;
+            let mut again = sk.watch(
+                WatchOptions::new(board.clone())
+                    .prefix("task/")
+                    .start_revision(resume_at),
+            );
+            loop {
+                if let WatchUpdate::Events { events, .. } = again.next().await? {
+                    let event = &events[0];
+                    let key = event
+                        .entry
+                        .as_ref()
+                        .map(|e| e.key.clone())
+                        .unwrap_or_default();
+                    check(
+                        (key.as_str(), event.revision) == ("task/3", third),
+                        format!("resumed at {key}@{}, want task/3@{third}", event.revision),
+                    )?;
+                    return Ok(format!("resume_revision={resume_at} next={third}"));
+                }
+            }
+        }
+    })
+    .await;
+
+    r.run("inbox_consumer", "message", || {
+        let sk = sk.clone();
+        let (sender, inbox) = (sender.clone(), format!("{receiver}-inbox"));
+        async move {
+            let jobs: [&[u8]; 3] = [b"job-0", b"job-1", b"job-2"];
+            let mut sent = Vec::new();
+            for job in jobs {
+                let request = SendMessageRequest {
+                    from_agent: sender.clone(),
+                    to_agent: inbox.clone(),
+                    r#type: "conformance.job".into(),
+                    payload: Some(Payload {
+                        content_type: "text/plain".into(),
+                        schema_version: 0,
+                        data: job.to_vec(),
+                    }),
+                    ..Default::default()
+                };
+                sent.push(sk.messages.send_message(request).await?.message_id);
+            }
+            let handled = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let all_done = std::sync::Arc::new(tokio::sync::Notify::new());
+            // The first delivery of job-1 fails: the consumer nacks it and
+            // handles its redelivery.
+            let quick = RetryPolicy {
+                max_attempts: u32::MAX,
+                initial_backoff: Duration::from_millis(50),
+                max_backoff: Duration::from_millis(50),
+                multiplier: 1.0,
+                jitter: 0.0,
+            };
+            let consumer = sk.inbox(
+                InboxOptions::new(inbox)
+                    .visibility_timeout(Duration::from_secs(10))
+                    .redelivery(quick),
+            );
+            let stats = consumer
+                .run_until(
+                    |delivery| {
+                        let (handled, all_done) = (handled.clone(), all_done.clone());
+                        async move {
+                            let data = delivery
+                                .message
+                                .and_then(|m| m.payload)
+                                .unwrap_or_default()
+                                .data;
+                            let mut handled = handled.lock().unwrap();
+                            handled.push((data.clone(), delivery.delivery_count));
+                            if handled.len() >= 4 {
+                                all_done.notify_one();
+                            }
+                            if data == b"job-1" && delivery.delivery_count == 1 {
+                                return Err("job-1 fails on its first delivery");
+                            }
+                            Ok(())
+                        }
+                    },
+                    all_done.notified(),
+                )
+                .await?;
+            let handled = handled.lock().unwrap().clone();
+            let mut jobs_seen: Vec<Vec<u8>> = handled.iter().map(|(j, _)| j.clone()).collect();
+            jobs_seen.sort();
+            jobs_seen.dedup();
+            check(
+                jobs_seen == jobs.map(|j| j.to_vec()),
+                format!("handled {handled:?}"),
+            )?;
+            check(
+                handled.contains(&(b"job-1".to_vec(), 2)),
+                format!("job-1 not redelivered: {handled:?}"),
+            )?;
+            check(stats.acked == 3 && stats.nacked == 1, format!("{stats:?}"))?;
+            Ok(format!(
+                "messages={} handled={} acked={} nacked={}",
+                sent.len(),
+                stats.handled,
+                stats.acked,
+                stats.nacked
+            ))
         }
     })
     .await;

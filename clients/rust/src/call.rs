@@ -75,7 +75,10 @@ pub struct CallPolicy {
 
 impl Default for CallPolicy {
     fn default() -> Self {
-        Self { timeout: DEFAULT_TIMEOUT, retry: RetryPolicy::default() }
+        Self {
+            timeout: DEFAULT_TIMEOUT,
+            retry: RetryPolicy::default(),
+        }
     }
 }
 
@@ -86,7 +89,11 @@ pub fn new_request_id() -> String {
 
 /// Prefixes of the messages tonic gives (as code UNKNOWN) to connection
 /// failures that other gRPC implementations report as UNAVAILABLE.
-const CONNECTION_LOST: &[&str] = &["Service was not ready", "h2 protocol error", "transport error"];
+const CONNECTION_LOST: &[&str] = &[
+    "Service was not ready",
+    "h2 protocol error",
+    "transport error",
+];
 
 /// True if `status` says the server was not reached, the connection was lost,
 /// or the server asked to be retried: UNAVAILABLE, or the UNKNOWN status tonic
@@ -96,7 +103,9 @@ pub fn is_transient(status: &Status) -> bool {
     match status.code() {
         Code::Unavailable => true,
         Code::Unknown => {
-            CONNECTION_LOST.iter().any(|prefix| status.message().starts_with(prefix))
+            CONNECTION_LOST
+                .iter()
+                .any(|prefix| status.message().starts_with(prefix))
                 || caused_by_io(status)
         }
         _ => false,
@@ -132,12 +141,19 @@ where
     Fut: Future<Output = Result<tonic::Response<Resp>, Status>>,
 {
     let deadline = Instant::now() + policy.timeout;
-    let attempts = if retry_safe { policy.retry.max_attempts.max(1) } else { 1 };
+    let attempts = if retry_safe {
+        policy.retry.max_attempts.max(1)
+    } else {
+        1
+    };
     let mut attempt = 1;
     loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
-            return Err(RpcError::new(Status::deadline_exceeded("call deadline passed"), method));
+            return Err(RpcError::new(
+                Status::deadline_exceeded("call deadline passed"),
+                method,
+            ));
         }
         let mut call = tonic::Request::new(request.clone());
         call.set_timeout(remaining);

@@ -24,12 +24,13 @@
 //!         println!("{} {}", message.r#type, message.message_id);
 //!         Outcome::Ack
 //!     })
-//!     .await
-//! # }
+//!     .await?;
+//! # Ok(()) }
 //! ```
-//! `run` only returns on an error that is not retried; stop it by dropping
-//! the future (e.g. in `tokio::select!`); messages being handled then come
-//! back after their visibility timeout.
+//! `run` only returns on an error that is not retried; `run_until(handler,
+//! stop)` also returns, cleanly, when the `stop` future completes. Dropping
+//! the future stops at once: messages being handled then come back after
+//! their visibility timeout.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -67,7 +68,10 @@ impl<E: std::fmt::Debug> From<Result<(), E>> for Outcome {
 }
 
 fn duration(d: Duration) -> prost_types::Duration {
-    prost_types::Duration { seconds: d.as_secs() as i64, nanos: d.subsec_nanos() as i32 }
+    prost_types::Duration {
+        seconds: d.as_secs() as i64,
+        nanos: d.subsec_nanos() as i32,
+    }
 }
 
 /// Which inbox to consume and how.
@@ -92,7 +96,10 @@ impl InboxOptions {
             types: Vec::new(),
             visibility_timeout: Duration::from_secs(30),
             extend_every: None,
-            reconnect: RetryPolicy { max_attempts: 10, ..RetryPolicy::default() },
+            reconnect: RetryPolicy {
+                max_attempts: 10,
+                ..RetryPolicy::default()
+            },
             redelivery: RetryPolicy {
                 max_attempts: u32::MAX,
                 initial_backoff: Duration::from_secs(1),
@@ -138,6 +145,19 @@ impl InboxOptions {
     }
 }
 
+/// What a consumer did (see [`Inbox::run_until`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InboxStats {
+    /// Deliveries given to the handler.
+    pub handled: u64,
+    /// Of those, acknowledged.
+    pub acked: u64,
+    /// Given back for redelivery.
+    pub nacked: u64,
+    /// Moved to the dead-letter list.
+    pub dead_lettered: u64,
+}
+
 /// A consumer of one inbox (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct Inbox {
@@ -153,47 +173,109 @@ impl Inbox {
 
     /// Receives and handles messages one at a time until an error that is
     /// not retried.
-    pub async fn run<H, Fut, O>(&self, mut handler: H) -> Result<(), RpcError>
+    pub async fn run<H, Fut, O>(&self, handler: H) -> Result<InboxStats, RpcError>
     where
         H: FnMut(Delivery) -> Fut,
         Fut: Future<Output = O>,
         O: Into<Outcome>,
     {
+        self.run_until(handler, std::future::pending()).await
+    }
+
+    /// As [`run`](Self::run), until `stop` completes: the delivery being
+    /// handled then is finished and settled, deliveries received but not
+    /// handled yet are given back (nacked without delay), and the counts are
+    /// returned.
+    pub async fn run_until<H, Fut, O, S>(
+        &self,
+        mut handler: H,
+        stop: S,
+    ) -> Result<InboxStats, RpcError>
+    where
+        H: FnMut(Delivery) -> Fut,
+        Fut: Future<Output = O>,
+        O: Into<Outcome>,
+        S: Future<Output = ()>,
+    {
         const RECEIVE: &str = "statekeeper.v1.MessageService/ReceiveMessages";
+        tokio::pin!(stop);
+        let mut stats = InboxStats::default();
         let mut failures = 0u32;
         // Deliveries received and not yet handled: their visibility is
         // extended too, while the handler works on the one before them.
         let mut queue: VecDeque<Delivery> = VecDeque::new();
         let mut stream: Option<tonic::Streaming<ReceiveMessagesResponse>> = None;
         loop {
+            let stopped = tokio::select! {
+                biased;
+                _ = &mut stop => true,
+                _ = std::future::ready(()) => false,
+            };
+            if stopped {
+                let handles: Vec<String> = queue.drain(..).map(|d| d.receipt_handle).collect();
+                if !handles.is_empty() {
+                    let _ = self
+                        .nack(NackMessagesRequest {
+                            receipt_handles: handles,
+                            ..Default::default()
+                        })
+                        .await;
+                }
+                return Ok(stats);
+            }
             if let Some(delivery) = queue.pop_front() {
-                let (outcome, broken) = self.handle(&delivery, &mut handler, &mut queue, &mut stream).await;
+                let (outcome, broken) = self
+                    .handle(&delivery, &mut handler, &mut queue, &mut stream)
+                    .await;
                 if broken.is_some() {
                     stream = None;
+                }
+                stats.handled += 1;
+                match &outcome {
+                    Outcome::Ack => stats.acked += 1,
+                    Outcome::Nack { .. } => stats.nacked += 1,
+                    Outcome::DeadLetter { .. } => stats.dead_lettered += 1,
                 }
                 self.settle(delivery, outcome).await?;
                 continue;
             }
-            let error = match stream.as_mut() {
-                None => match self.service.receive_messages(self.request()).await {
-                    Ok(opened) => {
-                        stream = Some(opened);
-                        continue;
-                    }
-                    Err(error) => error,
-                },
-                Some(open) => match open.message().await {
-                    Ok(Some(response)) => {
+            let received = async {
+                match stream.as_mut() {
+                    None => self
+                        .service
+                        .receive_messages(self.request())
+                        .await
+                        .map(|opened| {
+                            stream = Some(opened);
+                            Vec::new()
+                        }),
+                    Some(open) => match open.message().await {
+                        Ok(Some(response)) => Ok(response.deliveries),
+                        Ok(None) => Err(RpcError::new(
+                            tonic::Status::unavailable("the receive stream ended"),
+                            RECEIVE,
+                        )),
+                        Err(status) => Err(RpcError::new(status, RECEIVE)),
+                    },
+                }
+            };
+            let received = tokio::select! {
+                received = received => received,
+                _ = &mut stop => return Ok(stats),
+            };
+            let error = match received {
+                Ok(deliveries) => {
+                    if !deliveries.is_empty() {
                         failures = 0;
-                        queue.extend(response.deliveries);
-                        continue;
                     }
-                    Ok(None) => RpcError::new(tonic::Status::unavailable("the receive stream ended"), RECEIVE),
-                    Err(status) => RpcError::new(status, RECEIVE),
-                },
+                    queue.extend(deliveries);
+                    continue;
+                }
+                Err(error) => error,
             };
             stream = None;
-            let slow = error.code() == Code::ResourceExhausted && error.is(ErrorReason::SlowConsumer);
+            let slow =
+                error.code() == Code::ResourceExhausted && error.is(ErrorReason::SlowConsumer);
             if !(error.is_transient() || slow) {
                 return Err(error);
             }
@@ -201,7 +283,10 @@ impl Inbox {
             if failures >= self.options.reconnect.max_attempts.max(1) {
                 return Err(error);
             }
-            tokio::time::sleep(self.options.reconnect.backoff(failures)).await;
+            tokio::select! {
+                _ = tokio::time::sleep(self.options.reconnect.backoff(failures)) => {}
+                _ = &mut stop => return Ok(stats),
+            }
         }
     }
 
@@ -231,7 +316,11 @@ impl Inbox {
         O: Into<Outcome>,
     {
         let visibility = self.options.visibility_timeout;
-        let every = self.options.extend_every.unwrap_or(visibility / 3).max(Duration::from_millis(10));
+        let every = self
+            .options
+            .extend_every
+            .unwrap_or(visibility / 3)
+            .max(Duration::from_millis(10));
         let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         let work = handler(delivery.clone());
         tokio::pin!(work);
@@ -294,7 +383,9 @@ impl Inbox {
             }
         };
         match settled {
-            Err(error) if !error.is_transient() && error.code() != Code::DeadlineExceeded => Err(error),
+            Err(error) if !error.is_transient() && error.code() != Code::DeadlineExceeded => {
+                Err(error)
+            }
             _ => Ok(()),
         }
     }
@@ -302,26 +393,46 @@ impl Inbox {
     /// Ack, nack and extend are not request_id mutations, but repeating them
     /// with the same receipt handle changes nothing: they are retried.
     fn settle_policy(&self) -> CallPolicy {
-        CallPolicy { retry: RetryPolicy { max_attempts: 8, ..RetryPolicy::default() }, ..self.service.policy() }
+        CallPolicy {
+            retry: RetryPolicy {
+                max_attempts: 8,
+                ..RetryPolicy::default()
+            },
+            ..self.service.policy()
+        }
     }
 
     async fn ack(&self, handle: String) -> Result<(), RpcError> {
         let raw = self.service.raw();
-        let request = AckMessagesRequest { receipt_handles: vec![handle] };
-        call::unary(&self.settle_policy(), "statekeeper.v1.MessageService/AckMessages", true, request, move |r| {
-            let mut raw = raw.clone();
-            async move { raw.ack_messages(r).await }
-        })
+        let request = AckMessagesRequest {
+            receipt_handles: vec![handle],
+        };
+        call::unary(
+            &self.settle_policy(),
+            "statekeeper.v1.MessageService/AckMessages",
+            true,
+            request,
+            move |r| {
+                let mut raw = raw.clone();
+                async move { raw.ack_messages(r).await }
+            },
+        )
         .await
         .map(|_| ())
     }
 
     async fn nack(&self, request: NackMessagesRequest) -> Result<(), RpcError> {
         let raw = self.service.raw();
-        call::unary(&self.settle_policy(), "statekeeper.v1.MessageService/NackMessages", true, request, move |r| {
-            let mut raw = raw.clone();
-            async move { raw.nack_messages(r).await }
-        })
+        call::unary(
+            &self.settle_policy(),
+            "statekeeper.v1.MessageService/NackMessages",
+            true,
+            request,
+            move |r| {
+                let mut raw = raw.clone();
+                async move { raw.nack_messages(r).await }
+            },
+        )
         .await
         .map(|_| ())
     }

@@ -57,7 +57,7 @@ pub mod watch;
 
 pub use call::{is_transient, new_request_id, CallPolicy, RetryPolicy, DEFAULT_TIMEOUT};
 pub use errors::{ErrorReason, RpcError};
-pub use inbox::{Inbox, InboxOptions, Outcome};
+pub use inbox::{Inbox, InboxOptions, InboxStats, Outcome};
 pub use watch::{OnCompaction, Watch, WatchOptions, WatchUpdate};
 
 use std::time::Duration;
@@ -71,8 +71,8 @@ pub use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
 pub use tonic_health::ServingStatus;
 
 use services::{
-    AdminService, BlackboardService, CheckpointService, ItemService, MemoryService,
-    MessageService, SessionService,
+    AdminService, BlackboardService, CheckpointService, ItemService, MemoryService, MessageService,
+    SessionService,
 };
 use v1::admin_service_client::AdminServiceClient;
 use v1::blackboard_service_client::BlackboardServiceClient;
@@ -95,13 +95,19 @@ impl Auth {
             return Ok(Self::none());
         }
         let value = key.parse().map_err(|_| Error::InvalidKey)?;
-        Ok(Self { key: Some((MetadataKey::from_static("x-api-key"), value)) })
+        Ok(Self {
+            key: Some((MetadataKey::from_static("x-api-key"), value)),
+        })
     }
 
     /// Sends `authorization: Bearer <token>`.
     pub fn bearer(token: &str) -> Result<Self, Error> {
-        let value = format!("Bearer {token}").parse().map_err(|_| Error::InvalidKey)?;
-        Ok(Self { key: Some((MetadataKey::from_static("authorization"), value)) })
+        let value = format!("Bearer {token}")
+            .parse()
+            .map_err(|_| Error::InvalidKey)?;
+        Ok(Self {
+            key: Some((MetadataKey::from_static("authorization"), value)),
+        })
     }
 
     /// No credentials (a single-tenant server, or mTLS tenants).
@@ -228,7 +234,9 @@ impl Client {
             &self.policy,
             "grpc.health.v1.Health/Check",
             true,
-            HealthCheckRequest { service: String::new() },
+            HealthCheckRequest {
+                service: String::new(),
+            },
             move |request| {
                 let mut raw = raw.clone();
                 async move { raw.check(request).await }
@@ -338,7 +346,11 @@ impl ClientBuilder {
             None => Endpoint::from_shared(format!("http://{}", self.endpoint))?,
         };
         let endpoint = endpoint.connect_timeout(self.connect_timeout);
-        let channel = if self.lazy { endpoint.connect_lazy() } else { endpoint.connect().await? };
+        let channel = if self.lazy {
+            endpoint.connect_lazy()
+        } else {
+            endpoint.connect().await?
+        };
         Ok(Client::with_policy(channel, auth, self.policy))
     }
 }
@@ -347,7 +359,10 @@ impl ClientBuilder {
 /// a 10 s connect timeout, a 30 s default deadline per call and the default
 /// retry policy.
 pub async fn connect(endpoint: &str, api_key: &str) -> Result<Client, Error> {
-    ClientBuilder::new(endpoint).api_key(api_key).connect().await
+    ClientBuilder::new(endpoint)
+        .api_key(api_key)
+        .connect()
+        .await
 }
 
 /// How to reach a server that serves TLS; the same options as every other
@@ -415,7 +430,11 @@ pub async fn connect_with_tls(
     api_key: &str,
     tls: &TlsOptions,
 ) -> Result<Client, Error> {
-    ClientBuilder::new(endpoint).api_key(api_key).tls(tls.clone()).connect().await
+    ClientBuilder::new(endpoint)
+        .api_key(api_key)
+        .tls(tls.clone())
+        .connect()
+        .await
 }
 
 /// True if the call failed with UNIMPLEMENTED: the server does not serve that

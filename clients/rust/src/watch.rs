@@ -88,7 +88,10 @@ impl WatchOptions {
             prev_value: false,
             progress_notify_interval: None,
             event_types: Vec::new(),
-            retry: RetryPolicy { max_attempts: 10, ..RetryPolicy::default() },
+            retry: RetryPolicy {
+                max_attempts: 10,
+                ..RetryPolicy::default()
+            },
             on_compaction: OnCompaction::Relist,
             resume_slow_consumer: true,
         }
@@ -166,18 +169,31 @@ pub enum WatchUpdate {
     Started { start_revision: i64 },
     /// The initial snapshot: the matching entries at `revision`, whole (a
     /// snapshot broken half way is taken again).
-    Snapshot { revision: i64, entries: Vec<BlackboardEntry> },
+    Snapshot {
+        revision: i64,
+        entries: Vec<BlackboardEntry>,
+    },
     /// The events of one or more whole revisions, in order.
-    Events { events: Vec<BlackboardEvent>, resume_revision: i64 },
+    Events {
+        events: Vec<BlackboardEvent>,
+        resume_revision: i64,
+    },
     /// Every matching event at or below `revision` has been delivered.
     Progress { revision: i64 },
     /// The stream broke with `error` (UNAVAILABLE, or SLOW_CONSUMER); the
     /// watch reopens it from `resume_revision` after `retry_in`.
-    Interrupted { error: RpcError, resume_revision: i64, retry_in: Duration },
+    Interrupted {
+        error: RpcError,
+        resume_revision: i64,
+        retry_in: Duration,
+    },
     /// The history to replay was compacted: these are the matching entries
     /// at `revision` (all pages), and the watch continues from `revision + 1`.
     /// Events between the last one delivered and `revision` are not delivered.
-    Relisted { revision: i64, entries: Vec<BlackboardEntry> },
+    Relisted {
+        revision: i64,
+        entries: Vec<BlackboardEntry>,
+    },
 }
 
 /// A resuming blackboard watch; call [`next`](Watch::next) in a loop. Dropping
@@ -239,7 +255,10 @@ impl Watch {
             initial_snapshot: self.snapshot_pending,
             prev_value: self.options.prev_value,
             progress_notify_interval: self.options.progress_notify_interval.map(|d| {
-                prost_types::Duration { seconds: d.as_secs() as i64, nanos: d.subsec_nanos() as i32 }
+                prost_types::Duration {
+                    seconds: d.as_secs() as i64,
+                    nanos: d.subsec_nanos() as i32,
+                }
             }),
             event_types: self.options.event_types.iter().map(|t| *t as i32).collect(),
         }
@@ -262,7 +281,9 @@ impl Watch {
                     Err(status) => return self.broken(status).await,
                 }
             }
-            let Some(stream) = self.stream.as_mut() else { continue };
+            let Some(stream) = self.stream.as_mut() else {
+                continue;
+            };
             match stream.message().await {
                 Ok(Some(response)) => {
                     self.failures = 0;
@@ -271,7 +292,9 @@ impl Watch {
                     }
                 }
                 Ok(None) => {
-                    return self.broken(Status::unavailable("the watch stream ended")).await;
+                    return self
+                        .broken(Status::unavailable("the watch stream ended"))
+                        .await;
                 }
                 Err(status) => return self.broken(status).await,
             }
@@ -293,9 +316,9 @@ impl Watch {
             }
         }
         match kind {
-            watch_response::Kind::Started(started) => {
-                Some(WatchUpdate::Started { start_revision: started.start_revision })
-            }
+            watch_response::Kind::Started(started) => Some(WatchUpdate::Started {
+                start_revision: started.start_revision,
+            }),
             watch_response::Kind::SnapshotBegin(_) => {
                 self.snapshot.clear();
                 None
@@ -312,9 +335,9 @@ impl Watch {
                 events: events.events,
                 resume_revision: response.resume_revision,
             }),
-            watch_response::Kind::Progress(progress) => {
-                Some(WatchUpdate::Progress { revision: progress.revision })
-            }
+            watch_response::Kind::Progress(progress) => Some(WatchUpdate::Progress {
+                revision: progress.revision,
+            }),
         }
     }
 
@@ -338,7 +361,11 @@ impl Watch {
         }
         let retry_in = self.options.retry.backoff(self.failures);
         self.pause = Some(retry_in);
-        Ok(WatchUpdate::Interrupted { error, resume_revision: self.resume_revision, retry_in })
+        Ok(WatchUpdate::Interrupted {
+            error,
+            resume_revision: self.resume_revision,
+            retry_in,
+        })
     }
 
     /// Lists the matching keys, all pages at one revision, and moves the

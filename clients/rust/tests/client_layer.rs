@@ -17,7 +17,9 @@ use tokio::time::Instant;
 use tonic::Code;
 
 fn value() -> Option<BlackboardValue> {
-    Some(BlackboardValue { kind: Some(blackboard_value::Kind::Payload(Payload::default())) })
+    Some(BlackboardValue {
+        kind: Some(blackboard_value::Kind::Payload(Payload::default())),
+    })
 }
 
 #[test]
@@ -28,10 +30,16 @@ fn every_generated_reason_has_a_wire_name_and_back() {
     assert!(!reasons.contains(&ErrorReason::Unspecified));
     for reason in reasons {
         let name = reason_name(reason);
-        assert!(!name.starts_with("ERROR_REASON_") && !name.is_empty(), "{name}");
+        assert!(
+            !name.starts_with("ERROR_REASON_") && !name.is_empty(),
+            "{name}"
+        );
         assert_eq!(reason_from_name(name), Some(reason), "{name}");
     }
-    assert_eq!(reason_name(ErrorReason::RevisionCompacted), "REVISION_COMPACTED");
+    assert_eq!(
+        reason_name(ErrorReason::RevisionCompacted),
+        "REVISION_COMPACTED"
+    );
     assert_eq!(reason_from_name("NO_SUCH_REASON"), None);
     assert_eq!(reason_from_name(""), None);
     assert_eq!(reason_from_name("UNSPECIFIED"), None);
@@ -53,7 +61,9 @@ async fn server_errors_carry_their_typed_reason() {
 
     let missing = sk
         .sessions
-        .get_session(GetSessionRequest { session_id: "no-such-session".into(), ..Default::default() })
+        .get_session(GetSessionRequest {
+            session_id: "no-such-session".into(),
+        })
         .await
         .unwrap_err();
     assert_eq!(missing.code(), Code::NotFound);
@@ -78,12 +88,20 @@ async fn server_errors_carry_their_typed_reason() {
 
     let invalid = sk
         .blackboard
-        .put_entry(PutEntryRequest { board: String::new(), key: "k".into(), value: value(), ..Default::default() })
+        .put_entry(PutEntryRequest {
+            board: String::new(),
+            key: "k".into(),
+            value: value(),
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(invalid.code(), Code::InvalidArgument);
     assert_eq!(invalid.reason(), Some(ErrorReason::InvalidField));
-    assert_eq!(invalid.metadata().get("field").map(String::as_str), Some("board"));
+    assert_eq!(
+        invalid.metadata().get("field").map(String::as_str),
+        Some("board")
+    );
     assert!(invalid.to_string().contains("[INVALID_FIELD]"), "{invalid}");
 }
 
@@ -91,8 +109,16 @@ async fn server_errors_carry_their_typed_reason() {
 async fn only_reads_and_keyed_mutations_are_retried_while_the_server_is_down() {
     let mut server = Server::start().await;
     let sk = server.client().await;
-    let put = PutEntryRequest { board: "r".into(), key: "k".into(), value: value(), ..Default::default() };
-    sk.blackboard.put_entry(put.clone()).await.expect("put while up");
+    let put = PutEntryRequest {
+        board: "r".into(),
+        key: "k".into(),
+        value: value(),
+        ..Default::default()
+    };
+    sk.blackboard
+        .put_entry(put.clone())
+        .await
+        .expect("put while up");
 
     server.kill();
     // Reads and keyed mutations wait for the server (retried with backoff);
@@ -113,17 +139,31 @@ async fn only_reads_and_keyed_mutations_are_retried_while_the_server_is_down() {
     });
     let started = Instant::now();
     let read = patient
-        .get_entry(GetEntryRequest { board: "r".into(), key: "k".into(), ..Default::default() })
+        .get_entry(GetEntryRequest {
+            board: "r".into(),
+            key: "k".into(),
+            ..Default::default()
+        })
         .await
         .expect("the read is retried until the server is back");
     assert!(read.found);
-    assert!(started.elapsed() >= Duration::from_secs(1), "the read waited for the restart");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "the read waited for the restart"
+    );
     let _server = restarter.await.unwrap();
 
     let sent = sk
         .messages
-        .with_retry(RetryPolicy { max_attempts: 1000, max_backoff: Duration::from_millis(300), ..Default::default() })
-        .send_message(SendMessageRequest { to_agent: "inbox-r".into(), ..Default::default() })
+        .with_retry(RetryPolicy {
+            max_attempts: 1000,
+            max_backoff: Duration::from_millis(300),
+            ..Default::default()
+        })
+        .send_message(SendMessageRequest {
+            to_agent: "inbox-r".into(),
+            ..Default::default()
+        })
         .await
         .expect("send");
     // The client set an idempotency key.
@@ -132,14 +172,22 @@ async fn only_reads_and_keyed_mutations_are_retried_while_the_server_is_down() {
         .pull_messages(PullMessagesRequest {
             agent_id: "inbox-r".into(),
             max_messages: 10,
-            wait_timeout: Some(prost_types::Duration { seconds: 5, nanos: 0 }),
+            wait_timeout: Some(prost_types::Duration {
+                seconds: 5,
+                nanos: 0,
+            }),
             ..Default::default()
         })
         .await
         .unwrap();
     let message = pulled.deliveries[0].message.clone().unwrap();
     assert_eq!(message.message_id, sent.message_id);
-    assert_eq!(message.request_id.len(), 32, "a random request_id: {:?}", message.request_id);
+    assert_eq!(
+        message.request_id.len(),
+        32,
+        "a random request_id: {:?}",
+        message.request_id
+    );
 
     // The same key again is deduplicated by the server: a retry is safe.
     let again = sk
@@ -166,12 +214,18 @@ async fn the_call_deadline_bounds_a_call() {
         .request_reply(RequestReplyRequest {
             from_agent: "asker".into(),
             to_agent: "nobody".into(),
-            timeout: Some(prost_types::Duration { seconds: 60, nanos: 0 }),
+            timeout: Some(prost_types::Duration {
+                seconds: 60,
+                nanos: 0,
+            }),
             ..Default::default()
         })
         .await
         .unwrap_err();
     assert_eq!(error.code(), Code::DeadlineExceeded, "{error}");
-    assert!(started.elapsed() < scaled(30), "ended by the 1 s deadline, not the 60 s wait");
+    assert!(
+        started.elapsed() < scaled(30),
+        "ended by the 1 s deadline, not the 60 s wait"
+    );
     assert!(started.elapsed() >= Duration::from_millis(900));
 }

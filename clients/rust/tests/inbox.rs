@@ -16,7 +16,10 @@ use support::{scaled, Server};
 use tokio::time::Instant;
 
 fn proto(d: Duration) -> prost_types::Duration {
-    prost_types::Duration { seconds: d.as_secs() as i64, nanos: d.subsec_nanos() as i32 }
+    prost_types::Duration {
+        seconds: d.as_secs() as i64,
+        nanos: d.subsec_nanos() as i32,
+    }
 }
 
 async fn send(sk: &Client, to: &str, body: &str, fail_once: bool) -> String {
@@ -28,7 +31,11 @@ async fn send(sk: &Client, to: &str, body: &str, fail_once: bool) -> String {
         .send_message(SendMessageRequest {
             to_agent: to.into(),
             r#type: "test.job".into(),
-            payload: Some(Payload { content_type: "text/plain".into(), schema_version: 0, data: body.into() }),
+            payload: Some(Payload {
+                content_type: "text/plain".into(),
+                schema_version: 0,
+                data: body.into(),
+            }),
             headers,
             ..Default::default()
         })
@@ -82,7 +89,11 @@ async fn every_message_is_handled_and_acked_across_a_restart_and_nacks_are_redel
         let inbox = sk.inbox(
             InboxOptions::new(inbox)
                 .visibility_timeout(Duration::from_secs(2))
-                .reconnect(RetryPolicy { max_attempts: 200, max_backoff: Duration::from_millis(500), ..Default::default() })
+                .reconnect(RetryPolicy {
+                    max_attempts: 200,
+                    max_backoff: Duration::from_millis(500),
+                    ..Default::default()
+                })
                 .redelivery(RetryPolicy {
                     max_attempts: u32::MAX,
                     initial_backoff: Duration::from_millis(100),
@@ -101,9 +112,13 @@ async fn every_message_is_handled_and_acked_across_a_restart_and_nacks_are_redel
                         tokio::time::sleep(Duration::from_millis(150)).await;
                         let mut seen = seen.lock().unwrap();
                         seen.last_delivery = Some(Instant::now());
-                        let counts = seen.deliveries.entry(message.message_id.clone()).or_default();
+                        let counts = seen
+                            .deliveries
+                            .entry(message.message_id.clone())
+                            .or_default();
                         counts.push(delivery.delivery_count);
-                        if message.headers.contains_key("fail-once") && delivery.delivery_count == 1 {
+                        if message.headers.contains_key("fail-once") && delivery.delivery_count == 1
+                        {
                             return Err("first attempt fails");
                         }
                         seen.acked.insert(message.message_id);
@@ -133,31 +148,53 @@ async fn every_message_is_handled_and_acked_across_a_restart_and_nacks_are_redel
     loop {
         {
             let seen = seen.lock().unwrap();
-            let quiet = seen.last_delivery.is_some_and(|t| t.elapsed() > Duration::from_secs(5));
+            let quiet = seen
+                .last_delivery
+                .is_some_and(|t| t.elapsed() > Duration::from_secs(5));
             if seen.acked == expected && quiet {
                 break;
             }
         }
-        assert!(!consumer.is_finished(), "the consumer stopped: {:?}", consumer.is_finished());
-        assert!(Instant::now() < deadline, "not every message was acked: {:?}", seen.lock().unwrap().acked.len());
+        assert!(
+            !consumer.is_finished(),
+            "the consumer stopped: {:?}",
+            consumer.is_finished()
+        );
+        assert!(
+            Instant::now() < deadline,
+            "not every message was acked: {:?}",
+            seen.lock().unwrap().acked.len()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     consumer.abort();
 
-    let seen = seen.lock().unwrap();
-    assert_eq!(seen.acked, expected, "every message handled and acked");
-    for id in &fail_once {
-        let counts = &seen.deliveries[id];
-        assert_eq!(counts[0], 1, "{id}: first delivery");
-        assert!(counts.len() >= 2 && counts[1] >= 2, "{id} redelivered after its nack: {counts:?}");
+    {
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.acked, expected, "every message handled and acked");
+        for id in &fail_once {
+            let counts = &seen.deliveries[id];
+            assert_eq!(counts[0], 1, "{id}: first delivery");
+            assert!(
+                counts.len() >= 2 && counts[1] >= 2,
+                "{id} redelivered after its nack: {counts:?}"
+            );
+        }
     }
     assert_eq!(pull(&sk, inbox).await, 0, "nothing left in the inbox");
     let dead = sk
         .messages
-        .list_dead_letters(ListDeadLettersRequest { agent_id: inbox.into(), ..Default::default() })
+        .list_dead_letters(ListDeadLettersRequest {
+            agent_id: inbox.into(),
+            ..Default::default()
+        })
         .await
         .unwrap();
-    assert!(dead.dead_letters.is_empty(), "no dead letters: {:?}", dead.dead_letters);
+    assert!(
+        dead.dead_letters.is_empty(),
+        "no dead letters: {:?}",
+        dead.dead_letters
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -182,10 +219,14 @@ async fn visibility_is_extended_while_the_handler_runs_and_dead_letter_outcome()
                     let started_tx = started_tx.clone();
                     async move {
                         let message = delivery.message.unwrap_or_default();
-                        seen.lock().unwrap().push((message.message_id.clone(), delivery.delivery_count));
+                        seen.lock()
+                            .unwrap()
+                            .push((message.message_id.clone(), delivery.delivery_count));
                         let _ = started_tx.send(message.message_id.clone()).await;
                         if message.payload.unwrap_or_default().data == b"poison" {
-                            return Outcome::DeadLetter { reason: "cannot parse".into() };
+                            return Outcome::DeadLetter {
+                                reason: "cannot parse".into(),
+                            };
                         }
                         // Four visibility timeouts.
                         tokio::time::sleep(Duration::from_secs(4)).await;
@@ -195,7 +236,10 @@ async fn visibility_is_extended_while_the_handler_runs_and_dead_letter_outcome()
                 .await
         })
     };
-    let first = tokio::time::timeout(scaled(60), started_rx.recv()).await.unwrap().unwrap();
+    let first = tokio::time::timeout(scaled(60), started_rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(first, slow);
     // While the handler runs past the visibility timeout, another receiver
     // gets nothing: the lease is being extended.
@@ -204,13 +248,19 @@ async fn visibility_is_extended_while_the_handler_runs_and_dead_letter_outcome()
         assert_eq!(pull(&sk, inbox).await, 0, "the message stayed invisible");
     }
     let poison = send(&sk, inbox, "poison", false).await;
-    let second = tokio::time::timeout(scaled(60), started_rx.recv()).await.unwrap().unwrap();
+    let second = tokio::time::timeout(scaled(60), started_rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(second, poison);
     let deadline = Instant::now() + scaled(30);
     let dead = loop {
         let dead = sk
             .messages
-            .list_dead_letters(ListDeadLettersRequest { agent_id: inbox.into(), ..Default::default() })
+            .list_dead_letters(ListDeadLettersRequest {
+                agent_id: inbox.into(),
+                ..Default::default()
+            })
             .await
             .unwrap()
             .dead_letters;
@@ -221,8 +271,15 @@ async fn visibility_is_extended_while_the_handler_runs_and_dead_letter_outcome()
     };
     consumer.abort();
     assert_eq!(dead.len(), 1);
-    assert_eq!(dead[0].message.as_ref().map(|m| m.message_id.as_str()), Some(poison.as_str()));
+    assert_eq!(
+        dead[0].message.as_ref().map(|m| m.message_id.as_str()),
+        Some(poison.as_str())
+    );
     assert_eq!(dead[0].detail, "cannot parse");
-    assert_eq!(*seen.lock().unwrap(), vec![(slow, 1), (poison, 1)], "each delivered once");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![(slow, 1), (poison, 1)],
+        "each delivered once"
+    );
     assert_eq!(pull(&sk, inbox).await, 0, "the slow message was acked");
 }

@@ -46,7 +46,10 @@ async fn put(sk: &Client, board: &str, key: &str) -> Result<i64, RpcError> {
 
 /// Collects (revision, key) of every event until `until` is seen or the
 /// watch fails; returns the events and the updates other than events.
-async fn collect(watch: &mut Watch, until: i64) -> Result<(Vec<(i64, String)>, Vec<WatchUpdate>), RpcError> {
+async fn collect(
+    watch: &mut Watch,
+    until: i64,
+) -> Result<(Vec<(i64, String)>, Vec<WatchUpdate>), RpcError> {
     let mut events = Vec::new();
     let mut others = Vec::new();
     while events.last().map(|(r, _)| *r).unwrap_or(0) < until {
@@ -139,31 +142,63 @@ async fn watch_resumes_across_server_restarts_without_gap_or_repeat() {
     }
     tokio::time::sleep(Duration::from_millis(1500)).await;
     stop.store(true, Ordering::SeqCst);
-    let acknowledged = tokio::time::timeout(scaled(120), writer).await.expect("writer ends").expect("writer");
+    let acknowledged = tokio::time::timeout(scaled(120), writer)
+        .await
+        .expect("writer ends")
+        .expect("writer");
     let end = put(&sk, board, "k/end").await.expect("last put");
 
-    let (result, seen, interrupted, streams) =
-        tokio::time::timeout(scaled(120), watcher).await.expect("watch reaches the end").expect("watcher");
+    let (result, seen, interrupted, streams) = tokio::time::timeout(scaled(120), watcher)
+        .await
+        .expect("watch reaches the end")
+        .expect("watcher");
     result.expect("the watch ends only when it saw the last key");
 
     // Ground truth: the same board replayed from the same start revision.
-    let mut replay = sk.watch(WatchOptions::new(board).prefix("k/").start_revision(before + 1));
+    let mut replay = sk.watch(
+        WatchOptions::new(board)
+            .prefix("k/")
+            .start_revision(before + 1),
+    );
     let (truth, _) = tokio::time::timeout(scaled(60), collect(&mut replay, end))
         .await
         .expect("replay in time")
         .expect("replay");
 
-    assert!(acknowledged.len() > 20, "the writer made progress: {} puts", acknowledged.len());
+    assert!(
+        acknowledged.len() > 20,
+        "the writer made progress: {} puts",
+        acknowledged.len()
+    );
     let revisions: Vec<i64> = seen.iter().map(|(r, _)| *r).collect();
-    assert!(revisions.windows(2).all(|w| w[0] < w[1]), "ordered and unique: {revisions:?}");
-    assert_eq!(seen, truth, "the resumed watch saw exactly the replayed events");
+    assert!(
+        revisions.windows(2).all(|w| w[0] < w[1]),
+        "ordered and unique: {revisions:?}"
+    );
+    assert_eq!(
+        seen, truth,
+        "the resumed watch saw exactly the replayed events"
+    );
     for revision in &acknowledged {
-        assert!(revisions.contains(revision), "acknowledged put at {revision} missed");
+        assert!(
+            revisions.contains(revision),
+            "acknowledged put at {revision} missed"
+        );
     }
     assert_eq!(revisions.first(), truth.first().map(|(r, _)| r));
-    assert!(streams as usize > RESTARTS, "reconnected after every restart: {streams} streams");
-    assert!(interrupted >= RESTARTS, "each break was reported: {interrupted}");
-    eprintln!("{} events, {} streams, last revision {end}", seen.len(), streams);
+    assert!(
+        streams as usize > RESTARTS,
+        "reconnected after every restart: {streams} streams"
+    );
+    assert!(
+        interrupted >= RESTARTS,
+        "each break was reported: {interrupted}"
+    );
+    eprintln!(
+        "{} events, {} streams, last revision {end}",
+        seen.len(),
+        streams
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -174,18 +209,31 @@ async fn compaction_is_answered_by_a_relist_then_watch() {
     let first = put(&sk, board, "a").await.unwrap();
     put(&sk, board, "b").await.unwrap();
     let last = put(&sk, board, "a").await.unwrap();
-    sk.blackboard.compact_blackboard(CompactBlackboardRequest { revision: last }).await.unwrap();
+    sk.blackboard
+        .compact_blackboard(CompactBlackboardRequest { revision: last })
+        .await
+        .unwrap();
 
     // With Fail, the typed error comes out.
-    let mut failing = sk.watch(WatchOptions::new(board).start_revision(first).on_compaction(OnCompaction::Fail));
-    let error = tokio::time::timeout(scaled(30), failing.next()).await.unwrap().unwrap_err();
+    let mut failing = sk.watch(
+        WatchOptions::new(board)
+            .start_revision(first)
+            .on_compaction(OnCompaction::Fail),
+    );
+    let error = tokio::time::timeout(scaled(30), failing.next())
+        .await
+        .unwrap()
+        .unwrap_err();
     assert_eq!(error.code(), Code::OutOfRange);
     assert_eq!(error.reason(), Some(ErrorReason::RevisionCompacted));
     assert_eq!(error.metadata_i64("oldest_revision"), Some(last));
 
     // By default: the listing at the current revision, then the events after it.
     let mut watch = sk.watch(WatchOptions::new(board).start_revision(first));
-    let relisted = tokio::time::timeout(scaled(30), watch.next()).await.unwrap().unwrap();
+    let relisted = tokio::time::timeout(scaled(30), watch.next())
+        .await
+        .unwrap()
+        .unwrap();
     let WatchUpdate::Relisted { revision, entries } = relisted else {
         panic!("expected a relist, got {relisted:?}")
     };
@@ -194,7 +242,10 @@ async fn compaction_is_answered_by_a_relist_then_watch() {
     assert_eq!(keys, ["a", "b"]);
     assert_eq!(watch.resume_revision(), last + 1);
     let next = put(&sk, board, "c").await.unwrap();
-    let (events, _) = tokio::time::timeout(scaled(30), collect(&mut watch, next)).await.unwrap().unwrap();
+    let (events, _) = tokio::time::timeout(scaled(30), collect(&mut watch, next))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(events, vec![(next, "c".to_string())]);
 }
 
@@ -206,21 +257,34 @@ async fn initial_snapshot_and_progress_are_exposed() {
     put(&sk, board, "x").await.unwrap();
     let at = put(&sk, board, "y").await.unwrap();
     let mut watch = sk.watch(
-        WatchOptions::new(board).initial_snapshot(true).progress_every(Duration::from_millis(200)),
+        WatchOptions::new(board)
+            .initial_snapshot(true)
+            .progress_every(Duration::from_millis(200)),
     );
     let mut snapshot = None;
     let mut progress = None;
     let deadline = tokio::time::Instant::now() + scaled(60);
     while (snapshot.is_none() || progress.is_none()) && tokio::time::Instant::now() < deadline {
-        match tokio::time::timeout(scaled(30), watch.next()).await.unwrap().unwrap() {
+        match tokio::time::timeout(scaled(30), watch.next())
+            .await
+            .unwrap()
+            .unwrap()
+        {
             WatchUpdate::Snapshot { revision, entries } => {
-                snapshot = Some((revision, entries.into_iter().map(|e| e.key).collect::<Vec<_>>()))
+                snapshot = Some((
+                    revision,
+                    entries.into_iter().map(|e| e.key).collect::<Vec<_>>(),
+                ))
             }
             WatchUpdate::Progress { revision } => progress = Some(revision),
             _ => {}
         }
     }
     assert_eq!(snapshot, Some((at, vec!["x".to_string(), "y".to_string()])));
-    assert_eq!(progress, Some(at), "progress bookmarks the quiet board's revision");
+    assert_eq!(
+        progress,
+        Some(at),
+        "progress bookmarks the quiet board's revision"
+    );
     assert_eq!(watch.resume_revision(), at + 1);
 }

@@ -32,7 +32,10 @@ fn executable() -> PathBuf {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port")
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
 }
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
@@ -53,7 +56,12 @@ impl Server {
             COUNTER.fetch_add(1, Ordering::SeqCst)
         ));
         std::fs::create_dir_all(dir.join("data")).expect("test directory");
-        let mut server = Server { port: 0, dir, child: None, starts: 0 };
+        let mut server = Server {
+            port: 0,
+            dir,
+            child: None,
+            starts: 0,
+        };
         for attempt in 0..5 {
             server.port = free_port();
             match server.spawn_and_wait().await {
@@ -74,7 +82,11 @@ impl Server {
     pub async fn client(&self) -> Client {
         Client::builder(format!("http://{}", self.address()))
             .lazy(true)
-            .retry(RetryPolicy { max_attempts: 20, max_backoff: Duration::from_secs(1), ..Default::default() })
+            .retry(RetryPolicy {
+                max_attempts: 20,
+                max_backoff: Duration::from_secs(1),
+                ..Default::default()
+            })
             .timeout(scaled(60))
             .connect()
             .await
