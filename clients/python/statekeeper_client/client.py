@@ -239,7 +239,8 @@ class Client:
         on_compacted: Callable[[WatchResync], Any] | None = None,
     ) -> Watch:
         """A resuming Watch of `board` (see `statekeeper_client.watch`).
-        `timeout` bounds the whole watch, reconnects included (None: no
+        `timeout` bounds the whole watch, reconnects included: when it passes,
+        the iteration ends (None: no
         deadline); `reconnect_timeout` how long it keeps reconnecting
         without a working stream (None: as long as `timeout` allows);
         `on_compacted(WatchResync)` turns REVISION_COMPACTED into re-list

@@ -209,6 +209,8 @@ class _Reconnects:
         """The pause before the next stream, or None to end the watch
         quietly (the watch's own deadline passed); raises what ends it."""
         code = error.code() if error is not None else None
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED and self.remaining() == 0.0:
+            return None  # the watch's own `timeout` passed: the iteration ends
         if error is not None and error.reason == "SLOW_CONSUMER":
             self.slow_consumer_count += 1
             if not self.resume_slow_consumer:

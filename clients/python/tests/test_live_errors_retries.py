@@ -10,6 +10,7 @@ a read is repeated."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
 import threading
@@ -59,12 +60,8 @@ class CuttingProxy:
             server = socket.create_connection(self.upstream)
             self.sockets += [client, server]
             cutting = threading.Event()
-            threading.Thread(
-                target=self._up, args=(client, server, cutting), daemon=True
-            ).start()
-            threading.Thread(
-                target=self._down, args=(server, client, cutting), daemon=True
-            ).start()
+            threading.Thread(target=self._up, args=(client, server, cutting), daemon=True).start()
+            threading.Thread(target=self._down, args=(server, client, cutting), daemon=True).start()
 
     def _up(self, client: socket.socket, server: socket.socket, cutting: threading.Event) -> None:
         try:
@@ -80,10 +77,8 @@ class CuttingProxy:
         except OSError:
             pass
         for sock in (client, server):
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             sock.close()
 
     def _down(self, server: socket.socket, client: socket.socket, cutting: threading.Event) -> None:
@@ -98,10 +93,8 @@ class CuttingProxy:
         self.closed = True
         self.listener.close()
         for sock in self.sockets:
-            try:
+            with contextlib.suppress(OSError):
                 sock.close()
-            except OSError:
-                pass
 
 
 @pytest.fixture(scope="module")
@@ -269,6 +262,8 @@ def test_server_reasons_raise_their_classes(server: LiveServer) -> None:
             sk.sessions.GetSession(session_pb2.GetSessionRequest(session_id=""))
         assert invalid.value.error_metadata.get("field") == "session_id"
 
-    with Client(server.address, api_key="not-a-key") as stranger:
-        with pytest.raises(errors.UnauthenticatedError):
-            stranger.sessions.GetSession(session_pb2.GetSessionRequest(session_id="x"))
+    with (
+        Client(server.address, api_key="not-a-key") as stranger,
+        pytest.raises(errors.UnauthenticatedError),
+    ):
+        stranger.sessions.GetSession(session_pb2.GetSessionRequest(session_id="x"))
