@@ -76,8 +76,9 @@ def actor_for(principal: Principal, method: str) -> Actor:
 class _Malformed:
     """Stands in for a request whose bytes failed to parse."""
 
-    def __init__(self, error: Exception) -> None:
+    def __init__(self, error: Exception, size: int) -> None:
         self.error = error
+        self.size = size
 
 
 def _safe_deserializer(inner: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
@@ -88,7 +89,7 @@ def _safe_deserializer(inner: Callable[[bytes], Any] | None) -> Callable[[bytes]
         try:
             return inner(data)
         except (DecodeError, ValueError) as exc:
-            return _Malformed(exc)
+            return _Malformed(exc, len(data))
 
     return deserialize
 
@@ -277,12 +278,15 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             _log_call(method, outcome, started)
 
     def _admit(self, method: str, request: Any) -> None:
-        """The request's checks, then the caller's quotas (a malformed
-        request costs no tokens)."""
-        admit(request)
+        """The caller's quotas, then the request's checks: every request
+        counts against the rates, a malformed or invalid one too (it cost
+        the server its parsing)."""
         tenant = _actor.get().tenant
-        size = request.ByteSize() if self._quotas.needs_size(tenant) else 0
+        size = 0
+        if self._quotas.needs_size(tenant):
+            size = request.size if isinstance(request, _Malformed) else request.ByteSize()
         self._quotas.admit(tenant, method, size)
+        admit(request)
 
     async def _admitted(
         self, method: str, requests: AsyncIterator[Any]
