@@ -53,7 +53,7 @@ from statekeeper.core.limits import Limits
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.config import MemoryConfig
 from statekeeper.core.memory.context import ContextRequest
-from statekeeper.core.memory.episodic import EpisodeDraft, RecallQuery
+from statekeeper.core.memory.episodes import EpisodeDraft, RecallQuery
 from statekeeper.core.memory.models import Episode, ValueSource, content_hash
 from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import ExtractiveSummarizer

@@ -13,7 +13,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from statekeeper.storage.embedded.sessions import DATABASE_FILE
+from statekeeper.storage.embedded.sessions_schema import DATABASE_FILE
 
 
 class DataDirError(ValueError):

@@ -72,7 +72,7 @@ def _config(settings: Settings) -> Finding:
 
 
 def _embedded(settings: Settings) -> list[Finding]:
-    from statekeeper.storage.embedded.sessions import DATABASE_FILE
+    from statekeeper.storage.embedded.sessions_schema import DATABASE_FILE
     from statekeeper.storage.schemas import embedded_states
 
     try:

@@ -34,7 +34,8 @@ from statekeeper.api.memory_servicer import MemoryDomain, MemoryServicer, regist
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory.config import MemoryConfig
 from statekeeper.core.memory.context import MemoryContextBuilder
-from statekeeper.core.memory.episodic import Embedder, EpisodicMemory
+from statekeeper.core.memory.episodes import Embedder
+from statekeeper.core.memory.episodic import EpisodicMemory
 from statekeeper.core.memory.faiss_index import FaissIndexFactory
 from statekeeper.core.memory.forgetting import Consolidation, Forgetting, MemoryMaintenance
 from statekeeper.core.memory.semantic import FactExtractor, PatternFactExtractor, SemanticMemory

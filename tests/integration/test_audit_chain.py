@@ -16,7 +16,7 @@ import asyncpg
 import grpc
 import pytest
 
-from statekeeper.storage.embedded.sessions import AUDIT_DIGEST, DATABASE_FILE, audit_digest
+from statekeeper.storage.embedded.sessions_schema import AUDIT_DIGEST, DATABASE_FILE, audit_digest
 from statekeeper.storage.sql import AUDIT_COLUMNS
 from statekeeper_client.v1 import blackboard_pb2 as bb
 from statekeeper_client.v1 import common_pb2

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from statekeeper.core.memory.episodic import EpisodeDraft, RecallQuery
+from statekeeper.core.memory.episodes import EpisodeDraft, RecallQuery
 from statekeeper.core.memory.models import Ranking
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
 from tests.memory.helpers import memory_app

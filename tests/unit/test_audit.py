@@ -13,8 +13,8 @@ from statekeeper.core.audit.models import AuditFilter
 from statekeeper.core.audit.service import Actor, AuditLog
 from statekeeper.core.errors import EtagMismatchError, InvalidArgumentError
 from statekeeper.core.limits import Limits
-from statekeeper.core.sessions.models import Role
-from statekeeper.core.sessions.service import MessageDraft, SessionDraft, SessionManager
+from statekeeper.core.sessions.models import MessageDraft, Role, SessionDraft
+from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter

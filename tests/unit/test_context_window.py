@@ -16,14 +16,15 @@ from statekeeper.core.audit.service import Actor
 from statekeeper.core.errors import FailedPreconditionError, InvalidArgumentError
 from statekeeper.core.limits import Limits
 from statekeeper.core.sessions.context_window import flatten, group_units, newest_fitting
-from statekeeper.core.sessions.models import Message, Role, ToolCall
-from statekeeper.core.sessions.service import (
-    SUMMARY_INPUT_MESSAGES,
+from statekeeper.core.sessions.models import (
+    Message,
     MessageDraft,
+    Role,
     SessionDraft,
-    SessionManager,
+    ToolCall,
     WindowRequest,
 )
+from statekeeper.core.sessions.service import SUMMARY_INPUT_MESSAGES, SessionManager
 from statekeeper.core.sessions.store import SessionStore
 from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Principal

@@ -11,10 +11,10 @@ import pytest
 from statekeeper.core.audit.service import system_actor
 from statekeeper.core.errors import InvalidArgumentError, NotFoundError
 from statekeeper.core.memory.context import ContextRequest
-from statekeeper.core.memory.episodic import EpisodeDraft
+from statekeeper.core.memory.episodes import EpisodeDraft
 from statekeeper.core.memory.models import FactDraft, Ranking
-from statekeeper.core.sessions.models import Role, ToolCall
-from statekeeper.core.sessions.service import MessageDraft, SessionDraft, SessionManager
+from statekeeper.core.sessions.models import MessageDraft, Role, SessionDraft, ToolCall
+from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.memory_app import MemoryApp
 from tests.memory.helpers import memory_app

@@ -17,7 +17,7 @@ from statekeeper.core.errors import (
     StorageUnavailableError,
 )
 from statekeeper.core.memory.config import IndexConfig
-from statekeeper.core.memory.episodic import EpisodeDraft, RecallQuery, WeightOverrides
+from statekeeper.core.memory.episodes import EpisodeDraft, RecallQuery, WeightOverrides
 from statekeeper.core.memory.forgetting import ConsolidationRequest
 from statekeeper.core.memory.models import (
     DimensionMismatchError,

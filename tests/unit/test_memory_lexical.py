@@ -13,7 +13,8 @@ from statekeeper.core.memory.lexical import LexicalCandidate, LexicalMatches
 from statekeeper.core.memory.models import EpisodeFilter
 from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
 from statekeeper.storage.embedded.memory_schema import MEMORY_MIGRATIONS
-from statekeeper.storage.embedded.sessions import DATABASE_FILE, EmbeddedStorage
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.embedded.sessions_schema import DATABASE_FILE
 from statekeeper.storage.postgres.memory import PostgresMemoryStore
 from statekeeper.storage.postgres.memory_schema import index_missing_terms
 from statekeeper.storage.postgres.sessions import PostgresStorage

@@ -20,12 +20,14 @@ from statekeeper.core.errors import (
 from statekeeper.core.limits import Limits
 from statekeeper.core.sessions.models import (
     ChangeKind,
+    MessageDraft,
     Role,
+    SessionDraft,
     SessionFilter,
     SessionStatus,
     ToolCall,
 )
-from statekeeper.core.sessions.service import MessageDraft, SessionDraft, SessionManager
+from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter

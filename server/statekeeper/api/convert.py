@@ -14,13 +14,14 @@ from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.sessions.models import (
     ChangeKind,
     Message,
+    MessageDraft,
     Role,
+    SessionDraft,
     SessionRecord,
     SessionStatus,
     SessionVersion,
     ToolCall,
 )
-from statekeeper.core.sessions.service import MessageDraft, SessionDraft
 from statekeeper_client.v1 import session_pb2 as pb
 
 # The range of google.protobuf.Timestamp (0001-01-01 .. 9999-12-31T23:59:59Z).

@@ -10,7 +10,7 @@ from google.protobuf import duration_pb2, timestamp_pb2
 from statekeeper.api.convert import timestamp
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.memory.context import BuiltContext, ContextTokens
-from statekeeper.core.memory.episodic import EpisodeDraft, Score, WeightOverrides, Weights
+from statekeeper.core.memory.episodes import EpisodeDraft, Score, WeightOverrides, Weights
 from statekeeper.core.memory.models import (
     EntityNode,
     Episode,

@@ -12,7 +12,8 @@ from statekeeper.api.convert import timestamp
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.memory.context import ContextRequest, MemoryContextBuilder
-from statekeeper.core.memory.episodic import EpisodicMemory, ItemError, RecallQuery, RecordOutcome
+from statekeeper.core.memory.episodes import ItemError, RecallQuery, RecordOutcome
+from statekeeper.core.memory.episodic import EpisodicMemory
 from statekeeper.core.memory.forgetting import Consolidation, ConsolidationRequest, Forgetting
 from statekeeper.core.memory.models import Episode, FactQuery
 from statekeeper.core.memory.semantic import EntityRequest, SemanticMemory

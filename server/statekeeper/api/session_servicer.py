@@ -7,14 +7,8 @@ import grpc
 from statekeeper.api import convert
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.bounded_cache import BoundedCache, message_bytes
-from statekeeper.core.sessions.models import Message, SessionFilter
-from statekeeper.core.sessions.service import (
-    UPDATABLE_PATHS,
-    ContextWindow,
-    SessionManager,
-    WindowRequest,
-    window_bytes,
-)
+from statekeeper.core.sessions.models import ContextWindow, Message, SessionFilter, WindowRequest
+from statekeeper.core.sessions.service import UPDATABLE_PATHS, SessionManager, window_bytes
 from statekeeper_client.v1 import session_pb2 as pb
 from statekeeper_client.v1 import session_pb2_grpc
 

@@ -187,11 +187,11 @@ def embedded_states(database: Path) -> list[SchemaState]:
     mode=ro, which fails on a store whose process was killed: the first
     connection after a crash must recover the WAL index, and that writes."""
     from statekeeper.storage.embedded import blackboard as embedded_blackboard
-    from statekeeper.storage.embedded import checkpoints as embedded_checkpoints
+    from statekeeper.storage.embedded import checkpoints_schema as embedded_checkpoints
     from statekeeper.storage.embedded import items as embedded_items
     from statekeeper.storage.embedded import memory_schema as embedded_memory
     from statekeeper.storage.embedded import messagebus as embedded_messagebus
-    from statekeeper.storage.embedded import sessions as embedded
+    from statekeeper.storage.embedded import sessions_schema as embedded
     from statekeeper.storage.embedded import workflows as embedded_workflows
 
     tables: list[tuple[str, str, Sequence[tuple[int, Any]]]] = [

@@ -35,12 +35,13 @@ from dataclasses import dataclass, field
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory.config import MemoryConfig
-from statekeeper.core.memory.episodic import EpisodicMemory, RecallQuery, Score, WeightOverrides
+from statekeeper.core.memory.episodes import RecallQuery, Score, WeightOverrides
+from statekeeper.core.memory.episodic import EpisodicMemory
 from statekeeper.core.memory.models import Episode, Fact, Ranking
 from statekeeper.core.memory.semantic import SemanticMemory
 from statekeeper.core.sessions.context_window import group_units
-from statekeeper.core.sessions.models import Message, Role
-from statekeeper.core.sessions.service import SessionManager, WindowRequest
+from statekeeper.core.sessions.models import Message, Role, WindowRequest
+from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.tokens import REPLY_PRIMING, TokenCounter
 from statekeeper.core.validation import check_id, check_text
 

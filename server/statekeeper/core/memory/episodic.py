@@ -35,12 +35,11 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -56,6 +55,18 @@ from statekeeper.core.errors import (
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.config import MemoryConfig, RecallDefaults
+from statekeeper.core.memory.episodes import (
+    Embedder,
+    EpisodeDraft,
+    ItemError,
+    Recalled,
+    RecallOutcome,
+    RecallQuery,
+    RecordOutcome,
+    Score,
+    WeightOverrides,
+    Weights,
+)
 from statekeeper.core.memory.models import (
     DimensionMismatchError,
     DuplicateKind,
@@ -71,6 +82,11 @@ from statekeeper.core.memory.models import (
     unit_vector,
 )
 from statekeeper.core.memory.store import EpisodeStore
+from statekeeper.core.memory.summaries import (
+    SUMMARY_MAX_TOKENS,
+    offline_summary,
+    one_line,
+)
 from statekeeper.core.memory.vector_index import (
     Candidate,
     IndexEntry,
@@ -85,11 +101,8 @@ from statekeeper.core.validation import check_id, check_metadata, check_text, pa
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
-SUMMARY_MAX_TOKENS = 60
-SUMMARY_MAX_CHARS = 240
 _FIRST_SEARCH = 64  # candidates fetched by the first vector search, at least
 _GROWTH = 4  # how much a vector search widens when the answer is not proven yet
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 # HYBRID similarity: share of the vector part, the rest is lexical. Chosen on
 # the LoCoMo development conversations (bench/locomo.py).
 VECTOR_SHARE = 0.4
@@ -101,51 +114,6 @@ _HYBRID_MIN_DEPTH = 100
 # ~190 ms to fetch and score, 200 took ~40 ms, with the same LoCoMo recall).
 _LEXICAL_MIN_DEPTH = 200
 _NEIGHBOUR_SOURCES = 50  # best fused candidates whose neighbours are looked up
-
-
-class Embedder(Protocol):
-    """Turns texts into vectors. Raises `DependencyUnavailableError`
-    (dependency "embedder") when it cannot."""
-
-    @property
-    def model(self) -> str: ...
-
-    async def embed(self, texts: Sequence[str]) -> list[Vector]: ...
-
-
-@dataclass(frozen=True)
-class EpisodeDraft:
-    user_id: str
-    session_id: str = ""
-    user_message: str = ""
-    assistant_response: str = ""
-    summary: str = ""
-    embedding: Sequence[float] = ()
-    importance: float | None = None
-    metadata: dict[str, str] = field(default_factory=dict)
-    occur_time: float | None = None
-    near_duplicate_threshold: float | None = None
-
-
-@dataclass(frozen=True)
-class RecordOutcome:
-    episode: Episode
-    duplicate_kind: DuplicateKind = DuplicateKind.NONE
-    similarity: float = 0.0
-
-    @property
-    def duplicate(self) -> bool:
-        return self.duplicate_kind != DuplicateKind.NONE
-
-
-@dataclass(frozen=True)
-class ItemError:
-    """Why one item of a batch was rejected; `field` is prefixed with the
-    item (e.g. "episodes[3].user_id")."""
-
-    field: str
-    reason: str
-    message: str
 
 
 # What a batch did with one item: recorded or found a duplicate, or rejected it.
@@ -165,63 +133,6 @@ class _Pending:
     source: ValueSource = ValueSource.NONE
     model: str = ""
     episode: Episode | None = None
-
-
-@dataclass(frozen=True)
-class WeightOverrides:
-    similarity: float | None = None
-    recency: float | None = None
-    importance: float | None = None
-    half_life_seconds: float | None = None
-
-
-@dataclass(frozen=True)
-class Weights:
-    similarity: float
-    recency: float
-    importance: float
-    half_life_seconds: float
-
-    @property
-    def total(self) -> float:
-        return self.similarity + self.recency + self.importance
-
-
-@dataclass(frozen=True)
-class RecallQuery:
-    user_id: str
-    query_text: str = ""
-    query_vector: Sequence[float] | None = None
-    top_k: int = 0
-    episode_filter: EpisodeFilter = field(default_factory=EpisodeFilter)
-    min_score: float = 0.0
-    weights: WeightOverrides = field(default_factory=WeightOverrides)
-    include_embedding: bool = False
-
-
-@dataclass(frozen=True)
-class Score:
-    similarity: float
-    recency: float
-    importance: float
-    combined: float
-
-
-@dataclass(frozen=True)
-class Recalled:
-    episode: Episode
-    score: Score
-
-
-@dataclass(frozen=True)
-class RecallOutcome:
-    results: list[Recalled]
-    ranking: Ranking
-    index_type: str
-    weights: Weights
-    candidate_count: int
-    # Candidates at or above min_score, before the top_k cut.
-    qualified_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -611,7 +522,7 @@ class EpisodicMemory:
 
     async def _summary_for(self, draft: EpisodeDraft) -> tuple[str, ValueSource]:
         if draft.summary:
-            return _one_line(draft.summary), ValueSource.CLIENT
+            return one_line(draft.summary), ValueSource.CLIENT
         if self._summarizer is not None:
             messages = [
                 Message(0, "", role, text)
@@ -623,7 +534,7 @@ class EpisodicMemory:
             ]
             result = await self._summarizer.summarize(messages, SUMMARY_MAX_TOKENS)
             if not result.is_fallback and result.text.strip():
-                return _one_line(result.text), ValueSource.MODEL
+                return one_line(result.text), ValueSource.MODEL
         return offline_summary(draft.user_message, draft.assistant_response), ValueSource.FALLBACK
 
     # ----- read and delete -------------------------------------------------
@@ -958,27 +869,6 @@ def combine(
         + weights.importance * importance
     ) / weights.total
     return Score(similarity, recency, importance, combined)
-
-
-def offline_summary(user_message: str, assistant_response: str) -> str:
-    """Deterministic one-line summary: the first sentence of each side."""
-    parts = []
-    if user_message:
-        parts.append("User: " + _first_sentence(user_message))
-    if assistant_response:
-        parts.append("Assistant: " + _first_sentence(assistant_response))
-    return _one_line(" | ".join(parts))
-
-
-def _first_sentence(text: str) -> str:
-    return _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
-
-
-def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
-    if len(flat) > SUMMARY_MAX_CHARS:
-        flat = flat[: SUMMARY_MAX_CHARS - 3].rstrip() + "..."
-    return flat
 
 
 def _added(tenant: str, episode: Episode, vector: Vector) -> VectorChange:

@@ -231,3 +231,80 @@ class SessionCursor:
 
     create_time: float
     session_id: str
+
+
+@dataclass(frozen=True)
+class SessionDraft:
+    """Caller-supplied fields of a session (create or update)."""
+
+    user_id: str = ""
+    agent_id: str = ""
+    status: SessionStatus | None = None
+    context_variables: dict[str, Any] = field(default_factory=dict)
+    active_tools: tuple[str, ...] = ()
+    pending_tool_calls: tuple[ToolCall, ...] = ()
+    metadata: dict[str, str] = field(default_factory=dict)
+    ttl_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class MessageDraft:
+    """Caller-supplied fields of a message to append."""
+
+    role: Role
+    content: str = ""
+    name: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    record: SessionRecord
+    messages: list[Message]
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class WindowRequest:
+    token_budget: int
+    reserved_output_tokens: int = 0
+    system_prompt: str = ""
+    tools_json: str = ""
+    summary_max_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class TokenAccounting:
+    token_budget: int
+    reserved_output_tokens: int
+    system_prompt_tokens: int
+    tools_tokens: int
+    summary_tokens: int
+    messages_tokens: int
+    framing_tokens: int
+
+    @property
+    def total_tokens(self) -> int:
+        return (
+            self.system_prompt_tokens
+            + self.tools_tokens
+            + self.summary_tokens
+            + self.messages_tokens
+            + self.framing_tokens
+        )
+
+    @property
+    def remaining_tokens(self) -> int:
+        return self.token_budget - self.reserved_output_tokens - self.total_tokens
+
+
+@dataclass(frozen=True)
+class ContextWindow:
+    messages: list[Message]
+    summary: str
+    summarized_message_count: int
+    accounting: TokenAccounting
+    version: int
+    summary_is_fallback: bool

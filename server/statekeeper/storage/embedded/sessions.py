@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
-import json
 import sqlite3
-import struct
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -42,7 +39,12 @@ from statekeeper.core.sessions.models import (
 )
 from statekeeper.core.sessions.store import SessionStore
 from statekeeper.storage.codec import record_from_json, record_to_json
-from statekeeper.storage.embedded.migrations import apply_migrations
+from statekeeper.storage.embedded.sessions_schema import (
+    AUDIT_DIGEST,
+    DATABASE_FILE,
+    audit_digest,
+    migrate,
+)
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.sql import (
     AUDIT_COLUMNS,
@@ -63,143 +65,6 @@ from statekeeper.storage.sql import (
 T = TypeVar("T")
 M = TypeVar("M", Message, MessageMeta)
 
-# The SQLite file inside the data dir.
-DATABASE_FILE = "statekeeper.sqlite3"
-
-# Versioned schema migrations: (version, statements). Append only; never edit
-# a released entry.
-# The SQL function the audit chain trigger calls (registered on the writer).
-AUDIT_DIGEST = "sk_audit_digest"
-
-
-def audit_digest(prev_hash: str | None, *content: object) -> str:
-    """The hash of an audit record: its content (AUDIT_COLUMNS, time as its
-    IEEE bits so no formatting can change it) after the previous record's
-    hash."""
-    *texts, revision, when, summary = content
-    fields = [*texts, str(revision), struct.pack(">d", when).hex(), summary]
-    canonical = (prev_hash or "") + json.dumps(fields, ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-MIGRATIONS: list[tuple[int, list[str]]] = [
-    (
-        1,
-        [
-            """CREATE TABLE sessions (
-                tenant TEXT NOT NULL,
-                session_id TEXT NOT NULL,
-                user_id TEXT NOT NULL,
-                agent_id TEXT NOT NULL,
-                status INTEGER NOT NULL,
-                create_time REAL NOT NULL,
-                expire_time REAL,
-                version INTEGER NOT NULL,
-                state TEXT NOT NULL,
-                PRIMARY KEY (tenant, session_id)
-            )""",
-            "CREATE INDEX sessions_by_time ON sessions (tenant, create_time DESC, session_id DESC)",
-            "CREATE INDEX sessions_by_expiry ON sessions (expire_time)"
-            " WHERE expire_time IS NOT NULL",
-            """CREATE TABLE messages (
-                tenant TEXT NOT NULL,
-                session_id TEXT NOT NULL,
-                sequence INTEGER NOT NULL,
-                message_id TEXT NOT NULL,
-                role INTEGER NOT NULL,
-                content TEXT NOT NULL,
-                name TEXT NOT NULL,
-                tool_calls TEXT NOT NULL,
-                tool_call_id TEXT NOT NULL,
-                metadata TEXT NOT NULL,
-                token_count INTEGER NOT NULL,
-                create_time REAL NOT NULL,
-                rolled_back INTEGER NOT NULL DEFAULT 0,
-                PRIMARY KEY (tenant, session_id, sequence)
-            )""",
-            """CREATE TABLE session_versions (
-                tenant TEXT NOT NULL,
-                session_id TEXT NOT NULL,
-                version INTEGER NOT NULL,
-                parent_version INTEGER NOT NULL,
-                change_kind INTEGER NOT NULL,
-                create_time REAL NOT NULL,
-                snapshot TEXT NOT NULL,
-                PRIMARY KEY (tenant, session_id, version)
-            )""",
-            """CREATE TABLE append_receipts (
-                tenant TEXT NOT NULL,
-                request_id TEXT NOT NULL,
-                session_id TEXT NOT NULL,
-                first_sequence INTEGER NOT NULL,
-                last_sequence INTEGER NOT NULL,
-                version INTEGER NOT NULL,
-                PRIMARY KEY (tenant, request_id)
-            )""",
-            "CREATE INDEX receipts_by_session ON append_receipts (tenant, session_id)",
-        ],
-    ),
-    (
-        2,
-        [
-            """CREATE TABLE audit_log (
-                audit_id INTEGER PRIMARY KEY AUTOINCREMENT,
-                tenant TEXT NOT NULL,
-                principal TEXT NOT NULL,
-                service TEXT NOT NULL,
-                method TEXT NOT NULL,
-                entity_type TEXT NOT NULL,
-                entity_id TEXT NOT NULL,
-                revision INTEGER NOT NULL,
-                time REAL NOT NULL,
-                summary TEXT NOT NULL
-            )""",
-            "CREATE INDEX audit_by_tenant ON audit_log (tenant, audit_id)",
-            "CREATE INDEX audit_by_entity ON audit_log (tenant, entity_id, audit_id)",
-        ],
-    ),
-    (
-        3,
-        [
-            # The ids of each message's tool calls, for planning windows
-            # without decoding `tool_calls` (see sql.MESSAGE_INSERT_COLUMNS);
-            # existing rows are backfilled from `tool_calls`.
-            "ALTER TABLE messages ADD COLUMN tool_call_ids TEXT NOT NULL DEFAULT ''",
-            "UPDATE messages SET tool_call_ids = (SELECT json_group_array("
-            "json_extract(value, '$.id')) FROM json_each(messages.tool_calls))"
-            " WHERE tool_calls NOT IN ('', '[]')",
-        ],
-    ),
-    (
-        4,
-        [
-            # A per-tenant hash chain of the audit trail (core/audit/service.py),
-            # linked by a trigger in the inserting transaction; the writer
-            # is single, so the chain head needs no lock of its own.
-            "ALTER TABLE audit_log ADD COLUMN chain_seq INTEGER",
-            "ALTER TABLE audit_log ADD COLUMN prev_hash TEXT",
-            "ALTER TABLE audit_log ADD COLUMN hash TEXT",
-            "CREATE UNIQUE INDEX audit_by_chain ON audit_log (tenant, chain_seq)",
-            """CREATE TABLE audit_chain_heads (
-                tenant TEXT PRIMARY KEY,
-                seq INTEGER NOT NULL,
-                hash TEXT NOT NULL
-            )""",
-            f"""CREATE TRIGGER audit_chain AFTER INSERT ON audit_log BEGIN
-                INSERT OR IGNORE INTO audit_chain_heads VALUES (NEW.tenant, 0, '');
-                UPDATE audit_log SET
-                    chain_seq = (SELECT seq + 1 FROM audit_chain_heads WHERE tenant = NEW.tenant),
-                    prev_hash = (SELECT hash FROM audit_chain_heads WHERE tenant = NEW.tenant)
-                WHERE audit_id = NEW.audit_id;
-                UPDATE audit_log SET hash = {AUDIT_DIGEST}(prev_hash, {AUDIT_COLUMNS})
-                WHERE audit_id = NEW.audit_id;
-                UPDATE audit_chain_heads SET seq = seq + 1,
-                    hash = (SELECT hash FROM audit_log WHERE audit_id = NEW.audit_id)
-                WHERE tenant = NEW.tenant;
-            END""",
-        ],
-    ),
-]
 
 _HOT_CACHE_SIZE = 10_000
 
@@ -828,7 +693,7 @@ class EmbeddedStorage(Storage):
         # With isolation_level=None, `with db:` would not open a transaction;
         # use the default deferred mode so `with db:` commits or rolls back.
         db.isolation_level = "DEFERRED"
-        _migrate(db)
+        migrate(db)
         return db
 
     async def close(self) -> None:
@@ -880,7 +745,3 @@ def _run_job(db: sqlite3.Connection, job: _WriteJob) -> None:
 def _consume(future: asyncio.Future[object]) -> None:
     if not future.cancelled():
         future.exception()
-
-
-def _migrate(db: sqlite3.Connection) -> None:
-    apply_migrations(db, "schema_migrations", MIGRATIONS)

@@ -48,6 +48,18 @@ NO_CHECKPOINT = "SKC06"
 NO_FREE_ID = "SKC07"
 
 
+def audit_cte(first: int, source: str, revision: str) -> str:
+    """A data-modifying CTE body inserting the audit record whose
+    `audit_arguments` start at placeholder `first` (tenant is $1), once per
+    row of `source`, only when a record was given."""
+    p = [f"${first + offset}" for offset in range(7)]
+    return (
+        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) SELECT $1, {p[0]}::text, {p[1]}::text,"
+        f" {p[2]}::text, {p[3]}::text, {p[4]}::text, {revision}, {p[5]}::float8, {p[6]}::text"
+        f" FROM {source} WHERE {p[0]}::text IS NOT NULL"
+    )
+
+
 FENCE = f"""
     IF p_fence_epoch <> 0 AND p_fence_epoch < v_epoch THEN
         RAISE EXCEPTION USING ERRCODE = '{SUPERSEDED}', MESSAGE = 'ownership superseded',
@@ -337,3 +349,128 @@ MIGRATIONS: tuple[Migration, ...] = (
 
 
 # Class id of the tenants' value locks (two-key advisory locks, "ckvl").
+
+
+CLAIM = f"""
+WITH claimed AS (
+    INSERT INTO cp_executions AS e (tenant, execution_id, ownership_epoch) VALUES ($1, $2, 1)
+    ON CONFLICT (tenant, execution_id) DO UPDATE SET ownership_epoch = e.ownership_epoch + 1
+    RETURNING ownership_epoch
+), audit AS ({audit_cte(3, "claimed", "claimed.ownership_epoch")})
+SELECT ownership_epoch FROM claimed
+"""
+
+
+REMOVE_EXECUTION = """
+WITH removed AS (
+    DELETE FROM cp_checkpoints WHERE tenant = $1 AND execution_id = $2
+    RETURNING namespace, checkpoint_id
+), tombstones AS (
+    INSERT INTO cp_tombstones (tenant, execution_id, namespace, checkpoint_id, delete_time_ns)
+    SELECT $1, $2, namespace, checkpoint_id, $3 FROM removed
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id)
+    DO UPDATE SET delete_time_ns = excluded.delete_time_ns
+), writes AS (
+    DELETE FROM cp_writes WHERE tenant = $1 AND execution_id = $2 RETURNING 1
+), released AS (
+    DELETE FROM cp_channels WHERE tenant = $1 AND execution_id = $2 RETURNING content_hash
+)
+SELECT (SELECT count(*) FROM removed) AS checkpoints, (SELECT count(*) FROM writes) AS writes,
+    ARRAY(SELECT DISTINCT content_hash FROM released) AS hashes
+"""
+
+
+# As REMOVE_EXECUTION for the checkpoints keyed by the arrays $2..$4;
+# tombstones only when $5 (their time) is not NULL.
+REMOVE = """
+WITH doomed AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[])
+        AS k(execution_id, namespace, checkpoint_id)
+), removed AS (
+    DELETE FROM cp_checkpoints c USING doomed k WHERE c.tenant = $1
+    AND c.execution_id = k.execution_id AND c.namespace = k.namespace
+    AND c.checkpoint_id = k.checkpoint_id
+    RETURNING c.execution_id, c.namespace, c.checkpoint_id
+), tombstones AS (
+    INSERT INTO cp_tombstones (tenant, execution_id, namespace, checkpoint_id, delete_time_ns)
+    SELECT $1, execution_id, namespace, checkpoint_id, $5 FROM removed
+    WHERE $5::bigint IS NOT NULL
+    ON CONFLICT (tenant, execution_id, namespace, checkpoint_id)
+    DO UPDATE SET delete_time_ns = excluded.delete_time_ns
+), writes AS (
+    DELETE FROM cp_writes w USING doomed k WHERE w.tenant = $1
+    AND w.execution_id = k.execution_id AND w.namespace = k.namespace
+    AND w.checkpoint_id = k.checkpoint_id RETURNING 1
+), released AS (
+    DELETE FROM cp_channels x USING doomed k WHERE x.tenant = $1
+    AND x.execution_id = k.execution_id AND x.namespace = k.namespace
+    AND x.checkpoint_id = k.checkpoint_id RETURNING x.content_hash
+)
+SELECT (SELECT count(*) FROM removed) AS checkpoints, (SELECT count(*) FROM writes) AS writes,
+    ARRAY(SELECT DISTINCT content_hash FROM released) AS hashes
+"""
+
+
+# Copies the checkpoints, their channel rows and writes of $2 to $3, those at
+# or before ($4, $5) when $4 is not NULL; then forgets the target's
+# tombstones of the ids it re-creates (writes against them are new).
+COPY = """
+WITH copied AS (
+    INSERT INTO cp_checkpoints (tenant, execution_id, namespace, checkpoint_id, sequence,
+        create_time_ns, parent_checkpoint_id, step, step_name, run_id, state_type,
+        state_version, state_data, metadata)
+    SELECT tenant, $3, namespace, checkpoint_id, sequence, create_time_ns,
+        parent_checkpoint_id, step, step_name, run_id, state_type, state_version, state_data,
+        metadata
+    FROM cp_checkpoints WHERE tenant = $1 AND execution_id = $2
+    AND ($4::bigint IS NULL OR (create_time_ns, sequence) <= ($4::bigint, $5::bigint))
+    RETURNING namespace, checkpoint_id
+), channels AS (
+    INSERT INTO cp_channels (tenant, execution_id, namespace, checkpoint_id, channel, version,
+        content_hash)
+    SELECT s.tenant, $3, s.namespace, s.checkpoint_id, s.channel, s.version, s.content_hash
+    FROM cp_channels s JOIN copied k ON s.namespace = k.namespace
+        AND s.checkpoint_id = k.checkpoint_id
+    WHERE s.tenant = $1 AND s.execution_id = $2
+    ORDER BY s.saved
+), writes AS (
+    INSERT INTO cp_writes (tenant, execution_id, namespace, checkpoint_id, task_id,
+        write_index, task_path, channel, value_type, value_version, value_data)
+    SELECT s.tenant, $3, s.namespace, s.checkpoint_id, s.task_id, s.write_index, s.task_path,
+        s.channel, s.value_type, s.value_version, s.value_data
+    FROM cp_writes s JOIN copied k ON s.namespace = k.namespace
+        AND s.checkpoint_id = k.checkpoint_id
+    WHERE s.tenant = $1 AND s.execution_id = $2
+    RETURNING 1
+), revived AS (
+    DELETE FROM cp_tombstones t USING copied k WHERE t.tenant = $1 AND t.execution_id = $3
+    AND t.namespace = k.namespace AND t.checkpoint_id = k.checkpoint_id
+)
+SELECT (SELECT count(*) FROM copied) AS checkpoints, (SELECT count(*) FROM writes) AS writes
+"""
+
+
+# Deletes the chosen tombstones (still old enough), then the rows of their
+# executions that nothing needs any more: no checkpoint, no tombstone a new
+# id could collide with, no ownership epoch to fence with.
+FORGET_TOMBSTONES = """
+WITH chosen AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+        AS k(tenant, execution_id, namespace, checkpoint_id)
+), forgotten AS (
+    DELETE FROM cp_tombstones t USING chosen k WHERE t.tenant = k.tenant
+    AND t.execution_id = k.execution_id AND t.namespace = k.namespace
+    AND t.checkpoint_id = k.checkpoint_id AND t.delete_time_ns < $5
+    RETURNING t.tenant, t.execution_id, t.namespace, t.checkpoint_id
+), idle AS (
+    DELETE FROM cp_executions e USING (SELECT DISTINCT tenant, execution_id FROM forgotten) f
+    WHERE e.tenant = f.tenant AND e.execution_id = f.execution_id AND e.ownership_epoch = 0
+    AND NOT EXISTS (SELECT 1 FROM cp_checkpoints c WHERE c.tenant = e.tenant
+        AND c.execution_id = e.execution_id)
+    AND NOT EXISTS (SELECT 1 FROM cp_tombstones t WHERE t.tenant = e.tenant
+        AND t.execution_id = e.execution_id AND NOT EXISTS (SELECT 1 FROM forgotten g
+            WHERE g.tenant = t.tenant AND g.execution_id = t.execution_id
+            AND g.namespace = t.namespace AND g.checkpoint_id = t.checkpoint_id))
+)
+SELECT count(*) FROM forgotten
+"""

@@ -22,7 +22,8 @@ from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.core.workflows.store import WorkflowStore
-from statekeeper.storage.postgres.checkpoints import audit_arguments, audit_cte
+from statekeeper.storage.postgres.checkpoints import audit_arguments
+from statekeeper.storage.postgres.checkpoints_schema import audit_cte
 from statekeeper.storage.postgres.migrations import Migration, apply_migrations
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared.workflows import record_from_row
