@@ -190,7 +190,7 @@ def test_watch_relists_after_compaction(server: LiveServer) -> None:
     assert (event.entry.key, event.revision) == ("k/new", after.header.revision)
 
 
-def send_all(address: str, agent: str, count: int) -> list[str]:
+def send_all(address: str, agent: str, count: int, tag: str = "job") -> list[str]:
     """Sends `count` messages, each with its own idempotency key; a send that
     fails is repeated with the same key (deduplicated by the server)."""
     ids: list[str] = []
@@ -201,7 +201,7 @@ def send_all(address: str, agent: str, count: int) -> list[str]:
                 to_agent=agent,
                 type="job",
                 payload=common_pb2.Payload(content_type="text/plain", data=str(n).encode()),
-                request_id=f"job-{agent}-{n}",
+                request_id=f"{tag}-{agent}-{n}",
             )
             for _ in range(20):
                 try:
@@ -310,37 +310,40 @@ def test_inbox_consumer_across_kill_and_restart(server: LiveServer) -> None:
 
 def test_inbox_consumer_extends_the_lease_and_nacks(server: LiveServer) -> None:
     agent = "worker-lease"
-    [slow_id, poison_id] = send_all(server.address, agent, 2)
+    [slow_id] = send_all(server.address, agent, 1)
     visibility = 2.0
     seen_by_rival: list[str] = []
 
-    def slow(delivery: message_pb2.Delivery) -> Nack | None:
-        if delivery.message.message_id == poison_id:
+    def handle(delivery: message_pb2.Delivery) -> Nack | None:
+        if delivery.message.message_id != slow_id:
             return Nack(dead_letter=True, reason="poison")
         # Longer than three visibility timeouts: only extensions keep it.
         time.sleep(visibility * 3)
         return None
 
     with Client(server.address, api_key=API_KEY, retry=PATIENT) as sk:
-        consumer = sk.inbox(agent, slow, visibility_timeout=visibility)
-        runner = threading.Thread(target=lambda: consumer.run(max_messages=2), daemon=True)
+        consumer = sk.inbox(agent, handle, visibility_timeout=visibility)
+        runner = threading.Thread(target=lambda: consumer.run(max_messages=1), daemon=True)
         runner.start()
+        wait_until(lambda: consumer.stats.handled == 1, 60, "the slow delivery")
         # A rival receiver polls the same inbox while the slow handler runs.
-        deadline = time.monotonic() + visibility * 3
-        while time.monotonic() < deadline and runner.is_alive():
+        while runner.is_alive():
             pulled = sk.messages.PullMessages(
                 message_pb2.PullMessagesRequest(
-                    agent_id=agent, max_messages=2, visibility_timeout=_seconds(30)
+                    agent_id=agent, max_messages=1, visibility_timeout=_seconds(30)
                 )
             )
             seen_by_rival.extend(d.message.message_id for d in pulled.deliveries)
             time.sleep(0.2)
         runner.join(timeout=scaled(60))
+        assert slow_id not in seen_by_rival, "the lease of a running handler lapsed"
+        assert consumer.stats.extensions >= 2
+        assert consumer.stats.acked == 1
+        # A message the handler refuses goes to the dead letters.
+        [poison_id] = send_all(server.address, agent, 1, tag="poison")
+        consumer.run(max_messages=1, timeout=scaled(60))
         dead = sk.messages.ListDeadLetters(message_pb2.ListDeadLettersRequest(agent_id=agent))
-    assert not runner.is_alive()
-    assert slow_id not in seen_by_rival, "the lease of a running handler lapsed"
-    assert consumer.stats.extensions >= 2
-    assert consumer.stats.acked == 1 and consumer.stats.nacked == 1
+    assert consumer.stats.nacked == 1 and consumer.stats.handled == 2
     assert [d.message.message_id for d in dead.dead_letters] == [poison_id]
 
 
