@@ -1,6 +1,8 @@
 // Typed errors, deadlines, safe retries and idempotency keys, against a real
 // server (and against its port while it is down).
 import assert from "node:assert/strict";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 
 import {
@@ -13,8 +15,9 @@ import {
   session,
   StatekeeperClient,
   StatekeeperError,
+  tlsOptionsFromEnv,
 } from "../dist/index";
-import { delay, scaled, ServerProcess } from "./server";
+import { delay, issueCertificates, scaled, ServerProcess } from "./server";
 
 let server: ServerProcess;
 let sk: StatekeeperClient;
@@ -208,7 +211,7 @@ test("the per-call deadline bounds the retries", async () => {
 });
 
 test("the API key travels on every call; a missing one is UNAUTHENTICATED", async () => {
-  const secured = await ServerProcess.start(["--api-key", "ts-secret=tenant-a"], "ts-secret");
+  const secured = await ServerProcess.start(["--api-key", "ts-secret=tenant-a"], { apiKey: "ts-secret" });
   const withKey = new StatekeeperClient(secured.address, { apiKey: "ts-secret" });
   const without = new StatekeeperClient(secured.address);
   try {
@@ -230,4 +233,66 @@ test("the API key travels on every call; a missing one is UNAUTHENTICATED", asyn
     await secured.dispose();
   }
   assert.throws(() => new StatekeeperClient(secured.address, { apiKey: "a", bearerToken: "b" }), /not both/);
+});
+
+test("the README's first example is examples/quickstart.ts (which npm test type-checks)", () => {
+  const root = join(__dirname, "..");
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const example = readFileSync(join(root, "examples", "quickstart.ts"), "utf8");
+  const first = /```ts\n([\s\S]*?)```/.exec(readme);
+  assert.equal(first?.[1], example);
+  assert.ok(example.trimEnd().split("\n").length <= 15);
+  assert.match(readme, /^# .*\n\n## Add the dependency\n/);
+});
+
+test("mTLS: the CA, client certificate and key, server name and API key options", async () => {
+  const dir = issueCertificates();
+  const tls = {
+    rootCa: join(dir, "ca.pem"),
+    clientCert: join(dir, "client.pem"),
+    clientKey: join(dir, "client.key"),
+    serverName: "localhost",
+  };
+  const secured = await ServerProcess.start(
+    [
+      "--tls-cert", join(dir, "server.pem"),
+      "--tls-key", join(dir, "server.key"),
+      "--tls-client-ca", join(dir, "ca.pem"),
+      "--api-key", "ts-tls-key=tenant-tls",
+    ],
+    { tls, apiKey: "ts-tls-key" },
+  );
+  const fromEnv = tlsOptionsFromEnv({
+    STATEKEEPER_TLS_ROOT_CA: tls.rootCa,
+    STATEKEEPER_TLS_CLIENT_CERT: tls.clientCert,
+    STATEKEEPER_TLS_CLIENT_KEY: tls.clientKey,
+    STATEKEEPER_TLS_SERVER_NAME: "localhost",
+  });
+  assert.deepEqual(fromEnv, tls);
+  assert.equal(tlsOptionsFromEnv({}), undefined);
+  const good = new StatekeeperClient(secured.address, { apiKey: "ts-tls-key", tls: fromEnv });
+  const noCert = new StatekeeperClient(secured.address, { apiKey: "ts-tls-key", tls: { rootCa: tls.rootCa }, retry: false });
+  const plain = new StatekeeperClient(secured.address, { apiKey: "ts-tls-key", retry: false });
+  try {
+    const created = await good.api.sessions.createSession(
+      session.CreateSessionRequest.fromPartial({ session: { userId: "ts-tls" } }),
+    );
+    assert.ok(created.session?.sessionId);
+    for (const refused of [noCert, plain]) {
+      await assert.rejects(
+        refused.api.sessions.createSession(
+          session.CreateSessionRequest.fromPartial({ session: { userId: "ts-tls" } }),
+          { timeoutMs: scaled(10_000) },
+        ),
+        (error: unknown) => isStatekeeperError(error) && error.code === 14 /* UNAVAILABLE */,
+      );
+    }
+    assert.throws(() => new StatekeeperClient(secured.address, { tls: { clientCert: tls.clientCert } }), /together/);
+  } finally {
+    good.close();
+    noCert.close();
+    plain.close();
+    await secured.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

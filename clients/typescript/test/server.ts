@@ -3,16 +3,29 @@
 // loopback port with its own data directory, killed with SIGKILL and started
 // again on the same port and data directory. Every process started here is
 // killed when the test process exits, even after a failure.
-import { ChildProcess, spawn } from "node:child_process";
+import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-import { StatekeeperClient } from "../dist/index";
+import { ConnectOptions, StatekeeperClient } from "../dist/index";
 
 const REPO_ROOT = resolve(__dirname, "..", "..", "..");
 export const STATEKEEPER_BIN = process.env.STATEKEEPER_BIN || join(REPO_ROOT, ".venv", "bin", "statekeeper");
+/** The Python of the repository's virtualenv, for tests/harness/certs.py (env STATEKEEPER_PYTHON). */
+export const REPO_PYTHON = process.env.STATEKEEPER_PYTHON || join(REPO_ROOT, ".venv", "bin", "python");
+
+/**
+ * A CA, a server certificate for 127.0.0.1/localhost and a client
+ * certificate (CN "conformance") from the repository's tests/harness/certs.py,
+ * in a new temporary directory.
+ */
+export function issueCertificates(): string {
+  const dir = mkdtempSync(join(tmpdir(), "sk-ts-tls-"));
+  execFileSync(REPO_PYTHON, ["-m", "tests.harness.certs", dir], { cwd: REPO_ROOT, stdio: "pipe" });
+  return dir;
+}
 
 /**
  * Timeouts are multiplied by this: STATEKEEPER_TEST_TIMEOUT_SCALE (default 1)
@@ -62,7 +75,7 @@ export class ServerProcess {
   /** The server's output (for failure messages). */
   output = "";
   starts = 0;
-  private probeApiKey: string | undefined;
+  private probeOptions: ConnectOptions = {};
 
   private constructor(
     readonly port: number,
@@ -75,9 +88,9 @@ export class ServerProcess {
   }
 
   /** A server on a free port with a fresh data directory, started and serving (`extraArgs` go to `serve`). */
-  static async start(extraArgs: string[] = [], probeApiKey?: string): Promise<ServerProcess> {
+  static async start(extraArgs: string[] = [], probe: ConnectOptions = {}): Promise<ServerProcess> {
     const server = new ServerProcess(await freePort(), mkdtempSync(join(tmpdir(), "sk-ts-test-")), extraArgs);
-    server.probeApiKey = probeApiKey;
+    server.probeOptions = probe;
     await server.start();
     return server;
   }
@@ -112,7 +125,7 @@ export class ServerProcess {
         done();
       });
     });
-    const probe = new StatekeeperClient(this.address, { retry: false, timeoutMs: 2_000, apiKey: this.probeApiKey });
+    const probe = new StatekeeperClient(this.address, { ...this.probeOptions, retry: false, timeoutMs: 2_000 });
     const deadline = Date.now() + scaled(120_000);
     try {
       for (;;) {
