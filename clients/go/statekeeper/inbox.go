@@ -81,6 +81,9 @@ type ConsumerOptions struct {
 	// OnReconnect is called before each reconnect with the error that broke
 	// the stream (UNAVAILABLE, SLOW_CONSUMER, an end of stream).
 	OnReconnect func(err error, attempt int, pause time.Duration)
+	// SettleTimeout is how long an ack or nack is retried while the server
+	// is unavailable (default 30 s).
+	SettleTimeout time.Duration
 	// OnSettled is called after each ack or nack (from handler goroutines).
 	OnSettled func(Settlement)
 	// OnExtendError is called when a visibility extension fails or reports
@@ -95,6 +98,9 @@ func (o ConsumerOptions) withDefaults(c *Client) ConsumerOptions {
 	}
 	if o.ExtendEvery <= 0 {
 		o.ExtendEvery = o.VisibilityTimeout / 3
+	}
+	if o.SettleTimeout <= 0 {
+		o.SettleTimeout = 30 * time.Second
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 1
@@ -261,14 +267,17 @@ type receiptError struct{ status sk.ReceiptStatus }
 func (e *receiptError) Error() string { return "statekeeper: receipt " + e.status.String() }
 
 // settle acks or nacks a handled delivery, retrying UNAVAILABLE (a server
-// restart) until the receipt's visibility deadline: after it the message is
-// delivered again anyway.
+// restart) for SettleTimeout, or until the receipt's visibility deadline if
+// that is later.
 func (c *Client) settle(d *sk.Delivery, handlerErr error, opts ConsumerOptions) {
 	s := Settlement{Delivery: d, HandlerErr: handlerErr, Acked: handlerErr == nil}
 	var dl deadLetterError
 	s.DeadLettered = errors.As(handlerErr, &dl)
-	deadline := time.Now().Add(opts.VisibilityTimeout)
-	if v := d.GetVisibilityDeadline(); v != nil && v.IsValid() && v.AsTime().After(time.Now()) {
+	// An answer is wanted even after the receipt's visibility deadline: an
+	// ack whose reply was lost to a restart answers ALREADY_ACKED when
+	// repeated, and a late one EXPIRED (the message comes again).
+	deadline := time.Now().Add(opts.SettleTimeout)
+	if v := d.GetVisibilityDeadline(); v != nil && v.IsValid() && v.AsTime().After(deadline) {
 		deadline = v.AsTime()
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -325,7 +326,142 @@ func main() {
 		return "message_id=" + sent.MessageId, nil
 	})
 
+	r.run("watch_resume", "blackboard", func(ctx context.Context) (string, error) {
+		return watchResume(ctx, c, board+"-resume", agent)
+	})
+
+	r.run("inbox_consumer", "message", func(ctx context.Context) (string, error) {
+		return inboxConsumer(ctx, c, receiver+"-consumer", sender)
+	})
+
 	finish(r)
+}
+
+// watchResume uses the Watch helper: a watch from a put's revision delivers
+// it, and a second watch from the first one's ResumeRevision delivers the
+// next put first (nothing repeated, nothing missed).
+func watchResume(ctx context.Context, c *statekeeper.Client, board, agent string) (string, error) {
+	put := func(key string) (int64, error) {
+		value, _ := structpb.NewStruct(map[string]any{"key": key})
+		resp, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{
+			Board: board, Key: key, WriterAgentId: agent,
+			Value: &sk.BlackboardValue{Kind: &sk.BlackboardValue_Json{Json: value}},
+		})
+		return resp.GetHeader().GetRevision(), err
+	}
+	nextEvent := func(w *statekeeper.Watcher) (*sk.BlackboardEvent, error) {
+		for ev, err := range w.Events() {
+			return ev, err
+		}
+		return nil, fmt.Errorf("watch ended: %v", w.Err())
+	}
+	first, err := put("plan/a")
+	if err != nil {
+		return "", err
+	}
+	w := c.Watch(ctx, board, statekeeper.WatchOptions{Prefix: "plan/", StartRevision: first})
+	ev, err := nextEvent(w)
+	w.Close()
+	if err != nil {
+		return "", err
+	}
+	if ev.GetRevision() != first || ev.GetEntry().GetKey() != "plan/a" {
+		return "", fmt.Errorf("first event %v, want plan/a at %d", ev, first)
+	}
+	resume := w.ResumeRevision()
+	if resume != first+1 {
+		return "", fmt.Errorf("resume revision %d after revision %d", resume, first)
+	}
+	second, err := put("plan/b")
+	if err != nil {
+		return "", err
+	}
+	w2 := c.Watch(ctx, board, statekeeper.WatchOptions{Prefix: "plan/", StartRevision: resume})
+	defer w2.Close()
+	ev, err = nextEvent(w2)
+	if err != nil {
+		return "", err
+	}
+	if ev.GetRevision() != second || ev.GetEntry().GetKey() != "plan/b" {
+		return "", fmt.Errorf("resumed watch began with %v, want plan/b at %d", ev, second)
+	}
+	return fmt.Sprintf("revisions=%d,%d resume_revision=%d", first, second, resume), nil
+}
+
+// inboxConsumer uses the inbox consumer: three messages, the second failing
+// its first delivery (nacked, delivered again), all acked in the end.
+func inboxConsumer(ctx context.Context, c *statekeeper.Client, inbox, sender string) (string, error) {
+	ids := map[string]bool{}
+	for i := range 3 {
+		headers := map[string]string{}
+		if i == 1 {
+			headers["fail-first"] = "1"
+		}
+		sent, err := c.Messages.SendMessage(ctx, &sk.SendMessageRequest{
+			FromAgent: sender, ToAgent: inbox, Type: "conformance.job", Headers: headers,
+			Payload: &sk.Payload{ContentType: "text/plain", Data: []byte(fmt.Sprint(i))},
+		})
+		if err != nil {
+			return "", err
+		}
+		ids[sent.MessageId] = true
+	}
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var mu sync.Mutex
+	acked, redelivered := map[string]bool{}, 0
+	var settleErr error
+	consumed := make(chan error, 1)
+	go func() {
+		consumed <- c.Consume(cctx, inbox, func(_ context.Context, d *sk.Delivery) error {
+			if d.GetMessage().GetHeaders()["fail-first"] != "" && d.GetDeliveryCount() == 1 {
+				return fmt.Errorf("first delivery fails")
+			}
+			return nil
+		}, statekeeper.ConsumerOptions{OnSettled: func(s statekeeper.Settlement) {
+			mu.Lock()
+			defer mu.Unlock()
+			if s.Err != nil {
+				settleErr = s.Err
+				return
+			}
+			if s.Acked && s.Status == sk.ReceiptStatus_RECEIPT_STATUS_OK {
+				acked[s.Delivery.GetMessage().GetMessageId()] = true
+				if s.Delivery.GetDeliveryCount() > 1 {
+					redelivered++
+				}
+			}
+			if len(acked) == len(ids) {
+				stop()
+			}
+		}})
+	}()
+	select {
+	case err := <-consumed:
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			return "", err
+		}
+		if settleErr != nil {
+			return "", settleErr
+		}
+		for id := range ids {
+			if !acked[id] {
+				return "", fmt.Errorf("message %s not acked", id)
+			}
+		}
+		if redelivered != 1 {
+			return "", fmt.Errorf("%d redelivered messages acked, want 1 (the nacked one)", redelivered)
+		}
+		return fmt.Sprintf("acked=%d redelivered=%d", len(acked), redelivered), nil
+	case <-ctx.Done():
+		stop()
+		<-consumed
+		mu.Lock()
+		defer mu.Unlock()
+		return "", fmt.Errorf("%d of %d messages acked before the step's deadline", len(acked), len(ids))
+	}
 }
 
 func finish(r *report) {
