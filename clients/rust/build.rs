@@ -1,5 +1,6 @@
 //! Generates the `statekeeper.v1` prost messages and tonic clients from the
-//! contract in `../../proto` into `OUT_DIR` (included by `src/lib.rs`), so no
+//! contract in `proto/` (a symbolic link to the repository's `proto/`, so
+//! that the packaged crate carries it) into `OUT_DIR` (included by `src/lib.rs`), so no
 //! generated code is committed and building needs nothing but cargo: protoc
 //! comes from the protoc-bin-vendored crate, together with the well-known
 //! types (`google/protobuf/*.proto`) it ships.
@@ -25,9 +26,9 @@ const READ_VERBS: &[&str] = &["Get", "List", "Search", "Query", "Recall"];
 const IDEMPOTENCY_FIELD: &str = "request_id";
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let contract = PathBuf::from("../../proto");
+    let contract = PathBuf::from("proto");
     // Vendored protos the contract imports (google/api/field_behavior.proto).
-    let third_party = PathBuf::from("../../third_party");
+    let third_party = PathBuf::from("third_party");
     let mut protos: Vec<PathBuf> = std::fs::read_dir(contract.join("statekeeper/v1"))?
         .map(|entry| entry.map(|e| e.path()))
         .collect::<Result<_, _>>()?;

@@ -55,6 +55,11 @@ pub mod services {
 }
 pub mod watch;
 
+/// The README's examples, compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use call::{is_transient, new_request_id, CallPolicy, RetryPolicy, DEFAULT_TIMEOUT};
 pub use errors::{ErrorReason, RpcError};
 pub use inbox::{Inbox, InboxOptions, InboxStats, Outcome};
