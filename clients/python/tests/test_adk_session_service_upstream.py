@@ -3,8 +3,9 @@ on a live `statekeeper serve` (embedded; production too with
 STATEKEEPER_CLIENT_TEST_PRODUCTION=1, see live_server.py).
 
 Source: google/adk-python tests/unittests/sessions/test_session_service.py
-(the revision matching google-adk 2.13: with get_user_state and the stale
-session tests). The upstream module is not shipped in the google-adk wheel,
+at commit 03301454c3cd2d85d3691b3026a60ce6cb703193 (the 2.x line this extra
+pins, google-adk 2.13: with get_user_state and the stale-session tests).
+The upstream module is not shipped in the google-adk wheel,
 so its tests are restated here, one for one under the upstream names, with
 the same steps and the same assertions. At the end, two tests of behaviours
 upstream's backend registry (tests/unittests/sessions/_conformance.py) holds
