@@ -41,8 +41,9 @@ def server_binary() -> str:
 class LiveServer:
     """`statekeeper serve` on 127.0.0.1:<port> with an API key."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, extra_args: tuple[str, ...] = ()) -> None:
         self.data_dir = data_dir
+        self.extra_args = extra_args
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.log_path = data_dir.parent / f"server-{self.port}.log"
@@ -64,6 +65,7 @@ class LiveServer:
             "WARNING",
             "--shutdown-grace-seconds",
             "1",
+            *self.extra_args,
         ]
         log = self.log_path.open("ab")
         try:

@@ -190,6 +190,46 @@ def test_watch_relists_after_compaction(server: LiveServer) -> None:
     assert (event.entry.key, event.revision) == ("k/new", after.header.revision)
 
 
+def test_watch_slow_consumer_is_resumed_or_raised(tmp_path: Path) -> None:
+    """A server whose watchers may lag 2 responses behind: a reader that stops
+    reading while 40 large puts go by is cancelled with SLOW_CONSUMER."""
+    live = LiveServer(tmp_path / "data", ("--limit", "blackboard.watch_buffer_responses=2"))
+    live.start()
+    big = blackboard_pb2.BlackboardValue(
+        payload=common_pb2.Payload(content_type="application/octet-stream", data=b"x" * 200_000)
+    )
+
+    def lag_behind(sk: Client, board: str, **options: Any) -> tuple[list[int], list[int], Any]:
+        watch = sk.watch(board, timeout=scaled(60), **options)
+        responses = watch.responses()
+        assert next(responses).WhichOneof("kind") == "started"
+        puts = [
+            sk.blackboard.PutEntry(
+                blackboard_pb2.PutEntryRequest(board=board, key=f"k{n}", value=big)
+            ).header.revision
+            for n in range(40)
+        ]
+        time.sleep(scaled(1))
+        seen: list[int] = []
+        for response in responses:
+            seen.extend(event.revision for event in response.events.events)
+            if seen and seen[-1] >= puts[-1]:
+                break
+        watch.cancel()
+        return puts, seen, watch
+
+    try:
+        with Client(live.address, api_key=API_KEY, retry=PATIENT) as sk:
+            puts, seen, watch = lag_behind(sk, "slow-1")
+            assert seen == puts, "a resumed slow watcher missed or repeated events"
+            assert watch.slow_consumer_count >= 1 and watch.streams_opened >= 2
+            with pytest.raises(errors.SlowConsumerError) as raised:
+                lag_behind(sk, "slow-2", resume_slow_consumer=False)
+            assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    finally:
+        live.stop()
+
+
 def send_all(address: str, agent: str, count: int, tag: str = "job") -> list[str]:
     """Sends `count` messages, each with its own idempotency key; a send that
     fails is repeated with the same key (deduplicated by the server)."""
