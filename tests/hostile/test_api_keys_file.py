@@ -24,6 +24,7 @@ import grpc
 import pytest
 
 from statekeeper_client.v1 import blackboard_pb2, blackboard_pb2_grpc, common_pb2
+from tests.harness.backends import production
 from tests.harness.deadlines import scaled, wait_until
 from tests.harness.deploy import statekeeper_replicas
 from tests.harness.processes import REPO
@@ -274,3 +275,43 @@ def test_failed_authentications_are_logged_rate_limited_without_the_key(
     # for a later line).
     counted = sum(int(line["failures"]) for line in lines)
     assert 1 <= counted <= 61
+
+
+def test_sighup_reaches_every_worker(
+    tmp_path: Path, keys_file: Path, keys: dict[str, tuple[str, str]]
+) -> None:
+    """`serve --workers 2` (production tier): SIGHUP to the parent reloads
+    the file in both workers, and the parent keeps serving."""
+    first, second = keys["first"][0], keys["second"][0]
+    write_atomically(keys_file, keys["first"][1] + "\n")  # as long as the second's line
+    with production("keys") as where:
+        args = ["--workers", "2", "--api-keys-file", str(keys_file), "--log-format", "json"]
+        with statekeeper_replicas(tmp_path / "w", where, extra_args=args) as servers:
+            server = servers[0]
+            wait_until(
+                lambda: server.log().count("plaintext) with") == 2,
+                60,
+                "both workers",
+                server.log_tail,
+            )
+            before = os.stat(keys_file)
+            with open(keys_file, "r+") as file:
+                file.write(keys["second"][1] + "\n")
+            os.utime(keys_file, ns=(before.st_atime_ns, before.st_mtime_ns))
+            assert server.process is not None
+            os.kill(server.process.pid, signal.SIGHUP)
+            wait_until(
+                lambda: server.log().count("API keys file reloaded (SIGHUP)") == 2,
+                60,
+                "both workers reloaded",
+                server.log_tail,
+            )
+            assert server.alive()
+            # New connections, spread over the workers by the kernel: each
+            # takes the new key and refuses the old one.
+            for _ in range(8):
+                options = [("grpc.use_local_subchannel_pool", 1)]
+                with grpc.insecure_channel(server.address, options=options) as channel:
+                    stub = blackboard_pb2_grpc.BlackboardServiceStub(channel)
+                    assert code_of(stub, second, "b") == "OK"
+                    assert code_of(stub, first, "b") == "UNAUTHENTICATED"
