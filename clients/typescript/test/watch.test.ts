@@ -212,3 +212,56 @@ test("progress notifications are exposed on a quiet board", async () => {
   assert.equal(watch.progressRevision, progress[progress.length - 1]);
   assert.equal(watch.resumeRevision, watch.progressRevision + 1n);
 });
+
+test("SLOW_CONSUMER: a watcher that stops reading is cancelled by the server, surfaced, and resumed without a gap", async () => {
+  const slowServer = await ServerProcess.start(["--limit", "blackboard.watch_buffer_responses=2"]);
+  const client = new StatekeeperClient(slowServer.address, { timeoutMs: scaled(30_000) });
+  try {
+    const board = `ts-slow-${Date.now()}`;
+    const pad = "x".repeat(16_000);
+    const putOne = (key: string) =>
+      client.api.blackboard.putEntry(
+        blackboard.PutEntryRequest.fromPartial({ board, key, value: { kind: { $case: "json", json: { pad } } } }),
+      );
+    const first = await putOne("s/0000");
+    const slow: StatekeeperError[] = [];
+    const watch = client.watch(board, {
+      prefix: "s/",
+      startRevision: first.header!.revision,
+      timeoutMs: scaled(120_000),
+      onSlowConsumer: (error) => slow.push(error),
+    });
+    const events = watch[Symbol.asyncIterator]();
+    const seen: bigint[] = [];
+    const head = await events.next();
+    assert.ok(!head.done);
+    seen.push(head.value.revision);
+    // Not reading while the writer puts ~6 MB: far more than the HTTP/2 window
+    // and the socket buffers hold, so the server's buffer of 2 responses overflows.
+    const revisions = [first.header!.revision];
+    for (let batch = 0; batch < 16; batch++) {
+      const puts = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => putOne(`s/${String(batch * 25 + i + 1).padStart(4, "0")}`)),
+      );
+      revisions.push(...puts.map((p) => p.header!.revision));
+    }
+    const last = revisions.reduce((a, b) => (a > b ? a : b));
+    for (;;) {
+      const next = await events.next();
+      assert.ok(!next.done, "the watch ended early");
+      seen.push(next.value.revision);
+      if (next.value.revision >= last) break;
+    }
+    await events.return?.(undefined);
+    assert.ok(slow.length >= 1, "no SLOW_CONSUMER was surfaced");
+    assert.ok(slow.every((e) => e instanceof ReasonErrors.SLOW_CONSUMER && e.code === 8 /* RESOURCE_EXHAUSTED */));
+    assert.ok(watch.streamsOpened >= 2);
+    assert.deepEqual(
+      seen,
+      [...revisions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+  } finally {
+    client.close();
+    await slowServer.dispose();
+  }
+});
