@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use statekeeper_client::{Client, RetryPolicy};
+use statekeeper_client::{Client, ClientBuilder, RetryPolicy, TlsOptions};
 
 /// Seconds a server may take to get ready: generous, since the machine may be
 /// busy (scaled by STATEKEEPER_TEST_TIMEOUT_SCALE if set).
@@ -45,22 +45,50 @@ pub struct Server {
     dir: PathBuf,
     child: Option<Child>,
     starts: u32,
+    /// Extra `serve` flags (TLS, API keys).
+    args: Vec<String>,
+    /// How clients reach it: TLS options and API key.
+    tls: Option<TlsOptions>,
+    api_key: String,
 }
 
 impl Server {
     /// Starts a server on a free port (another port if one is taken meanwhile).
     pub async fn start() -> Server {
+        Self::start_with(Vec::new(), None, "").await
+    }
+
+    /// A directory of its own for a server (removed when the server is dropped).
+    pub fn directory() -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
             "sk-rust-test-{}-{}",
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::SeqCst)
         ));
         std::fs::create_dir_all(dir.join("data")).expect("test directory");
+        dir
+    }
+
+    /// Starts a server with extra `serve` flags, reached with `tls` and `api_key`.
+    pub async fn start_with(args: Vec<String>, tls: Option<TlsOptions>, api_key: &str) -> Server {
+        Self::start_in(Self::directory(), args, tls, api_key).await
+    }
+
+    /// As `start_with`, in `dir` (from `directory()`).
+    pub async fn start_in(
+        dir: PathBuf,
+        args: Vec<String>,
+        tls: Option<TlsOptions>,
+        api_key: &str,
+    ) -> Server {
         let mut server = Server {
             port: 0,
             dir,
             child: None,
             starts: 0,
+            args,
+            tls,
+            api_key: api_key.to_string(),
         };
         for attempt in 0..5 {
             server.port = free_port();
@@ -80,7 +108,7 @@ impl Server {
     /// A client with the default policy (channel connected lazily, so that it
     /// outlives restarts).
     pub async fn client(&self) -> Client {
-        Client::builder(format!("http://{}", self.address()))
+        self.builder()
             .lazy(true)
             .retry(RetryPolicy {
                 max_attempts: 20,
@@ -91,6 +119,19 @@ impl Server {
             .connect()
             .await
             .expect("client")
+    }
+
+    /// A builder for this server's address, TLS options and API key.
+    pub fn builder(&self) -> ClientBuilder {
+        let builder = Client::builder(format!("http://{}", self.address())).api_key(&self.api_key);
+        match &self.tls {
+            Some(tls) => builder.tls(tls.clone()),
+            None => builder,
+        }
+    }
+
+    pub fn dir(&self) -> &PathBuf {
+        &self.dir
     }
 
     fn log_path(&self) -> PathBuf {
@@ -111,13 +152,15 @@ impl Server {
             .args(["serve", "--listen", &self.address(), "--data-dir"])
             .arg(self.dir.join("data"))
             .args(["--log-format", "text", "--shutdown-grace-seconds", "1"])
+            .args(&self.args)
             .stdin(Stdio::null())
             .stdout(log.try_clone().map_err(|e| e.to_string())?)
             .stderr(log)
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", executable().display()))?;
         self.child = Some(child);
-        let client = Client::builder(format!("http://{}", self.address()))
+        let client = self
+            .builder()
             .lazy(true)
             .retry(RetryPolicy::NONE)
             .timeout(Duration::from_secs(2))
