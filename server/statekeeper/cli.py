@@ -87,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "keys":
         return _keys_create(args.tenant, args.append_to, sys.stdout)
+    if args.command == "serve":
+        # SIGHUP reloads the API keys file once the server has its handler
+        # (see _serve); until then it stays pending instead of killing a
+        # server that is still starting. The mask is inherited by workers.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
     try:
         settings = config.load(args)
         if args.command == "serve":
@@ -103,9 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve" and settings.worker_count > 1:
         from statekeeper.workers import serve_workers
 
-        # SIGHUP (reload the API keys file) goes to every worker; the
-        # parent itself has nothing to reload and must not die of it.
-        signal.signal(signal.SIGHUP, _forward_to_workers)
+        _forward_sighup_to_workers()
         return serve_workers(settings, serve_process)
     if args.command == "health":
         return _health(settings, args.timeout)
@@ -153,13 +156,28 @@ def _check_keys_file(settings: config.Settings) -> None:
             raise config.ConfigError(str(exc)) from exc
 
 
-def _forward_to_workers(signum: int, _frame: object) -> None:
+def _forward_sighup_to_workers() -> None:
+    """SIGHUP (reload the API keys file) goes to every worker; the parent
+    has nothing to reload and must not die of it. The workers start with it
+    blocked (inherited through fork and exec) and take it once they can.
+    The parent's main thread keeps it blocked too, so a helper thread
+    receives it; CPython then runs the handler in the main thread, which
+    the supervisor's short waits let through within a fraction of a second."""
     import multiprocessing
     import os
+    import threading
 
-    for worker in multiprocessing.active_children():
-        if worker.pid is not None:
-            os.kill(worker.pid, signum)
+    def forward(signum: int, _frame: object) -> None:
+        for worker in multiprocessing.active_children():
+            if worker.pid is not None:
+                os.kill(worker.pid, signum)
+
+    def receive() -> None:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
+        threading.Event().wait()
+
+    signal.signal(signal.SIGHUP, forward)
+    threading.Thread(target=receive, name="sighup", daemon=True).start()
 
 
 def _keys_create(tenant: str, append_to: str | None, out: TextIO) -> int:
@@ -254,6 +272,9 @@ async def _serve(settings: config.Settings, reuse_port: bool = False) -> int:
             log.error("cannot start: %s", exc.strerror or exc)
             return 1
     server = StatekeeperServer(settings, reuse_port=reuse_port)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGHUP, server.reload_keys)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})  # blocked by main
     try:
         await server.start()
     except (OSError, StatekeeperError) as exc:
@@ -261,10 +282,8 @@ async def _serve(settings: config.Settings, reuse_port: bool = False) -> int:
         await server.storage.close()
         return 1
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    loop.add_signal_handler(signal.SIGHUP, server.reload_keys)
     await stop.wait()
     await server.stop()
     return 0
