@@ -100,6 +100,17 @@ export function oldestRevision(error: StatekeeperError): bigint | undefined {
  * re-list half of re-list-then-watch.
  */
 export async function relist(sk: StatekeeperClient, board: string, selector: Selector = {}): Promise<Relisting> {
+  // A compaction between two pages invalidates the listing's revision: start again (bounded).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await listAll(sk, board, selector);
+    } catch (error) {
+      if (attempt >= 5 || !(error instanceof StatekeeperError) || error.reason !== "REVISION_COMPACTED") throw error;
+    }
+  }
+}
+
+async function listAll(sk: StatekeeperClient, board: string, selector: Selector): Promise<Relisting> {
   const entries: BlackboardEntry[] = [];
   let pageToken = "";
   let revision = 0n;

@@ -9,6 +9,7 @@ import {
   blackboard,
   ErrorReason,
   isStatekeeperError,
+  message,
   REASONS,
   ReasonErrors,
   RetryEvent,
@@ -178,19 +179,21 @@ test("UNAVAILABLE: reads and keyed mutations are retried across a restart, unkey
 test("the per-call deadline bounds the retries", async () => {
   const port = server.port;
   await server.kill();
+  const retries: RetryEvent[] = [];
   const client = new StatekeeperClient(`127.0.0.1:${port}`, {
     retry: { maxAttempts: 1_000, initialBackoffMs: 50, maxBackoffMs: 100 },
+    onRetry: (event) => retries.push(event),
   });
   const events: unknown[] = [];
   try {
+    // Against a port nobody listens on, a read is retried until its 1 s deadline, not 1000 times.
     await assert.rejects(
-      client.api.sessions.getSession(session.GetSessionRequest.fromPartial({ sessionId: "x" }), {
-        timeoutMs: 1_000,
-        retry: { maxAttempts: 1_000 },
-      }),
+      client.api.sessions.getSession(session.GetSessionRequest.fromPartial({ sessionId: "x" }), { timeoutMs: 1_000 }),
       (error: unknown) =>
         isStatekeeperError(error) && (error.code === 14 || error.code === 4 /* DEADLINE_EXCEEDED */),
     );
+    assert.ok(retries.length >= 1, "not retried at all");
+    assert.ok(retries.length < 999, `${retries.length} retries: the deadline did not stop them`);
     const noRetry = new StatekeeperClient(`127.0.0.1:${port}`, {
       retry: false,
       onRetry: (event) => events.push(event),
@@ -204,9 +207,28 @@ test("the per-call deadline bounds the retries", async () => {
       noRetry.close();
     }
     assert.equal(events.length, 0);
+    assert.equal(client.timeoutMs, 30_000, "the default deadline");
   } finally {
     client.close();
     await server.start();
+  }
+});
+
+test("the client's default deadline ends a call that would wait an hour", { timeout: scaled(120_000) }, async () => {
+  const client = new StatekeeperClient(server.address, { timeoutMs: 1_500 });
+  try {
+    await assert.rejects(
+      client.api.messages.requestReply(
+        message.RequestReplyRequest.fromPartial({
+          fromAgent: `ts-deadline-${Date.now()}`,
+          toAgent: "nobody-answers",
+          timeout: { seconds: 3_600n, nanos: 0 },
+        }),
+      ),
+      (error: unknown) => isStatekeeperError(error) && error.code === 4 /* DEADLINE_EXCEEDED */,
+    );
+  } finally {
+    client.close();
   }
 });
 
