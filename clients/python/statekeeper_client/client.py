@@ -138,12 +138,17 @@ class Client:
     Each service is reached through an attribute with the generated stub's
     methods (`sessions`, `memory`, `checkpoints`, `blackboard`, `messages`).
     Every call carries the credentials, gets `timeout` as its deadline unless
-    the caller passes one, and is retried with exponential backoff when it
-    fails with UNAVAILABLE (only), within that deadline. AppendMessages,
-    SendMessage and SendReply get a random `request_id` (idempotency key) when
-    the request has none, so that a retry never applies a change twice. A
-    failed call raises `statekeeper_client.errors.StatekeeperRpcError` (a
-    `grpc.RpcError` carrying the server's ErrorInfo reason).
+    the caller passes one, and, when it fails with UNAVAILABLE, is retried
+    with exponential backoff within that deadline if a repeat is safe (see
+    `statekeeper_client._common.retry_safety`): reads; requests with an
+    idempotency key (AppendMessages, SendMessage, RequestReply, SendReply get
+    a random `request_id` when they have none, kept across the retries, so
+    the server answers a repeat from the first call); Ack/Nack/
+    ExtendVisibility/PullMessages. Other mutations are sent once, with
+    wait_for_ready. A failed call raises the `statekeeper_client.errors`
+    class of its ErrorInfo reason (a `StatekeeperRpcError`, itself a
+    `grpc.RpcError`). `watch()` gives a resuming blackboard Watch and
+    `inbox()` an inbox consumer.
     """
 
     def __init__(
