@@ -90,7 +90,7 @@ async fn every_message_is_handled_and_acked_across_a_restart_and_nacks_are_redel
             InboxOptions::new(inbox)
                 .visibility_timeout(Duration::from_secs(2))
                 .reconnect(RetryPolicy {
-                    max_attempts: 200,
+                    max_attempts: 400,
                     max_backoff: Duration::from_millis(500),
                     ..Default::default()
                 })

@@ -78,7 +78,7 @@ async fn watch_resumes_across_server_restarts_without_gap_or_repeat() {
             .start_revision(before + 1)
             .progress_every(Duration::from_secs(1))
             .retry(RetryPolicy {
-                max_attempts: 100,
+                max_attempts: 400,
                 max_backoff: Duration::from_millis(500),
                 ..Default::default()
             }),

@@ -31,6 +31,33 @@ fn executable() -> PathBuf {
     }
 }
 
+/// A suffix that differs between test runs (tenants of a shared store).
+fn fastrand_suffix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or_default()
+}
+
+/// The flags that put a server on the production tier, from the environment
+/// `scripts/services.sh start DIR` writes (DIR/env): PostgreSQL and Redis.
+/// Empty (the embedded store) when they are not set.
+pub fn tier_args() -> Vec<String> {
+    let dsn = std::env::var("STATEKEEPER_TEST_POSTGRES_DSN").unwrap_or_default();
+    let redis = std::env::var("STATEKEEPER_TEST_REDIS_URL").unwrap_or_default();
+    if dsn.is_empty() || redis.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        "--postgres-dsn".into(),
+        dsn,
+        "--redis-url".into(),
+        redis,
+        "--migrate-on-start".into(),
+        "true".into(),
+    ]
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -53,9 +80,20 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts a server on a free port (another port if one is taken meanwhile).
+    /// Starts a server on a free port (another port if one is taken
+    /// meanwhile), with an API key of its own that maps to a tenant of its
+    /// own (so that servers sharing a production store do not see each
+    /// other's data).
     pub async fn start() -> Server {
-        Self::start_with(Vec::new(), None, "").await
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let key = format!("sk-rust-{}-{n}", std::process::id());
+        let tenant = format!("rust-test-{}-{n}-{}", std::process::id(), fastrand_suffix());
+        Self::start_with(
+            vec!["--api-key".into(), format!("{key}={tenant}")],
+            None,
+            &key,
+        )
+        .await
     }
 
     /// A directory of its own for a server (removed when the server is dropped).
@@ -153,6 +191,7 @@ impl Server {
             .arg(self.dir.join("data"))
             .args(["--log-format", "text", "--shutdown-grace-seconds", "1"])
             .args(&self.args)
+            .args(tier_args())
             .stdin(Stdio::null())
             .stdout(log.try_clone().map_err(|e| e.to_string())?)
             .stderr(log)
