@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import secrets
 import time
 import uuid
 from collections.abc import Iterator
@@ -149,7 +150,8 @@ def test_request_rate_refuses_with_retry_info_and_recovers(channel: grpc.Channel
 
 
 def put_item(stub: items_pb2_grpc.ItemServiceStub, key: str, name: str, size: int) -> None:
-    value = json.dumps({"text": "x" * size})
+    # Random text: PostgreSQL counts values as stored, compressed.
+    value = json.dumps({"text": secrets.token_urlsafe(size)[:size]})
     stub.PutItem(
         items_pb2.PutItemRequest(namespace=["quota"], key=name, value_json=value),
         metadata=md(key),
@@ -276,6 +278,20 @@ def test_stored_bytes_quota_refuses_writes_serves_reads_and_deletes(
                 timeout=scaled(30),
             )
         assert refusal(bb.value).quota == "max_stored_bytes"
+        # After a restart the process knows nothing of those writes: the
+        # measurement of the store alone makes it refuse again.
+        stored.restart()
+
+        def refused_again() -> bool:
+            try:
+                put_item(stub, "key-epsilon", f"probe-{uuid.uuid4().hex[:6]}", 1)
+            except grpc.RpcError as error:
+                if error.code() == grpc.StatusCode.UNAVAILABLE:
+                    return False  # the channel reconnecting to the new process
+                return refusal(error).quota == "max_stored_bytes"
+            return False
+
+        wait_until(refused_again, 60, "measured over the quota", stored.log_tail, interval=0.5)
         # Reads are served, and so are deletes.
         got = stub.GetItem(
             items_pb2.GetItemRequest(namespace=["quota"], key=written[0]),

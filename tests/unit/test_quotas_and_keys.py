@@ -111,9 +111,19 @@ def test_streams_and_stored_bytes() -> None:
     for method in ("/x/GetItem", "/x/DeleteItem", "/x/ListEntries", "/x/Watch", "/x/Recall"):
         quotas.admit("t", method, 0)
     quotas.admit("u", "/x/PutItem", 0)
-    quotas.set_usage({"t": 999})
+    quotas.set_usage({"t": 900})
     quotas.admit("t", "/x/PutItem", 0)
     assert quotas.refusals[("t", "max_stored_bytes")] == 3
+    # Admitted writes count until the next measurement; reads do not.
+    assert quotas.needs_size("t")
+    quotas.admit("t", "/x/PutItem", 50)
+    quotas.admit("t", "/x/GetItem", 500)
+    quotas.admit("t", "/x/PutItem", 60)
+    assert quotas.stored_bytes("t") == 1010
+    with pytest.raises(QuotaExceededError):
+        quotas.admit("t", "/x/PutItem", 1)
+    quotas.set_usage({"t": 0})
+    quotas.admit("t", "/x/PutItem", 1)
 
 
 def test_grows_storage_allows_reads_deletes_and_settling() -> None:

@@ -4,10 +4,12 @@ Each tenant gets (lazily, on its first call) two token buckets, one for
 requests (each request message costs 1) and one for request bytes (the
 serialized size of each request message), a count of its open streaming
 calls, and the stored-bytes figure of the last usage measurement
-(storage/usage.py). A call over a quota is refused with QuotaExceededError:
-RESOURCE_EXHAUSTED, reason LIMIT_EXCEEDED, metadata `quota` naming it, and
-the delay after which a retry can succeed (the transport sends it as a
-google.rpc.RetryInfo). A refused call takes no tokens.
+(storage/usage.py), to which the size of every admitted write is added
+until the next measurement replaces the figure. A call over a quota is
+refused with QuotaExceededError: RESOURCE_EXHAUSTED, reason LIMIT_EXCEEDED,
+metadata `quota` naming it, and the delay after which a retry can succeed
+(the transport sends it as a google.rpc.RetryInfo). A refused call takes
+no tokens.
 
 The state is per server process: with `serve --workers N` each worker
 holds its own buckets and stream counts, so a tenant can reach N times a
@@ -244,7 +246,8 @@ class QuotaEnforcer:
 
     def needs_size(self, tenant: str) -> bool:
         """True when the tenant's calls must report their request size."""
-        return self._state(tenant).bytes is not None
+        state = self._state(tenant)
+        return state.bytes is not None or state.quota.max_stored_bytes > 0
 
     def admit(self, tenant: str, method: str, size: int) -> None:
         """One request message of `size` bytes for `method`; raises
@@ -288,6 +291,10 @@ class QuotaEnforcer:
             state.bytes.take(size)
         if state.requests is not None:
             state.requests.take(1)
+        if quota.max_stored_bytes and grows_storage(method):
+            # Between measurements, what the tenant sends to be stored counts
+            # at once: a burst of writes cannot outrun the measurement.
+            self._stored[tenant] = self._stored.get(tenant, 0) + size
 
     @contextlib.contextmanager
     def stream(self, tenant: str, method: str) -> Iterator[None]:
@@ -305,7 +312,8 @@ class QuotaEnforcer:
             state.streams -= 1
 
     def set_usage(self, stored: Mapping[str, int]) -> None:
-        """The stored bytes of each tenant, from the last measurement."""
+        """The stored bytes of each tenant, from the last measurement (it
+        replaces the estimate that admitted writes added since)."""
         self._stored = dict(stored)
 
     def stored_bytes(self, tenant: str) -> int:

@@ -4,9 +4,8 @@ What is counted: every row of every table that has a `tenant` column
 (sessions, messages, versions, memory, checkpoints, workflows, blackboard
 and its history, bus messages, items, audit records, ...), by the size of
 its values: on SQLite the byte length of each value (text as UTF-8, numbers
-as their text form), on PostgreSQL `pg_column_size` of the row (its
-on-disk size before TOAST compression is applied to large values, as
-stored). Not counted: indexes, free pages, SQLite's FTS tables and other
+as their text form), on PostgreSQL `pg_column_size` of the row (its size
+as stored: large values compressed by TOAST count compressed). Not counted: indexes, free pages, SQLite's FTS tables and other
 derived state (vector index snapshots on local disk), and tables without a
 tenant. So it is a measure of what a tenant keeps, comparable between
 tenants, not of the files' size.
