@@ -105,6 +105,20 @@ def _stamp(path: Path) -> _Stamp | None:
     return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
 
+def _warn_if_writable(path: Path) -> None:
+    """Whoever can write the file can give themselves a key."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if mode & 0o022:
+        log.warning(
+            "API keys file %s is writable by its group or by others: anyone who can write it"
+            " can add a key (chmod go-w)",
+            path,
+        )
+
+
 class KeysFile:
     """Keeps an Authenticator's hashed keys in step with the keys file."""
 
@@ -127,6 +141,7 @@ class KeysFile:
         self._install(read(path))
 
     def _install(self, keys: dict[str, str]) -> None:
+        _warn_if_writable(self.path)
         self._authenticator.replace_hashed_keys(keys)
         if self._on_reload is not None:
             self._on_reload(keys)
