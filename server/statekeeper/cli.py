@@ -5,6 +5,8 @@ statekeeper migrate  apply pending schema migrations (PostgreSQL or embedded)
 statekeeper health   probe a running server's gRPC health (container health checks)
 statekeeper doctor   check config, store, schema versions, a running server and its indexes
 statekeeper audit    read the audit trail from the store (list), check its hash chains (verify)
+statekeeper export   write a tenant (or a user) to a file; import loads it into another store
+statekeeper inspect  show a session, user, board or execution from the store (read-only)
 statekeeper keys     create an API key: print it once and its line for the keys file
 """
 
@@ -66,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify = audit_commands.add_parser("verify", help=verify_help, description=verify_help)
     config.add_arguments(verify, only=STORE_OPTIONS)
     verify.add_argument("--tenant", help="only this tenant (default: every tenant)")
+    from statekeeper.admin import commands as admin_commands
+
+    admin_commands.add_parsers(commands)
     keys_cmd = commands.add_parser("keys", help="manage API keys given by hash (api_keys_file)")
     keys_commands = keys_cmd.add_subparsers(dest="keys_command", required=True)
     create_help = (
@@ -112,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         return serve_workers(settings, serve_process)
     if args.command == "health":
         return _health(settings, args.timeout)
+    if args.command in ("export", "import", "inspect"):
+        from statekeeper.admin import commands as admin_commands
+
+        return admin_commands.run(args, settings)
     if args.command == "doctor":
         from statekeeper import doctor
 

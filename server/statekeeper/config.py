@@ -98,6 +98,9 @@ class Settings:
     access_log_sample_rate: float = 1.0
     # HOST:PORT of the Prometheus /metrics endpoint; empty: no endpoint.
     metrics_listen: str = ""
+    # OTLP/gRPC endpoint of a trace collector (api/tracing.py); empty: no
+    # tracing, unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    otlp_endpoint: str = ""
     # Server TLS (PEM files); with tls_client_ca, clients must present a
     # certificate that CA signed (mTLS). See statekeeper/tls.py.
     tls_cert: str = ""
@@ -178,6 +181,9 @@ _OPTIONS: dict[str, str] = {
     " (failed calls are always logged)",
     "metrics_listen": "HOST:PORT serving Prometheus metrics at /metrics (unset: none;"
     " with --workers N, port+1..port+N-1 for the other workers)",
+    "otlp_endpoint": "OTLP/gRPC endpoint (e.g. http://collector:4317) receiving a trace span per"
+    " RPC and its PostgreSQL/Redis calls, joined to the caller's W3C trace context (unset: no"
+    " tracing unless OTEL_EXPORTER_OTLP_ENDPOINT is set)",
     "tls_cert": "PEM certificate chain of the server: serve TLS instead of plaintext (needs"
     " tls_key; the files are re-read for new connections when they change on disk)",
     "tls_key": "PEM private key (unencrypted) of tls_cert",

@@ -24,7 +24,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from statekeeper import __version__, keys, telemetry, tls
 from statekeeper.adapters.openai_chat import OpenAIChatSummarizer
-from statekeeper.api import reflection
+from statekeeper.api import reflection, tracing
 from statekeeper.api.admin_servicer import AdminServicer
 from statekeeper.api.interceptor import DomainInterceptor
 from statekeeper.api.session_servicer import SessionServicer
@@ -120,6 +120,8 @@ class StatekeeperServer:
             if settings.quotas.stored_bytes
             else None
         )
+        # None unless an OTLP endpoint is set: then no interceptor, no cost.
+        self.tracing = tracing.build(settings.otlp_endpoint, __version__)
         self.telemetry = telemetry.build(
             settings,
             self.authenticator,
@@ -148,6 +150,7 @@ class StatekeeperServer:
             # of the domain interceptor included.
             interceptors=[
                 *self.telemetry.interceptors,
+                *([self.tracing.interceptor] if self.tracing is not None else []),
                 DomainInterceptor(self.authenticator, self.settings.limits, self.quotas),
             ],
             options=[
@@ -281,4 +284,6 @@ class StatekeeperServer:
             await capability.close()
         await self.storage.close()
         self.telemetry.stop()
+        if self.tracing is not None:
+            self.tracing.shutdown()
         log.info("stopped")

@@ -1,0 +1,146 @@
+"""The SQLite side of export/import (admin/transfer.py) and inspect.
+
+Rows are read in rowid order (the insertion order, which some queries of
+the embedded store sort by) inside one read transaction, and replayed in
+that order. The audit trigger needs the store's digest function; imported
+episodes get their rows in the FTS5 lexical index in the same transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from statekeeper.admin.tables import Table
+from statekeeper.admin.transfer import placeholders
+from statekeeper.core.memory import lexical
+from statekeeper.storage import schemas
+from statekeeper.storage.embedded.sessions_schema import AUDIT_DIGEST, DATABASE_FILE, audit_digest
+
+
+def _param(number: int) -> str:
+    return f"?{number}"
+
+
+def _params(tenant: str, user: str | None) -> tuple[str, ...]:
+    return (tenant,) if user is None else (tenant, user)
+
+
+def open_existing(data_dir: Path) -> sqlite3.Connection:
+    """The store's file, never created here (mode=rw)."""
+    database = data_dir / DATABASE_FILE
+    db = sqlite3.connect(f"file:{database}?mode=rw", uri=True, isolation_level=None)
+    db.execute("PRAGMA busy_timeout=5000")
+    db.create_function(AUDIT_DIGEST, 10, audit_digest, deterministic=True)
+    return db
+
+
+class _Embedded:
+    backend = "embedded"
+
+    def __init__(self, db: sqlite3.Connection, data_dir: Path) -> None:
+        self._db = db
+        self._data_dir = data_dir
+
+    async def schema_versions(self) -> dict[str, int]:
+        states = schemas.embedded_states(self._data_dir / DATABASE_FILE)
+        return {state.name: state.version for state in states}
+
+    async def columns(self, table: Table) -> list[str]:
+        rows = self._db.execute(f"PRAGMA table_info({table.name})").fetchall()
+        return [row[1] for row in rows if row[1] not in table.generated]
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        where = placeholders(table.where(user is not None), _param)
+        row = self._db.execute(
+            f"SELECT count(*) FROM {table.name} WHERE {where}", _params(tenant, user)
+        ).fetchone()
+        return int(row[0])
+
+
+class EmbeddedSource(_Embedded):
+    """Reads inside one read transaction (BEGIN ... the first SELECT fixes
+    the snapshot, WAL keeps it while writers go on)."""
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        where = placeholders(table.where(user is not None), _param)
+        cursor = self._db.execute(
+            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY rowid",
+            _params(tenant, user),
+        )
+        for row in cursor:
+            yield row
+
+
+@contextlib.asynccontextmanager
+async def source(data_dir: Path) -> AsyncIterator[EmbeddedSource]:
+    with contextlib.closing(open_existing(data_dir)) as db:
+        db.execute("BEGIN")
+        try:
+            yield EmbeddedSource(db, data_dir)
+        finally:
+            db.execute("ROLLBACK")
+
+
+class EmbeddedTarget(_Embedded):
+    async def insert(
+        self, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        names = ", ".join(columns)
+        marks = ", ".join("?" for _ in columns)
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(f"INSERT INTO {table.name} ({names}) VALUES ({marks})", rows)
+            if table.name == "memory_episodes":
+                _index_episodes(db, list(columns), rows)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    async def finish(self, tables: Sequence[Table], tenant: str) -> None:
+        """Nothing to move: AUTOINCREMENT follows explicit ids by itself,
+        and vector indexes are built from the rows when first used."""
+
+
+def _index_episodes(
+    db: sqlite3.Connection, columns: list[str], rows: Sequence[Sequence[Any]]
+) -> None:
+    """The FTS5 rows of imported episodes, as the store writes them."""
+    at = {name: columns.index(name) for name in columns}
+    for row in rows:
+        key, tenant, user_id = row[at["vector_key"]], row[at["tenant"]], row[at["user_id"]]
+        terms = row[at["lexical_terms"]]
+        if terms is None:
+            terms = lexical.document_terms(
+                row[at["user_message"]], row[at["assistant_response"]], row[at["summary"]]
+            )
+            db.execute(
+                "UPDATE memory_episodes SET lexical_terms = ? WHERE vector_key = ?", (terms, key)
+            )
+        db.execute("DELETE FROM memory_episode_terms WHERE rowid = ?", (key,))
+        db.execute(
+            "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)",
+            (key, lexical.scope_token(tenant, user_id), terms),
+        )
+
+
+@contextlib.asynccontextmanager
+async def target(data_dir: Path) -> AsyncIterator[EmbeddedTarget]:
+    """The store in `data_dir`, created and migrated if need be (as
+    `statekeeper migrate` does)."""
+    from statekeeper.storage.embedded.sessions import EmbeddedStorage
+
+    storage = EmbeddedStorage(data_dir)
+    try:
+        await schemas.migrate_embedded(storage)
+    finally:
+        await storage.close()
+    with contextlib.closing(open_existing(data_dir)) as db:
+        yield EmbeddedTarget(db, data_dir)

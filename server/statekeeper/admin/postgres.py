@@ -1,0 +1,172 @@
+"""The PostgreSQL side of export/import (admin/transfer.py) and inspect.
+
+Export reads in one REPEATABLE READ, read-only transaction (one snapshot)
+through a server-side cursor; rows in the order of their identity column
+when they have one (the order the store allocated them), else the table's
+declared order. Import inserts identity columns as exported (OVERRIDING
+SYSTEM VALUE), then moves each identity sequence past the largest id, and
+drops the tenant's keys in Redis (session cache, blackboard feed) so no
+replica serves a cached absence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import asyncpg
+
+from statekeeper.admin.tables import Table
+from statekeeper.admin.transfer import TransferError, placeholders
+from statekeeper.logs import redact
+from statekeeper.storage import schemas
+
+# Rows fetched per round trip of the export cursor.
+PREFETCH = 500
+
+
+def _param(number: int) -> str:
+    return f"${number}"
+
+
+def _params(tenant: str, user: str | None) -> tuple[str, ...]:
+    return (tenant,) if user is None else (tenant, user)
+
+
+async def connect(dsn: str) -> asyncpg.Connection:
+    try:
+        conn: asyncpg.Connection = await asyncpg.connect(dsn, timeout=10)
+    except (OSError, asyncpg.PostgresError) as exc:
+        raise TransferError(f"cannot connect to PostgreSQL at {redact(dsn)}: {exc}") from exc
+    return conn
+
+
+class _Postgres:
+    backend = "postgres"
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self._conn = conn
+        self._identity: dict[str, str] = {}
+
+    async def schema_versions(self) -> dict[str, int]:
+        return {state.name: state.version for state in await schemas.postgres_states(self._conn)}
+
+    async def columns(self, table: Table) -> list[str]:
+        rows = await self._conn.fetch(
+            "SELECT column_name, is_identity, is_generated FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND table_name = $1"
+            " ORDER BY ordinal_position",
+            table.name,
+        )
+        names = []
+        for row in rows:
+            if row["is_generated"] != "NEVER" or row["column_name"] in table.generated:
+                continue
+            if row["is_identity"] == "YES":
+                self._identity[table.name] = row["column_name"]
+            names.append(row["column_name"])
+        return names
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        where = placeholders(table.where(user is not None), _param)
+        value = await self._conn.fetchval(
+            f"SELECT count(*) FROM {table.name} WHERE {where}", *_params(tenant, user)
+        )
+        return int(value)
+
+
+class PostgresSource(_Postgres):
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        where = placeholders(table.where(user is not None), _param)
+        identity = self._identity.get(table.name)
+        order = identity if identity else ", ".join(table.order)
+        query = f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY {order}"
+        async for record in self._conn.cursor(query, *_params(tenant, user), prefetch=PREFETCH):
+            yield tuple(record.values())
+
+
+@contextlib.asynccontextmanager
+async def source(dsn: str) -> AsyncIterator[PostgresSource]:
+    conn = await connect(dsn)
+    try:
+        async with conn.transaction(isolation="repeatable_read", readonly=True):
+            yield PostgresSource(conn)
+    finally:
+        await conn.close()
+
+
+class PostgresTarget(_Postgres):
+    def __init__(self, conn: asyncpg.Connection, redis_url: str, redis_prefix: str) -> None:
+        super().__init__(conn)
+        self._redis_url = redis_url
+        self._redis_prefix = redis_prefix
+
+    async def insert(
+        self, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        names = ", ".join(columns)
+        marks = ", ".join(f"${i + 1}" for i in range(len(columns)))
+        overriding = " OVERRIDING SYSTEM VALUE" if table.name in self._identity else ""
+        async with self._conn.transaction():
+            await self._conn.executemany(
+                f"INSERT INTO {table.name} ({names}){overriding} VALUES ({marks})", rows
+            )
+
+    async def finish(self, tables: Sequence[Table], tenant: str) -> None:
+        for table in tables:
+            column = self._identity.get(table.name)
+            if column is None:
+                continue
+            sequence = await self._conn.fetchval(
+                "SELECT pg_get_serial_sequence($1, $2)", table.name, column
+            )
+            # Only ever forward: ids of other tenants may be past ours.
+            await self._conn.execute(
+                f"SELECT setval('{sequence}', m) FROM (SELECT max({column}) AS m"
+                f" FROM {table.name}) AS x WHERE m >= (SELECT last_value FROM {sequence})"
+            )
+        if self._redis_url:
+            await _drop_tenant_keys(self._redis_url, self._redis_prefix, tenant)
+
+
+async def _drop_tenant_keys(url: str, prefix: str, tenant: str) -> None:
+    """Deletes every key of the tenant (`{prefix}:{<tenant>}:*`, one Redis
+    Cluster slot): cached sessions and leases, the blackboard feed."""
+    import redis.asyncio as redis_asyncio
+
+    client = redis_asyncio.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+    try:
+        pattern = f"{prefix}:{{{_glob_escape(tenant)}}}:*"
+        batch: list[bytes] = []
+        async for key in client.scan_iter(match=pattern, count=1000):
+            batch.append(key)
+            if len(batch) >= 1000:
+                await client.delete(*batch)
+                batch.clear()
+        if batch:
+            await client.delete(*batch)
+    except (OSError, redis_asyncio.RedisError) as exc:
+        raise TransferError(
+            f"imported, but the tenant's Redis keys at {redact(url)} could not be dropped: {exc};"
+            f" delete the keys {prefix}:{{{tenant}}}:* before serving"
+        ) from exc
+    finally:
+        await client.aclose()
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"\\{c}" if c in "*?[]\\" else c for c in text)
+
+
+@contextlib.asynccontextmanager
+async def target(dsn: str, redis_url: str, redis_prefix: str) -> AsyncIterator[PostgresTarget]:
+    """The database at `dsn`, migrated first (as `statekeeper migrate`)."""
+    conn = await connect(dsn)
+    try:
+        await schemas.migrate_postgres(conn)
+        yield PostgresTarget(conn, redis_url, redis_prefix)
+    finally:
+        await conn.close()
