@@ -26,7 +26,7 @@ from statekeeper import __version__, keys, telemetry, tls
 from statekeeper.adapters.openai_chat import OpenAIChatSummarizer
 from statekeeper.api import reflection, tracing
 from statekeeper.api.admin_servicer import AdminServicer
-from statekeeper.api.interceptor import DomainInterceptor
+from statekeeper.api.interceptor import DomainInterceptor, FailedAuthentications
 from statekeeper.api.session_servicer import SessionServicer
 from statekeeper.capabilities import (
     CAPABILITY_SERVICES,
@@ -114,7 +114,10 @@ class StatekeeperServer:
             if settings.api_keys_file
             else None
         )
+        # Quota state and refusal counts (`quotas.refusals`), failed
+        # authentications (`failed_authentications.total`): for metrics too.
         self.quotas = QuotaEnforcer(settings.quotas, settings.usage_interval_seconds)
+        self.failed_authentications = FailedAuthentications()
         self.usage = (
             UsageMonitor(self.storage, settings.usage_interval_seconds, self.quotas.set_usage)
             if settings.quotas.stored_bytes
@@ -151,7 +154,12 @@ class StatekeeperServer:
             interceptors=[
                 *self.telemetry.interceptors,
                 *([self.tracing.interceptor] if self.tracing is not None else []),
-                DomainInterceptor(self.authenticator, self.settings.limits, self.quotas),
+                DomainInterceptor(
+                    self.authenticator,
+                    self.settings.limits,
+                    self.quotas,
+                    self.failed_authentications,
+                ),
             ],
             options=[
                 *grpc_options(self.settings.limits),

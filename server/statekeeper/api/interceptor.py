@@ -161,11 +161,12 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         authenticator: Authenticator,
         limits: Limits | None = None,
         quotas: QuotaEnforcer | None = None,
+        failures: FailedAuthentications | None = None,
     ) -> None:
         self._authenticator = authenticator
         self._streams = StreamLimiter(limits or Limits())
         self._quotas = quotas or QuotaEnforcer(Quotas())
-        self._failures = FailedAuthentications()
+        self._failures = failures or FailedAuthentications()
 
     async def intercept_service(
         self,
@@ -396,8 +397,11 @@ class FailedAuthentications:
         self._max_hosts = max_hosts
         # host -> [failures not logged yet, time of the last line]
         self._hosts: dict[str, list[float]] = {}
+        # Every failure since the start (for metrics).
+        self.total = 0
 
     def record(self, peer: str, method: str, presented: str | None, reason: str) -> None:
+        self.total += 1
         host = peer.rpartition(":")[0] or peer
         now = time.monotonic()
         if host not in self._hosts and len(self._hosts) >= self._max_hosts:
