@@ -21,6 +21,10 @@
 #                        embedded store the scenario runs against)
 #   CONFORMANCE_ONLY     run only these languages (e.g. "go,rust")
 #   CONFORMANCE_TLS      1 (default): mTLS as above; 0: plaintext
+#   CONFORMANCE_BACKENDS the server tiers the scenarios run against, in turn
+#                        (default "embedded,production": the embedded store,
+#                        then PostgreSQL + Redis started by scripts/services.sh
+#                        with two server processes (--workers 2) on the port)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -29,6 +33,9 @@ PY=${PYTHON:-$ROOT/.venv/bin/python}
 REQUIRE=${CONFORMANCE_REQUIRE:-all}
 ONLY=${CONFORMANCE_ONLY:-python,go,typescript,java,rust}
 TLS=${CONFORMANCE_TLS:-1}
+BACKENDS=${CONFORMANCE_BACKENDS:-embedded,production}
+BACKEND=embedded
+SERVICES_DIR=""
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/statekeeper-conformance.XXXXXX")
 SERVER_PID=""
@@ -43,10 +50,10 @@ cleanup() {
     kill -TERM "${entry##*|}" 2>/dev/null || true
     wait "${entry##*|}" 2>/dev/null || true
   done
-  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
+  stop_server
+  if [ -n "$SERVICES_DIR" ]; then
+    scripts/services.sh stop "$SERVICES_DIR" >/dev/null 2>&1 || true
+    rm -rf "$SERVICES_DIR"
   fi
   if [ $rc -ne 0 ] && [ -f "$WORK/server.log" ]; then
     echo "==> server log (last 30 lines)"
@@ -56,6 +63,16 @@ cleanup() {
   exit $rc
 }
 trap cleanup EXIT
+
+stop_server() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  SERVER_PID=""
+}
 
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 fmt_ms() { printf '%d.%03ds' $(( $1 / 1000 )) $(( $1 % 1000 )); }
@@ -197,15 +214,33 @@ setup_tls() {
   echo "mTLS: CA, server and client certificates in $dir"
 }
 
+# The production tier: PostgreSQL and Redis from scripts/services.sh (one
+# pair per run), the schema migrated by the first replica.
+start_services() {
+  # Its own directory, not under $WORK: that one is private to this user, and
+  # PostgreSQL runs as another when the run is root.
+  SERVICES_DIR=$(mktemp -d "${TMPDIR:-/tmp}/statekeeper-conformance-services.XXXXXX")
+  scripts/services.sh start "$SERVICES_DIR" >/dev/null
+  # shellcheck disable=SC1091
+  . "$SERVICES_DIR/env"
+  echo "PostgreSQL $STATEKEEPER_TEST_POSTGRES_DSN, Redis $STATEKEEPER_TEST_REDIS_URL"
+}
+
 start_server() {
   PORT=$(free_port)
   ADDR=127.0.0.1:$PORT
   API_KEY="conformance-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-  mkdir -p "$WORK/data"
-  "$PY" -m statekeeper serve --listen "$ADDR" --data-dir "$WORK/data" \
+  local data=$WORK/data-$BACKEND
+  mkdir -p "$data"
+  local tier=()
+  if [ "$BACKEND" = production ]; then
+    tier=(--postgres-dsn "$STATEKEEPER_TEST_POSTGRES_DSN" --redis-url "$STATEKEEPER_TEST_REDIS_URL"
+      --migrate-on-start --workers 2)
+  fi
+  "$PY" -m statekeeper serve --listen "$ADDR" --data-dir "$data" "${tier[@]}" \
     --api-key "$API_KEY=conformance" "${SERVER_TLS[@]}" >"$WORK/server.log" 2>&1 &
   SERVER_PID=$!
-  echo "server pid $SERVER_PID on $ADDR (data dir $WORK/data)"
+  echo "$BACKEND server pid $SERVER_PID on $ADDR (data dir $data)"
   for _ in $(seq 1 150); do
     if ! kill -0 "$SERVER_PID" 2>/dev/null; then
       echo "server exited early" >&2
@@ -268,16 +303,16 @@ check_health_probe() {
 
 # ---------------------------------------------------------------- scenarios
 scenario() { # scenario LANGUAGE CMD...
-  local lang=$1; shift
+  local lang="$1 ($BACKEND)"; shift
   echo "==> conformance scenario: $lang"
   local start rc=0; start=$(date +%s%N)
   (cd "$WORK" && env "${CLIENT_TLS[@]}" STATEKEEPER_ADDR="$ADDR" STATEKEEPER_API_KEY="$API_KEY" \
     STATEKEEPER_REQUIRE="$REQUIRE" "$@") || rc=$?
   local took; took=$(fmt_ms "$(ms_since "$start")")
   if [ $rc -eq 0 ]; then
-    RESULTS+=("$(printf '%-12s PASSED  %10s' "$lang" "$took")")
+    RESULTS+=("$(printf '%-24s PASSED  %10s' "$lang" "$took")")
   else
-    RESULTS+=("$(printf '%-12s FAILED  %10s  (exit %d)' "$lang" "$took" "$rc")")
+    RESULTS+=("$(printf '%-24s FAILED  %10s  (exit %d)' "$lang" "$took" "$rc")")
     failures=$((failures + 1))
   fi
 }
@@ -292,20 +327,26 @@ wanted go && stage "build go client" build_go
 wanted typescript && stage "build typescript client" build_typescript
 wait_stages
 [ "$TLS" = 1 ] && stage "issue CA and certificates (mTLS)" setup_tls
-stage "start server" start_server
-stage "grpc_health_probe" check_health_probe
-stage "grpcurl list/describe/call" check_grpcurl
 
-scen_start=$(date +%s%N)
-wanted python && scenario python "$TOOLS/venv-pyclient/bin/python" "$ROOT/clients/python/examples/conformance.py"
-wanted go && scenario go "$WORK/bin/go-conformance"
-wanted typescript && scenario typescript node "$ROOT/clients/typescript/dist/conformance.js"
-wanted java && scenario java java -cp "$ROOT/clients/java/target/classes:$(cat "$ROOT/clients/java/target/classpath.txt")" dev.statekeeper.examples.Conformance
-wanted rust && scenario rust "$ROOT/clients/rust/target/debug/examples/conformance"
-TIMINGS+=("$(printf '%-34s %10s' "conformance scenarios" "$(fmt_ms "$(ms_since "$scen_start")")")")
+# Every scenario against one server of each tier in turn.
+for BACKEND in ${BACKENDS//,/ }; do
+  [ "$BACKEND" = production ] && stage "PostgreSQL + Redis (production)" start_services
+  stage "start server ($BACKEND)" start_server
+  stage "grpc_health_probe ($BACKEND)" check_health_probe
+  stage "grpcurl list/describe/call ($BACKEND)" check_grpcurl
 
-# The server must still be healthy after every client ran.
-stage "grpc_health_probe (after)" check_health_probe
+  scen_start=$(date +%s%N)
+  wanted python && scenario python "$TOOLS/venv-pyclient/bin/python" "$ROOT/clients/python/examples/conformance.py"
+  wanted go && scenario go "$WORK/bin/go-conformance"
+  wanted typescript && scenario typescript node "$ROOT/clients/typescript/dist/conformance.js"
+  wanted java && scenario java java -cp "$ROOT/clients/java/target/classes:$(cat "$ROOT/clients/java/target/classpath.txt")" dev.statekeeper.examples.Conformance
+  wanted rust && scenario rust "$ROOT/clients/rust/target/debug/examples/conformance"
+  TIMINGS+=("$(printf '%-34s %10s' "conformance scenarios ($BACKEND)" "$(fmt_ms "$(ms_since "$scen_start")")")")
+
+  # The server must still be healthy after every client ran.
+  stage "grpc_health_probe (after, $BACKEND)" check_health_probe
+  stop_server
+done
 
 report
 total=${#RESULTS[@]}
