@@ -83,6 +83,9 @@ stage "services up" start_services
 . "$SERVICES_DIR/env"
 # The tests that need Redis and PostgreSQL fail instead of skipping.
 export STATEKEEPER_REQUIRE_SERVICES=1
+# The Python client's adapter tests (ADK, the saver's conformance suite, the
+# examples) also run against a production-tier server on these services.
+export STATEKEEPER_CLIENT_TEST_PRODUCTION=1
 stage "pytest" "$BIN/pytest" -q -ra
 if [ -x scripts/conformance.sh ]; then
   stage "client conformance" scripts/conformance.sh
