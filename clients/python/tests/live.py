@@ -4,7 +4,13 @@ the same port and data dir on demand, always stopped at the end.
 
 The executable is $STATEKEEPER_BIN, else the repository's
 .venv/bin/statekeeper. Waits are generous and scaled by
-$STATEKEEPER_TEST_TIMEOUT_SCALE (default 1) for busy machines."""
+$STATEKEEPER_TEST_TIMEOUT_SCALE (default 1) for busy machines.
+
+The embedded tier by default; with STATEKEEPER_CLIENT_TESTS_TIER=production,
+the production tier on the PostgreSQL and Redis of
+$STATEKEEPER_TEST_POSTGRES_DSN and $STATEKEEPER_TEST_REDIS_URL
+(scripts/services.sh start DIR writes them to DIR/env). Every server gets a
+tenant and a Redis key prefix of its own, kept across its restarts."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ import signal
 import socket
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import grpc
@@ -20,7 +27,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 REPO = Path(__file__).resolve().parents[3]
 API_KEY = "sk-client-tests"
-TENANT = "client-tests"
 
 
 def scaled(seconds: float) -> float:
@@ -38,12 +44,40 @@ def server_binary() -> str:
     return os.environ.get("STATEKEEPER_BIN") or str(REPO / ".venv" / "bin" / "statekeeper")
 
 
+def tier_args(run: str) -> list[str]:
+    """The flags of the tier the tests run against (see the module docstring)."""
+    tier = os.environ.get("STATEKEEPER_CLIENT_TESTS_TIER", "embedded")
+    if tier == "embedded":
+        return []
+    if tier != "production":
+        raise ValueError(f"STATEKEEPER_CLIENT_TESTS_TIER={tier!r}: embedded or production")
+    dsn = os.environ.get("STATEKEEPER_TEST_POSTGRES_DSN")
+    redis_url = os.environ.get("STATEKEEPER_TEST_REDIS_URL")
+    if not dsn or not redis_url:
+        raise RuntimeError(
+            "the production tier needs STATEKEEPER_TEST_POSTGRES_DSN and STATEKEEPER_TEST_REDIS_URL"
+        )
+    return [
+        "--postgres-dsn",
+        dsn,
+        "--redis-url",
+        redis_url,
+        "--redis-key-prefix",
+        f"client-tests-{run}",
+        "--migrate-on-start",
+    ]
+
+
 class LiveServer:
     """`statekeeper serve` on 127.0.0.1:<port> with an API key."""
 
     def __init__(self, data_dir: Path, extra_args: tuple[str, ...] = ()) -> None:
         self.data_dir = data_dir
         self.extra_args = extra_args
+        run = uuid.uuid4().hex[:12]
+        #: A tenant of this server's own (the production tier shares a database).
+        self.tenant = f"client-tests-{run}"
+        self.tier_args = tier_args(run)
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.log_path = data_dir.parent / f"server-{self.port}.log"
@@ -60,11 +94,12 @@ class LiveServer:
             "--data-dir",
             str(self.data_dir),
             "--api-key",
-            f"{API_KEY}={TENANT}",
+            f"{API_KEY}={self.tenant}",
             "--log-level",
             "WARNING",
             "--shutdown-grace-seconds",
             "1",
+            *self.tier_args,
             *self.extra_args,
         ]
         log = self.log_path.open("ab")
