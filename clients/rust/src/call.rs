@@ -160,6 +160,13 @@ where
         // The client side enforces the deadline too (a server that is gone
         // cannot answer DEADLINE_EXCEEDED).
         let outcome = match tokio::time::timeout(remaining, send(call)).await {
+            // tonic's own enforcement of the deadline says CANCELLED
+            // ("Timeout expired"); gRPC calls it DEADLINE_EXCEEDED.
+            Ok(Err(status))
+                if status.code() == Code::Cancelled && status.message() == "Timeout expired" =>
+            {
+                Err(Status::deadline_exceeded("call deadline passed"))
+            }
             Ok(outcome) => outcome,
             Err(_) => Err(Status::deadline_exceeded("call deadline passed")),
         };
