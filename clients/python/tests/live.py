@@ -44,6 +44,10 @@ def server_binary() -> str:
     return os.environ.get("STATEKEEPER_BIN") or str(REPO / ".venv" / "bin" / "statekeeper")
 
 
+def production() -> bool:
+    return os.environ.get("STATEKEEPER_CLIENT_TESTS_TIER", "embedded") == "production"
+
+
 def tier_args(run: str) -> list[str]:
     """The flags of the tier the tests run against (see the module docstring)."""
     tier = os.environ.get("STATEKEEPER_CLIENT_TESTS_TIER", "embedded")
@@ -71,10 +75,14 @@ def tier_args(run: str) -> list[str]:
 class LiveServer:
     """`statekeeper serve` on 127.0.0.1:<port> with an API key."""
 
-    def __init__(self, data_dir: Path, extra_args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, data_dir: Path, extra_args: tuple[str, ...] = (), replica_of: LiveServer | None = None
+    ) -> None:
         self.data_dir = data_dir
         self.extra_args = extra_args
-        run = uuid.uuid4().hex[:12]
+        #: Replicas (production tier) share the tenant and the Redis prefix.
+        run = replica_of.run if replica_of is not None else uuid.uuid4().hex[:12]
+        self.run = run
         #: A tenant of this server's own (the production tier shares a database).
         self.tenant = f"client-tests-{run}"
         self.tier_args = tier_args(run)

@@ -14,7 +14,7 @@ from typing import Any
 
 import grpc
 import pytest
-from live import API_KEY, LiveServer, scaled
+from live import API_KEY, LiveServer, production, scaled
 
 from statekeeper_client import AsyncClient, Client, Nack, RetryPolicy, StatekeeperRpcError, errors
 from statekeeper_client.v1 import blackboard_pb2, common_pb2, message_pb2
@@ -147,6 +147,56 @@ def test_watch_resumes_across_kill_and_restart(server: LiveServer) -> None:
         watch.cancel()
         watcher.join(timeout=scaled(30))
         watcher_client.close()
+
+
+@pytest.mark.skipif(not production(), reason="replicas need the production tier")
+def test_watch_resumes_on_the_other_replica(server: LiveServer, tmp_path: Path) -> None:
+    """Two replicas of one deployment behind one target: the Watch helper and
+    the writer go to whichever answers; each replica in turn is killed and
+    restarted. Every acknowledged put is seen once, in order."""
+    other = LiveServer(tmp_path / "replica-b", replica_of=server)
+    other.start()
+    target = f"ipv4:{server.address},{other.address}"
+    board = "replicas-board"
+    seen: list[int] = []
+    failure: list[BaseException] = []
+    watcher_client = Client(target, api_key=API_KEY, retry=PATIENT)
+    watch = watcher_client.watch(board, start_revision=1, reconnect_timeout=scaled(120))
+
+    def consume() -> None:
+        try:
+            seen.extend(event.revision for event in watch)
+        except BaseException as error:
+            failure.append(error)
+
+    watcher = threading.Thread(target=consume, daemon=True)
+    writer = Writer(target, board)
+    watcher.start()
+    writer.start()
+    try:
+        for replica in (server, other, server):
+            before = len(seen)
+            wait_until(lambda b=before: len(seen) >= b + 20, 60, "events before the kill")
+            replica.kill()
+            after = len(seen)
+            # Served by the other replica while this one is down.
+            wait_until(lambda a=after: len(seen) >= a + 20, 120, "events from the other replica")
+            replica.start()
+    finally:
+        writer.finish()
+    try:
+        last = max(writer.acked)
+        wait_until(lambda: bool(failure) or watch.resume_revision > last, 60, "the last put")
+        assert not failure, failure
+        assert seen == sorted(set(seen)), "events out of order or repeated"
+        missed = sorted(set(writer.acked) - set(seen))
+        assert not missed, f"acknowledged puts never seen: {missed[:10]}"
+        assert watch.streams_opened >= 4
+    finally:
+        watch.cancel()
+        watcher.join(timeout=scaled(30))
+        watcher_client.close()
+        other.stop()
 
 
 def test_watch_relists_after_compaction(server: LiveServer) -> None:
