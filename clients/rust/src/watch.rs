@@ -242,6 +242,17 @@ impl Watch {
         self.resume_revision
     }
 
+    /// Moves the watch to another client, e.g. another replica after
+    /// [`WatchUpdate::Interrupted`]: the next stream is opened through
+    /// `service`, from [`resume_revision`](Self::resume_revision) (revisions
+    /// are the same on every replica of a tenant's store).
+    pub fn switch_to(&mut self, service: BlackboardService) {
+        self.service = service;
+        self.stream = None;
+        self.snapshot.clear();
+        self.pause = None;
+    }
+
     /// Number of streams opened so far (1 + reconnects).
     pub fn streams_opened(&self) -> u32 {
         self.streams_opened
