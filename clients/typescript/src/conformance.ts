@@ -7,8 +7,6 @@
 import { randomBytes } from "node:crypto";
 
 import { errorInfo, isUnimplemented, StatekeeperClient, tlsOptionsFromEnv } from "./client";
-import { ReasonErrors } from "./errors";
-import { nack } from "./inbox";
 import { BlackboardEventType, PutEntryRequest, WatchRequest, WatchResponse } from "./gen/statekeeper/v1/blackboard";
 import { GetCheckpointRequest, SaveCheckpointRequest } from "./gen/statekeeper/v1/checkpoint";
 import {
@@ -275,100 +273,83 @@ async function main(): Promise<number> {
     });
 
     await report.run("watch_resume", "blackboard", async () => {
-      // The Watch helper: stop after two of three puts, continue from
-      // resumeRevision with a new Watch: the third comes, nothing repeats.
-      const put = (key: string) =>
-        sk.api.blackboard.putEntry(
-          PutEntryRequest.fromPartial({
-            board,
-            key,
-            writerAgentId: agent,
-            value: { kind: { $case: "json", json: { key } } },
-          }),
-        );
-      const revisions: bigint[] = [];
-      for (const key of ["resume/1", "resume/2", "resume/3"]) revisions.push((await put(key)).header?.revision ?? -1n);
-      const first = sk.watch(board, { prefix: "resume/", startRevision: revisions[0], timeoutMs: 10_000 });
-      const seen: string[] = [];
-      for await (const event of first) {
-        seen.push(`${event.entry?.key}@${event.revision}`);
-        if (seen.length === 2) break;
+      // The Watch helper: a watch sees two puts; a third is written while no
+      // watch is open; a new watch from the first one's resumeRevision starts
+      // with it (nothing missed, nothing repeated).
+      const resumeBoard = `${board}-resume`;
+      const put = async (key: string) =>
+        (
+          await sk.api.blackboard.putEntry(
+            PutEntryRequest.fromPartial({
+              board: resumeBoard,
+              key,
+              writerAgentId: agent,
+              value: { kind: { $case: "json", json: { task: key } } },
+            }),
+          )
+        ).header?.revision ?? -1n;
+      const first = sk.watch(resumeBoard, { prefix: "task/", timeoutMs: 20_000 });
+      const responses = first.responses();
+      const started = await responses.next();
+      check(!started.done && started.value.kind?.$case === "started", "no started response");
+      const puts = [await put("task/1"), await put("task/2")];
+      const seen: bigint[] = [];
+      for await (const response of responses) {
+        if (response.kind?.$case === "events") seen.push(...response.kind.events.events.map((e) => e.revision));
+        if (seen.length >= 2) break;
       }
-      check(first.resumeRevision === revisions[1] + 1n, `resume_revision ${first.resumeRevision}, want ${revisions[1] + 1n}`);
-      const second = sk.watch(board, { prefix: "resume/", startRevision: first.resumeRevision, timeoutMs: 10_000 });
-      for await (const event of second) {
-        seen.push(`${event.entry?.key}@${event.revision}`);
+      check(seen.join(",") === puts.join(","), `events ${seen.join(",")}, want ${puts.join(",")}`);
+      const resumeAt = first.resumeRevision;
+      check(resumeAt > seen[seen.length - 1], `resume_revision ${resumeAt} <= ${seen[seen.length - 1]}`);
+      const third = await put("task/3");
+      let next = "";
+      for await (const event of sk.watch(resumeBoard, { prefix: "task/", startRevision: resumeAt, timeoutMs: 20_000 })) {
+        next = `${event.entry?.key}@${event.revision}`;
         break;
       }
-      const want = revisions.map((r, i) => `resume/${i + 1}@${r}`);
-      check(seen.join(",") === want.join(","), `events ${seen.join(",")}, want ${want.join(",")}`);
-      return `resume_revision=${first.resumeRevision} events=${seen.length}`;
+      check(next === `task/3@${third}`, `resumed at ${next}, want task/3@${third}`);
+      return `resume_revision=${resumeAt} next=${third}`;
     });
 
     await report.run("inbox_consumer", "message", async () => {
-      // The inbox consumer: three messages, one nacked once (redelivered), all acked.
-      const inbox = `${receiver}-consumer`;
-      const ids: string[] = [];
-      for (const type of ["conformance.work", "conformance.nack-once", "conformance.work"]) {
-        const sent = await sk.api.messages.sendMessage(
+      // The inbox consumer: three jobs; job-1 fails (throws) on its first
+      // delivery, so it is nacked and handled again; all three are acked.
+      const inbox = `${receiver}-inbox`;
+      const jobs = ["job-0", "job-1", "job-2"];
+      for (const job of jobs) {
+        await sk.api.messages.sendMessage(
           SendMessageRequest.fromPartial({
             fromAgent: sender,
             toAgent: inbox,
-            type,
-            payload: { contentType: "text/plain", data: Buffer.from(type) },
+            type: "conformance.job",
+            payload: { contentType: "text/plain", data: Buffer.from(job) },
           }),
         );
-        ids.push(sent.messageId);
       }
-      const handled = new Set<string>();
+      const handled: string[] = [];
       const consumer = sk.consume(
         inbox,
         (delivery) => {
-          if (delivery.message?.type === "conformance.nack-once" && delivery.deliveryCount === 1) {
-            return nack({ delayMs: 0 });
-          }
-          handled.add(delivery.message?.messageId ?? "");
-          return undefined;
+          const job = Buffer.from(delivery.message?.payload?.data ?? []).toString();
+          handled.push(`${job}#${delivery.deliveryCount}`);
+          if (job === "job-1" && delivery.deliveryCount === 1) throw new Error("job-1 fails on its first delivery");
         },
-        { visibilityTimeoutMs: 10_000 },
+        { visibilityTimeoutMs: 10_000, nackDelayMs: 100 },
       );
       try {
-        const deadline = Date.now() + 15_000;
-        while (consumer.stats.acked < ids.length && Date.now() < deadline) {
+        const deadline = Date.now() + 20_000;
+        while (consumer.stats.acked < jobs.length && Date.now() < deadline) {
           await new Promise((done) => setTimeout(done, 20));
         }
       } finally {
         await consumer.stop();
       }
-      check(ids.every((id) => handled.has(id)), `handled ${handled.size} of ${ids.length}`);
-      check(consumer.stats.acked === ids.length, `${consumer.stats.acked} acked`);
-      check(consumer.stats.nacked === 1, `${consumer.stats.nacked} nacked`);
-      const left = await sk.api.messages.pullMessages(PullMessagesRequest.fromPartial({ agentId: inbox, maxMessages: 10 }));
-      check(left.deliveries.length === 0, `${left.deliveries.length} deliveries left`);
-      return `acked=${consumer.stats.acked} nacked=${consumer.stats.nacked}`;
-    });
-
-    await report.run("typed_errors", "blackboard", async () => {
-      // A failed compare-and-swap is an instance of the reason's error class.
-      const create = () =>
-        sk.api.blackboard.putEntry(
-          PutEntryRequest.fromPartial({
-            board,
-            key: "errors/cas",
-            value: { kind: { $case: "json", json: {} } },
-            expectedModRevision: 0n,
-          }),
-        );
-      const created = await create();
-      try {
-        await create();
-      } catch (error) {
-        check(error instanceof ReasonErrors.REVISION_MISMATCH, `error ${error}`);
-        const current = (error as InstanceType<typeof ReasonErrors.REVISION_MISMATCH>).errorMetadata["current_revision"];
-        check(current === String(created.entry?.modRevision), `current_revision ${current}`);
-        return `${(error as Error).name} current_revision=${current}`;
-      }
-      throw new StepFailed("the second create succeeded");
+      const names = [...new Set(handled.map((h) => h.split("#")[0]))].sort();
+      check(names.join(",") === jobs.join(","), `handled ${handled.join(",")}`);
+      check(handled.includes("job-1#2"), `job-1 not redelivered: ${handled.join(",")}`);
+      const { acked, nacked } = consumer.stats;
+      check(acked === 3 && nacked === 1, `acked ${acked}, nacked ${nacked}`);
+      return `messages=${jobs.length} handled=${handled.length} acked=${acked} nacked=${nacked}`;
     });
   } finally {
     sk.close();
