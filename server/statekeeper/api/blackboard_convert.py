@@ -6,10 +6,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from google.protobuf import duration_pb2, struct_pb2
+from google.protobuf import struct_pb2
 from google.protobuf.json_format import MessageToDict
 
-from statekeeper.api.convert import timestamp
+from statekeeper.api.convert import optional_seconds, timestamp
 from statekeeper.core.blackboard.models import Entry, Event, EventType, Header, Value, ValueKind
 from statekeeper.core.blackboard.service import (
     Compare,
@@ -29,18 +29,6 @@ from statekeeper.core.blackboard.watch import WatchMessage, WatchMessageKind
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper_client.v1 import blackboard_pb2 as pb
 from statekeeper_client.v1 import common_pb2
-
-
-def _seconds(duration: duration_pb2.Duration) -> float:
-    return duration.seconds + duration.nanos / 1e9
-
-
-def optional_seconds(message: object, field: str) -> float | None:
-    """The seconds of a Duration field, or None when it is unset."""
-    if not message.HasField(field):  # type: ignore[attr-defined]
-        return None
-    return _seconds(getattr(message, field))
-
 
 # ----- values and entries -------------------------------------------------------
 

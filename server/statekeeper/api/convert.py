@@ -185,3 +185,10 @@ def version_to_proto(version: SessionVersion) -> pb.SessionVersion:
         create_time=timestamp(version.create_time),
         session=session_to_proto(version.snapshot),
     )
+
+
+def optional_seconds(message: object, field: str) -> float | None:
+    """The seconds of a Duration field, or None when it is unset."""
+    if not message.HasField(field):  # type: ignore[attr-defined]
+        return None
+    return duration_seconds(field, getattr(message, field))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import grpc
 
-from statekeeper.api.blackboard_convert import optional_seconds
-from statekeeper.api.convert import timestamp
+from statekeeper.api.convert import optional_seconds, timestamp
 from statekeeper.api.interceptor import current_tenant
 from statekeeper.core.items.models import ItemRecord, ItemVector, NamespaceQuery, SearchQuery
 from statekeeper.core.items.service import ItemManager

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from statekeeper.api.blackboard_convert import optional_seconds
+from statekeeper.api.convert import optional_seconds
 from statekeeper.api.convert import timestamp as timestamp
 from statekeeper.core.messagebus.models import (
     AgentMessage,

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import grpc
 
 from statekeeper.api import messagebus_convert as convert
-from statekeeper.api.blackboard_convert import optional_seconds
+from statekeeper.api.convert import optional_seconds
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.messagebus.service import MessageBus
 from statekeeper_client.v1 import message_pb2 as pb
