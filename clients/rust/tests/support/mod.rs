@@ -179,7 +179,7 @@ impl Server {
     pub fn log_tail(&self) -> String {
         let text = std::fs::read_to_string(self.log_path()).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(20)..].join("\n")
+        lines[lines.len().saturating_sub(60)..].join("\n")
     }
 
     /// Spawns the process; ready when health answers SERVING.
