@@ -331,6 +331,269 @@ func (x *ListAuditRecordsResponse) GetNextPageToken() string {
 	return ""
 }
 
+// EraseUserRequest is the request of AdminService.EraseUser.
+type EraseUserRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The user to erase: 1-128 characters of [A-Za-z0-9._:-].
+	UserId string `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// Count what would be erased, erase nothing and record nothing. The counts
+	// are those a real erasure run at the same moment would report.
+	DryRun bool `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// More blackboard key prefixes of the user, on every board, besides
+	// "users/<user_id>/". At most 16; none empty.
+	BlackboardKeyPrefixes []string `protobuf:"bytes,3,rep,name=blackboard_key_prefixes,json=blackboardKeyPrefixes,proto3" json:"blackboard_key_prefixes,omitempty"`
+	// More agents whose inboxes are the user's, besides "user:<user_id>". At
+	// most 16.
+	AgentIds []string `protobuf:"bytes,4,rep,name=agent_ids,json=agentIds,proto3" json:"agent_ids,omitempty"`
+	// More item namespaces of the user (everything under each is erased),
+	// besides ("users", <user_id>). At most 16; each with at least one label.
+	ItemNamespaces []*ErasedItemNamespace `protobuf:"bytes,5,rep,name=item_namespaces,json=itemNamespaces,proto3" json:"item_namespaces,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *EraseUserRequest) Reset() {
+	*x = EraseUserRequest{}
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EraseUserRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EraseUserRequest) ProtoMessage() {}
+
+func (x *EraseUserRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EraseUserRequest.ProtoReflect.Descriptor instead.
+func (*EraseUserRequest) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_admin_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *EraseUserRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *EraseUserRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *EraseUserRequest) GetBlackboardKeyPrefixes() []string {
+	if x != nil {
+		return x.BlackboardKeyPrefixes
+	}
+	return nil
+}
+
+func (x *EraseUserRequest) GetAgentIds() []string {
+	if x != nil {
+		return x.AgentIds
+	}
+	return nil
+}
+
+func (x *EraseUserRequest) GetItemNamespaces() []*ErasedItemNamespace {
+	if x != nil {
+		return x.ItemNamespaces
+	}
+	return nil
+}
+
+// ErasedItemNamespace is an item namespace to erase: its labels, outermost
+// first.
+type ErasedItemNamespace struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The labels, e.g. ["users", "u-1", "preferences"].
+	Labels        []string `protobuf:"bytes,1,rep,name=labels,proto3" json:"labels,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ErasedItemNamespace) Reset() {
+	*x = ErasedItemNamespace{}
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ErasedItemNamespace) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ErasedItemNamespace) ProtoMessage() {}
+
+func (x *ErasedItemNamespace) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ErasedItemNamespace.ProtoReflect.Descriptor instead.
+func (*ErasedItemNamespace) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_admin_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ErasedItemNamespace) GetLabels() []string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+// ErasedCount is how many stored records of one kind an erasure removed.
+type ErasedCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The capability: "sessions", "memory", "checkpoints", "workflows",
+	// "blackboard", "messagebus" or "items".
+	Capability string `protobuf:"bytes,1,opt,name=capability,proto3" json:"capability,omitempty"`
+	// The kind of record within it, e.g. "messages", "episodes", "versions".
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// How many were removed (a dry run: would be).
+	Count         int64 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ErasedCount) Reset() {
+	*x = ErasedCount{}
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ErasedCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ErasedCount) ProtoMessage() {}
+
+func (x *ErasedCount) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ErasedCount.ProtoReflect.Descriptor instead.
+func (*ErasedCount) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_admin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ErasedCount) GetCapability() string {
+	if x != nil {
+		return x.Capability
+	}
+	return ""
+}
+
+func (x *ErasedCount) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ErasedCount) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// EraseUserResponse is the response of AdminService.EraseUser.
+type EraseUserResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Records removed per capability and kind, ordered by capability then
+	// kind; kinds with nothing removed are left out.
+	Counts []*ErasedCount `protobuf:"bytes,1,rep,name=counts,proto3" json:"counts,omitempty"`
+	// Whether this was a dry run (nothing was removed).
+	DryRun bool `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// The salted hash naming the user in the audit record (entity_id).
+	UserHash      string `protobuf:"bytes,3,opt,name=user_hash,json=userHash,proto3" json:"user_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EraseUserResponse) Reset() {
+	*x = EraseUserResponse{}
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EraseUserResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EraseUserResponse) ProtoMessage() {}
+
+func (x *EraseUserResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EraseUserResponse.ProtoReflect.Descriptor instead.
+func (*EraseUserResponse) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_admin_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *EraseUserResponse) GetCounts() []*ErasedCount {
+	if x != nil {
+		return x.Counts
+	}
+	return nil
+}
+
+func (x *EraseUserResponse) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *EraseUserResponse) GetUserHash() string {
+	if x != nil {
+		return x.UserHash
+	}
+	return ""
+}
+
 var File_statekeeper_v1_admin_proto protoreflect.FileDescriptor
 
 const file_statekeeper_v1_admin_proto_rawDesc = "" +
@@ -363,9 +626,28 @@ const file_statekeeper_v1_admin_proto_rawDesc = "" +
 	"\bend_time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\"\x84\x01\n" +
 	"\x18ListAuditRecordsResponse\x12@\n" +
 	"\raudit_records\x18\x01 \x03(\v2\x1b.statekeeper.v1.AuditRecordR\fauditRecords\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2u\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x85\x02\n" +
+	"\x10EraseUserRequest\x12\x1d\n" +
+	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06userId\x12\x1d\n" +
+	"\adry_run\x18\x02 \x01(\bB\x04\xe2A\x01\x01R\x06dryRun\x12<\n" +
+	"\x17blackboard_key_prefixes\x18\x03 \x03(\tB\x04\xe2A\x01\x01R\x15blackboardKeyPrefixes\x12!\n" +
+	"\tagent_ids\x18\x04 \x03(\tB\x04\xe2A\x01\x01R\bagentIds\x12R\n" +
+	"\x0fitem_namespaces\x18\x05 \x03(\v2#.statekeeper.v1.ErasedItemNamespaceB\x04\xe2A\x01\x01R\x0eitemNamespaces\"-\n" +
+	"\x13ErasedItemNamespace\x12\x16\n" +
+	"\x06labels\x18\x01 \x03(\tR\x06labels\"i\n" +
+	"\vErasedCount\x12$\n" +
+	"\n" +
+	"capability\x18\x01 \x01(\tB\x04\xe2A\x01\x03R\n" +
+	"capability\x12\x18\n" +
+	"\x04kind\x18\x02 \x01(\tB\x04\xe2A\x01\x03R\x04kind\x12\x1a\n" +
+	"\x05count\x18\x03 \x01(\x03B\x04\xe2A\x01\x03R\x05count\"\x90\x01\n" +
+	"\x11EraseUserResponse\x129\n" +
+	"\x06counts\x18\x01 \x03(\v2\x1b.statekeeper.v1.ErasedCountB\x04\xe2A\x01\x03R\x06counts\x12\x1d\n" +
+	"\adry_run\x18\x02 \x01(\bB\x04\xe2A\x01\x03R\x06dryRun\x12!\n" +
+	"\tuser_hash\x18\x03 \x01(\tB\x04\xe2A\x01\x03R\buserHash2\xc7\x01\n" +
 	"\fAdminService\x12e\n" +
-	"\x10ListAuditRecords\x12'.statekeeper.v1.ListAuditRecordsRequest\x1a(.statekeeper.v1.ListAuditRecordsResponseBm\n" +
+	"\x10ListAuditRecords\x12'.statekeeper.v1.ListAuditRecordsRequest\x1a(.statekeeper.v1.ListAuditRecordsResponse\x12P\n" +
+	"\tEraseUser\x12 .statekeeper.v1.EraseUserRequest\x1a!.statekeeper.v1.EraseUserResponseBm\n" +
 	"\x12dev.statekeeper.v1B\n" +
 	"AdminProtoP\x01ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1b\x06proto3"
 
@@ -381,25 +663,33 @@ func file_statekeeper_v1_admin_proto_rawDescGZIP() []byte {
 	return file_statekeeper_v1_admin_proto_rawDescData
 }
 
-var file_statekeeper_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_statekeeper_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_statekeeper_v1_admin_proto_goTypes = []any{
 	(*AuditRecord)(nil),              // 0: statekeeper.v1.AuditRecord
 	(*ListAuditRecordsRequest)(nil),  // 1: statekeeper.v1.ListAuditRecordsRequest
 	(*ListAuditRecordsResponse)(nil), // 2: statekeeper.v1.ListAuditRecordsResponse
-	(*timestamppb.Timestamp)(nil),    // 3: google.protobuf.Timestamp
+	(*EraseUserRequest)(nil),         // 3: statekeeper.v1.EraseUserRequest
+	(*ErasedItemNamespace)(nil),      // 4: statekeeper.v1.ErasedItemNamespace
+	(*ErasedCount)(nil),              // 5: statekeeper.v1.ErasedCount
+	(*EraseUserResponse)(nil),        // 6: statekeeper.v1.EraseUserResponse
+	(*timestamppb.Timestamp)(nil),    // 7: google.protobuf.Timestamp
 }
 var file_statekeeper_v1_admin_proto_depIdxs = []int32{
-	3, // 0: statekeeper.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	3, // 1: statekeeper.v1.ListAuditRecordsRequest.start_time:type_name -> google.protobuf.Timestamp
-	3, // 2: statekeeper.v1.ListAuditRecordsRequest.end_time:type_name -> google.protobuf.Timestamp
+	7, // 0: statekeeper.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	7, // 1: statekeeper.v1.ListAuditRecordsRequest.start_time:type_name -> google.protobuf.Timestamp
+	7, // 2: statekeeper.v1.ListAuditRecordsRequest.end_time:type_name -> google.protobuf.Timestamp
 	0, // 3: statekeeper.v1.ListAuditRecordsResponse.audit_records:type_name -> statekeeper.v1.AuditRecord
-	1, // 4: statekeeper.v1.AdminService.ListAuditRecords:input_type -> statekeeper.v1.ListAuditRecordsRequest
-	2, // 5: statekeeper.v1.AdminService.ListAuditRecords:output_type -> statekeeper.v1.ListAuditRecordsResponse
-	5, // [5:6] is the sub-list for method output_type
-	4, // [4:5] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	4, // 4: statekeeper.v1.EraseUserRequest.item_namespaces:type_name -> statekeeper.v1.ErasedItemNamespace
+	5, // 5: statekeeper.v1.EraseUserResponse.counts:type_name -> statekeeper.v1.ErasedCount
+	1, // 6: statekeeper.v1.AdminService.ListAuditRecords:input_type -> statekeeper.v1.ListAuditRecordsRequest
+	3, // 7: statekeeper.v1.AdminService.EraseUser:input_type -> statekeeper.v1.EraseUserRequest
+	2, // 8: statekeeper.v1.AdminService.ListAuditRecords:output_type -> statekeeper.v1.ListAuditRecordsResponse
+	6, // 9: statekeeper.v1.AdminService.EraseUser:output_type -> statekeeper.v1.EraseUserResponse
+	8, // [8:10] is the sub-list for method output_type
+	6, // [6:8] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_statekeeper_v1_admin_proto_init() }
@@ -413,7 +703,7 @@ func file_statekeeper_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_statekeeper_v1_admin_proto_rawDesc), len(file_statekeeper_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	AdminService_ListAuditRecords_FullMethodName = "/statekeeper.v1.AdminService/ListAuditRecords"
+	AdminService_EraseUser_FullMethodName        = "/statekeeper.v1.AdminService/EraseUser"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -44,6 +45,32 @@ type AdminServiceClient interface {
 	// `entity_id`, or an `end_time` not after `start_time`; UNAVAILABLE
 	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached.
 	ListAuditRecords(ctx context.Context, in *ListAuditRecordsRequest, opts ...grpc.CallOption) (*ListAuditRecordsResponse, error)
+	// Erases every trace of a user in the caller's tenant (the right to
+	// erasure): sessions whose user_id is the user (messages, versions, append
+	// receipts, cached copies); memory episodes (with their lexical terms and
+	// vectors, on every replica, and index snapshots) and facts, current and
+	// invalidated; checkpoint executions and workflows whose metadata has
+	// "user_id" equal to the user; blackboard keys beginning "users/<user_id>/"
+	// on any board, with their whole history; the inbox of agent
+	// "user:<user_id>", dead letters included; items in namespaces under
+	// ("users", <user_id>); plus the extra selectors of the request. Other
+	// tenants are never touched.
+	//
+	// Any principal of the tenant may call it: the tenant is the unit of
+	// authorisation (see the README, "Erasing a user"). The call returns when
+	// everything is gone. It works in bounded batches of their own
+	// transactions, so it never holds long locks; if it fails half-way, what
+	// remains is found again by the same selectors: calling it again finishes
+	// the job. It is idempotent: erasing an erased user deletes nothing and
+	// succeeds. A real erasure leaves one audit record (entity_type "user",
+	// entity_id a salted hash of the user id, never the id; the counts in its
+	// summary); a dry run changes and records nothing.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_FIELD) for a missing or malformed
+	// `user_id`, an empty selector or more than 16 of one kind; UNAVAILABLE
+	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached (retry: the
+	// call is safe to repeat).
+	EraseUser(ctx context.Context, in *EraseUserRequest, opts ...grpc.CallOption) (*EraseUserResponse, error)
 }
 
 type adminServiceClient struct {
@@ -58,6 +85,16 @@ func (c *adminServiceClient) ListAuditRecords(ctx context.Context, in *ListAudit
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListAuditRecordsResponse)
 	err := c.cc.Invoke(ctx, AdminService_ListAuditRecords_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) EraseUser(ctx context.Context, in *EraseUserRequest, opts ...grpc.CallOption) (*EraseUserResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EraseUserResponse)
+	err := c.cc.Invoke(ctx, AdminService_EraseUser_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +123,32 @@ type AdminServiceServer interface {
 	// `entity_id`, or an `end_time` not after `start_time`; UNAVAILABLE
 	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached.
 	ListAuditRecords(context.Context, *ListAuditRecordsRequest) (*ListAuditRecordsResponse, error)
+	// Erases every trace of a user in the caller's tenant (the right to
+	// erasure): sessions whose user_id is the user (messages, versions, append
+	// receipts, cached copies); memory episodes (with their lexical terms and
+	// vectors, on every replica, and index snapshots) and facts, current and
+	// invalidated; checkpoint executions and workflows whose metadata has
+	// "user_id" equal to the user; blackboard keys beginning "users/<user_id>/"
+	// on any board, with their whole history; the inbox of agent
+	// "user:<user_id>", dead letters included; items in namespaces under
+	// ("users", <user_id>); plus the extra selectors of the request. Other
+	// tenants are never touched.
+	//
+	// Any principal of the tenant may call it: the tenant is the unit of
+	// authorisation (see the README, "Erasing a user"). The call returns when
+	// everything is gone. It works in bounded batches of their own
+	// transactions, so it never holds long locks; if it fails half-way, what
+	// remains is found again by the same selectors: calling it again finishes
+	// the job. It is idempotent: erasing an erased user deletes nothing and
+	// succeeds. A real erasure leaves one audit record (entity_type "user",
+	// entity_id a salted hash of the user id, never the id; the counts in its
+	// summary); a dry run changes and records nothing.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_FIELD) for a missing or malformed
+	// `user_id`, an empty selector or more than 16 of one kind; UNAVAILABLE
+	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached (retry: the
+	// call is safe to repeat).
+	EraseUser(context.Context, *EraseUserRequest) (*EraseUserResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -98,6 +161,9 @@ type UnimplementedAdminServiceServer struct{}
 
 func (UnimplementedAdminServiceServer) ListAuditRecords(context.Context, *ListAuditRecordsRequest) (*ListAuditRecordsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAuditRecords not implemented")
+}
+func (UnimplementedAdminServiceServer) EraseUser(context.Context, *EraseUserRequest) (*EraseUserResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EraseUser not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -138,6 +204,24 @@ func _AdminService_ListAuditRecords_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_EraseUser_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EraseUserRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).EraseUser(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_EraseUser_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).EraseUser(ctx, req.(*EraseUserRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -148,6 +232,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListAuditRecords",
 			Handler:    _AdminService_ListAuditRecords_Handler,
+		},
+		{
+			MethodName: "EraseUser",
+			Handler:    _AdminService_EraseUser_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -26,7 +26,7 @@ from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior_
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1astatekeeper/v1/admin.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd5\x01\n\x0b\x41uditRecord\x12\x16\n\x08\x61udit_id\x18\x01 \x01(\x03\x42\x04\xe2\x41\x01\x03\x12\x11\n\tprincipal\x18\x02 \x01(\t\x12\x0f\n\x07service\x18\x03 \x01(\t\x12\x0e\n\x06method\x18\x04 \x01(\t\x12\x13\n\x0b\x65ntity_type\x18\x05 \x01(\t\x12\x11\n\tentity_id\x18\x06 \x01(\t\x12\x10\n\x08revision\x18\x07 \x01(\x03\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07summary\x18\t \x01(\t\"\xfa\x01\n\x17ListAuditRecordsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x13\n\x0b\x65ntity_type\x18\x03 \x01(\t\x12\x11\n\tentity_id\x18\x04 \x01(\t\x12\x11\n\tprincipal\x18\x05 \x01(\t\x12\x0f\n\x07service\x18\x06 \x01(\t\x12\x0e\n\x06method\x18\x07 \x01(\t\x12.\n\nstart_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"g\n\x18ListAuditRecordsResponse\x12\x32\n\raudit_records\x18\x01 \x03(\x0b\x32\x1b.statekeeper.v1.AuditRecord\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2u\n\x0c\x41\x64minService\x12\x65\n\x10ListAuditRecords\x12\'.statekeeper.v1.ListAuditRecordsRequest\x1a(.statekeeper.v1.ListAuditRecordsResponseBm\n\x12\x64\x65v.statekeeper.v1B\nAdminProtoP\x01ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1astatekeeper/v1/admin.proto\x12\x0estatekeeper.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd5\x01\n\x0b\x41uditRecord\x12\x16\n\x08\x61udit_id\x18\x01 \x01(\x03\x42\x04\xe2\x41\x01\x03\x12\x11\n\tprincipal\x18\x02 \x01(\t\x12\x0f\n\x07service\x18\x03 \x01(\t\x12\x0e\n\x06method\x18\x04 \x01(\t\x12\x13\n\x0b\x65ntity_type\x18\x05 \x01(\t\x12\x11\n\tentity_id\x18\x06 \x01(\t\x12\x10\n\x08revision\x18\x07 \x01(\x03\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07summary\x18\t \x01(\t\"\xfa\x01\n\x17ListAuditRecordsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x13\n\x0b\x65ntity_type\x18\x03 \x01(\t\x12\x11\n\tentity_id\x18\x04 \x01(\t\x12\x11\n\tprincipal\x18\x05 \x01(\t\x12\x0f\n\x07service\x18\x06 \x01(\t\x12\x0e\n\x06method\x18\x07 \x01(\t\x12.\n\nstart_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"g\n\x18ListAuditRecordsResponse\x12\x32\n\raudit_records\x18\x01 \x03(\x0b\x32\x1b.statekeeper.v1.AuditRecord\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xc4\x01\n\x10\x45raseUserRequest\x12\x15\n\x07user_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x15\n\x07\x64ry_run\x18\x02 \x01(\x08\x42\x04\xe2\x41\x01\x01\x12%\n\x17\x62lackboard_key_prefixes\x18\x03 \x03(\tB\x04\xe2\x41\x01\x01\x12\x17\n\tagent_ids\x18\x04 \x03(\tB\x04\xe2\x41\x01\x01\x12\x42\n\x0fitem_namespaces\x18\x05 \x03(\x0b\x32#.statekeeper.v1.ErasedItemNamespaceB\x04\xe2\x41\x01\x01\"%\n\x13\x45rasedItemNamespace\x12\x0e\n\x06labels\x18\x01 \x03(\t\"P\n\x0b\x45rasedCount\x12\x18\n\ncapability\x18\x01 \x01(\tB\x04\xe2\x41\x01\x03\x12\x12\n\x04kind\x18\x02 \x01(\tB\x04\xe2\x41\x01\x03\x12\x13\n\x05\x63ount\x18\x03 \x01(\x03\x42\x04\xe2\x41\x01\x03\"v\n\x11\x45raseUserResponse\x12\x31\n\x06\x63ounts\x18\x01 \x03(\x0b\x32\x1b.statekeeper.v1.ErasedCountB\x04\xe2\x41\x01\x03\x12\x15\n\x07\x64ry_run\x18\x02 \x01(\x08\x42\x04\xe2\x41\x01\x03\x12\x17\n\tuser_hash\x18\x03 \x01(\tB\x04\xe2\x41\x01\x03\x32\xc7\x01\n\x0c\x41\x64minService\x12\x65\n\x10ListAuditRecords\x12\'.statekeeper.v1.ListAuditRecordsRequest\x1a(.statekeeper.v1.ListAuditRecordsResponse\x12P\n\tEraseUser\x12 .statekeeper.v1.EraseUserRequest\x1a!.statekeeper.v1.EraseUserResponseBm\n\x12\x64\x65v.statekeeper.v1B\nAdminProtoP\x01ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,12 +36,42 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._serialized_options = b'\n\022dev.statekeeper.v1B\nAdminProtoP\001ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1'
   _globals['_AUDITRECORD'].fields_by_name['audit_id']._loaded_options = None
   _globals['_AUDITRECORD'].fields_by_name['audit_id']._serialized_options = b'\342A\001\003'
+  _globals['_ERASEUSERREQUEST'].fields_by_name['user_id']._loaded_options = None
+  _globals['_ERASEUSERREQUEST'].fields_by_name['user_id']._serialized_options = b'\342A\001\002'
+  _globals['_ERASEUSERREQUEST'].fields_by_name['dry_run']._loaded_options = None
+  _globals['_ERASEUSERREQUEST'].fields_by_name['dry_run']._serialized_options = b'\342A\001\001'
+  _globals['_ERASEUSERREQUEST'].fields_by_name['blackboard_key_prefixes']._loaded_options = None
+  _globals['_ERASEUSERREQUEST'].fields_by_name['blackboard_key_prefixes']._serialized_options = b'\342A\001\001'
+  _globals['_ERASEUSERREQUEST'].fields_by_name['agent_ids']._loaded_options = None
+  _globals['_ERASEUSERREQUEST'].fields_by_name['agent_ids']._serialized_options = b'\342A\001\001'
+  _globals['_ERASEUSERREQUEST'].fields_by_name['item_namespaces']._loaded_options = None
+  _globals['_ERASEUSERREQUEST'].fields_by_name['item_namespaces']._serialized_options = b'\342A\001\001'
+  _globals['_ERASEDCOUNT'].fields_by_name['capability']._loaded_options = None
+  _globals['_ERASEDCOUNT'].fields_by_name['capability']._serialized_options = b'\342A\001\003'
+  _globals['_ERASEDCOUNT'].fields_by_name['kind']._loaded_options = None
+  _globals['_ERASEDCOUNT'].fields_by_name['kind']._serialized_options = b'\342A\001\003'
+  _globals['_ERASEDCOUNT'].fields_by_name['count']._loaded_options = None
+  _globals['_ERASEDCOUNT'].fields_by_name['count']._serialized_options = b'\342A\001\003'
+  _globals['_ERASEUSERRESPONSE'].fields_by_name['counts']._loaded_options = None
+  _globals['_ERASEUSERRESPONSE'].fields_by_name['counts']._serialized_options = b'\342A\001\003'
+  _globals['_ERASEUSERRESPONSE'].fields_by_name['dry_run']._loaded_options = None
+  _globals['_ERASEUSERRESPONSE'].fields_by_name['dry_run']._serialized_options = b'\342A\001\003'
+  _globals['_ERASEUSERRESPONSE'].fields_by_name['user_hash']._loaded_options = None
+  _globals['_ERASEUSERRESPONSE'].fields_by_name['user_hash']._serialized_options = b'\342A\001\003'
   _globals['_AUDITRECORD']._serialized_start=113
   _globals['_AUDITRECORD']._serialized_end=326
   _globals['_LISTAUDITRECORDSREQUEST']._serialized_start=329
   _globals['_LISTAUDITRECORDSREQUEST']._serialized_end=579
   _globals['_LISTAUDITRECORDSRESPONSE']._serialized_start=581
   _globals['_LISTAUDITRECORDSRESPONSE']._serialized_end=684
-  _globals['_ADMINSERVICE']._serialized_start=686
-  _globals['_ADMINSERVICE']._serialized_end=803
+  _globals['_ERASEUSERREQUEST']._serialized_start=687
+  _globals['_ERASEUSERREQUEST']._serialized_end=883
+  _globals['_ERASEDITEMNAMESPACE']._serialized_start=885
+  _globals['_ERASEDITEMNAMESPACE']._serialized_end=922
+  _globals['_ERASEDCOUNT']._serialized_start=924
+  _globals['_ERASEDCOUNT']._serialized_end=1004
+  _globals['_ERASEUSERRESPONSE']._serialized_start=1006
+  _globals['_ERASEUSERRESPONSE']._serialized_end=1124
+  _globals['_ADMINSERVICE']._serialized_start=1127
+  _globals['_ADMINSERVICE']._serialized_end=1326
 # @@protoc_insertion_point(module_scope)

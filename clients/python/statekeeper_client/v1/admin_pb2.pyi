@@ -61,3 +61,43 @@ class ListAuditRecordsResponse(_message.Message):
     audit_records: _containers.RepeatedCompositeFieldContainer[AuditRecord]
     next_page_token: str
     def __init__(self, audit_records: _Optional[_Iterable[_Union[AuditRecord, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class EraseUserRequest(_message.Message):
+    __slots__ = ("user_id", "dry_run", "blackboard_key_prefixes", "agent_ids", "item_namespaces")
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    BLACKBOARD_KEY_PREFIXES_FIELD_NUMBER: _ClassVar[int]
+    AGENT_IDS_FIELD_NUMBER: _ClassVar[int]
+    ITEM_NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    user_id: str
+    dry_run: bool
+    blackboard_key_prefixes: _containers.RepeatedScalarFieldContainer[str]
+    agent_ids: _containers.RepeatedScalarFieldContainer[str]
+    item_namespaces: _containers.RepeatedCompositeFieldContainer[ErasedItemNamespace]
+    def __init__(self, user_id: _Optional[str] = ..., dry_run: _Optional[bool] = ..., blackboard_key_prefixes: _Optional[_Iterable[str]] = ..., agent_ids: _Optional[_Iterable[str]] = ..., item_namespaces: _Optional[_Iterable[_Union[ErasedItemNamespace, _Mapping]]] = ...) -> None: ...
+
+class ErasedItemNamespace(_message.Message):
+    __slots__ = ("labels",)
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    labels: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, labels: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ErasedCount(_message.Message):
+    __slots__ = ("capability", "kind", "count")
+    CAPABILITY_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    capability: str
+    kind: str
+    count: int
+    def __init__(self, capability: _Optional[str] = ..., kind: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class EraseUserResponse(_message.Message):
+    __slots__ = ("counts", "dry_run", "user_hash")
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    USER_HASH_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.RepeatedCompositeFieldContainer[ErasedCount]
+    dry_run: bool
+    user_hash: str
+    def __init__(self, counts: _Optional[_Iterable[_Union[ErasedCount, _Mapping]]] = ..., dry_run: _Optional[bool] = ..., user_hash: _Optional[str] = ...) -> None: ...

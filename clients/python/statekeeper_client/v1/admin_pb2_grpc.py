@@ -49,6 +49,11 @@ class AdminServiceStub:
                 request_serializer=statekeeper_dot_v1_dot_admin__pb2.ListAuditRecordsRequest.SerializeToString,
                 response_deserializer=statekeeper_dot_v1_dot_admin__pb2.ListAuditRecordsResponse.FromString,
                 _registered_method=True)
+        self.EraseUser = channel.unary_unary(
+                '/statekeeper.v1.AdminService/EraseUser',
+                request_serializer=statekeeper_dot_v1_dot_admin__pb2.EraseUserRequest.SerializeToString,
+                response_deserializer=statekeeper_dot_v1_dot_admin__pb2.EraseUserResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -76,6 +81,37 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EraseUser(self, request, context):
+        """Erases every trace of a user in the caller's tenant (the right to
+        erasure): sessions whose user_id is the user (messages, versions, append
+        receipts, cached copies); memory episodes (with their lexical terms and
+        vectors, on every replica, and index snapshots) and facts, current and
+        invalidated; checkpoint executions and workflows whose metadata has
+        "user_id" equal to the user; blackboard keys beginning "users/<user_id>/"
+        on any board, with their whole history; the inbox of agent
+        "user:<user_id>", dead letters included; items in namespaces under
+        ("users", <user_id>); plus the extra selectors of the request. Other
+        tenants are never touched.
+
+        Any principal of the tenant may call it: the tenant is the unit of
+        authorisation (see the README, "Erasing a user"). The call returns when
+        everything is gone. It works in bounded batches of their own
+        transactions, so it never holds long locks; if it fails half-way, what
+        remains is found again by the same selectors: calling it again finishes
+        the job. It is idempotent: erasing an erased user deletes nothing and
+        succeeds. A real erasure leaves one audit record (entity_type "user",
+        entity_id a salted hash of the user id, never the id; the counts in its
+        summary); a dry run changes and records nothing.
+
+        Errors: INVALID_ARGUMENT (INVALID_FIELD) for a missing or malformed
+        `user_id`, an empty selector or more than 16 of one kind; UNAVAILABLE
+        (STORAGE_UNAVAILABLE) if the durable store cannot be reached (retry: the
+        call is safe to repeat).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -83,6 +119,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListAuditRecords,
                     request_deserializer=statekeeper_dot_v1_dot_admin__pb2.ListAuditRecordsRequest.FromString,
                     response_serializer=statekeeper_dot_v1_dot_admin__pb2.ListAuditRecordsResponse.SerializeToString,
+            ),
+            'EraseUser': grpc.unary_unary_rpc_method_handler(
+                    servicer.EraseUser,
+                    request_deserializer=statekeeper_dot_v1_dot_admin__pb2.EraseUserRequest.FromString,
+                    response_serializer=statekeeper_dot_v1_dot_admin__pb2.EraseUserResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -122,6 +163,33 @@ class AdminService:
             '/statekeeper.v1.AdminService/ListAuditRecords',
             statekeeper_dot_v1_dot_admin__pb2.ListAuditRecordsRequest.SerializeToString,
             statekeeper_dot_v1_dot_admin__pb2.ListAuditRecordsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EraseUser(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/statekeeper.v1.AdminService/EraseUser',
+            statekeeper_dot_v1_dot_admin__pb2.EraseUserRequest.SerializeToString,
+            statekeeper_dot_v1_dot_admin__pb2.EraseUserResponse.FromString,
             options,
             channel_credentials,
             insecure,
