@@ -84,6 +84,8 @@ def parse(text: str, path: Path | str = "keys file") -> dict[str, str]:
             check_tenant(tenant)
         except KeysFileError as exc:
             raise KeysFileError(f"{where}: {exc}") from None
+        if keys.get(digest.lower(), tenant) != tenant:
+            raise KeysFileError(f"{where}: this key is given to another tenant on an earlier line")
         keys[digest.lower()] = tenant
     return keys
 

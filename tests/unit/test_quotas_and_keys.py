@@ -188,6 +188,8 @@ def test_keys_file_parse_and_errors_never_echo_the_line() -> None:
     key = keys.new_key()
     text = f"# team\n{keys.file_line(key, 'acme')}   # a comment\n\n"
     assert keys.parse(text) == {hash_key(key): "acme"}
+    with pytest.raises(keys.KeysFileError, match="line 2: this key is given to another"):
+        keys.parse(f"{hash_key(key)} acme\n{hash_key(key)} beta\n")
     for bad in (f"{key} acme", "sha256:abc acme", f"{hash_key(key)}", f"{hash_key(key)} a b"):
         with pytest.raises(keys.KeysFileError, match="line 1") as error:
             keys.parse(bad)
