@@ -235,3 +235,22 @@ def test_failed_authentications_one_line_a_second_per_host(
     assert all(secret not in r.getMessage() for r in lines)
     assert key_id(secret) in lines[0].getMessage()
     assert "other hosts" in lines[-1].getMessage()
+
+
+def test_keys_file_setting_in_every_form_counts_as_credentials(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('api_keys_file = "/etc/from-file"\nlisten = "0.0.0.0:50051"\n')
+    parser = argparse.ArgumentParser()
+    config.add_arguments(parser)
+    from_file = config.load(parser.parse_args(["--config", str(path)]), {})
+    assert from_file.api_keys_file == "/etc/from-file"
+    config.check_exposure(from_file)  # an exposed server with a keys file is not anonymous
+    from_env = config.load(
+        parser.parse_args(["--config", str(path)]), {"STATEKEEPER_API_KEYS_FILE": "/env"}
+    )
+    assert from_env.api_keys_file == "/env"
+    from_flag = config.load(parser.parse_args(["--api-keys-file", "/flag"]), {})
+    assert from_flag.api_keys_file == "/flag"
+    no_keys = config.load(parser.parse_args(["--listen", "0.0.0.0:50051"]), {})
+    with pytest.raises(config.ConfigError, match="--api-keys-file"):
+        config.check_exposure(no_keys)
