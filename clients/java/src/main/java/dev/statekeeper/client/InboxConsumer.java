@@ -253,14 +253,18 @@ public final class InboxConsumer implements AutoCloseable {
           break;
         }
         StatekeeperException error = StatekeeperException.from(raw);
-        if (!(error.code() == Status.Code.UNAVAILABLE
-            || error.is(ErrorReason.ERROR_REASON_SLOW_CONSUMER))) {
+        if (!(error.isRetryable() || error.is(ErrorReason.ERROR_REASON_SLOW_CONSUMER))) {
           failure.compareAndSet(null, error);
           break;
         }
         last = error;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        break;
+      } catch (RuntimeException | Error unexpected) {
+        if (!closed) {
+          failure.compareAndSet(null, StatekeeperException.from(unexpected));
+        }
         break;
       } finally {
         cancelStream();

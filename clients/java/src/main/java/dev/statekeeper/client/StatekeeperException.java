@@ -151,9 +151,27 @@ public class StatekeeperException extends StatusRuntimeException {
     return reason == expected;
   }
 
-  /** True if the call may simply be made again later (UNAVAILABLE). */
+  /**
+   * True if the server was not reached or the connection broke: UNAVAILABLE, or UNKNOWN caused by
+   * a closed connection (grpc-java reports a write on a connection the server's end closed as
+   * UNKNOWN "channel closed"). A read, or a mutation with its idempotency key, may be made again.
+   */
   public boolean isRetryable() {
-    return code() == Status.Code.UNAVAILABLE;
+    if (code() == Status.Code.UNAVAILABLE) {
+      return true;
+    }
+    if (code() != Status.Code.UNKNOWN) {
+      return false;
+    }
+    for (Throwable t = getStatus().getCause(); t != null; t = t.getCause()) {
+      if (t instanceof java.io.IOException) { // ClosedChannelException is one
+        return true;
+      }
+      if (t == t.getCause()) {
+        break;
+      }
+    }
+    return false;
   }
 
   @Override

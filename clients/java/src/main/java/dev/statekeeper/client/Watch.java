@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Every Watch response carries a {@code resume_revision}: a new Watch from it continues exactly
  * after that response, on any replica (blackboard.proto). The watch keeps it (also from progress
  * notifications and the end of an initial snapshot), and when the stream breaks with UNAVAILABLE
- * (server restart, lost connection) or RESOURCE_EXHAUSTED with reason SLOW_CONSUMER, it tells
+ * (server restart, lost connection; see {@link StatekeeperException#isRetryable}) or
+ * RESOURCE_EXHAUSTED with reason SLOW_CONSUMER, it tells
  * {@link Listener#onReconnect} and opens a new stream from it after an exponential backoff,
  * resetting the channel's connect backoff so that a restarted server is reached at once. It gives
  * up, throwing the last error, when no stream worked for {@link WatchOptions#reconnectFor}.
@@ -190,7 +191,7 @@ public final class Watch implements Iterable<BlackboardEvent>, AutoCloseable {
   }
 
   private static boolean resumable(StatekeeperException error) {
-    return error.code() == Status.Code.UNAVAILABLE
+    return error.isRetryable()
         || (error.code() == Status.Code.RESOURCE_EXHAUSTED
             && error.is(ErrorReason.ERROR_REASON_SLOW_CONSUMER));
   }

@@ -4,8 +4,12 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.Duration;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
+import dev.statekeeper.client.InboxConsumer;
 import dev.statekeeper.client.StatekeeperClient;
+import dev.statekeeper.client.StatekeeperException;
 import dev.statekeeper.client.TlsOptions;
+import dev.statekeeper.client.Watch;
+import dev.statekeeper.client.WatchOptions;
 import dev.statekeeper.v1.AckMessagesRequest;
 import dev.statekeeper.v1.AckMessagesResponse;
 import dev.statekeeper.v1.AppendMessagesRequest;
@@ -16,6 +20,7 @@ import dev.statekeeper.v1.BlackboardValue;
 import dev.statekeeper.v1.Checkpoint;
 import dev.statekeeper.v1.CreateSessionRequest;
 import dev.statekeeper.v1.Delivery;
+import dev.statekeeper.v1.ErrorReason;
 import dev.statekeeper.v1.GetCheckpointRequest;
 import dev.statekeeper.v1.GetCheckpointResponse;
 import dev.statekeeper.v1.GetContextWindowRequest;
@@ -49,11 +54,17 @@ import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -427,8 +438,166 @@ public final class Conformance {
                 "ack results " + acked.getResultsList());
             return "message_id=" + sent.getMessageId();
           });
+
+      r.run(
+          "typed_errors",
+          "blackboard",
+          () -> {
+            long rev = put(sk, board, "cas/key", agent);
+            try {
+              sk.call(
+                  () ->
+                      sk.blackboard()
+                          .putEntry(
+                              PutEntryRequest.newBuilder()
+                                  .setBoard(board)
+                                  .setKey("cas/key")
+                                  .setValue(json("status", "late"))
+                                  .setExpectedModRevision(rev + 1000)
+                                  .build()));
+            } catch (StatekeeperException e) {
+              check(
+                  e.is(ErrorReason.ERROR_REASON_REVISION_MISMATCH),
+                  "reason " + e.reason() + " (" + e.getMessage() + ")");
+              long current = e.metadataLong("current_revision").orElse(-1L);
+              check(current == rev, "current_revision " + current + " != " + rev);
+              return "reason=" + e.reasonName() + " current_revision=" + current;
+            }
+            throw new StepFailed("a failed compare-and-swap succeeded");
+          });
+
+      r.run(
+          "watch_helper_resume",
+          "blackboard",
+          () -> {
+            // Three puts, watched from the first one's revision with the resuming helper; then
+            // two more, watched by a new helper from where the first one stopped: each revision
+            // exactly once, in order.
+            List<Long> revisions = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+              revisions.add(put(sk, board, "resume/" + i, agent));
+            }
+            List<Long> first = watchUntil(sk, board, revisions.get(0), 3);
+            check(first.subList(0, 3).equals(revisions), "first watch saw " + first + ", wrote " + revisions);
+            long resumeAt = first.get(first.size() - 1);
+            List<Long> more = new ArrayList<>();
+            for (int i = 3; i < 5; i++) {
+              more.add(put(sk, board, "resume/" + i, agent));
+            }
+            List<Long> second = watchUntil(sk, board, resumeAt, 2);
+            check(second.equals(more), "resumed watch saw " + second + ", wrote " + more);
+            return "revisions=" + revisions + " then " + more;
+          });
+
+      r.run(
+          "inbox_consumer",
+          "message",
+          () -> {
+            String inbox = "conf-inbox-" + run;
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+              ids.add(
+                  sk.messages()
+                      .sendMessage(
+                          SendMessageRequest.newBuilder()
+                              .setFromAgent(sender)
+                              .setToAgent(inbox)
+                              .setType("conformance.task")
+                              .setPayload(
+                                  Payload.newBuilder()
+                                      .setContentType("text/plain")
+                                      .setData(ByteString.copyFromUtf8("task-" + i)))
+                              .build())
+                      .getMessageId());
+            }
+            Map<String, List<Integer>> handled = new ConcurrentHashMap<>();
+            Set<String> acked = ConcurrentHashMap.newKeySet();
+            try (InboxConsumer consumer =
+                sk.consume(
+                    InboxConsumer.options(inbox)
+                        .listener(
+                            new InboxConsumer.Listener() {
+                              @Override
+                              public void onSettled(
+                                  Delivery d, InboxConsumer.Outcome outcome, ReceiptStatus status) {
+                                if (outcome.kind() == InboxConsumer.Outcome.Kind.ACK
+                                    && status == ReceiptStatus.RECEIPT_STATUS_OK) {
+                                  acked.add(d.getMessage().getMessageId());
+                                }
+                              }
+                            }),
+                    delivery -> {
+                      String id = delivery.getMessage().getMessageId();
+                      handled.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>())
+                          .add(delivery.getDeliveryCount());
+                      // The first message is given back once: it must come again.
+                      return id.equals(ids.get(0)) && delivery.getDeliveryCount() == 1
+                          ? InboxConsumer.Outcome.nack()
+                          : InboxConsumer.Outcome.ack();
+                    })) {
+              long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+              while (acked.size() < ids.size() && consumer.isRunning() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+              }
+              if (consumer.failure() != null) {
+                throw consumer.failure();
+              }
+            }
+            check(acked.equals(Set.copyOf(ids)), "acked " + acked.size() + " of " + ids.size());
+            check(
+                handled.get(ids.get(0)).equals(List.of(1, 2)),
+                "nacked message deliveries " + handled.get(ids.get(0)));
+            return "acked=" + acked.size() + " redelivered_after_nack=1";
+          });
     }
     finish(r, start);
+  }
+
+  private static BlackboardValue json(String field, String value) {
+    return BlackboardValue.newBuilder()
+        .setJson(
+            Struct.newBuilder()
+                .putFields(field, Value.newBuilder().setStringValue(value).build()))
+        .build();
+  }
+
+  private static long put(StatekeeperClient sk, String board, String key, String agent) {
+    return sk.blackboard()
+        .putEntry(
+            PutEntryRequest.newBuilder()
+                .setBoard(board)
+                .setKey(key)
+                .setWriterAgentId(agent)
+                .setValue(json("key", key))
+                .build())
+        .getHeader()
+        .getRevision();
+  }
+
+  /**
+   * Runs the resuming Watch helper on "resume/" keys from {@code startRevision} until it has
+   * seen {@code count} events (at most 20 s), closes it, and returns the event revisions
+   * followed by the helper's resume revision.
+   */
+  private static List<Long> watchUntil(
+      StatekeeperClient sk, String board, long startRevision, int count) throws StepFailed {
+    List<Long> seen = new ArrayList<>();
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    try (Watch watch =
+        sk.watch(WatchOptions.board(board).prefix("resume/").startRevision(startRevision))) {
+      timer.schedule(watch::close, 20, TimeUnit.SECONDS);
+      for (BlackboardEvent event : watch) {
+        seen.add(event.getRevision());
+        if (seen.size() == count) {
+          break;
+        }
+      }
+      check(seen.size() == count, "the watch saw " + seen + " within 20 s");
+      seen.add(watch.resumeRevision());
+      return seen;
+    } finally {
+      timer.shutdownNow();
+    }
   }
 
   private static void finish(Conformance r, long start) {
