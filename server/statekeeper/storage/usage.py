@@ -5,10 +5,11 @@ What is counted: every row of every table that has a `tenant` column
 and its history, bus messages, items, audit records, ...), by the size of
 its values: on SQLite the byte length of each value (text as UTF-8, numbers
 as their text form), on PostgreSQL `pg_column_size` of the row (its size
-as stored: large values compressed by TOAST count compressed). Not counted: indexes, free pages, SQLite's FTS tables and other
-derived state (vector index snapshots on local disk), and tables without a
-tenant. So it is a measure of what a tenant keeps, comparable between
-tenants, not of the files' size.
+as stored: large values compressed by TOAST count compressed). Not
+counted: indexes, free pages, SQLite's FTS tables and other derived state
+(vector index snapshots on local disk), and tables without a tenant. So
+it is a measure of what a tenant keeps, comparable between tenants, not of
+the files' size.
 
 Cost: one scan of each tenant table, on a reader connection (SQLite) or one
 pooled connection (PostgreSQL), every `usage_interval_seconds` (60 s by
