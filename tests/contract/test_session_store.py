@@ -31,6 +31,7 @@ from statekeeper.core.sessions.models import (
     ToolCall,
 )
 from statekeeper.storage.embedded import sessions as embedded
+from statekeeper.storage.embedded import sessions_schema as embedded_schema
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.postgres import sessions as postgres
 from statekeeper.storage.postgres import sessions_schema
@@ -427,7 +428,7 @@ def _assert_backfilled(tail: list[MessageMeta]) -> None:
 async def test_sqlite_migration_backfills_tool_call_ids(tmp_path: Path) -> None:
     db = sqlite3.connect(tmp_path / "statekeeper.sqlite3", isolation_level=None)
     db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL)")
-    for version, statements in embedded.MIGRATIONS[:2]:
+    for version, statements in embedded_schema.MIGRATIONS[:2]:
         for statement in statements:
             db.execute(statement)
         db.execute("INSERT INTO schema_migrations VALUES (?, 0)", (version,))
