@@ -59,9 +59,13 @@ def _config(settings: Settings) -> Finding:
     else:
         tier = f"embedded store in {settings.data_dir}"
     keys = f"{len(settings.api_keys)} API key(s)" if settings.api_keys else "no API keys"
+    if settings.api_keys_file:
+        keys = f"API keys file {settings.api_keys_file}" + (
+            f" and {keys}" if settings.api_keys else ""
+        )
     if settings.tls_client_tenants:
         keys += f", {len(settings.tls_client_tenants)} client certificate tenant(s)"
-    credentials = settings.api_keys or settings.tls_client_tenants
+    credentials = settings.api_keys or settings.api_keys_file or settings.tls_client_tenants
     transport = "mTLS" if settings.tls_client_ca else "TLS" if settings.tls_cert else "plaintext"
     return Finding(
         OK if credentials else WARN,

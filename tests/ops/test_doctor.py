@@ -103,3 +103,18 @@ def test_unreachable_postgres_fails() -> None:
     assert result.returncode == 1
     assert finding(result, "postgres").startswith("FAIL")
     assert "secret" not in result.stdout
+
+
+def test_an_api_keys_file_counts_as_credentials(tmp_path: Path) -> None:
+    """A server authenticated only by a keys file is not reported as open."""
+    keys = tmp_path / "keys"
+    keys.write_text("sha256:" + "ab" * 32 + " team-a\n")
+    keys.chmod(0o600)
+    config_file = tmp_path / "statekeeper.toml"
+    config_file.write_text(f'api_keys_file = "{keys}"\n')
+    open_result = doctor("--data-dir", str(tmp_path))
+    keyed = doctor("--data-dir", str(tmp_path), "--config", str(config_file))
+    assert "unauthenticated" in finding(open_result, "config")
+    config_line = finding(keyed, "config")
+    assert config_line.startswith("ok ") and "unauthenticated" not in config_line
+    assert str(keys) in config_line
