@@ -25,7 +25,7 @@ let sk: StatekeeperClient;
 
 before(async () => {
   server = await ServerProcess.start();
-  sk = new StatekeeperClient(server.address, { timeoutMs: scaled(30_000) });
+  sk = server.connect({ timeoutMs: scaled(30_000) });
 });
 
 after(async () => {
@@ -116,7 +116,7 @@ test("the idempotency key is filled, kept across retries, and makes a repeat har
 
 test("UNAVAILABLE: reads and keyed mutations are retried across a restart, unkeyed mutations are not", async () => {
   const events: RetryEvent[] = [];
-  const client = new StatekeeperClient(server.address, {
+  const client = server.connect({
     timeoutMs: scaled(120_000),
     retry: { maxAttempts: 1_000, initialBackoffMs: 50, maxBackoffMs: 500 },
     onRetry: (event) => events.push(event),
@@ -215,7 +215,7 @@ test("the per-call deadline bounds the retries", async () => {
 });
 
 test("the client's default deadline ends a call that would wait an hour", { timeout: scaled(120_000) }, async () => {
-  const client = new StatekeeperClient(server.address, { timeoutMs: 1_500 });
+  const client = server.connect({ timeoutMs: 1_500 });
   try {
     await assert.rejects(
       client.api.messages.requestReply(

@@ -13,7 +13,7 @@ let sk: StatekeeperClient;
 
 before(async () => {
   server = await ServerProcess.start();
-  sk = new StatekeeperClient(server.address, { timeoutMs: scaled(30_000) });
+  sk = server.connect({ timeoutMs: scaled(30_000) });
 });
 
 after(async () => {

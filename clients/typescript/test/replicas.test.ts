@@ -18,19 +18,26 @@ test(
   "the Watch resumes on the other replica when the one it uses is killed",
   { skip: DSN && REDIS ? false : "STATEKEEPER_TEST_POSTGRES_DSN / STATEKEEPER_TEST_REDIS_URL not set" },
   async () => {
+    // One tenant (API key) and one Redis prefix for both replicas.
+    const id = randomBytes(4).toString("hex");
+    const apiKey = `ts-replicas-${id}`;
     const args = [
       "--postgres-dsn", DSN!,
       "--redis-url", REDIS!,
-      "--redis-key-prefix", `ts-${randomBytes(4).toString("hex")}:`,
+      "--redis-key-prefix", `ts-replicas-${id}:`,
       "--migrate-on-start",
+      "--api-key", `${apiKey}=ts-replicas-${id}`,
     ];
     const replicas: ServerProcess[] = [];
     let sk: StatekeeperClient | undefined;
     try {
-      replicas.push(await ServerProcess.start(args));
-      replicas.push(await ServerProcess.start(args));
+      replicas.push(await ServerProcess.start(args, { apiKey }));
+      replicas.push(await ServerProcess.start(args, { apiKey }));
       // Both addresses; grpc-js pick_first uses one and moves to the other when it fails.
-      sk = new StatekeeperClient(`ipv4:${replicas[0].address},${replicas[1].address}`, { timeoutMs: scaled(30_000) });
+      sk = new StatekeeperClient(`ipv4:${replicas[0].address},${replicas[1].address}`, {
+        apiKey,
+        timeoutMs: scaled(30_000),
+      });
       let killed = 0;
       const result = await watchUnderFailures(sk, 3, async () => {
         // Kill the replica that serves the client (whichever answers), keep the

@@ -4,6 +4,7 @@
 // again on the same port and data directory. Every process started here is
 // killed when the test process exits, even after a failure.
 import { ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -37,6 +38,20 @@ export const SCALE =
 /** `ms` scaled by {@link SCALE}. */
 export function scaled(ms: number): number {
   return Math.round(ms * SCALE);
+}
+
+/**
+ * STATEKEEPER_CLIENT_TESTS_TIER=production runs every test server on the
+ * production tier: the PostgreSQL and Redis of STATEKEEPER_TEST_POSTGRES_DSN
+ * and STATEKEEPER_TEST_REDIS_URL (`scripts/services.sh start DIR && . DIR/env`),
+ * migrated on start, each server with a tenant (API key) and a Redis key
+ * prefix of its own, kept across its restarts. Default: the embedded store.
+ */
+export const PRODUCTION = process.env.STATEKEEPER_CLIENT_TESTS_TIER === "production";
+const DSN = process.env.STATEKEEPER_TEST_POSTGRES_DSN;
+const REDIS = process.env.STATEKEEPER_TEST_REDIS_URL;
+if (PRODUCTION && !(DSN && REDIS)) {
+  throw new Error("STATEKEEPER_CLIENT_TESTS_TIER=production needs STATEKEEPER_TEST_POSTGRES_DSN and STATEKEEPER_TEST_REDIS_URL");
 }
 
 const LIVE = new Set<ChildProcess>();
@@ -77,11 +92,34 @@ export class ServerProcess {
   starts = 0;
   private probeOptions: ConnectOptions = {};
 
+  /** The API key of this server's own tenant on the production tier; undefined on the embedded store. */
+  readonly apiKey: string | undefined;
+  readonly extraArgs: string[];
+
   private constructor(
     readonly port: number,
     readonly dataDir: string,
-    readonly extraArgs: string[],
-  ) {}
+    extraArgs: string[],
+  ) {
+    if (PRODUCTION) {
+      const id = randomBytes(6).toString("hex");
+      this.apiKey = `ts-key-${id}`;
+      extraArgs = [
+        "--postgres-dsn", DSN!,
+        "--redis-url", REDIS!,
+        "--redis-key-prefix", `ts-${id}:`,
+        "--migrate-on-start",
+        "--api-key", `${this.apiKey}=ts-tenant-${id}`,
+        ...extraArgs,
+      ];
+    }
+    this.extraArgs = extraArgs;
+  }
+
+  /** A client of this server (with its tenant's API key on the production tier). */
+  connect(options: ConnectOptions = {}): StatekeeperClient {
+    return new StatekeeperClient(this.address, { apiKey: this.apiKey, ...options });
+  }
 
   get address(): string {
     return `127.0.0.1:${this.port}`;
@@ -90,7 +128,7 @@ export class ServerProcess {
   /** A server on a free port with a fresh data directory, started and serving (`extraArgs` go to `serve`). */
   static async start(extraArgs: string[] = [], probe: ConnectOptions = {}): Promise<ServerProcess> {
     const server = new ServerProcess(await freePort(), mkdtempSync(join(tmpdir(), "sk-ts-test-")), extraArgs);
-    server.probeOptions = probe;
+    server.probeOptions = { apiKey: server.apiKey, ...probe };
     await server.start();
     return server;
   }

@@ -22,7 +22,7 @@ let sk: StatekeeperClient;
 
 before(async () => {
   server = await ServerProcess.start();
-  sk = new StatekeeperClient(server.address, { timeoutMs: scaled(30_000) });
+  sk = server.connect({ timeoutMs: scaled(30_000) });
 });
 
 after(async () => {
@@ -132,7 +132,7 @@ test("progress notifications are exposed on a quiet board", async () => {
 
 test("SLOW_CONSUMER: a watcher that stops reading is cancelled by the server, surfaced, and resumed without a gap", async () => {
   const slowServer = await ServerProcess.start(["--limit", "blackboard.watch_buffer_responses=2"]);
-  const client = new StatekeeperClient(slowServer.address, { timeoutMs: scaled(30_000) });
+  const client = slowServer.connect({ timeoutMs: scaled(30_000) });
   try {
     const board = `ts-slow-${Date.now()}`;
     const pad = "x".repeat(16_000);
