@@ -52,14 +52,14 @@ func TestOnlySafeCallsAreRetried(t *testing.T) {
 	defer cancel()
 	srv.kill()
 
-	_, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "b", Key: "k", Value: jsonValue(t, nil)})
+	_, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "b", Key: "k", Value: jsonValue(nil)})
 	if status.Code(err) != codes.Unavailable {
 		t.Fatalf("PutEntry on a stopped server: %v", err)
 	}
 	if n := count.of("/statekeeper.v1.BlackboardService/PutEntry"); n != 1 {
 		t.Errorf("PutEntry (no idempotency key) attempted %d times", n)
 	}
-	_, err = c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "b", Key: "k", Value: jsonValue(t, nil)},
+	_, err = c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "b", Key: "k", Value: jsonValue(nil)},
 		statekeeper.Idempotent())
 	if status.Code(err) != codes.Unavailable {
 		t.Fatalf("PutEntry on a stopped server: %v", err)
@@ -170,13 +170,13 @@ func TestServerErrorsAreTyped(t *testing.T) {
 	c := srv.dial(t)
 	ctx, cancel := context.WithTimeout(context.Background(), scaled(time.Minute))
 	defer cancel()
-	put, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "b", Key: "k", Value: jsonValue(t, nil)})
+	put, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "b", Key: "k", Value: jsonValue(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	create := int64(0)
 	_, err = c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{
-		Board: "b", Key: "k", Value: jsonValue(t, nil), ExpectedModRevision: &create,
+		Board: "b", Key: "k", Value: jsonValue(nil), ExpectedModRevision: &create,
 	})
 	var e *statekeeper.Error
 	if !errors.Is(err, statekeeper.ErrRevisionMismatch) || !errors.As(err, &e) {
@@ -190,7 +190,7 @@ func TestServerErrorsAreTyped(t *testing.T) {
 	if !errors.Is(err, statekeeper.ErrNotFound) || status.Code(err) != codes.NotFound {
 		t.Fatalf("unknown session: %v", err)
 	}
-	_, err = c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "b", Value: jsonValue(t, nil)})
+	_, err = c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "b", Value: jsonValue(nil)})
 	if !errors.Is(err, statekeeper.ErrInvalidField) || statekeeper.AsError(err).Metadata["field"] != "key" {
 		t.Fatalf("put without a key: %v", err)
 	}

@@ -21,6 +21,7 @@ type inboxLog struct {
 	acked    map[string]bool    // acked with OK or ALREADY_ACKED
 	nacked   map[string]int
 	settleEr []error
+	t        *testing.T
 }
 
 func newInboxLog() *inboxLog {
@@ -28,6 +29,9 @@ func newInboxLog() *inboxLog {
 }
 
 func (l *inboxLog) handle(d *sk.Delivery) {
+	if l.t != nil {
+		l.t.Logf("handling %s (delivery %d)", d.GetMessage().GetMessageId(), d.GetDeliveryCount())
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	id := d.GetMessage().GetMessageId()
@@ -35,6 +39,9 @@ func (l *inboxLog) handle(d *sk.Delivery) {
 }
 
 func (l *inboxLog) settled(s statekeeper.Settlement) {
+	if l.t != nil {
+		l.t.Logf("settled %s: acked %v status %v err %v", s.Delivery.GetMessage().GetMessageId(), s.Acked, s.Status, s.Err)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	id := s.Delivery.GetMessage().GetMessageId()
@@ -114,6 +121,7 @@ func TestConsumerAcksEveryMessageAcrossARestart(t *testing.T) {
 	}
 
 	log := newInboxLog()
+	log.t = t
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()
 	consumed := make(chan error, 1)
@@ -134,10 +142,20 @@ func TestConsumerAcksEveryMessageAcrossARestart(t *testing.T) {
 			VisibilityTimeout: visibility,
 			Backoff:           statekeeper.RetryPolicy{InitialBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond},
 			OnSettled:         log.settled,
+			OnReconnect: func(err error, attempt int, _ time.Duration) {
+				t.Logf("consumer reconnect %d after %v", attempt, err)
+			},
 		})
 	}()
 
-	waitFor(ctx, t, "a third of the messages acked", func() bool { return log.ackedCount() >= total/3 })
+	waitFor(ctx, t, "a third of the messages acked", func() bool {
+		select {
+		case err := <-consumed:
+			t.Fatalf("Consume returned %v", err)
+		default:
+		}
+		return log.ackedCount() >= total/3
+	})
 	srv.restart()
 	// Sent after the restart: the consumer's new stream gets them.
 	for i := total; i < total+5; i++ {

@@ -16,11 +16,11 @@ import (
 	sk "github.com/statekeeper/statekeeper/clients/go/statekeeperv1"
 )
 
-func jsonValue(t *testing.T, m map[string]any) *sk.BlackboardValue {
-	t.Helper()
+// jsonValue is a JSON blackboard value (m holds JSON-compatible values only).
+func jsonValue(m map[string]any) *sk.BlackboardValue {
 	v, err := structpb.NewStruct(m)
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return &sk.BlackboardValue{Kind: &sk.BlackboardValue_Json{Json: v}}
 }
@@ -122,7 +122,7 @@ func TestWatchResumesAcrossServerRestarts(t *testing.T) {
 			for ctx.Err() == nil {
 				wctx, wcancel := context.WithTimeout(ctx, scaled(5*time.Second))
 				_, err := c.Blackboard.PutEntry(wctx, &sk.PutEntryRequest{
-					Board: board, Key: fmt.Sprintf("k/%03d", i), Value: jsonValue(t, map[string]any{"i": i}),
+					Board: board, Key: fmt.Sprintf("k/%03d", i), Value: jsonValue(map[string]any{"i": i}),
 				})
 				wcancel()
 				if err == nil {
@@ -145,7 +145,7 @@ func TestWatchResumesAcrossServerRestarts(t *testing.T) {
 		var probe int64
 		waitFor(ctx, t, "a probe put", func() bool {
 			resp, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{
-				Board: board, Key: fmt.Sprintf("k/probe-%d", r), Value: jsonValue(t, nil),
+				Board: board, Key: fmt.Sprintf("k/probe-%d", r), Value: jsonValue(nil),
 			})
 			probe = resp.GetHeader().GetRevision()
 			return err == nil
@@ -222,7 +222,7 @@ func TestWatchResumeRevisionContinuesWithoutRepeat(t *testing.T) {
 	defer cancel()
 	put := func(key string) int64 {
 		resp, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{
-			Board: "b", Key: key, Value: jsonValue(t, map[string]any{"k": key}),
+			Board: "b", Key: key, Value: jsonValue(map[string]any{"k": key}),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -284,7 +284,7 @@ func TestWatchCompactedRelistsThenWatches(t *testing.T) {
 	var last int64
 	for i := range 5 {
 		resp, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{
-			Board: "c", Key: fmt.Sprintf("x/%d", i), Value: jsonValue(t, map[string]any{"i": i}),
+			Board: "c", Key: fmt.Sprintf("x/%d", i), Value: jsonValue(map[string]any{"i": i}),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -321,7 +321,7 @@ func TestWatchCompactedRelistsThenWatches(t *testing.T) {
 	}
 	next, stop := iterPull(w)
 	defer stop()
-	resp, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "c", Key: "x/new", Value: jsonValue(t, nil)})
+	resp, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{Board: "c", Key: "x/new", Value: jsonValue(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
