@@ -55,4 +55,4 @@ __all__ = [
     "error_info",
 ]
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
