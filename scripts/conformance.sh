@@ -167,12 +167,18 @@ build_python() {
   (cd "$WORK" && "$venv/bin/python" -c 'import statekeeper_client, statekeeper_client.v1.session_pb2_grpc; print("statekeeper_client", statekeeper_client.__version__)')
 }
 
-# The client layer's own tests (retries, auth, resuming Watch) against a
-# scripted loopback server; the project venv has pytest.
+# The client layer's own tests (retries, auth, the resuming Watch and the
+# inbox consumer across kills and restarts of a real server, the adapters);
+# the project venv has pytest. With PostgreSQL and Redis in the environment
+# (make test), the live kill/restart tests run again on the production tier.
 test_python_layer() {
   local bin; bin=$(dirname "$PY")
   (cd clients/python && "$bin/ruff" check --quiet . && "$bin/ruff" format --check --quiet statekeeper_client examples tests \
-    && "$bin/mypy" && PYTHONPATH=. "$PY" -m pytest -q -p no:cacheprovider tests)
+    && "$bin/mypy" && PYTHONPATH=. "$PY" -m pytest -q -p no:cacheprovider tests) || return 1
+  if [ -n "${STATEKEEPER_TEST_POSTGRES_DSN:-}" ]; then
+    (cd clients/python && STATEKEEPER_CLIENT_TESTS_TIER=production PYTHONPATH=. "$PY" -m pytest -q \
+      -p no:cacheprovider tests/test_live_resume.py tests/test_live_errors_retries.py)
+  fi
 }
 
 build_go() {
