@@ -51,6 +51,7 @@ type server struct {
 	bin     string
 	addr    string
 	dataDir string
+	args    []string // more serve flags
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -79,7 +80,7 @@ func (b *syncBuffer) String() string {
 
 // startServer starts a server for t; it is killed when t ends, pass or fail.
 // Under `go test -short` the test is skipped (these tests run a server).
-func startServer(t *testing.T) *server {
+func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a statekeeper server (not run with -short)")
@@ -95,7 +96,7 @@ func startServer(t *testing.T) *server {
 	}
 	addr := l.Addr().String()
 	_ = l.Close()
-	s := &server{t: t, bin: bin, addr: addr, dataDir: t.TempDir()}
+	s := &server{t: t, bin: bin, addr: addr, dataDir: t.TempDir(), args: args}
 	t.Cleanup(s.kill)
 	s.start()
 	return s
@@ -104,8 +105,9 @@ func startServer(t *testing.T) *server {
 // start runs the server and waits until it answers health checks SERVING.
 func (s *server) start() {
 	s.t.Helper()
-	cmd := exec.Command(s.bin, "serve", "--listen", s.addr, "--data-dir", s.dataDir,
-		"--log-level", "WARNING", "--log-format", "text")
+	args := append([]string{"serve", "--listen", s.addr, "--data-dir", s.dataDir,
+		"--log-level", "WARNING", "--log-format", "text"}, s.args...)
+	cmd := exec.Command(s.bin, args...)
 	log := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -335,5 +336,74 @@ func TestWatchCompactedRelistsThenWatches(t *testing.T) {
 	}
 	if ev.GetRevision() != resp.GetHeader().GetRevision() || ev.GetEntry().GetKey() != "x/new" {
 		t.Fatalf("first event after the relisting %v, want x/new at %d", ev, resp.GetHeader().GetRevision())
+	}
+}
+
+// TestWatchSlowConsumer: a reader that falls more than the server's buffer
+// behind gets SLOW_CONSUMER: surfaced as ErrSlowConsumer with
+// StopOnSlowConsumer, else reported to OnReconnect and resumed without a gap.
+func TestWatchSlowConsumer(t *testing.T) {
+	srv := startServer(t, "--limit", "blackboard.watch_buffer_responses=2")
+	c := srv.dial(t)
+	ctx, cancel := context.WithTimeout(context.Background(), scaled(2*time.Minute))
+	defer cancel()
+	big := strings.Repeat("x", 64<<10)
+	var last int64
+	// Writes more than the transport's flow-control windows hold while the
+	// watch is not read, so that the server's buffer overflows.
+	flood := func(board string) {
+		for i := range 60 {
+			resp, err := c.Blackboard.PutEntry(ctx, &sk.PutEntryRequest{
+				Board: board, Key: fmt.Sprintf("k/%02d", i), Value: jsonValue(map[string]any{"pad": big}),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			last = resp.GetHeader().GetRevision()
+		}
+	}
+
+	stopping := c.Watch(ctx, "s1", statekeeper.WatchOptions{StartRevision: 1, StopOnSlowConsumer: true})
+	defer stopping.Close()
+	if first, err := stopping.Recv(); err != nil || first.GetStarted() == nil {
+		t.Fatalf("first message %v, %v", first, err)
+	}
+	flood("s1")
+	var err error
+	for err == nil {
+		_, err = stopping.Recv()
+	}
+	if !errors.Is(err, statekeeper.ErrSlowConsumer) || statekeeper.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("a watch that fell behind ended with %v, want SLOW_CONSUMER", err)
+	}
+
+	var slow atomic.Int64
+	w := c.Watch(ctx, "s2", statekeeper.WatchOptions{
+		StartRevision: last + 1,
+		OnReconnect: func(err error, _ int, _ time.Duration) {
+			if errors.Is(err, statekeeper.ErrSlowConsumer) {
+				slow.Add(1)
+			}
+		},
+	})
+	defer w.Close()
+	if first, err := w.Recv(); err != nil || first.GetStarted() == nil {
+		t.Fatalf("first message %v, %v", first, err)
+	}
+	start := last + 1
+	flood("s2")
+	next, stop := iterPull(w)
+	defer stop()
+	for want := start; want <= last; want++ {
+		ev, err := next()
+		if err != nil {
+			t.Fatalf("resuming watch: %v", err)
+		}
+		if ev.GetRevision() != want {
+			t.Fatalf("event at revision %d, want %d (missed or repeated)", ev.GetRevision(), want)
+		}
+	}
+	if slow.Load() == 0 {
+		t.Fatal("no SLOW_CONSUMER reported to OnReconnect")
 	}
 }
