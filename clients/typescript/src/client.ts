@@ -20,6 +20,7 @@ import {
   makeGenericClientConstructor,
   Metadata,
   ServiceError,
+  status,
 } from "@grpc/grpc-js";
 
 import { StatekeeperError, toStatekeeperError } from "./errors";
@@ -288,6 +289,10 @@ function unaryAttempt(
   signal?: AbortSignal,
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new StatekeeperError(status.CANCELLED, "the call was aborted before it started"));
+      return;
+    }
     const call = method.call(client, request, metadata, { deadline: new Date(deadline) }, (error, response) => {
       signal?.removeEventListener("abort", onAbort);
       if (error) reject(error);

@@ -176,7 +176,7 @@ test("UNAVAILABLE: reads and keyed mutations are retried across a restart, unkey
   }
 });
 
-test("the per-call deadline bounds the retries", async () => {
+test("the per-call deadline and an AbortSignal bound the retries", { timeout: scaled(120_000) }, async () => {
   const port = server.port;
   await server.kill();
   const retries: RetryEvent[] = [];
@@ -208,6 +208,18 @@ test("the per-call deadline bounds the retries", async () => {
     }
     assert.equal(events.length, 0);
     assert.equal(client.timeoutMs, 30_000, "the default deadline");
+
+    // An AbortSignal ends a call that would retry for an hour.
+    const abort = new AbortController();
+    const aborted = client.api.sessions.getSession(session.GetSessionRequest.fromPartial({ sessionId: "x" }), {
+      timeoutMs: 3_600_000,
+      signal: abort.signal,
+    });
+    setTimeout(() => abort.abort(), 300);
+    await assert.rejects(aborted, (error: unknown) => isStatekeeperError(error));
+    const retriesBefore = retries.length;
+    await delay(500);
+    assert.equal(retries.length, retriesBefore, "retries went on after the abort");
   } finally {
     client.close();
     await server.start();
