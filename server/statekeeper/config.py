@@ -66,6 +66,15 @@ class Settings:
     # Serve without API keys on an address other hosts can reach (see
     # check_exposure): off, so an exposed server never runs open by accident.
     allow_anonymous: bool = False
+    # Encryption at rest of sensitive fields (storage/sealing.py): the key
+    # ring (a file, or `id:base64,...` usually from the environment), the key
+    # that seals new values (default: the last listed), and what is sensitive
+    # (comma lists: tenants or `all`; TENANT/BOARD for single boards).
+    encryption_keys_file: str = ""
+    encryption_keys: str = ""
+    encryption_active_key: str = ""
+    sensitive_tenants: str = ""
+    sensitive_boards: str = ""
     log_level: str = "INFO"
     log_format: str = "json"
     sweep_interval_seconds: float = 30.0
@@ -137,6 +146,15 @@ _OPTIONS: dict[str, str] = {
     " is the anonymous tenant); without it, serve refuses to start so exposed",
     "api_keys_file": "file of API keys by hash, one `sha256:<hex> TENANT` a line (`statekeeper"
     " keys create` prints them); re-read on SIGHUP and when it changes",
+    "encryption_keys_file": "file of encryption keys, `ID BASE64` lines or TOML ([keys] id ="
+    ' "base64", optional active = "id"), 32-byte keys; must not be group/world-readable',
+    "encryption_keys": "encryption keys as ID:BASE64,ID:BASE64 (prefer the file or the"
+    " environment: flags show in ps)",
+    "encryption_active_key": "id of the key that seals new values (unset: the last key listed)",
+    "sensitive_tenants": "comma list of tenants whose sensitive fields are encrypted at rest,"
+    " or `all` (needs an encryption key); also --sensitive-tenant T, repeatable",
+    "sensitive_boards": "comma list of TENANT/BOARD blackboards whose values are encrypted at"
+    " rest on top of the sensitive tenants'; also --sensitive-board TENANT/BOARD, repeatable",
     "usage_interval_seconds": "seconds between measurements of each tenant's stored bytes (only"
     " while a max_stored_bytes quota is set)",
     "data_dir": "directory of the embedded store",
@@ -209,6 +227,15 @@ _PAIR_OPTIONS: dict[str, tuple[str, str, str, str]] = {
     ),
 }
 
+# The config file's [encryption] table: its keys and the options they set.
+_ENCRYPTION_TABLE = {
+    "keys_file": "encryption_keys_file",
+    "keys": "encryption_keys",
+    "active_key": "encryption_active_key",
+    "tenants": "sensitive_tenants",
+    "boards": "sensitive_boards",
+}
+
 # Values accepted for a boolean option, in every source (flag, env, file).
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -235,6 +262,13 @@ def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None 
         return
     for name, (flag, metavar, _, help_text) in _PAIR_OPTIONS.items():
         parser.add_argument(flag, dest=name, action="append", metavar=metavar, help=help_text)
+    for flag, dest in (
+        ("--sensitive-tenant", "sensitive_tenant"),
+        ("--sensitive-board", "sensitive_board"),
+    ):
+        parser.add_argument(
+            flag, dest=dest, action="append", metavar="NAME", help=f"one of {dest}s (repeatable)"
+        )
     parser.add_argument(
         "--limit",
         dest="limit",
@@ -297,6 +331,9 @@ def load(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> S
             values[name] = _parse_pairs(flag, given)
     if getattr(args, "limit", None):
         limits.update(_parse_pairs("--limit", args.limit))
+    for name in ("sensitive_tenant", "sensitive_board"):
+        if repeated := getattr(args, name, None):
+            values[name + "s"] = ",".join(repeated)
     return _build(values, limits)
 
 
@@ -312,6 +349,17 @@ def _merge_file(
         raise ConfigError(f"cannot read config file {path}: {exc}") from exc
     limits.update(_flattened(data.pop("limits", {})))
     quotas.extend(_file_quotas(data.pop("quotas", {})))
+    encryption = data.pop("encryption", {})
+    if not isinstance(encryption, dict):
+        raise ConfigError("config file: [encryption] must be a table")
+    for key, name in _ENCRYPTION_TABLE.items():
+        if key in encryption:
+            data.setdefault(name, encryption.pop(key))
+    if encryption:
+        raise ConfigError(f"config file: unknown [encryption] option {sorted(encryption)[0]!r}")
+    for name in ("sensitive_tenants", "sensitive_boards"):
+        if isinstance(data.get(name), list):
+            data[name] = ",".join(str(item) for item in data[name])
     for name in _PAIR_OPTIONS:
         pairs = data.pop(name, None)
         if pairs is not None:

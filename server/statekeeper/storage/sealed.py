@@ -1,0 +1,512 @@
+"""Store wrappers that seal sensitive fields on the way in and open them on
+the way out (storage/sealing.py holds the cryptography and the format).
+
+Each wrapper implements its capability's store contract in front of the
+backend's store (embedded, PostgreSQL, or PostgreSQL behind the Redis
+cache), so both backends, the cache and the event feeds only ever hold the
+sealed form; every method that does not carry a sensitive field is passed
+through unchanged. What is sealed, with the ids each value is bound to
+(associated data, besides the tenant and the field name):
+
+* sessions: message `content` and tool-call `arguments` (session, message
+  id); the record's `context_variables` (sealed whole, names too), pending
+  tool-call arguments and `compaction_summary` (session), in the record and
+  in every version snapshot.
+* memory: episode `user_message`, `assistant_response`, `summary` (episode
+  id).
+* checkpoints: the state payload and pending-write values (tenant only: an
+  execution's rows are copied by `copy_execution`), channel values (their
+  content hash).
+* blackboard: entry values, in entries, history and events (board, key).
+* message bus: payload data (message id).
+
+Sealing a field changes what a backend can compute on it; see README
+"Encryption at rest" for what is given up (lexical search of sensitive
+episodes, equality of content hashes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, cast
+
+from statekeeper.core.blackboard.models import (
+    Decide,
+    Decision,
+    Entry,
+    Event,
+    MutationOutcome,
+    MutationView,
+    ReadResult,
+    RevisionBatch,
+    Value,
+)
+from statekeeper.core.blackboard.store import BlackboardEventFeed, BlackboardStore, FeedListener
+from statekeeper.core.checkpoints.models import (
+    ChannelEntry,
+    CheckpointDraft,
+    PendingWrite,
+    StoredCheckpoint,
+    WritesDraft,
+)
+from statekeeper.core.checkpoints.store import CheckpointStore
+from statekeeper.core.memory.models import Episode
+from statekeeper.core.memory.store import MemoryStore
+from statekeeper.core.messagebus.models import AgentMessage, DeadLetter, Delivery, SendOutcome
+from statekeeper.core.messagebus.store import MessageStore
+from statekeeper.core.schema_upgrades import Payload
+from statekeeper.core.sessions.models import (
+    Message,
+    SessionChange,
+    SessionRecord,
+    SessionVersion,
+    ToolCall,
+)
+from statekeeper.core.sessions.store import SessionStore
+from statekeeper.storage.sealing import Sealer
+
+T = TypeVar("T")
+S = TypeVar("S")
+
+
+class _Forwarding:
+    """Passes every attribute it does not define to the wrapped store."""
+
+    def __init__(self, inner: Any, sealer: Sealer) -> None:
+        self._inner = inner
+        self._sealer = sealer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    @property
+    def inner(self) -> Any:
+        """The backend's store (rotation and admin tools read it raw)."""
+        return self._inner
+
+
+# -- sessions -------------------------------------------------------------
+
+
+class SealedSessions(_Forwarding):
+    def _calls(
+        self, tenant: str, ids: Sequence[str], calls: tuple[ToolCall, ...], seal: bool
+    ) -> tuple[ToolCall, ...]:
+        s = self._sealer
+        out = []
+        for call in calls:
+            where = (*ids, call.id)
+            args = (
+                s.seal_text(tenant, "tool_call.arguments", where, call.arguments)
+                if seal
+                else s.open_text(tenant, "tool_call.arguments", where, call.arguments)
+            )
+            out.append(dataclasses.replace(call, arguments=args))
+        return tuple(out)
+
+    def _message(self, tenant: str, session_id: str, message: Message, seal: bool) -> Message:
+        s = self._sealer
+        ids = (session_id, message.message_id)
+        content = (
+            s.seal_text(tenant, "message.content", ids, message.content)
+            if seal
+            else s.open_text(tenant, "message.content", ids, message.content)
+        )
+        return dataclasses.replace(
+            message,
+            content=content,
+            tool_calls=self._calls(tenant, ids, message.tool_calls, seal),
+        )
+
+    def _record(self, tenant: str, record: SessionRecord, seal: bool) -> SessionRecord:
+        s = self._sealer
+        ids = (record.session_id,)
+        if seal:
+            variables = s.seal_json_map(
+                tenant, "session.context_variables", ids, record.context_variables
+            )
+            summary = s.seal_text(
+                tenant, "session.compaction_summary", ids, record.compaction_summary
+            )
+        else:
+            variables = s.open_json_map(
+                tenant, "session.context_variables", ids, record.context_variables
+            )
+            summary = s.open_text(
+                tenant, "session.compaction_summary", ids, record.compaction_summary
+            )
+        return dataclasses.replace(
+            record,
+            context_variables=variables,
+            compaction_summary=summary,
+            pending_tool_calls=self._calls(tenant, ids, record.pending_tool_calls, seal),
+        )
+
+    def _version(self, tenant: str, version: SessionVersion, seal: bool) -> SessionVersion:
+        return dataclasses.replace(version, snapshot=self._record(tenant, version.snapshot, seal))
+
+    async def create_session(self, tenant: str, version: SessionVersion, audit: Any = None) -> None:
+        await self._inner.create_session(tenant, self._version(tenant, version, True), audit)
+
+    async def get_session(self, tenant: str, session_id: str) -> SessionRecord | None:
+        record = await self._inner.get_session(tenant, session_id)
+        return None if record is None else self._record(tenant, record, False)
+
+    async def read_for_change(
+        self, tenant: str, session_id: str
+    ) -> tuple[SessionRecord | None, object | None]:
+        record, ticket = await self._inner.read_for_change(tenant, session_id)
+        return (None if record is None else self._record(tenant, record, False)), ticket
+
+    async def list_sessions(self, tenant: str, *args: Any, **kwargs: Any) -> list[SessionRecord]:
+        records = await self._inner.list_sessions(tenant, *args, **kwargs)
+        return [self._record(tenant, r, False) for r in records]
+
+    async def apply_change(self, tenant: str, change: SessionChange) -> None:
+        session_id = change.record.session_id
+        sealed = dataclasses.replace(
+            change,
+            record=self._record(tenant, change.record, True),
+            version=self._version(tenant, change.version, True),
+            new_messages=tuple(
+                self._message(tenant, session_id, m, True) for m in change.new_messages
+            ),
+        )
+        await self._inner.apply_change(tenant, sealed)
+
+    def _messages(self, tenant: str, session_id: str, messages: list[Message]) -> list[Message]:
+        return [self._message(tenant, session_id, m, False) for m in messages]
+
+    async def list_messages(self, tenant: str, session_id: str, *args: Any) -> list[Message]:
+        got = await self._inner.list_messages(tenant, session_id, *args)
+        return self._messages(tenant, session_id, got)
+
+    async def get_messages(self, tenant: str, session_id: str, *args: Any) -> list[Message]:
+        got = await self._inner.get_messages(tenant, session_id, *args)
+        return self._messages(tenant, session_id, got)
+
+    async def list_window_messages(self, tenant: str, session_id: str, *args: Any) -> list[Message]:
+        got = await self._inner.list_window_messages(tenant, session_id, *args)
+        return self._messages(tenant, session_id, got)
+
+    async def list_recent_messages(self, tenant: str, session_id: str, *args: Any) -> list[Message]:
+        got = await self._inner.list_recent_messages(tenant, session_id, *args)
+        return self._messages(tenant, session_id, got)
+
+    async def list_versions(self, tenant: str, *args: Any) -> list[SessionVersion]:
+        got = await self._inner.list_versions(tenant, *args)
+        return [self._version(tenant, v, False) for v in got]
+
+    async def get_version(self, tenant: str, *args: Any) -> SessionVersion | None:
+        got = await self._inner.get_version(tenant, *args)
+        return None if got is None else self._version(tenant, got, False)
+
+
+# -- memory ---------------------------------------------------------------
+
+_EPISODE_FIELDS = ("user_message", "assistant_response", "summary")
+
+
+class SealedMemory(_Forwarding):
+    def _episode(self, tenant: str, episode: Episode, seal: bool) -> Episode:
+        s = self._sealer
+        ids = (episode.episode_id,)
+        values = {}
+        for name in _EPISODE_FIELDS:
+            text = getattr(episode, name)
+            values[name] = (
+                s.seal_text(tenant, f"episode.{name}", ids, text)
+                if seal
+                else s.open_text(tenant, f"episode.{name}", ids, text)
+            )
+        return dataclasses.replace(episode, **values)
+
+    def _open_all(self, tenant: str, episodes: Sequence[Episode]) -> list[Episode]:
+        return [self._episode(tenant, e, False) for e in episodes]
+
+    async def insert_episode(
+        self, tenant: str, episode: Episode, audit: Any = None
+    ) -> tuple[Episode, bool]:
+        stored, inserted = await self._inner.insert_episode(
+            tenant, self._episode(tenant, episode, True), audit
+        )
+        return self._episode(tenant, stored, False), inserted
+
+    async def insert_episodes(
+        self, tenant: str, episodes: Sequence[Episode], *args: Any, **kwargs: Any
+    ) -> list[Episode]:
+        sealed = [self._episode(tenant, e, True) for e in episodes]
+        return self._open_all(
+            tenant, await self._inner.insert_episodes(tenant, sealed, *args, **kwargs)
+        )
+
+    async def find_by_hash(self, tenant: str, *args: Any) -> Episode | None:
+        got = await self._inner.find_by_hash(tenant, *args)
+        return None if got is None else self._episode(tenant, got, False)
+
+    async def find_by_hashes(self, tenant: str, *args: Any) -> dict[str, Episode]:
+        got = await self._inner.find_by_hashes(tenant, *args)
+        return {k: self._episode(tenant, e, False) for k, e in got.items()}
+
+    async def get_episode(self, tenant: str, *args: Any) -> Episode | None:
+        got = await self._inner.get_episode(tenant, *args)
+        return None if got is None else self._episode(tenant, got, False)
+
+    async def get_episodes_by_keys(self, tenant: str, *args: Any) -> list[Episode]:
+        return self._open_all(tenant, await self._inner.get_episodes_by_keys(tenant, *args))
+
+    async def list_episodes(self, tenant: str, *args: Any) -> list[Episode]:
+        return self._open_all(tenant, await self._inner.list_episodes(tenant, *args))
+
+    async def delete_episodes(self, tenant: str, *args: Any) -> list[Episode]:
+        return self._open_all(tenant, await self._inner.delete_episodes(tenant, *args))
+
+    async def unconsolidated_episodes(self, tenant: str, *args: Any) -> list[Episode]:
+        return self._open_all(tenant, await self._inner.unconsolidated_episodes(tenant, *args))
+
+    async def scan_episodes(self, tenant: str, *args: Any) -> list[Episode]:
+        return self._open_all(tenant, await self._inner.scan_episodes(tenant, *args))
+
+
+# -- checkpoints ----------------------------------------------------------
+
+
+class SealedCheckpoints(_Forwarding):
+    def _payload(
+        self, tenant: str, field_name: str, ids: Sequence[str], payload: Payload, seal: bool
+    ) -> Payload:
+        s = self._sealer
+        data = (
+            s.seal_bytes(tenant, field_name, ids, payload.data)
+            if seal
+            else s.open_bytes(tenant, field_name, ids, payload.data)
+        )
+        return dataclasses.replace(payload, data=data)
+
+    def _channel(self, tenant: str, entry: ChannelEntry, seal: bool) -> ChannelEntry:
+        if entry.value is None:
+            return entry
+        ids = (entry.content_hash,)
+        value = self._payload(tenant, "checkpoint.channel_value", ids, entry.value, seal)
+        return dataclasses.replace(entry, value=value)
+
+    def _stored(self, tenant: str, stored: StoredCheckpoint) -> StoredCheckpoint:
+        return dataclasses.replace(
+            stored,
+            state=self._payload(tenant, "checkpoint.state", (), stored.state, False),
+            channels={k: self._channel(tenant, v, False) for k, v in stored.channels.items()},
+            pending_writes=tuple(
+                dataclasses.replace(
+                    w, value=self._payload(tenant, "checkpoint.write", (), w.value, False)
+                )
+                for w in stored.pending_writes
+            ),
+        )
+
+    async def save_checkpoint(
+        self, tenant: str, record: CheckpointDraft, *args: Any, **kwargs: Any
+    ) -> Any:
+        sealed = dataclasses.replace(
+            record,
+            state=self._payload(tenant, "checkpoint.state", (), record.state, True),
+            channels={k: self._channel(tenant, v, True) for k, v in record.channels.items()},
+        )
+        return await self._inner.save_checkpoint(tenant, sealed, *args, **kwargs)
+
+    async def put_writes(self, tenant: str, draft: WritesDraft, *args: Any, **kwargs: Any) -> Any:
+        sealed = dataclasses.replace(
+            draft,
+            writes=tuple(
+                dataclasses.replace(
+                    w, value=self._payload(tenant, "checkpoint.write", (), w.value, True)
+                )
+                for w in draft.writes
+            ),
+        )
+        return await self._inner.put_writes(tenant, sealed, *args, **kwargs)
+
+    async def get_checkpoint(self, tenant: str, *args: Any) -> StoredCheckpoint | None:
+        got = await self._inner.get_checkpoint(tenant, *args)
+        return None if got is None else self._stored(tenant, got)
+
+    async def list_checkpoints(self, tenant: str, *args: Any) -> list[StoredCheckpoint]:
+        return [self._stored(tenant, c) for c in await self._inner.list_checkpoints(tenant, *args)]
+
+    async def get_channel_values(
+        self, tenant: str, content_hashes: Sequence[str]
+    ) -> dict[str, Payload]:
+        got = await self._inner.get_channel_values(tenant, content_hashes)
+        return {
+            h: self._payload(tenant, "checkpoint.channel_value", (h,), p, False)
+            for h, p in got.items()
+        }
+
+
+# PendingWrite is re-exported for the type checker's benefit (used above).
+_ = PendingWrite
+
+
+# -- blackboard -----------------------------------------------------------
+
+
+class SealedBlackboard(_Forwarding):
+    def _entry(self, tenant: str, entry: Entry | None, seal: bool) -> Entry | None:
+        if entry is None or entry.value is None:
+            return entry
+        s = self._sealer
+        ids = (entry.board, entry.key)
+        value = entry.value
+        data = (
+            s.seal_bytes(tenant, "blackboard.value", ids, value.data, board=entry.board)
+            if seal
+            else s.open_bytes(tenant, "blackboard.value", ids, value.data)
+        )
+        return dataclasses.replace(
+            entry, value=Value(value.kind, data, value.content_type, value.schema_version)
+        )
+
+    def _event(self, tenant: str, event: Event, seal: bool) -> Event:
+        entry = self._entry(tenant, event.entry, seal)
+        assert entry is not None
+        return dataclasses.replace(
+            event, entry=entry, previous=self._entry(tenant, event.previous, seal)
+        )
+
+    def _batch(self, batch: RevisionBatch) -> RevisionBatch:
+        return dataclasses.replace(
+            batch, events=tuple(self._event(batch.tenant, e, False) for e in batch.events)
+        )
+
+    def _read(self, tenant: str, result: ReadResult) -> ReadResult:
+        entries = [self._entry(tenant, e, False) for e in result.entries]
+        return dataclasses.replace(result, entries=[e for e in entries if e is not None])
+
+    @property
+    def feed(self) -> BlackboardEventFeed:
+        return cast(BlackboardEventFeed, _OpeningFeed(self._inner.feed, self._batch))
+
+    async def mutate(
+        self,
+        tenant: str,
+        board: str,
+        keys: Sequence[str],
+        now: float,
+        decide: Decide[T],
+        audit: Any = None,
+    ) -> MutationOutcome[T]:
+        def sealed_decide(view: MutationView) -> Decision[T]:
+            opened = dataclasses.replace(
+                view,
+                entries={
+                    k: e
+                    for k, v in view.entries.items()
+                    if (e := self._entry(tenant, v, False)) is not None
+                },
+            )
+            decision = decide(opened)
+            return dataclasses.replace(
+                decision, events=tuple(self._event(tenant, e, True) for e in decision.events)
+            )
+
+        outcome: MutationOutcome[T] = await self._inner.mutate(
+            tenant, board, keys, now, sealed_decide, audit
+        )
+        if outcome.batch is None:
+            return outcome
+        return dataclasses.replace(outcome, batch=self._batch(outcome.batch))
+
+    async def read(self, tenant: str, *args: Any) -> ReadResult:
+        return self._read(tenant, await self._inner.read(tenant, *args))
+
+    async def list_entries(self, tenant: str, *args: Any) -> ReadResult:
+        return self._read(tenant, await self._inner.list_entries(tenant, *args))
+
+    async def history(self, tenant: str, *args: Any) -> list[RevisionBatch]:
+        return [self._batch(b) for b in await self._inner.history(tenant, *args)]
+
+    async def expire_due(self, now: float, limit: int) -> list[RevisionBatch]:
+        return [self._batch(b) for b in await self._inner.expire_due(now, limit)]
+
+
+class _OpeningFeed:
+    """The store's feed, whose listeners get the batches opened."""
+
+    def __init__(
+        self, inner: BlackboardEventFeed, opener: Callable[[RevisionBatch], RevisionBatch]
+    ):
+        self._inner = inner
+        self._opener = opener
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def listen(self, listener: FeedListener) -> Callable[[], None]:
+        opener = self._opener
+
+        def opened(batch: RevisionBatch) -> None:
+            listener(opener(batch))
+
+        return self._inner.listen(opened)
+
+
+# -- message bus ----------------------------------------------------------
+
+
+class SealedMessages(_Forwarding):
+    def _message(self, tenant: str, message: AgentMessage, seal: bool) -> AgentMessage:
+        s = self._sealer
+        ids = (message.message_id,)
+        data = (
+            s.seal_bytes(tenant, "message.payload", ids, message.payload.data)
+            if seal
+            else s.open_bytes(tenant, "message.payload", ids, message.payload.data)
+        )
+        return dataclasses.replace(message, payload=dataclasses.replace(message.payload, data=data))
+
+    async def insert(
+        self, tenant: str, message: AgentMessage, *args: Any, **kwargs: Any
+    ) -> SendOutcome:
+        outcome: SendOutcome = await self._inner.insert(
+            tenant, self._message(tenant, message, True), *args, **kwargs
+        )
+        return dataclasses.replace(outcome, message=self._message(tenant, outcome.message, False))
+
+    async def claim(self, tenant: str, *args: Any) -> list[Delivery]:
+        got: list[Delivery] = await self._inner.claim(tenant, *args)
+        return [
+            dataclasses.replace(d, message=self._message(tenant, d.message, False)) for d in got
+        ]
+
+    async def get(self, tenant: str, message_id: str) -> AgentMessage | None:
+        got = await self._inner.get(tenant, message_id)
+        return None if got is None else self._message(tenant, got, False)
+
+    async def list_dead_letters(self, tenant: str, *args: Any) -> list[DeadLetter]:
+        got: list[DeadLetter] = await self._inner.list_dead_letters(tenant, *args)
+        return [
+            dataclasses.replace(d, message=self._message(tenant, d.message, False)) for d in got
+        ]
+
+
+# -- assembly -------------------------------------------------------------
+
+
+def sessions(store: SessionStore, sealer: Sealer | None) -> SessionStore:
+    return store if sealer is None else cast(SessionStore, SealedSessions(store, sealer))
+
+
+def memory(store: MemoryStore, sealer: Sealer | None) -> MemoryStore:
+    return store if sealer is None else cast(MemoryStore, SealedMemory(store, sealer))
+
+
+def checkpoints(store: CheckpointStore, sealer: Sealer | None) -> CheckpointStore:
+    return store if sealer is None else cast(CheckpointStore, SealedCheckpoints(store, sealer))
+
+
+def blackboard(store: BlackboardStore, sealer: Sealer | None) -> BlackboardStore:
+    return store if sealer is None else cast(BlackboardStore, SealedBlackboard(store, sealer))
+
+
+def messages(store: MessageStore, sealer: Sealer | None) -> MessageStore:
+    return store if sealer is None else cast(MessageStore, SealedMessages(store, sealer))
