@@ -20,6 +20,7 @@ from statekeeper.api import blackboard_servicer, messagebus_servicer
 from statekeeper.api.checkpoint_servicer import register as register_checkpoints
 from statekeeper.api.items_servicer import register as register_items
 from statekeeper.config import CapabilityLimits, Settings
+from statekeeper.core.audit.store import AuditStore
 from statekeeper.core.blackboard.models import BlackboardLimits
 from statekeeper.core.blackboard.service import Blackboard
 from statekeeper.core.blackboard.store import BlackboardStore
@@ -28,7 +29,11 @@ from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.items.models import ItemLimits
 from statekeeper.core.items.service import ItemManager
 from statekeeper.core.items.store import ItemStore
+from statekeeper.core.limits import Limits
+from statekeeper.core.memory.vector_index import VectorIndexes
 from statekeeper.core.messagebus.service import MessageBus
+from statekeeper.core.privacy.models import ErasureSubject
+from statekeeper.core.privacy.service import Participant, UserEraser
 from statekeeper.core.schema_upgrades import builtin_registry
 from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import Summarizer
@@ -376,3 +381,32 @@ CAPABILITY_SERVICES = [
     for module in (memory_pb2, checkpoint_pb2, blackboard_pb2, message_pb2, items_pb2)
     for service in module.DESCRIPTOR.services_by_name.values()
 ]
+
+
+def user_eraser(
+    storage: Storage, capabilities: list[Capability], audit: AuditStore, limits: Limits
+) -> UserEraser:
+    """EraseUser over the sessions and every capability's stores: each
+    store erases its own rows; memory also drops the user's vector index
+    and snapshot in this process (other replicas through the change feed)."""
+    participants = [Participant("sessions", storage.sessions)]
+    for capability in capabilities:
+        if isinstance(capability, Memory | ProductionMemory):
+            indexes = capability.app.indexes
+
+            async def forget(
+                tenant: str, subject: ErasureSubject, indexes: VectorIndexes = indexes
+            ) -> None:
+                await asyncio.to_thread(indexes.forget, tenant, subject.user_id)
+
+            participants.append(Participant("memory", capability.app.store, forget))
+        elif isinstance(capability, Checkpoints):
+            participants.append(Participant("checkpoints", capability.checkpoint_store))
+            participants.append(Participant("workflows", capability.workflow_store))
+        elif isinstance(capability, BlackboardCapability):
+            participants.append(Participant("blackboard", capability.store))
+        elif isinstance(capability, EmbeddedMessageBus | ProductionMessageBus):
+            participants.append(Participant("messagebus", capability.store))
+        elif isinstance(capability, Items):
+            participants.append(Participant("items", capability.store))
+    return UserEraser(participants, audit, limits)

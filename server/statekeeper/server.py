@@ -34,6 +34,7 @@ from statekeeper.capabilities import (
     Memory,
     ProductionMemory,
     build_capabilities,
+    user_eraser,
 )
 from statekeeper.config import Settings
 from statekeeper.core.audit.service import AuditLog
@@ -169,7 +170,10 @@ class StatekeeperServer:
         session_pb2_grpc.add_SessionServiceServicer_to_server(
             SessionServicer(self.sessions), server
         )
-        admin_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(self.audit), server)
+        eraser = user_eraser(
+            self.storage, self.capabilities, self.storage.audit, self.settings.limits
+        )
+        admin_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(self.audit, eraser), server)
         for capability in self.capabilities:
             capability.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)

@@ -1,19 +1,22 @@
-"""AdminService: the audit trail of the caller's tenant."""
+"""AdminService: the audit trail of the caller's tenant, and erasing a user."""
 
 from __future__ import annotations
 
 import grpc
 
 from statekeeper.api import audit_convert
-from statekeeper.api.interceptor import current_tenant
+from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.audit.service import AuditLog
+from statekeeper.core.privacy.models import ErasureSubject
+from statekeeper.core.privacy.service import UserEraser
 from statekeeper_client.v1 import admin_pb2 as pb
 from statekeeper_client.v1 import admin_pb2_grpc
 
 
 class AdminServicer(admin_pb2_grpc.AdminServiceServicer):
-    def __init__(self, audit: AuditLog) -> None:
+    def __init__(self, audit: AuditLog, eraser: UserEraser | None = None) -> None:
         self._audit = audit
+        self._eraser = eraser
 
     async def ListAuditRecords(
         self, request: pb.ListAuditRecordsRequest, context: grpc.aio.ServicerContext
@@ -27,4 +30,27 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         return pb.ListAuditRecordsResponse(
             audit_records=[audit_convert.audit_to_proto(r) for r in records],
             next_page_token=next_token,
+        )
+
+    async def EraseUser(
+        self, request: pb.EraseUserRequest, context: grpc.aio.ServicerContext
+    ) -> pb.EraseUserResponse:
+        if self._eraser is None:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "EraseUser is not wired here")
+            raise AssertionError("abort raises")
+        subject = ErasureSubject(
+            user_id=request.user_id,
+            blackboard_key_prefixes=tuple(request.blackboard_key_prefixes),
+            agent_ids=tuple(request.agent_ids),
+            item_namespaces=tuple(tuple(ns.labels) for ns in request.item_namespaces),
+        )
+        result = await self._eraser.erase(current_actor(), subject, request.dry_run)
+        return pb.EraseUserResponse(
+            counts=[
+                pb.ErasedCount(capability=capability, kind=kind, count=count)
+                for (capability, kind), count in sorted(result.counts.counts.items())
+                if count
+            ],
+            dry_run=result.dry_run,
+            user_hash=result.user_hash,
         )

@@ -66,6 +66,7 @@ from dataclasses import dataclass
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import StatekeeperError
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.sessions.models import (
     AppendReceipt,
     Message,
@@ -232,6 +233,16 @@ class CachedSessionStore(SessionStore):
         for tenant, session_id in deleted:
             await self._cache.invalidate(tenant, session_id)
         return len(deleted)
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        counts, deleted = await asyncio.shield(
+            self._durable.erase_sessions(tenant, subject, dry_run)
+        )
+        for session_id in deleted:
+            await self._cache.invalidate(tenant, session_id)
+        return counts
 
 
 class ProductionStorage(Storage):

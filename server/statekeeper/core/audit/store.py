@@ -41,3 +41,9 @@ class AuditStore(abc.ABC):
         the chain first), each with its digest recomputed by the store; and
         the stored chain heads, (seq, hash) by tenant. One snapshot.
         Operator tools only (`statekeeper audit verify`)."""
+
+    @abc.abstractmethod
+    async def record_audit(self, record: AuditRecord) -> None:
+        """Appends one record of `record.tenant` (to its hash chain) in a
+        transaction of its own: for operations that span many transactions
+        and are recorded once they complete (EraseUser)."""

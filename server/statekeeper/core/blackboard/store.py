@@ -60,6 +60,7 @@ from statekeeper.core.blackboard.models import (
     RevisionBatch,
     T,
 )
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 
 FeedListener = Callable[[RevisionBatch], None]
 
@@ -231,3 +232,14 @@ class BlackboardStore(abc.ABC):
         <= now`: one revision per (tenant, board), one EXPIRE event per key,
         each audited as the server's. An entry changed since it was found is
         left alone. Batches are published like any commit; returns them."""
+
+    @abc.abstractmethod
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        """Deletes, on every board of the tenant, the entries whose key
+        begins with one of `subject.all_blackboard_prefixes`, and every
+        version of them in the history (the tenant's key count follows), in
+        bounded batches, without a revision: nothing is published, and a
+        shared event feed holding copies of them is dropped. Returns the
+        rows deleted per kind; `dry_run` deletes nothing. Idempotent."""

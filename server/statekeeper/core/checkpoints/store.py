@@ -57,6 +57,7 @@ from statekeeper.core.checkpoints.models import (
     WritesDraft,
     WritesOutcome,
 )
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.schema_upgrades import Payload
 
 
@@ -216,3 +217,13 @@ class CheckpointStore(abc.ABC):
     async def forget_tombstones(self, older_than_ns: int, limit: int) -> int:
         """Forgets up to `limit` tombstones (any tenant) deleted before
         `older_than_ns`; returns how many."""
+
+    @abc.abstractmethod
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        """Deletes every execution (all namespaces: checkpoints, channel
+        references, writes, tombstones) with a checkpoint whose metadata has
+        `user_id` equal to `subject.user_id`, then the blobs nothing refers
+        to any more, in bounded batches. Returns the rows deleted per kind;
+        `dry_run` deletes nothing. Idempotent."""

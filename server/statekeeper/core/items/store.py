@@ -11,6 +11,7 @@ import abc
 from collections.abc import Sequence
 
 from statekeeper.core.items.models import ItemRecord
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 
 ItemName = tuple[tuple[str, ...], str]
 
@@ -54,3 +55,12 @@ class ItemStore(abc.ABC):
         self, tenant: str, prefix: tuple[str, ...], now: float
     ) -> list[tuple[str, ...]]:
         """The distinct namespaces under `prefix` holding a live item."""
+
+    @abc.abstractmethod
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        """Deletes every item in a namespace under one of
+        `subject.item_path_prefixes`, live or expired, in bounded batches.
+        Returns the rows deleted per kind; `dry_run` deletes nothing.
+        Idempotent."""

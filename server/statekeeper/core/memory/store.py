@@ -47,6 +47,7 @@ from statekeeper.core.memory.models import (
     VectorBatch,
     VectorManifest,
 )
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 
 
 class EpisodeStore(abc.ABC):
@@ -311,3 +312,14 @@ class MemoryStore(EpisodeStore, FactStore):
     @abc.abstractmethod
     async def start(self) -> None:
         """Applies pending memory schema migrations. Idempotent."""
+
+    @abc.abstractmethod
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        """Deletes the user's episodes (with their lexical terms and
+        vectors) and facts, current and invalidated, in bounded batches; on a
+        backend with a vector change log, earlier rows of the user are
+        blanked and one erase row (the keys, no user id) tells the other
+        replicas to drop the user's index. Returns the rows deleted per kind;
+        `dry_run` deletes nothing. Idempotent."""

@@ -21,7 +21,7 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -349,6 +349,26 @@ class VectorIndexes:
             slot.current = self._index_from_changes([change])
         if slot.building:
             slot.pending.append(change)
+
+    def forget(self, tenant: str, user_id: str) -> None:
+        """Drops the user's index from this process and deletes its snapshot
+        (EraseUser): a later load reads the store, which has nothing left."""
+        slot = self._slots.pop((tenant, user_id), None)
+        if slot is not None and slot.loader is not None:
+            slot.loader.cancel()
+        if self._snapshots is not None:
+            self._snapshots.discard(tenant, user_id)
+
+    def forget_keys(self, tenant: str, keys: Sequence[int]) -> None:
+        """`forget` every user of the tenant whose index here holds one of
+        `keys` (another replica erased them, naming only the keys)."""
+        wanted = set(keys)
+        for (slot_tenant, user_id), slot in list(self._slots.items()):
+            if slot_tenant != tenant:
+                continue
+            held = [slot.current, slot.interim]
+            if any(u is not None and any(u.index.contains(k) for k in wanted) for u in held):
+                self.forget(tenant, user_id)
 
     async def dimension(self, tenant: str, user_id: str) -> int:
         """The dimension of the user's vectors; 0 if the user has none."""

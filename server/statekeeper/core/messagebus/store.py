@@ -45,6 +45,7 @@ from statekeeper.core.messagebus.models import (
     ReceiptStatus,
     SendOutcome,
 )
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 
 DeadLetterCursor = tuple[float, str]
 
@@ -212,6 +213,15 @@ class MessageStore(abc.ABC):
         passed at their maximum deliveries, forgets ACKED messages older
         than `acked_retention` and expired deduplication records. Returns
         how many messages it changed."""
+
+    @abc.abstractmethod
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        """Deletes every message addressed to one of
+        `subject.all_agent_ids` (in any state, dead letters included) and
+        their idempotency keys, in bounded batches. Returns the rows deleted
+        per kind; `dry_run` deletes nothing. Idempotent."""
 
 
 class InboxNotifier(abc.ABC):

@@ -11,6 +11,7 @@ import abc
 from collections.abc import Sequence
 
 from statekeeper.core.audit.models import AuditRecord
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.sessions.models import (
     AppendReceipt,
     Message,
@@ -207,3 +208,13 @@ class SessionStore(abc.ABC):
         session is deleted (and audited) once, and a session that is no
         longer expired (its TTL was extended) MUST NOT be deleted.
         """
+
+    @abc.abstractmethod
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        """Deletes every session of the tenant whose `user_id` is
+        `subject.user_id`, with its messages, versions and append receipts
+        (and any cached copy), in bounded batches of their own transactions;
+        returns the rows deleted per kind. `dry_run`: counts the same rows,
+        deletes nothing. Idempotent: a second call deletes nothing."""

@@ -31,6 +31,7 @@ import abc
 from collections.abc import Sequence
 
 from statekeeper.core.audit.models import AuditRecord
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 
 
@@ -99,3 +100,12 @@ class WorkflowStore(abc.ABC):
     @abc.abstractmethod
     async def list_transitions(self, tenant: str, workflow_id: str) -> list[Transition]:
         """The workflow's transition log, oldest first."""
+
+    @abc.abstractmethod
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        """Deletes every workflow whose metadata has `user_id` equal to
+        `subject.user_id`, with its claim index and transition log, in
+        bounded batches. Returns the rows deleted per kind; `dry_run`
+        deletes nothing. Idempotent."""

@@ -43,6 +43,8 @@ from statekeeper.core.blackboard.store import (
     FeedListener,
 )
 from statekeeper.core.errors import StorageUnavailableError
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
+from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.blackboard import (
     above_current,
@@ -51,6 +53,7 @@ from statekeeper.storage.shared.blackboard import (
     resolve_revision,
     visible,
 )
+from statekeeper.storage.shared.erasure import blackboard_steps
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 log = logging.getLogger(__name__)
@@ -419,6 +422,12 @@ class EmbeddedBlackboardStore(BlackboardStore):
             return batches
 
         return await self._storage.run(work)
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._storage, blackboard_steps(tenant, subject), dry_run)
+        return erasure.counts
 
 
 # ----- helpers (all run on the database thread) ------------------------------------

@@ -34,11 +34,20 @@ from statekeeper.core.checkpoints.models import (
 from statekeeper.core.checkpoints.service import server_checkpoint_id
 from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.storage.embedded.checkpoints_schema import MIGRATIONS, SCHEMA_TABLE
+from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.checkpoints import add
+from statekeeper.storage.shared.erasure import (
+    SQLITE,
+    Erasure,
+    Step,
+    checkpoint_steps,
+    orphan_blob_step,
+)
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 # Every column of a checkpoint but its tenant and execution.
@@ -278,6 +287,17 @@ class EmbeddedCheckpointStore(CheckpointStore):
                 return len(doomed)
 
         return await self._backend.run(work)
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        def blobs(erasure: Erasure) -> list[Step]:
+            hashes = [str(h) for h in erasure.values("checkpoints", "channels")]
+            return [orphan_blob_step(tenant, hashes, SQLITE)] if hashes else []
+
+        steps = checkpoint_steps(SQLITE, tenant, subject)
+        erasure = await run_steps(self._backend, steps, dry_run, then=blobs)
+        return erasure.counts
 
 
 # ----- save and writes -----------------------------------------------------------

@@ -17,8 +17,11 @@ from statekeeper.core.items.models import (
     path_range,
 )
 from statekeeper.core.items.store import ItemName, ItemStore
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
+from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.shared.erasure import item_steps
 
 # Append only; never edit a released entry.
 SCHEMA: list[tuple[int, list[str]]] = [
@@ -147,6 +150,12 @@ class EmbeddedItemStore(ItemStore):
             return [namespace_of(row[0]) for row in rows]
 
         return await self._storage.run(work)
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._storage, item_steps(tenant, subject), dry_run)
+        return erasure.counts
 
 
 def _migrate(db: sqlite3.Connection) -> None:

@@ -36,7 +36,9 @@ from statekeeper.core.memory.models import (
     VectorManifest,
 )
 from statekeeper.core.memory.store import MemoryStore
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.codec import dumps
+from statekeeper.storage.embedded.erasure import merge_terms, run_steps
 from statekeeper.storage.embedded.memory_facts import (
     FACT_COLUMNS,
     VALID_AT,
@@ -50,6 +52,7 @@ from statekeeper.storage.embedded.memory_schema import (
     migrate_memory,
 )
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.shared.erasure import memory_steps
 from statekeeper.storage.shared.memory import (
     EPISODE_COLUMNS,
     episode_columns,
@@ -595,6 +598,14 @@ class EmbeddedMemoryStore(MemoryStore):
             return [predicate_from_row(row) for row in rows]
 
         return await self._run(work)
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._backend, memory_steps(tenant, subject), dry_run)
+        if not dry_run and erasure.values("memory", "episodes"):
+            await self._backend.run(merge_terms)
+        return erasure.counts
 
 
 # ----- episode rows --------------------------------------------------------------

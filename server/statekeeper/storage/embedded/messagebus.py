@@ -36,7 +36,10 @@ from statekeeper.core.messagebus.store import (
     audit_entry,
     settled_summary,
 )
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
+from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.shared.erasure import messagebus_steps
 from statekeeper.storage.shared.messagebus import (
     ACKED,
     DEAD,
@@ -346,6 +349,12 @@ class EmbeddedMessageStore(MessageStore):
             return int(dropped + exhausted + forgotten)
 
         return await self._storage.run(work)
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._storage, messagebus_steps(tenant, subject), dry_run)
+        return erasure.counts
 
 
 _REDRIVE = (

@@ -26,6 +26,7 @@ from statekeeper.core.errors import (
     NotFoundError,
     StorageUnavailableError,
 )
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.sessions.context_window import WindowTail
 from statekeeper.core.sessions.models import (
     AppendReceipt,
@@ -39,6 +40,7 @@ from statekeeper.core.sessions.models import (
 )
 from statekeeper.core.sessions.store import SessionStore
 from statekeeper.storage.codec import record_from_json, record_to_json
+from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.sessions_schema import (
     AUDIT_DIGEST,
     DATABASE_FILE,
@@ -46,6 +48,7 @@ from statekeeper.storage.embedded.sessions_schema import (
     migrate,
 )
 from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.shared.erasure import session_steps
 from statekeeper.storage.sql import (
     AUDIT_COLUMNS,
     MESSAGE_COLUMNS,
@@ -407,6 +410,15 @@ class _SqliteSessionStore(SessionStore):
 
         return await self._backend.run(work)
 
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._backend, session_steps(tenant, subject), dry_run)
+        if not dry_run:
+            for session_id in erasure.values("sessions", "sessions"):
+                self._hot.forget(tenant, str(session_id))
+        return erasure.counts
+
 
 _TAIL_WHERE = (
     " WHERE tenant=? AND session_id=? AND sequence > ? AND rolled_back = 0 ORDER BY sequence DESC"
@@ -478,6 +490,9 @@ class _SqliteAuditStore(AuditStore):
             return links, {row["tenant"]: (row["seq"], row["hash"]) for row in heads}
 
         return await self._backend.read(work)
+
+    async def record_audit(self, record: AuditRecord) -> None:
+        await self._backend.write(lambda db: _insert_audit(db, record.tenant, record))
 
 
 def _insert_audit(db: sqlite3.Connection, tenant: str, audit: AuditRecord | None) -> None:

@@ -12,11 +12,14 @@ from typing import Any
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.core.workflows.store import WorkflowStore
 from statekeeper.storage.embedded.checkpoints import insert_audit
+from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import Migrations, apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.shared.erasure import SQLITE, workflow_steps
 from statekeeper.storage.shared.workflows import record_from_row
 
 SCHEMA_TABLE = "workflow_schema_migrations"
@@ -215,6 +218,12 @@ class EmbeddedWorkflowStore(WorkflowStore):
             return [Transition(*row) for row in rows]
 
         return await self._backend.run(work)
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._backend, workflow_steps(SQLITE, tenant, subject), dry_run)
+        return erasure.counts
 
 
 def _row_values(record: WorkflowRecord) -> tuple[Any, ...]:

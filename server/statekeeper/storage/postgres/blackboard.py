@@ -88,6 +88,7 @@ from statekeeper.core.blackboard.models import (
     tombstone,
 )
 from statekeeper.core.blackboard.store import BlackboardStore
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.postgres.blackboard_commit import (
     Known,
     Pending,
@@ -119,6 +120,7 @@ from statekeeper.storage.postgres.blackboard_schema import (
     MIGRATIONS,
     SCHEMA_TABLE,
 )
+from statekeeper.storage.postgres.erasure import drop_redis_keys, run_steps
 from statekeeper.storage.postgres.migrations import (
     SchemaOutOfDateError,
     apply_migrations,
@@ -131,6 +133,7 @@ from statekeeper.storage.shared.blackboard import (
     resolve_revision,
     visible,
 )
+from statekeeper.storage.shared.erasure import blackboard_steps
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
@@ -220,6 +223,7 @@ class PostgresBlackboardStore(BlackboardStore):
     ) -> None:
         self._db = db
         self._migrate = migrate
+        self._redis_url = redis_url
         self._feed = RedisStreamFeed(self, redis_url, prefix, **(feed_options or {}))
         # Group commit: mutations waiting per tenant, and the task committing them.
         self._pending: dict[str, collections.deque[Pending]] = {}
@@ -229,6 +233,17 @@ class PostgresBlackboardStore(BlackboardStore):
     @property
     def feed(self) -> RedisStreamFeed:
         return self._feed
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._db, blackboard_steps(tenant, subject), dry_run)
+        if not dry_run and erasure.counts.total:
+            # This replica's copies of the tenant's state, and the shared
+            # stream of recent batches (readers repair from PostgreSQL).
+            self._known.pop(tenant, None)
+            await drop_redis_keys(self._redis_url, [self._feed.stream_key(tenant)])
+        return erasure.counts
 
     @property
     def description(self) -> str:

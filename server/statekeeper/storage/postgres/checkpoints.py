@@ -63,6 +63,7 @@ from statekeeper.core.checkpoints.models import (
 )
 from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.storage.postgres.checkpoints_schema import (
     CLAIM,
@@ -82,9 +83,17 @@ from statekeeper.storage.postgres.checkpoints_schema import (
     VALUE_LOCK_CLASS,
     VALUE_MISSING,
 )
+from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import apply_migrations
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared.checkpoints import add
+from statekeeper.storage.shared.erasure import (
+    POSTGRES,
+    Erasure,
+    Step,
+    checkpoint_steps,
+    orphan_blob_step,
+)
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
@@ -375,6 +384,17 @@ class PostgresCheckpointStore(CheckpointStore):
             chosen = [row for row in candidates if (row[0], row[1]) in held]
             forgotten = await conn.fetchval(FORGET_TOMBSTONES, *_columns(chosen, 4), older_than_ns)
             return int(forgotten)
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        def blobs(erasure: Erasure) -> list[Step]:
+            hashes = [str(h) for h in erasure.values("checkpoints", "channels")]
+            return [orphan_blob_step(tenant, hashes, POSTGRES)] if hashes else []
+
+        steps = checkpoint_steps(POSTGRES, tenant, subject)
+        erasure = await run_steps(self._db, steps, dry_run, then=blobs)
+        return erasure.counts
 
     async def _executions_with_checkpoints(self, tenant: str) -> list[str]:
         async with self._db.connection("list executions") as conn:

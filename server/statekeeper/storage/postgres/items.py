@@ -10,18 +10,21 @@ from typing import Any
 
 from statekeeper.core.items.models import ItemRecord, namespace_of, namespace_path, path_range
 from statekeeper.core.items.store import ItemName, ItemStore
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.embedded.items import (
     NEWEST_FIRST,
     SWEEP_BATCH,
     encode_vectors,
     record_from_row,
 )
+from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import (
     Migration,
     SchemaOutOfDateError,
     apply_migrations,
 )
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared.erasure import item_steps
 
 # Append only; never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
@@ -163,6 +166,12 @@ class PostgresItemStore(ItemStore):
         async with self._db.connection("list item namespaces") as conn:
             rows = await conn.fetch(f"SELECT DISTINCT path FROM items WHERE {where}", *params)
         return [namespace_of(row[0]) for row in rows]
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._db, item_steps(tenant, subject), dry_run)
+        return erasure.counts
 
 
 def _under(tenant: str, prefix: tuple[str, ...], now: float) -> tuple[str, list[Any]]:

@@ -69,6 +69,8 @@ from statekeeper.core.memory.models import (
     VectorManifest,
 )
 from statekeeper.core.memory.store import MemoryStore
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
+from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.memory_episodes import (
     check_dimensions,
     embedded_keys_by_user,
@@ -93,6 +95,7 @@ from statekeeper.storage.postgres.memory_schema import (
     migrate_memory,
 )
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared.erasure import Erasure, memory_steps
 from statekeeper.storage.shared.memory import (
     EPISODE_COLUMNS,
     episode_columns,
@@ -127,6 +130,11 @@ CHANGE_CHANNEL = "statekeeper_memory_vectors"
 OP_ADD = "add"
 OP_RANK = "rank"  # importance changed (consolidation demoted the episode)
 OP_REMOVE = "remove"
+# EraseUser: the keys of an erased user, logged without the user id; every
+# replica drops whichever of its indexes holds them (and its snapshot).
+OP_ERASE = "erase"
+# An earlier row of an erased user, blanked: nothing to apply.
+OP_ERASED = "erased"
 # Keys per change row: keeps a notification with its keys well under
 # PostgreSQL's 8000-byte payload limit.
 CHANGE_CHUNK = 200
@@ -592,6 +600,30 @@ class PostgresMemoryStore(MemoryStore):
                 limit,
             )
         return int(status.split()[-1])
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        async def log_erasure(conn: Connection, erasure: Erasure) -> None:
+            # The user's earlier change rows are blanked (not deleted: each
+            # tenant's sequence stays gap-free for the replicas' feeds), and
+            # one erase row, without the user id, names the deleted keys so
+            # that every replica drops the index holding them.
+            status = await conn.execute(
+                "UPDATE memory_vector_changes SET user_id = '', op = $3, keys = '{}'"
+                " WHERE tenant = $1 AND user_id = $2",
+                tenant,
+                subject.user_id,
+                OP_ERASED,
+            )
+            erasure.counts.add("memory", "vector_change_rows", int(status.split()[-1]))
+            keys = sorted(int(str(k)) for k in erasure.values("memory", "episodes"))
+            if keys:
+                await self._log(conn, tenant, "", OP_ERASE, keys)
+
+        steps = memory_steps(tenant, subject)
+        erasure = await run_steps(self._db, steps, dry_run, finish=log_erasure)
+        return erasure.counts
 
     # ----- facts -------------------------------------------------------------
 

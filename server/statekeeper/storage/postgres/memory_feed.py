@@ -78,6 +78,8 @@ from statekeeper.core.memory.vector_index import (
 from statekeeper.logs import redact
 from statekeeper.storage.postgres.memory import (
     CHANGE_CHANNEL,
+    OP_ERASE,
+    OP_ERASED,
     OP_REMOVE,
     PostgresMemoryStore,
     VectorChangeRow,
@@ -347,6 +349,12 @@ class PostgresChangeFeed:
 
     async def _apply(self, row: VectorChangeRow) -> None:
         """Makes the subscribers' view of `row.keys` match the store."""
+        if row.op == OP_ERASED:
+            return  # a row of an erased user, blanked
+        if row.op == OP_ERASE:  # EraseUser: drop whichever index holds the keys
+            if self._indexes is not None:
+                self._indexes.forget_keys(row.tenant, row.keys)
+            return
         if self._indexes is not None and self._indexes.stats(row.tenant, row.user_id) is None:
             return  # no index of that user here: a later load reads the store
         if row.op == OP_REMOVE:  # keys are never reused: nothing to read

@@ -57,12 +57,15 @@ from statekeeper.core.messagebus.store import (
     audit_entry,
     settled_summary,
 )
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
+from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import (
     Migration,
     SchemaOutOfDateError,
     apply_migrations,
 )
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared.erasure import messagebus_steps
 from statekeeper.storage.shared.messagebus import (
     ACKED,
     DEAD,
@@ -516,6 +519,12 @@ class PostgresMessageStore(MessageStore):
             )
             await conn.execute("DELETE FROM mb_dedup WHERE expire_time <= $1", now)
         return len(dropped) + len(exhausted) + len(forgotten)
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._db, messagebus_steps(tenant, subject), dry_run)
+        return erasure.counts
 
 
 # ----- helpers -------------------------------------------------------------------------

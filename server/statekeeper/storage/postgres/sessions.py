@@ -38,6 +38,7 @@ from statekeeper.core.errors import (
     NotFoundError,
     StorageUnavailableError,
 )
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.sessions.context_window import WindowTail
 from statekeeper.core.sessions.models import (
     AppendReceipt,
@@ -52,6 +53,8 @@ from statekeeper.core.sessions.models import (
 from statekeeper.core.sessions.store import SessionStore
 from statekeeper.storage.codec import record_from_json, record_to_json
 from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.postgres.erasure import run_steps
+from statekeeper.storage.shared.erasure import session_steps
 from statekeeper.storage.sql import (
     AUDIT_COLUMNS,
     MESSAGE_COLUMNS,
@@ -571,6 +574,19 @@ class PostgresSessionStore(SessionStore):
                 )
         return [(row["tenant"], row["session_id"]) for row in rows]
 
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        counts, _ = await self.erase_sessions(tenant, subject, dry_run)
+        return counts
+
+    async def erase_sessions(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> tuple[ErasureCounts, list[str]]:
+        """erase_user, returning the ids of the sessions deleted."""
+        erasure = await run_steps(self._db, session_steps(tenant, subject), dry_run)
+        return erasure.counts, [str(i) for i in erasure.values("sessions", "sessions")]
+
 
 class PostgresAuditStore(AuditStore):
     def __init__(self, db: PostgresStorage) -> None:
@@ -606,6 +622,10 @@ class PostgresAuditStore(AuditStore):
         return [ChainLink(**dict(row)) for row in rows], {
             row["tenant"]: (row["seq"], row["hash"]) for row in heads
         }
+
+    async def record_audit(self, record: AuditRecord) -> None:
+        async with self._db.transaction("record audit") as conn:
+            await _insert_audit(conn, record.tenant, record)
 
 
 async def _explain_cas_failure(

@@ -20,12 +20,15 @@ from typing import Any
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.core.workflows.store import WorkflowStore
 from statekeeper.storage.postgres.checkpoints import audit_arguments
 from statekeeper.storage.postgres.checkpoints_schema import audit_cte
+from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import Migration, apply_migrations
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared.erasure import POSTGRES, workflow_steps
 from statekeeper.storage.shared.workflows import record_from_row
 
 SCHEMA_TABLE = "workflow_schema_migrations"
@@ -263,6 +266,12 @@ class PostgresWorkflowStore(WorkflowStore):
                 workflow_id,
             )
         return [Transition(*row) for row in rows]
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        erasure = await run_steps(self._db, workflow_steps(POSTGRES, tenant, subject), dry_run)
+        return erasure.counts
 
 
 def _arguments(

@@ -1,0 +1,1 @@
+"""privacy: erasing every trace of a user (EraseUser)."""
