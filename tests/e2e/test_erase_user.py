@@ -39,6 +39,7 @@ import pytest
 import redis
 from google.protobuf import struct_pb2
 
+from statekeeper_client import AsyncClient, Client
 from statekeeper_client.v1 import (
     admin_pb2,
     admin_pb2_grpc,
@@ -361,11 +362,19 @@ ALL = dict.fromkeys(
 NONE = dict.fromkeys(ALL, False)
 
 
-def erase(stub: Stubs, owner: Owner, dry_run: bool) -> admin_pb2.EraseUserResponse:
-    reply: admin_pb2.EraseUserResponse = stub.admin.EraseUser(
-        admin_pb2.EraseUserRequest(user_id=owner.user, dry_run=dry_run), metadata=owner.auth
-    )
-    return reply
+def erase(server: ServerProcess, owner: Owner, dry_run: bool) -> admin_pb2.EraseUserResponse:
+    """Through the Python client: the blocking one for real erasures, the
+    asyncio one for dry runs."""
+    key = KEYS[owner.tenant]
+    if dry_run:
+
+        async def dry() -> admin_pb2.EraseUserResponse:
+            async with AsyncClient(server.address, api_key=key) as client:
+                return await client.erase_user(owner.user, dry_run=True)
+
+        return asyncio.run(dry())
+    with Client(server.address, api_key=key) as client:
+        return client.erase_user(owner.user)
 
 
 def counts(reply: admin_pb2.EraseUserResponse) -> dict[tuple[str, str], int]:
@@ -527,10 +536,10 @@ def test_erase_user_everywhere(backend_name: str, tmp_path: Path) -> None:
 
         with grpc.insecure_channel(first.address) as channel:
             stub = Stubs(channel)
-            dry = erase(stub, erased, dry_run=True)
+            dry = erase(first, erased, dry_run=True)
             assert dry.dry_run
             assert visible(stub, erased, revisions[erased]) == ALL  # a dry run changes nothing
-            real = erase(stub, erased, dry_run=False)
+            real = erase(first, erased, dry_run=False)
             assert counts(real) == counts(dry)
             assert counts(real)[("sessions", "sessions")] == 1
             assert counts(real)[("sessions", "messages")] == 1
@@ -549,7 +558,7 @@ def test_erase_user_everywhere(backend_name: str, tmp_path: Path) -> None:
             assert visible(stub, other_user, revisions[other_user]) == ALL
             assert visible(stub, other_tenant, revisions[other_tenant]) == ALL
             # Idempotent: again, nothing left to erase.
-            assert counts(erase(stub, erased, dry_run=False)) == {}
+            assert counts(erase(first, erased, dry_run=False)) == {}
 
             # One audit record, naming the user by its hash only.
             records = stub.admin.ListAuditRecords(

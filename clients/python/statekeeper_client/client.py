@@ -32,6 +32,7 @@ from statekeeper_client.inbox import (
     InboxConsumer,
 )
 from statekeeper_client.tls import TlsOptions, channel_settings
+from statekeeper_client.v1 import admin_pb2
 from statekeeper_client.watch import DEFAULT_RECONNECT_TIMEOUT, Watch, WatchResync, _WatchState
 
 if TYPE_CHECKING:
@@ -213,6 +214,34 @@ class Client:
     @property
     def admin(self) -> AdminServiceStub:
         return cast("AdminServiceStub", self._services["admin"])
+
+    def erase_user(
+        self,
+        user_id: str,
+        *,
+        dry_run: bool = False,
+        blackboard_key_prefixes: Iterable[str] = (),
+        agent_ids: Iterable[str] = (),
+        item_namespaces: Iterable[Sequence[str]] = (),
+        timeout: float | None = None,
+    ) -> admin_pb2.EraseUserResponse:
+        """AdminService.EraseUser: removes every trace of `user_id` in the
+        caller's tenant (sessions, memory, tagged checkpoints and workflows,
+        blackboard keys under "users/<user_id>/", the "user:<user_id>" inbox,
+        items under ("users", <user_id>), plus the extra selectors) and
+        returns the counts per capability and kind. `dry_run` only counts.
+        Safe to call again: a repeat finishes an interrupted erasure."""
+        request = admin_pb2.EraseUserRequest(
+            user_id=user_id,
+            dry_run=dry_run,
+            blackboard_key_prefixes=list(blackboard_key_prefixes),
+            agent_ids=list(agent_ids),
+            item_namespaces=[
+                admin_pb2.ErasedItemNamespace(labels=list(ns)) for ns in item_namespaces
+            ],
+        )
+        response: admin_pb2.EraseUserResponse = self.admin.EraseUser(request, timeout=timeout)
+        return response
 
     def health(self, service: str = "", timeout: float | None = None) -> str:
         """The serving status of `service` ("" = the whole server) from the
