@@ -33,6 +33,7 @@ from statekeeper.core.messagebus.models import (
     new_message_id,
 )
 from statekeeper.core.messagebus.store import InboxNotifier, MessageStore, ReplyWaiters
+from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.storage.embedded.messagebus import (
     EmbeddedMessageStore,
     InProcessInboxNotifier,
@@ -333,3 +334,42 @@ async def test_waiters_one_per_correlation_and_offer(bus: Bus) -> None:
     assert not await waiters.offer(t, reply), "a waiter takes one reply"
     await waiters.unregister(t, "asker", "c1")
     assert not await waiters.is_waiting(t, "asker", "c1")
+
+
+async def test_erase_user_deletes_the_users_inboxes_only(store: MessageStore) -> None:
+    t, other = tenant(), tenant()
+    subject = ErasureSubject("u1", agent_ids=("helper-of-u1",))
+    mine = [
+        (
+            await store.insert(
+                t, message("user:u1", idempotency_key="k1"), NOW, NOW + 600, False, ROOM
+            )
+        ).message,
+        await stored(store, t, to="helper-of-u1"),
+    ]
+    mine.append(await stored(store, t, to="user:u1"))
+    [delivery] = await store.claim(t, "user:u1", (), NOW, 30.0, 1, MAX)
+    await store.nack(t, [delivery.receipt], NOW, 0.0, True, "", MAX)
+    [dead] = await store.list_dead_letters(t, "user:u1", None, 10)
+    kept = [
+        await stored(store, t, to="user:u2"),
+        await stored(store, t, to="inbox"),
+        await stored(store, other, to="user:u1"),
+    ]
+    dry = await store.erase_user(t, subject, dry_run=True)
+    assert dry.counts[("messagebus", "messages")] == 3
+    assert dry.counts[("messagebus", "dedup_keys")] == 1
+    assert await store.list_dead_letters(t, "user:u1", None, 10) == [dead]
+    real = await store.erase_user(t, subject, dry_run=False)
+    assert real.counts == dry.counts
+    for message_ in mine:
+        assert await store.get(t, message_.message_id) is None
+    assert await store.list_dead_letters(t, "user:u1", None, 10) == []
+    assert await store.get(t, kept[0].message_id) is not None
+    assert await store.get(t, kept[1].message_id) is not None
+    assert await store.get(other, kept[2].message_id) is not None
+    # The idempotency key went with the message: the same key is new again.
+    again = await store.insert(t, message("user:u1", idempotency_key="k1"), NOW, None, False, ROOM)
+    assert not again.duplicate
+    assert (await store.erase_user(t, subject, dry_run=False)).total == 1  # only the new one
+    assert (await store.erase_user(t, subject, dry_run=False)).total == 0
