@@ -17,6 +17,7 @@ from statekeeper.core.errors import (
     ConcurrentModificationError,
     NotFoundError,
 )
+from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.core.sessions.models import (
     ChangeKind,
     Message,
@@ -30,9 +31,11 @@ from statekeeper.core.sessions.models import (
     SessionVersion,
     ToolCall,
 )
+from statekeeper.storage.embedded import erasure as embedded_erasure
 from statekeeper.storage.embedded import sessions as embedded
 from statekeeper.storage.embedded import sessions_schema as embedded_schema
 from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.postgres import erasure as postgres_erasure
 from statekeeper.storage.postgres import sessions as postgres
 from statekeeper.storage.postgres import sessions_schema
 from tests.services import configured, create_database, drop_database, reachable
@@ -537,3 +540,43 @@ async def test_concurrent_writes_with_one_request_id_store_one_of_them(storage: 
             assert stored == change.record and len(messages) == 1
         else:
             assert stored is not None and stored.version == 1 and messages == []
+
+
+async def test_erase_user_deletes_every_session_of_the_user(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two rows per batch: the erasure takes several batches per table.
+    monkeypatch.setattr(embedded_erasure, "ERASE_BATCH", 2)
+    monkeypatch.setattr(postgres_erasure, "ERASE_BATCH", 2)
+    t, other = tenant(), tenant()
+    subject = ErasureSubject("u1")
+    for t_, session_id, user in [
+        (t, "a", "u1"),
+        (t, "b", "u1"),
+        (t, "c", "u1"),
+        (t, "d", "u2"),
+        (other, "a", "u1"),
+    ]:
+        rec = record(session_id, user_id=user)
+        await storage.sessions.create_session(t_, first_version(rec))
+        change = append_change(rec, [message(1), message(2)], request_id=f"r-{session_id}")
+        await storage.sessions.apply_change(t_, change)
+        assert await storage.sessions.get_session(t_, session_id) is not None  # cached
+    dry = await storage.sessions.erase_user(t, subject, dry_run=True)
+    assert dry.counts == {
+        ("sessions", "sessions"): 3,
+        ("sessions", "messages"): 6,
+        ("sessions", "versions"): 6,
+        ("sessions", "append_receipts"): 3,
+    }
+    assert await storage.sessions.get_session(t, "a") is not None
+    real = await storage.sessions.erase_user(t, subject, dry_run=False)
+    assert real.counts == dry.counts
+    for session_id in "abc":
+        assert await storage.sessions.get_session(t, session_id) is None
+        assert await storage.sessions.list_messages(t, session_id, 0, 10, True) == []
+        assert await storage.sessions.get_append_receipt(t, f"r-{session_id}") is None
+    assert await storage.sessions.get_session(t, "d") is not None
+    assert await storage.sessions.get_session(other, "a") is not None
+    assert len(await storage.sessions.list_messages(other, "a", 0, 10, True)) == 2
+    assert (await storage.sessions.erase_user(t, subject, dry_run=False)).total == 0

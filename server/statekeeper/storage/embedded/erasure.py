@@ -75,12 +75,13 @@ async def run_steps(
     steps: Sequence[Step],
     dry_run: bool,
     then: Then | None = None,
-    limit: int = ERASE_BATCH,
+    limit: int | None = None,
 ) -> Erasure:
     """Runs every step to the end, then the steps `then` makes of what they
     deleted; each batch a transaction of its own (the writer thread is free
     between batches). After a real erasure that deleted anything, the WAL
     is checkpointed."""
+    limit = limit or ERASE_BATCH  # read at call time: tests lower it
     erasure = Erasure()
     if dry_run:
         await backend.run(
