@@ -32,6 +32,7 @@ from statekeeper.core.checkpoints.models import (
 )
 from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
+from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
@@ -682,3 +683,44 @@ async def test_a_value_collected_on_one_replica_is_never_lost_by_a_save_on_anoth
             assert got is not None and got.channels["v"].value == shared.value, round_index
         else:
             assert got is None
+
+
+async def test_erase_user_deletes_tagged_executions_and_their_blobs(
+    store: CheckpointStore, tenant: str
+) -> None:
+    other = f"t-{uuid.uuid4().hex[:8]}"
+    subject = ErasureSubject("u1")
+    shared, mine = inline("1", "shared value"), inline("1", "u1 only value")
+    tagged = {"user_id": "u1", "thread": "x"}
+    # u1's execution: only its first checkpoint is tagged; its subgraph
+    # namespace and writes go with it.
+    await store.save_checkpoint(
+        tenant,
+        draft("c0", execution_id="e1", channels={"a": shared, "b": mine}, metadata=tagged),
+        0,
+    )
+    await store.save_checkpoint(tenant, draft("c1", execution_id="e1", parent="c0"), 0)
+    await store.save_checkpoint(tenant, draft("s0", execution_id="e1", namespace="sub"), 0)
+    await store.put_writes(tenant, writes("c1", "task", (0, "a", "w"), execution_id="e1"), 0)
+    # u2's execution shares a channel value (one blob) with u1's.
+    await store.save_checkpoint(
+        tenant,
+        draft("c0", execution_id="e2", channels={"a": shared}, metadata={"user_id": "u2"}),
+        0,
+    )
+    await store.save_checkpoint(
+        other, draft("c0", execution_id="e1", channels={"b": mine}, metadata=tagged), 0
+    )
+    dry = await store.erase_user(tenant, subject, dry_run=True)
+    assert dry.counts[("checkpoints", "checkpoints")] == 3
+    assert dry.counts[("checkpoints", "writes")] == 1
+    assert dry.counts[("checkpoints", "blobs")] == 1  # "shared value" is u2's too
+    assert await ids(store, tenant, execution_id="e1") != []
+    real = await store.erase_user(tenant, subject, dry_run=False)
+    assert real.counts == dry.counts
+    assert await ids(store, tenant, execution_id="e1") == []
+    kept = await store.get_checkpoint(tenant, "e2", "", None, ALL)
+    assert kept is not None and kept.channels["a"].value == shared.value
+    theirs = await store.get_checkpoint(other, "e1", "", None, ALL)
+    assert theirs is not None and theirs.channels["b"].value == mine.value
+    assert (await store.erase_user(tenant, subject, dry_run=False)).total == 0

@@ -154,6 +154,11 @@ def checkpoint_steps(dialect: Dialect, tenant: str, subject: ErasureSubject) -> 
         Step("checkpoints", "channels", "cp_channels", owned, p, returning="content_hash"),
         Step("checkpoints", "tombstones", "cp_tombstones", owned, p),
         Step("checkpoints", "executions", "cp_executions", owned, p),
+        # The untagged checkpoints of those executions first: the tagged
+        # ones select the executions until they go, last.
+        Step(
+            "checkpoints", "checkpoints", "cp_checkpoints", f"{owned} AND ({tagged}) IS NOT TRUE", p
+        ),
         Step("checkpoints", "checkpoints", "cp_checkpoints", f"tenant = :tenant AND {tagged}", p),
     ]
 
