@@ -5,15 +5,19 @@ the embedded store, and the PostgreSQL one on a fresh database per test
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from statekeeper.core.audit.models import AuditFilter, AuditRecord
 from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
+from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.core.workflows.models import (
     ClaimableStep,
@@ -212,3 +216,44 @@ async def test_replicas_replacing_one_revision_only_one_wins(backend: Backend, t
         assert all(isinstance(o, ConcurrentModificationError) for o in outcomes if o), revision
     log = await backend.replica.list_transitions(tenant, "w1")
     assert [entry.step_id for entry in log] == ["", "s2", "s3", "s4", "s5", "s6"]
+
+
+def tagged(workflow_id: str, user: str, **fields: Any) -> WorkflowRecord:
+    document = json.dumps({"workflow_id": workflow_id, "metadata": {"user_id": user}})
+    return dataclasses.replace(
+        record(workflow_id, **fields),
+        document=Payload("application/vnd.statekeeper.workflow-state+json", 1, document.encode()),
+    )
+
+
+async def test_erase_user_deletes_tagged_workflows(store: WorkflowStore, tenant: str) -> None:
+    other = tenant + "b"
+    subject = ErasureSubject("u1")
+    lease = (ClaimableStep("a", "a", 10.0, "lease"),)
+    start = (Transition("", "START", 0),)
+    await store.create_workflow(tenant, tagged("w1", "u1", claimable=lease, transitions=start))
+    await store.create_workflow(tenant, tagged("w2", "u1"))
+    await store.create_workflow(tenant, tagged("w3", "u2", claimable=lease))
+    await store.create_workflow(tenant, record("w4"))  # untagged
+    opaque = dataclasses.replace(
+        record("w5"), document=Payload("application/octet-stream", 1, b"\xff")
+    )
+    await store.create_workflow(tenant, opaque)  # not JSON: never looked into
+    await store.create_workflow(other, tagged("w1", "u1"))
+    dry = await store.erase_user(tenant, subject, dry_run=True)
+    assert dry.counts == {
+        ("workflows", "workflows"): 2,
+        ("workflows", "claimable_steps"): 1,
+        ("workflows", "transitions"): 1,
+    }
+    assert await store.get_workflow(tenant, "w1") is not None
+    real = await store.erase_user(tenant, subject, dry_run=False)
+    assert real.counts == dry.counts
+    assert await store.get_workflow(tenant, "w1") is None
+    assert await store.get_workflow(tenant, "w2") is None
+    assert await store.list_transitions(tenant, "w1") == []
+    assert await store.find_claimable(tenant, None, [], 20.0, 10) == [("w3", "a")]
+    for workflow_id in ("w3", "w4", "w5"):
+        assert await store.get_workflow(tenant, workflow_id) is not None
+    assert await store.get_workflow(other, "w1") is not None
+    assert (await store.erase_user(tenant, subject, dry_run=False)).total == 0

@@ -27,7 +27,8 @@ class Dialect:
     name: str
     row_ref: str  # a row's physical id: rowid / ctid
     # SQL of "the top-level metadata key equals :user" for a JSON text /
-    # jsonb column, and for a JSON document stored as bytes.
+    # jsonb column, and of "the document's metadata has it" for a workflow
+    # document stored as bytes (only JSON documents are looked into).
     metadata_user: str
     document_user: str
 
@@ -52,13 +53,17 @@ SQLITE = Dialect(
     "sqlite",
     "rowid",
     f"json_extract({{column}}, '$.{USER_METADATA_KEY}') = :user",
-    f"json_extract(CAST({{column}} AS TEXT), '$.metadata.{USER_METADATA_KEY}') = :user",
+    "(CASE WHEN document_type LIKE '%json' AND json_valid(CAST({column} AS TEXT))"
+    f" THEN json_extract(CAST({{column}} AS TEXT), '$.metadata.{USER_METADATA_KEY}') END)"
+    " = :user",
 )
 POSTGRES = Dialect(
     "postgres",
     "ctid",
     f"({{column}} ->> '{USER_METADATA_KEY}') = :user",
-    f"(convert_from({{column}}, 'UTF8')::jsonb #>> '{{{{metadata,{USER_METADATA_KEY}}}}}') = :user",
+    "(CASE WHEN document_type LIKE '%json' THEN"
+    f" convert_from({{column}}, 'UTF8')::jsonb #>> '{{{{metadata,{USER_METADATA_KEY}}}}}' END)"
+    " = :user",
 )
 
 
