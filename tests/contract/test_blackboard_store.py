@@ -38,6 +38,7 @@ from statekeeper.core.blackboard.models import (
 )
 from statekeeper.core.blackboard.store import BlackboardStore
 from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.storage.embedded.blackboard import EmbeddedBlackboardStore
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
@@ -494,3 +495,51 @@ async def test_a_replica_never_decides_on_what_another_replica_changed(tmp_path:
         assert (await one.mutate(t, "b", ["k"], NOW, look)).result is None
         outcome = await one.mutate(t, "b", ["k"], NOW, put("b", "k", b"new"))  # type: ignore[arg-type]
         assert outcome.result.version == 1 and outcome.result.create_revision == 5
+
+
+# ----- erasure ------------------------------------------------------------------------
+
+
+async def key_count(store: BlackboardStore, t: str) -> int:
+    def look(view: MutationView) -> Decision[int]:
+        return Decision((), view.key_count)
+
+    outcome: MutationOutcome[int] = await store.mutate(t, "any", ["k"], NOW, look)
+    return outcome.result
+
+
+async def test_erase_user_deletes_keys_and_history_under_the_prefixes(
+    store: BlackboardStore,
+) -> None:
+    t, other = tenant(), tenant()
+    subject = ErasureSubject("u1", blackboard_key_prefixes=("agents/u1-",))
+    first = await write(store, t, "a", "users/u1/profile", b"old")
+    await write(store, t, "a", "users/u1/profile", b"new")
+    await write(store, t, "b", "users/u1/notes", b"n")
+    await write(store, t, "b", "agents/u1-helper", b"h")
+    await write(store, t, "b", "users/u1/gone", b"g")
+    await remove(store, t, "b", "users/u1/gone")
+    await write(store, t, "a", "users/u10/profile", b"not u1")  # another user
+    await write(store, t, "a", "shared", b"s")
+    await write(store, other, "a", "users/u1/profile", b"theirs")
+    assert await key_count(store, t) == 5
+    dry = await store.erase_user(t, subject, dry_run=True)
+    assert dry.counts == {("blackboard", "entries"): 3, ("blackboard", "versions"): 6}
+    assert await key_count(store, t) == 5
+    real = await store.erase_user(t, subject, dry_run=False)
+    assert real.counts == dry.counts
+    assert await key_count(store, t) == 2
+    current = await store.list_entries(t, "a", ALL, 0, None, None, 100)
+    assert [e.key for e in current.entries] == ["shared", "users/u10/profile"]
+    at_first = await store.read(t, "a", ["users/u1/profile"], first, None)
+    assert at_first.entries == []
+    events = [
+        event.entry.key
+        for batch in await store.history(t, None, 1, 100, 100, True)
+        for event in batch.events
+    ]
+    assert not [key for key in events if key.startswith(("users/u1/", "agents/u1-"))]
+    assert "users/u10/profile" in events
+    theirs = await store.read(other, "a", ["users/u1/profile"], 0, None)
+    assert [e.key for e in theirs.entries] == ["users/u1/profile"]
+    assert (await store.erase_user(t, subject, dry_run=False)).total == 0
