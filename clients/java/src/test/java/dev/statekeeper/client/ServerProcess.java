@@ -38,7 +38,10 @@ final class ServerProcess implements AutoCloseable {
   private Process process;
   private int starts;
 
-  private ServerProcess() throws IOException {
+  private final List<String> extraArgs;
+
+  private ServerProcess(List<String> extraArgs) throws IOException {
+    this.extraArgs = List.copyOf(extraArgs);
     this.bin = executable();
     this.dataDir = Files.createTempDirectory("statekeeper-java-test");
     this.log = dataDir.resolve("server.log");
@@ -48,8 +51,8 @@ final class ServerProcess implements AutoCloseable {
   }
 
   /** A started server (its readiness awaited). */
-  static ServerProcess launch() throws Exception {
-    ServerProcess server = new ServerProcess();
+  static ServerProcess launch(String... extraArgs) throws Exception {
+    ServerProcess server = new ServerProcess(List.of(extraArgs));
     try {
       server.start();
       return server;
@@ -112,9 +115,9 @@ final class ServerProcess implements AutoCloseable {
         StandardCharsets.UTF_8,
         java.nio.file.StandardOpenOption.CREATE,
         java.nio.file.StandardOpenOption.APPEND);
-    ProcessBuilder pb =
-        new ProcessBuilder(
-                List.of(
+    List<String> command =
+        new java.util.ArrayList<>(
+            List.of(
                     bin.toString(),
                     "serve",
                     "--listen",
@@ -128,7 +131,10 @@ final class ServerProcess implements AutoCloseable {
                     "--log-format",
                     "text",
                     "--log-level",
-                    "WARNING"))
+                    "WARNING"));
+    command.addAll(extraArgs);
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     process = pb.start();

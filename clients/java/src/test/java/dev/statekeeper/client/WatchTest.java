@@ -197,6 +197,66 @@ class WatchTest {
   }
 
   @Test
+  void aSlowConsumerCancellationIsSurfacedAndResumed() throws Exception {
+    // A watcher may lag 4 responses behind; the test stops reading while ~5 MB of puts go by
+    // (more than the HTTP/2 window), so the server cancels the stream with SLOW_CONSUMER.
+    try (ServerProcess server = ServerProcess.launch("--limit", "blackboard.watch_buffer_responses=4");
+        StatekeeperClient sk = server.client()) {
+      String board = "slow";
+      String big = "x".repeat(16 * 1024);
+      List<StatekeeperException> causes = new CopyOnWriteArrayList<>();
+      long first = put(sk, board, "k/start", 0);
+      try (Watch watch =
+          sk.watch(
+              WatchOptions.board(board)
+                  .startRevision(first)
+                  .listener(
+                      new Watch.Listener() {
+                        @Override
+                        public void onReconnect(
+                            StatekeeperException cause, long resumeRevision, int attempt) {
+                          causes.add(cause);
+                        }
+                      }))) {
+        var events = watch.iterator();
+        assertEquals(first, events.next().getRevision());
+        long last = first;
+        for (int i = 1; i <= 300; i++) {
+          last =
+              sk.blackboard()
+                  .putEntry(
+                      PutEntryRequest.newBuilder()
+                          .setBoard(board)
+                          .setKey("k/" + (i % 10))
+                          .setValue(
+                              BlackboardValue.newBuilder()
+                                  .setJson(
+                                      Struct.newBuilder()
+                                          .putFields(
+                                              "pad", Value.newBuilder().setStringValue(big).build())))
+                          .build())
+                  .getHeader()
+                  .getRevision();
+        }
+        List<Long> seen = new ArrayList<>();
+        seen.add(first);
+        while (seen.get(seen.size() - 1) < last) {
+          seen.add(events.next().getRevision());
+        }
+        List<Long> expected = new ArrayList<>();
+        for (long rev = first; rev <= last; rev++) {
+          expected.add(rev);
+        }
+        assertEquals(expected, seen, "every revision once, in order, across the cancellation");
+        assertTrue(!causes.isEmpty(), "the stream was not cancelled");
+        StatekeeperException cause = causes.get(0);
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, cause.code(), String.valueOf(cause));
+        assertEquals(ErrorReason.ERROR_REASON_SLOW_CONSUMER, cause.reason());
+      }
+    }
+  }
+
+  @Test
   void compactedHistoryIsReListedThenWatched() throws Exception {
     try (ServerProcess server = ServerProcess.launch();
         StatekeeperClient sk = server.client()) {
