@@ -38,6 +38,7 @@ from statekeeper.core.memory.episodes import Embedder
 from statekeeper.core.memory.episodic import EpisodicMemory
 from statekeeper.core.memory.faiss_index import FaissIndexFactory
 from statekeeper.core.memory.forgetting import Consolidation, Forgetting, MemoryMaintenance
+from statekeeper.core.memory.promotion import PromotionStore, SessionPromoter
 from statekeeper.core.memory.semantic import FactExtractor, PatternFactExtractor, SemanticMemory
 from statekeeper.core.memory.store import MemoryStore
 from statekeeper.core.memory.vector_index import (
@@ -50,9 +51,12 @@ from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import Summarizer
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+from statekeeper.storage.embedded.memory_promotion import EmbeddedPromotionStore
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.index_snapshots import FileSnapshotStore
 from statekeeper.storage.interfaces import Storage
+from statekeeper.storage.postgres.memory_promotion import PostgresPromotionStore
+from statekeeper.storage.postgres.sessions import PostgresStorage
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +122,18 @@ def embedded_store(storage: Storage) -> MemoryStore:
     return EmbeddedMemoryStore(storage)
 
 
+def promotion_store(storage: Storage) -> PromotionStore | None:
+    """Where promotion watermarks live: the embedded file, or the PostgreSQL
+    database of the production tier (its `durable` part); None for other
+    storages (sessions are then not promoted)."""
+    if isinstance(storage, EmbeddedStorage):
+        return EmbeddedPromotionStore(storage)
+    durable = getattr(storage, "durable", storage)
+    if isinstance(durable, PostgresStorage):
+        return PostgresPromotionStore(durable)
+    return None
+
+
 class MemoryApp:
     def __init__(
         self,
@@ -168,6 +184,21 @@ class MemoryApp:
         self.maintenance = MemoryMaintenance(
             self.store, forgetting, consolidation, self.indexes, config
         )
+        # Sessions feed episodic memory (opt-in; core/memory/promotion.py).
+        # Facts are extracted from promoted turns only by a configured LLM.
+        promotions = promotion_store(storage)
+        self.promoter: SessionPromoter | None = None
+        if promotions is not None:
+            self.promoter = SessionPromoter(
+                sessions,
+                episodes,
+                promotions,
+                config.promotion,
+                config.limits.max_text_bytes,
+                semantic if endpoints.llm_url else None,
+                clock,
+            )
+            sessions.add_append_listener(self.promoter.notify)
         self._rebuild: asyncio.Task[int] | None = None
         self._saver: asyncio.Task[None] | None = None
 
@@ -180,6 +211,8 @@ class MemoryApp:
         if wait_for_indexes:
             await self._rebuild
         self.maintenance.start()
+        if self.promoter is not None:
+            await self.promoter.start()
         interval = self.config.index_snapshot_interval_seconds
         if self.snapshots is not None and interval > 0:
             self._saver = asyncio.create_task(self._save_forever(interval), name="memory-snapshots")
@@ -205,6 +238,8 @@ class MemoryApp:
         """Stops the jobs, saves the indexes changed since their last
         snapshot (so the next start loads them), and unsubscribes."""
         await self.maintenance.stop()
+        if self.promoter is not None:
+            await self.promoter.stop()
         for task in (self._rebuild, self._saver):
             if task is not None and not task.done():
                 task.cancel()

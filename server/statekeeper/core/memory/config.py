@@ -101,6 +101,30 @@ class RecallDefaults:
 
 
 @dataclass(frozen=True)
+class PromotionConfig:
+    """Sessions feeding episodic memory (core/memory/promotion.py). A session
+    is promoted when its metadata has `statekeeper.memory.promote` = "true",
+    or when its agent is listed in `agents` (comma separated; "*": every
+    session). `statekeeper.memory.promote` = "false" opts a session out."""
+
+    agents: str = ""
+    # An appended session waits this long before its turns are read, so that
+    # the appends of one exchange are promoted in one batch.
+    delay_seconds: float = 0.2
+    # Turns recorded per batch (one RecordEpisodes-style write).
+    batch_turns: int = 100
+    # Sessions waiting in this process's queue at most; beyond, the periodic
+    # sweep promotes them (they are marked in the store first).
+    max_queued_sessions: int = 10_000
+    # The sweep that finishes sessions whose promotion was interrupted (a
+    # replica stopped or failed between the append and the promotion).
+    sweep_interval_seconds: float = 30.0
+    # Facts extracted from promoted episodes (only with an LLM endpoint)
+    # waiting at most; beyond, extraction of the newest is skipped (logged).
+    max_queued_extractions: int = 1_000
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     default_importance: float = 0.5
     near_duplicate_threshold: float = 0.95
@@ -125,3 +149,4 @@ class MemoryConfig:
     # shutdown) when a snapshot directory is configured.
     index_snapshot_interval_seconds: float = 300.0
     limits: MemoryLimits = field(default_factory=MemoryLimits)
+    promotion: PromotionConfig = field(default_factory=PromotionConfig)

@@ -79,6 +79,8 @@ from statekeeper.core.validation import (
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
+# Told of each committed append: (tenant, the session after it).
+AppendListener = Callable[[str, SessionRecord], None]
 
 UPDATABLE_PATHS = frozenset(
     {
@@ -154,6 +156,19 @@ class SessionManager:
         self._windows: BoundedCache[tuple[Any, ...], ContextWindow] = BoundedCache(
             window_bytes, WINDOW_MEMO_SIZE, WINDOW_MEMO_MAX_BYTES, WINDOW_MEMO_MAX_WINDOW_BYTES
         )
+        # The archive tier (core/archive): brings an archived session back
+        # hot; called when a session is not found (True: restored, read it
+        # again). None: no archive.
+        self.restorer: Callable[[str, str], Awaitable[bool]] | None = None
+        self._append_listeners: list[AppendListener] = []
+
+    def add_append_listener(self, listener: AppendListener) -> None:
+        """Calls `listener(tenant, record)` after each append commits (not
+        for a replayed one), with the session as the append left it. It runs
+        on the write path, so it must only note the session and return (long
+        term memory queues it for promotion); an exception it raises is
+        logged and never fails the append."""
+        self._append_listeners.append(listener)
 
     # ----- lifecycle -------------------------------------------------------
 
@@ -178,6 +193,10 @@ class SessionManager:
             update_time=now,
             version=1,
         )
+        if session_id and self.restorer is not None:
+            # An archived session of that id is restored, so that the
+            # create below fails with ALREADY_EXISTS as for a hot one.
+            await self.restorer(actor.tenant, session_id)
         audit = record_for(actor, ENTITY, record.session_id, 1, now, "created")
         await self._store.create_session(
             actor.tenant, SessionVersion(1, 0, ChangeKind.CREATE, now, record), audit
@@ -186,7 +205,10 @@ class SessionManager:
 
     async def get(self, tenant: str, session_id: str) -> SessionRecord:
         check_id("session_id", session_id, self._limits)
-        return self._live(session_id, await self._store.get_session(tenant, session_id))
+        record = await self._store.get_session(tenant, session_id)
+        if record is None and self.restorer is not None and await self.restorer(tenant, session_id):
+            record = await self._store.get_session(tenant, session_id)
+        return self._live(session_id, record)
 
     def _live(self, session_id: str, record: SessionRecord | None) -> SessionRecord:
         if record is None:
@@ -359,6 +381,11 @@ class SessionManager:
             if replay is None:
                 raise
             return replay
+        for listener in self._append_listeners:
+            try:
+                listener(tenant, record)
+            except Exception:
+                log.exception("append listener failed", extra={"session_id": session_id})
         return AppendResult(record, list(appended), replayed=False)
 
     async def _replay(self, tenant: str, session_id: str, request_id: str) -> AppendResult | None:
@@ -374,6 +401,14 @@ class SessionManager:
         )
         record = await self.get(tenant, session_id)
         return AppendResult(record, messages, replayed=True)
+
+    async def messages_after(
+        self, tenant: str, session_id: str, after: int, limit: int
+    ) -> list[Message]:
+        """Up to `limit` of the session's visible messages (not rolled back)
+        with sequence > `after`, ascending; for server-side readers such as
+        memory promotion (no paging token, no limit check)."""
+        return await self._store.list_messages(tenant, session_id, after, limit, False)
 
     async def list_messages(
         self,
