@@ -33,6 +33,7 @@ from statekeeper.core.memory.models import (
     unit_vector,
 )
 from statekeeper.core.memory.store import MemoryStore
+from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.postgres.memory import PostgresMemoryStore
@@ -489,3 +490,41 @@ async def test_find_by_hashes_reads_one_users_matches(store: MemoryStore) -> Non
         content_hash("b", ""): "e-b",
     }
     assert await store.find_by_hashes("other", "u1", wanted) == {}
+
+
+async def test_erase_user_deletes_episodes_facts_and_terms(store: MemoryStore) -> None:
+    subject = ErasureSubject("u1")
+    mine = [
+        (await store.insert_episode("t", episode("tea-a", vector=[1, 0])))[0],
+        (await store.insert_episode("t", episode("tea-b")))[0],  # no vector
+    ]
+    theirs = (await store.insert_episode("t", episode("tea-c", user="u2", vector=[0, 1])))[0]
+    elsewhere = (await store.insert_episode("t2", episode("tea-a", vector=[1, 0])))[0]
+    await store.apply_facts("t", batch("u1", FactDraft("Ann", "likes", "tea")))
+    await store.apply_facts("t", batch("u1", FactDraft("Ann", "likes", "coffee")))
+    await store.apply_facts("t", batch("u2", FactDraft("Bob", "likes", "tea")))
+    await store.apply_facts("t2", batch("u1", FactDraft("Ann", "likes", "tea")))
+    dry = await store.erase_user("t", subject, dry_run=True)
+    assert dry.counts[("memory", "episodes")] == 2
+    assert dry.counts[("memory", "facts")] == 2
+    assert await store.get_episode("t", mine[0].episode_id, False) is not None
+    real = await store.erase_user("t", subject, dry_run=False)
+    assert real.counts == dry.counts
+    for gone in mine:
+        assert await store.get_episode("t", gone.episode_id, False) is None
+    assert await store.load_vectors("t", "u1") is None
+    assert (await store.lexical_matches("t", "u1", ["tea"], EpisodeFilter(), 10)).candidates == []
+    everyone = FactQuery(user_id="u1", include_invalidated=True)
+    assert await store.list_facts("t", everyone, NOW, None, 10) == []
+    assert await store.get_episode("t", theirs.episode_id, False) is not None
+    assert len((await store.lexical_matches("t", "u2", ["tea"], EpisodeFilter(), 10)).candidates)
+    assert await store.get_episode("t2", elsewhere.episode_id, False) is not None
+    assert len(await store.list_facts("t2", everyone, NOW, None, 10)) == 1
+    assert ("t", "u1") not in await store.index_owners()
+    if isinstance(store, PostgresMemoryStore):
+        # The change log names the user nowhere; one row erases its keys.
+        rows = await store.changes_after("t", 0, 100)
+        assert not [row for row in rows if row.user_id == "u1"]
+        erased_keys = tuple(sorted(e.vector_key for e in mine))
+        assert [row.keys for row in rows if row.op == "erase"] == [erased_keys]
+    assert (await store.erase_user("t", subject, dry_run=False)).total == 0
