@@ -40,7 +40,8 @@ from statekeeper.core.sessions.summarizer import Summarizer
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.core.workflows.service import WorkflowManager, maintain_forever
 from statekeeper.core.workflows.store import WorkflowStore
-from statekeeper.memory_app import MemoryApp, ModelEndpoints
+from statekeeper.memory_app import MemoryApp, ModelEndpoints, embedded_store
+from statekeeper.storage import sealed
 from statekeeper.storage.embedded.blackboard import EmbeddedBlackboardStore
 from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
 from statekeeper.storage.embedded.items import EmbeddedItemStore
@@ -61,6 +62,7 @@ from statekeeper.storage.postgres.messagebus import PostgresMessageStore
 from statekeeper.storage.postgres.workflows import PostgresWorkflowStore
 from statekeeper.storage.production import ProductionStorage
 from statekeeper.storage.redis.bus import RedisInboxNotifier, RedisReplyWaiters
+from statekeeper.storage.sealing import sealer_for
 from statekeeper_client.v1 import (
     blackboard_pb2,
     checkpoint_pb2,
@@ -112,7 +114,7 @@ class BlackboardCapability:
 
 class EmbeddedMessageBus:
     def __init__(self, storage: EmbeddedStorage, settings: Settings) -> None:
-        self.store = EmbeddedMessageStore(storage)
+        self.store = sealed.messages(EmbeddedMessageStore(storage), sealer_for(settings))
         self.bus = MessageBus(
             self.store,
             InProcessInboxNotifier(),
@@ -210,7 +212,7 @@ class ProductionMemory:
             settings.capability_limits.memory,
             model_endpoints(settings),
             feed=self.feed,
-            store=self.store,
+            store=sealed.memory(self.store, sealer_for(settings)),
             index_dir=index_dir(settings),
         )
         self.feed.attach(self.app.indexes)
@@ -238,7 +240,10 @@ class ProductionMessageBus:
 
     def __init__(self, storage: ProductionStorage, settings: Settings) -> None:
         url, prefix = settings.redis_url or None, settings.redis_key_prefix
-        self.store = PostgresMessageStore(storage.durable, migrate=settings.migrate_on_start)
+        self.store = sealed.messages(
+            PostgresMessageStore(storage.durable, migrate=settings.migrate_on_start),
+            sealer_for(settings),
+        )
         self.notifier = RedisInboxNotifier(url, prefix)
         self.waiters = RedisReplyWaiters(url, prefix)
         self.bus = MessageBus(
@@ -298,14 +303,20 @@ def blackboard_on(
     storage: EmbeddedStorage | ProductionStorage, settings: Settings
 ) -> BlackboardCapability:
     limits = settings.capability_limits.blackboard
+    sealer = sealer_for(settings)
     if isinstance(storage, EmbeddedStorage):
-        return BlackboardCapability(EmbeddedBlackboardStore(storage), limits)
+        return BlackboardCapability(
+            sealed.blackboard(EmbeddedBlackboardStore(storage), sealer), limits
+        )
     return BlackboardCapability(
-        PostgresBlackboardStore(
-            storage.durable,
-            settings.redis_url or None,
-            settings.redis_key_prefix,
-            migrate=settings.migrate_on_start,
+        sealed.blackboard(
+            PostgresBlackboardStore(
+                storage.durable,
+                settings.redis_url or None,
+                settings.redis_key_prefix,
+                migrate=settings.migrate_on_start,
+            ),
+            sealer,
         ),
         limits,
     )
@@ -313,10 +324,17 @@ def blackboard_on(
 
 def checkpoints_on(storage: EmbeddedStorage | ProductionStorage, settings: Settings) -> Checkpoints:
     limits = settings.capability_limits
+    sealer = sealer_for(settings)
     if isinstance(storage, EmbeddedStorage):
-        return Checkpoints(EmbeddedCheckpointStore(storage), EmbeddedWorkflowStore(storage), limits)
+        return Checkpoints(
+            sealed.checkpoints(EmbeddedCheckpointStore(storage), sealer),
+            EmbeddedWorkflowStore(storage),
+            limits,
+        )
     return Checkpoints(
-        PostgresCheckpointStore(storage.durable), PostgresWorkflowStore(storage.durable), limits
+        sealed.checkpoints(PostgresCheckpointStore(storage.durable), sealer),
+        PostgresWorkflowStore(storage.durable),
+        limits,
     )
 
 
@@ -366,6 +384,7 @@ def build_capabilities(
         settings.capability_limits.memory,
         model_endpoints(settings),
         index_dir=index_dir(settings),
+        store=sealed.memory(embedded_store(storage), sealer_for(settings)),
     )
     return [
         Memory(memory),

@@ -33,6 +33,14 @@ log = logging.getLogger("statekeeper")
 # The options each command other than `serve` reads (its --help lists only
 # these; the others would change nothing it does).
 STORE_OPTIONS = ("data_dir", "postgres_dsn", "log_level", "log_format")
+ROTATE_OPTIONS = (
+    *STORE_OPTIONS,
+    "redis_url",
+    "redis_key_prefix",
+    "encryption_keys_file",
+    "encryption_keys",
+    "encryption_active_key",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,12 +93,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="also append the line to FILE (created mode 0600 if missing); a running server"
         " picks it up",
     )
+    rotate_help = (
+        "re-wrap every value sealed at rest under a key other than the active encryption key"
+        " (PostgreSQL + Redis, or the embedded store), in batches of one transaction each, with"
+        " a progress bar; resumable, safe while servers run; then the old key can leave the ring"
+    )
+    rotate = keys_commands.add_parser("rotate", help=rotate_help, description=rotate_help)
+    config.add_arguments(rotate, only=ROTATE_OPTIONS)
+    rotate.add_argument(
+        "--batch", type=int, default=500, help="values per transaction (default: 500)"
+    )
+    rotate.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rotate.add_argument("--stop-after-batches", type=int, help=argparse.SUPPRESS)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "keys":
+    if args.command == "keys" and args.keys_command == "create":
         return _keys_create(args.tenant, args.append_to, sys.stdout)
     if args.command == "serve":
         # SIGHUP reloads the API keys file once the server has its handler
@@ -117,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         return serve_workers(settings, serve_process)
     if args.command == "health":
         return _health(settings, args.timeout)
+    if args.command == "keys":
+        return _keys_rotate(settings, args)
     if args.command in ("export", "import", "inspect"):
         from statekeeper.admin import commands as admin_commands
 
@@ -213,6 +235,35 @@ def _keys_create(tenant: str, append_to: str | None, out: TextIO) -> int:
     where = f"appended to {append_to}" if append_to else "for the keys file (api_keys_file)"
     out.write(f"line {where}:\n{line}\n")
     return 0
+
+
+def _keys_rotate(settings: config.Settings, args: argparse.Namespace) -> int:
+    from statekeeper.storage.rotation import rotate
+    from statekeeper.storage.sealing import KeyRingError, Sealer, load_key_ring
+
+    try:
+        ring = load_key_ring(
+            settings.encryption_keys_file, settings.encryption_keys, settings.encryption_active_key
+        )
+    except KeyRingError as exc:
+        print(f"statekeeper keys rotate: {exc}", file=sys.stderr)
+        return 2
+    if ring is None:
+        print("statekeeper keys rotate: no encryption key configured", file=sys.stderr)
+        return 2
+    if args.batch < 1:
+        print("statekeeper keys rotate: --batch must be positive", file=sys.stderr)
+        return 2
+    report = rotate(
+        settings, Sealer(ring), args.batch, not args.no_progress, args.stop_after_batches
+    )
+    for place, count in sorted(report.by_place.items()):
+        print(f"{place}: {count} re-wrapped")
+    print(
+        f"rotated to key {ring.active}: {report.rewrapped} values re-wrapped,"
+        f" {report.unreadable} left (key not in the ring or damaged)"
+    )
+    return 1 if report.unreadable else 0
 
 
 def _add_audit_list(parser: argparse.ArgumentParser) -> None:

@@ -45,8 +45,10 @@ from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import ExtractiveSummarizer, Summarizer
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
+from statekeeper.storage import sealed
 from statekeeper.storage.factory import build_storage
 from statekeeper.storage.production import ProductionStorage
+from statekeeper.storage.sealing import sealer_for
 from statekeeper.storage.usage import UsageMonitor
 from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, session_pb2, session_pb2_grpc
 
@@ -97,7 +99,12 @@ class StatekeeperServer:
         self.storage = build_storage(settings)
         counter = TokenCounter()
         summarizer = build_summarizer(settings, counter)
-        self.sessions = SessionManager(self.storage.sessions, counter, summarizer, settings.limits)
+        self.sessions = SessionManager(
+            sealed.sessions(self.storage.sessions, sealer_for(settings)),
+            counter,
+            summarizer,
+            settings.limits,
+        )
         self.capabilities: list[Capability] = build_capabilities(
             settings,
             self.storage,

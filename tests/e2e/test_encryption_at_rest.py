@@ -1,0 +1,543 @@
+"""Encryption at rest of sensitive fields, on both backends, through real
+server processes.
+
+Tenant alpha is sensitive, tenant beta is not (the control: its markers must
+be found, or the dump would prove nothing). Each writes, through gRPC, a
+distinctive marker into every covered field: message contents and tool-call
+arguments, context variables, a compaction summary, episode texts,
+checkpoint state, channel values and pending writes, blackboard values (two
+versions, so the history holds one too) and bus payloads (in an inbox and
+dead-lettered). Then:
+
+1. every read returns alpha's values exactly as beta's (round trip);
+2. a dump of the SQLite file and WAL (raw bytes, all tables), or of every
+   PostgreSQL table and every Redis key of the deployment, holds no marker of
+   alpha and every kind of beta's;
+3. values written before alpha was marked sensitive (plaintext) still read;
+4. `keys rotate` to a new key, interrupted after one batch and then resumed,
+   leaves no value under the old key; with the old key removed from the ring
+   everything still reads;
+5. (embedded) a sealed value copied to another row, or to another tenant's
+   row, fails to open: FAILED_PRECONDITION, never the other row's text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+import grpc
+import pytest
+import redis
+from google.protobuf import struct_pb2
+
+from statekeeper_client.v1 import (
+    blackboard_pb2,
+    blackboard_pb2_grpc,
+    checkpoint_pb2,
+    checkpoint_pb2_grpc,
+    common_pb2,
+    memory_pb2,
+    memory_pb2_grpc,
+    message_pb2,
+    message_pb2_grpc,
+    session_pb2,
+    session_pb2_grpc,
+)
+from tests.harness.backends import BACKENDS, PRODUCTION, Production, backend
+from tests.harness.deploy import statekeeper_replicas
+
+KEYS = {"alpha": "key-alpha", "beta": "key-beta"}
+DIMENSION = 8
+SERVE_ARGS = ["--embedder-kind", "none", "--sensitive-tenant", "alpha"]
+TOKEN = re.compile(rb"~sk1~([A-Za-z0-9_.-]+)~")
+FIELDS = (
+    "content",
+    "toolargs",
+    "ctxvar",
+    "episode",
+    "answer",
+    "state",
+    "channel",
+    "write",
+    "board",
+    "inbox",
+    "dead",
+)
+
+
+def new_key() -> str:
+    return base64.b64encode(os.urandom(32)).decode()
+
+
+def write_keys(path: Path, keys: list[tuple[str, str]]) -> None:
+    path.write_text("".join(f"{key_id} {key}\n" for key_id, key in keys))
+    path.chmod(0o600)
+
+
+@dataclass(frozen=True)
+class Owner:
+    tenant: str
+    marker: str  # unique to this owner; every field's marker starts with it
+    ident: str
+
+    @property
+    def auth(self) -> list[tuple[str, str]]:
+        return [("x-api-key", KEYS[self.tenant])]
+
+    def mark(self, field_name: str) -> str:
+        return f"{self.marker}{field_name.upper()}"
+
+
+def owners() -> tuple[Owner, Owner, Owner]:
+    """alpha (sensitive), beta (the control) and alpha's rows written before
+    encryption was enabled."""
+    run = uuid.uuid4().hex[:8].upper()
+    return (
+        Owner("alpha", f"ZQALPHA{run}", uuid.uuid4().hex[:8]),
+        Owner("beta", f"ZQBETA{run}", uuid.uuid4().hex[:8]),
+        Owner("alpha", f"ZQLEGACY{run}", uuid.uuid4().hex[:8]),
+    )
+
+
+def payload(text: str) -> common_pb2.Payload:
+    return common_pb2.Payload(content_type="application/json", data=json.dumps(text).encode())
+
+
+class Stubs:
+    def __init__(self, channel: grpc.Channel) -> None:
+        self.sessions = session_pb2_grpc.SessionServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.memory = memory_pb2_grpc.MemoryServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.checkpoints = checkpoint_pb2_grpc.CheckpointServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.blackboard = blackboard_pb2_grpc.BlackboardServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.bus = message_pb2_grpc.MessageServiceStub(channel)  # type: ignore[no-untyped-call]
+
+
+@contextmanager
+def stubs(address: str) -> Iterator[Stubs]:
+    with grpc.insecure_channel(address) as channel:
+        yield Stubs(channel)
+
+
+def fill(stub: Stubs, owner: Owner) -> None:
+    """Every covered field of `owner`, each with its marker."""
+    md, m = owner.auth, owner.mark
+    sid = f"s-{owner.ident}"
+    variables = struct_pb2.Struct()
+    variables.update({"goal": m("ctxvar"), "nested": {"deep": m("ctxvar")}})
+    stub.sessions.CreateSession(
+        session_pb2.CreateSessionRequest(
+            session_id=sid,
+            session=session_pb2.Session(user_id=f"u-{owner.ident}", context_variables=variables),
+        ),
+        metadata=md,
+    )
+    call = session_pb2.ToolCall(
+        id="call-1", name="lookup", arguments=json.dumps({"q": m("toolargs")})
+    )
+    messages = [
+        session_pb2.SessionMessage(role=session_pb2.ROLE_USER, content=f"hello {m('content')} {i}")
+        for i in range(4)
+    ]
+    messages.append(session_pb2.SessionMessage(role=session_pb2.ROLE_ASSISTANT, tool_calls=[call]))
+    messages.append(
+        session_pb2.SessionMessage(
+            role=session_pb2.ROLE_TOOL, tool_call_id="call-1", content=f"tool {m('content')}"
+        )
+    )
+    stub.sessions.AppendMessages(
+        session_pb2.AppendMessagesRequest(session_id=sid, messages=messages), metadata=md
+    )
+    # The summary of the compacted messages holds their text.
+    stub.sessions.CompactSession(
+        session_pb2.CompactSessionRequest(session_id=sid, keep_recent_messages=2), metadata=md
+    )
+    stub.memory.RecordEpisode(
+        memory_pb2.RecordEpisodeRequest(
+            user_id=f"u-{owner.ident}",
+            session_id=sid,
+            user_message=f"episode {m('episode')}",
+            assistant_response=f"answer {m('answer')}",
+            embedding=[float(i + 1) for i in range(DIMENSION)],
+        ),
+        metadata=md,
+    )
+    execution = f"exec-{owner.ident}"
+    stub.checkpoints.SaveCheckpoint(
+        checkpoint_pb2.SaveCheckpointRequest(
+            checkpoint=checkpoint_pb2.Checkpoint(
+                execution_id=execution,
+                checkpoint_id="c1",
+                step=1,
+                state=payload(f"state {m('state')}"),
+                channels={
+                    "messages": checkpoint_pb2.ChannelValue(
+                        version="1", value=payload(m("channel"))
+                    )
+                },
+            )
+        ),
+        metadata=md,
+    )
+    stub.checkpoints.PutWrites(
+        checkpoint_pb2.PutWritesRequest(
+            execution_id=execution,
+            checkpoint_id="c1",
+            task_id="t1",
+            writes=[checkpoint_pb2.WriteInput(index=0, channel="out", value=payload(m("write")))],
+        ),
+        metadata=md,
+    )
+    for version in range(2):
+        value = struct_pb2.Struct()
+        value.update({"v": f"{version} {m('board')}"})
+        stub.blackboard.PutEntry(
+            blackboard_pb2.PutEntryRequest(
+                board="plans",
+                key=f"k-{owner.ident}",
+                value=blackboard_pb2.BlackboardValue(json=value),
+            ),
+            metadata=md,
+        )
+    agent = f"agent-{owner.ident}"
+    stub.bus.SendMessage(
+        message_pb2.SendMessageRequest(to_agent=agent, payload=payload(f"inbox {m('inbox')}")),
+        metadata=md,
+    )
+    stub.bus.SendMessage(
+        message_pb2.SendMessageRequest(
+            to_agent=f"{agent}-dead", payload=payload(f"dead {m('dead')}")
+        ),
+        metadata=md,
+    )
+    pulled = stub.bus.PullMessages(
+        message_pb2.PullMessagesRequest(agent_id=f"{agent}-dead", max_messages=1), metadata=md
+    )
+    stub.bus.NackMessages(
+        message_pb2.NackMessagesRequest(
+            receipt_handles=[d.receipt_handle for d in pulled.deliveries], dead_letter=True
+        ),
+        metadata=md,
+    )
+
+
+def read_back(stub: Stubs, owner: Owner) -> dict[str, object]:
+    """What the read APIs return of `owner`, with its marker replaced by a
+    placeholder, so that two owners' reads compare equal."""
+    md = owner.auth
+    sid = f"s-{owner.ident}"
+    session = stub.sessions.GetSession(
+        session_pb2.GetSessionRequest(session_id=sid), metadata=md
+    ).session
+    listed = stub.sessions.ListMessages(
+        session_pb2.ListMessagesRequest(session_id=sid, include_rolled_back=True), metadata=md
+    ).messages
+    versions = stub.sessions.ListSessionVersions(
+        session_pb2.ListSessionVersionsRequest(session_id=sid), metadata=md
+    ).versions
+    episodes = stub.memory.ListEpisodes(
+        memory_pb2.ListEpisodesRequest(user_id=f"u-{owner.ident}"), metadata=md
+    ).episodes
+    checkpoint = stub.checkpoints.GetCheckpoint(
+        checkpoint_pb2.GetCheckpointRequest(execution_id=f"exec-{owner.ident}"), metadata=md
+    ).checkpoint
+    entry = stub.blackboard.GetEntry(
+        blackboard_pb2.GetEntryRequest(board="plans", key=f"k-{owner.ident}"), metadata=md
+    )
+    first = stub.blackboard.GetEntry(
+        blackboard_pb2.GetEntryRequest(
+            board="plans",
+            key=f"k-{owner.ident}",
+            revision=entry.entry.create_revision,
+        ),
+        metadata=md,
+    )
+    agent = f"agent-{owner.ident}"
+    inbox = stub.bus.PullMessages(
+        message_pb2.PullMessagesRequest(agent_id=agent, max_messages=10), metadata=md
+    ).deliveries
+    if inbox:
+        stub.bus.NackMessages(
+            message_pb2.NackMessagesRequest(receipt_handles=[d.receipt_handle for d in inbox]),
+            metadata=md,
+        )
+    dead = stub.bus.ListDeadLetters(
+        message_pb2.ListDeadLettersRequest(agent_id=f"{agent}-dead"), metadata=md
+    ).dead_letters
+    seen = {
+        "context": json.dumps(dict(session.context_variables.items()), sort_keys=True, default=str),
+        "summary": session.compaction_summary if hasattr(session, "compaction_summary") else "",
+        "messages": [
+            (x.content, [(c.id, c.name, c.arguments) for c in x.tool_calls]) for x in listed
+        ],
+        "versions": len(versions),
+        "episodes": [(e.user_message, e.assistant_response) for e in episodes],
+        "state": checkpoint.state.data.decode(),
+        "channels": {k: v.value.data.decode() for k, v in checkpoint.channels.items()},
+        "writes": [w.value.data.decode() for w in checkpoint.pending_writes],
+        "entry": entry.entry.value.json["v"],
+        "first": first.entry.value.json["v"],
+        "inbox": [d.message.payload.data.decode() for d in inbox],
+        "dead": [d.message.payload.data.decode() for d in dead],
+    }
+    text = json.dumps(seen, sort_keys=True)
+    assert owner.marker in text
+    neutral: dict[str, object] = json.loads(
+        text.replace(owner.marker, "MARKER").replace(owner.ident, "IDENT")
+    )
+    return neutral
+
+
+# ----- dumps -----------------------------------------------------------------
+
+
+def sqlite_dump(data_dir: Path) -> bytes:
+    """The SQLite file and WAL as raw bytes (free pages too), after a
+    checkpoint, plus every row of every table as text."""
+    path = data_dir / "statekeeper.sqlite3"
+    db = sqlite3.connect(path)
+    try:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        rows = [
+            f"{table}: {row!r}".encode()
+            for table in tables
+            for row in db.execute(f'SELECT * FROM "{table}"')
+        ]
+    finally:
+        db.close()
+    raw = path.read_bytes()
+    wal = path.with_name(path.name + "-wal")
+    return b"\n".join([raw, wal.read_bytes() if wal.exists() else b"", *rows])
+
+
+async def postgres_dump(dsn: str) -> bytes:
+    conn = await asyncpg.connect(dsn)
+    try:
+        lines: list[str] = []
+        tables = await conn.fetch(
+            "SELECT schemaname, tablename FROM pg_tables"
+            " WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+        )
+        for table in tables:
+            qualified = f'"{table["schemaname"]}"."{table["tablename"]}"'
+            rows = await conn.fetch(f"SELECT t::text AS row FROM {qualified} t")
+            lines.extend(r["row"] for r in rows)
+            columns = await conn.fetch(
+                "SELECT column_name FROM information_schema.columns"
+                " WHERE table_schema = $1 AND table_name = $2 AND data_type = 'bytea'",
+                table["schemaname"],
+                table["tablename"],
+            )
+            for column in columns:
+                values = await conn.fetch(f'SELECT "{column["column_name"]}" AS v FROM {qualified}')
+                lines.extend(
+                    bytes(v["v"]).decode(errors="replace") for v in values if v["v"] is not None
+                )
+        return "\n".join(lines).encode()
+    finally:
+        await conn.close()
+
+
+def redis_dump(url: str, prefix: str) -> bytes:
+    client = redis.Redis.from_url(url)
+    try:
+        parts: list[bytes] = []
+        for key in client.scan_iter(match=f"{prefix}*", count=500):
+            kind = client.type(key)
+            kind = kind.decode() if isinstance(kind, bytes) else str(kind)
+            value: object
+            if kind == "string":
+                value = client.get(key)
+            elif kind == "hash":
+                value = client.hgetall(key)
+            elif kind == "stream":
+                value = client.xrange(key)
+            elif kind == "list":
+                value = client.lrange(key, 0, -1)
+            elif kind == "set":
+                value = client.smembers(key)
+            elif kind == "zset":
+                value = client.zrange(key, 0, -1)
+            else:
+                value = None
+            parts.append(repr((key, value)).encode())
+            parts.append(_raw_bytes(value))
+        return b"\n".join(parts)
+    finally:
+        client.close()
+
+
+def _raw_bytes(value: object) -> bytes:
+    """Every bytes inside a Redis reply, concatenated (repr escapes them)."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, dict):
+        return b"\n".join(_raw_bytes(k) + b"\n" + _raw_bytes(v) for k, v in value.items())
+    if isinstance(value, list | tuple | set):
+        return b"\n".join(_raw_bytes(v) for v in value)
+    return b""
+
+
+def dump(servers_dir: Path, where: Production | None) -> bytes:
+    if where is None:
+        data = sqlite_dump(servers_dir)
+        # Everything else in the data directory too (index snapshots).
+        for path in sorted(servers_dir.rglob("*")):
+            if path.is_file() and not path.name.startswith("statekeeper.sqlite3"):
+                data += b"\n" + path.read_bytes()
+        return data
+    return asyncio.run(postgres_dump(where.postgres_dsn)) + redis_dump(
+        where.redis_url, where.redis_prefix
+    )
+
+
+def key_ids(data: bytes) -> set[str]:
+    return {m.group(1).decode() for m in TOKEN.finditer(data)}
+
+
+def marker_hits(data: bytes, owner: Owner) -> set[str]:
+    """Which fields' markers of `owner` the dump holds."""
+    return {f for f in FIELDS if owner.mark(f).encode() in data}
+
+
+def rotate(
+    where: Production | None, data_dir: Path, keys_file: Path, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    store = (
+        [
+            "--postgres-dsn",
+            where.postgres_dsn,
+            "--redis-url",
+            where.redis_url,
+            "--redis-key-prefix",
+            where.redis_prefix,
+        ]
+        if where is not None
+        else ["--data-dir", str(data_dir)]
+    )
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "statekeeper",
+            "keys",
+            "rotate",
+            "--no-progress",
+            "--encryption-keys-file",
+            str(keys_file),
+            *store,
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+# ----- the test --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_sensitive_fields_sealed_at_rest(backend_name: str, tmp_path: Path) -> None:
+    alpha, beta, legacy_alpha = owners()
+    keys_file = tmp_path / "encryption.keys"
+    old_key, new = ("k1", new_key()), ("k2", new_key())
+    write_keys(keys_file, [old_key])
+    encrypted = [*SERVE_ARGS, "--encryption-keys-file", str(keys_file)]
+    with backend(backend_name, "enc") as where:
+        # (3) Before encryption is enabled: plaintext rows of alpha.
+        with statekeeper_replicas(tmp_path, where, 1, ["--embedder-kind", "none"]) as servers:
+            data_dir = servers[0].data_dir
+            with stubs(servers[0].address) as stub:
+                fill(stub, legacy_alpha)
+                legacy = read_back(stub, legacy_alpha)
+
+        with statekeeper_replicas(tmp_path, where, 1, encrypted) as servers:
+            with stubs(servers[0].address) as stub:
+                assert read_back(stub, legacy_alpha) == legacy
+                fill(stub, alpha)
+                fill(stub, beta)
+                # (1) Round trip: alpha reads what beta reads.
+                expected = read_back(stub, beta)
+                assert read_back(stub, alpha) == expected
+            # (2) No marker of alpha's new rows at rest, beta's all there.
+            stored = dump(data_dir, where)
+            assert marker_hits(stored, alpha) == set()
+            assert marker_hits(stored, beta) == set(FIELDS)
+            # Rows written before encryption was enabled keep their text.
+            assert marker_hits(stored, legacy_alpha) == set(FIELDS)
+            assert key_ids(stored) == {"k1"}
+
+        # (4) Rotation to k2, interrupted after one batch, then resumed.
+        write_keys(keys_file, [old_key, new])
+        interrupted = rotate(
+            where, data_dir, keys_file, "--batch", "1", "--stop-after-batches", "1"
+        )
+        assert interrupted.returncode == 0, interrupted.stderr
+        assert key_ids(dump(data_dir, where)) == {"k1", "k2"}
+        resumed = rotate(where, data_dir, keys_file, "--batch", "3")
+        assert resumed.returncode == 0, resumed.stderr + resumed.stdout
+        assert "re-wrapped" in resumed.stdout
+        assert key_ids(dump(data_dir, where)) == {"k2"}
+        again = rotate(where, data_dir, keys_file)
+        assert "0 values re-wrapped" in again.stdout, again.stdout
+        write_keys(keys_file, [new])  # the old key leaves the ring
+        with (
+            statekeeper_replicas(tmp_path, where, 1, encrypted) as servers,
+            stubs(servers[0].address) as stub,
+        ):
+            assert read_back(stub, alpha) == expected
+            assert read_back(stub, beta) == expected
+            assert read_back(stub, legacy_alpha) == legacy
+        if backend_name == PRODUCTION:
+            return
+
+        # (5) A sealed content moved to another row, then to another tenant.
+        db = sqlite3.connect(data_dir / "statekeeper.sqlite3")
+        try:
+            sealed_content = db.execute(
+                "SELECT content FROM messages WHERE tenant = 'alpha' AND session_id = ?"
+                " AND sequence = 1",
+                (f"s-{alpha.ident}",),
+            ).fetchone()[0]
+            assert sealed_content.startswith("~sk1~k2~")
+            db.execute(
+                "UPDATE messages SET content = ? WHERE tenant = 'alpha' AND session_id = ?"
+                " AND sequence = 2",
+                (sealed_content, f"s-{alpha.ident}"),
+            )
+            db.execute(
+                "UPDATE messages SET content = ? WHERE tenant = 'beta' AND session_id = ?"
+                " AND sequence = 1",
+                (sealed_content, f"s-{beta.ident}"),
+            )
+            db.commit()
+        finally:
+            db.close()
+        with (
+            statekeeper_replicas(tmp_path, where, 1, encrypted) as servers,
+            stubs(servers[0].address) as stub,
+        ):
+            for owner in (alpha, beta):
+                with pytest.raises(grpc.RpcError) as failed:
+                    stub.sessions.ListMessages(
+                        session_pb2.ListMessagesRequest(session_id=f"s-{owner.ident}"),
+                        metadata=owner.auth,
+                    )
+                assert failed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+                assert "cannot be opened" in (failed.value.details() or "")
+                assert alpha.marker not in (failed.value.details() or "")
