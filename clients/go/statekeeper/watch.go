@@ -60,7 +60,7 @@ type WatchOptions struct {
 	// Relisting.Revision + 1, missing nothing after the listing. An error
 	// from OnCompacted ends the watch with it. Nil: the watch ends with the
 	// OUT_OF_RANGE error (errors.Is(err, ErrRevisionCompacted)); do the same
-	// by hand with Client.ListAll and a new Watch from its revision + 1.
+	// by hand with Client.ListAllEntries and a new Watch from its revision + 1.
 	OnCompacted func(ctx context.Context, relisting *Relisting) error
 }
 
@@ -312,7 +312,7 @@ func (w *Watcher) relist(cause error) error {
 	case w.opts.Pattern != "":
 		req.Selector = &sk.ListEntriesRequest_Pattern{Pattern: w.opts.Pattern}
 	}
-	entries, header, err := w.client.ListAll(w.ctx, req)
+	entries, header, err := w.client.ListAllEntries(w.ctx, req)
 	if err != nil {
 		return w.end(err)
 	}
@@ -353,10 +353,10 @@ func (w *Watcher) Events() iter.Seq2[*sk.BlackboardEvent, error] {
 	}
 }
 
-// ListAll lists every page of a ListEntries request (all at the revision of
+// ListAllEntries lists every page of a ListEntries request (all at the revision of
 // the first page) and returns the entries and the first page's header; a
 // Watch from header.Revision + 1 continues the listing without a gap.
-func (c *Client) ListAll(ctx context.Context, req *sk.ListEntriesRequest) ([]*sk.BlackboardEntry, *sk.BlackboardHeader, error) {
+func (c *Client) ListAllEntries(ctx context.Context, req *sk.ListEntriesRequest) ([]*sk.BlackboardEntry, *sk.BlackboardHeader, error) {
 	var entries []*sk.BlackboardEntry
 	var header *sk.BlackboardHeader
 	page := proto.Clone(req).(*sk.ListEntriesRequest)
