@@ -62,13 +62,14 @@ from tests.harness.deploy import statekeeper_replicas
 KEYS = {"alpha": "key-alpha", "beta": "key-beta"}
 DIMENSION = 8
 SERVE_ARGS = ["--embedder-kind", "none", "--sensitive-tenant", "alpha"]
-TOKEN = re.compile(rb"~sk1~([A-Za-z0-9_.-]+)~")
+TOKEN = re.compile(rb"~sk1d?~([A-Za-z0-9_.-]+)~")
 FIELDS = (
     "content",
     "toolargs",
     "ctxvar",
     "episode",
     "answer",
+    "fact",
     "state",
     "channel",
     "write",
@@ -174,6 +175,18 @@ def fill(stub: Stubs, owner: Owner) -> None:
         ),
         metadata=md,
     )
+    # The same fact twice: the second is a duplicate (objects compare equal
+    # sealed too).
+    for _ in range(2):
+        stub.memory.AddFacts(
+            memory_pb2.AddFactsRequest(
+                user_id=f"u-{owner.ident}",
+                facts=[
+                    memory_pb2.FactInput(subject="the user", predicate="likes", object=m("fact"))
+                ],
+            ),
+            metadata=md,
+        )
     execution = f"exec-{owner.ident}"
     stub.checkpoints.SaveCheckpoint(
         checkpoint_pb2.SaveCheckpointRequest(
@@ -250,6 +263,13 @@ def read_back(stub: Stubs, owner: Owner) -> dict[str, object]:
     episodes = stub.memory.ListEpisodes(
         memory_pb2.ListEpisodesRequest(user_id=f"u-{owner.ident}"), metadata=md
     ).episodes
+    facts = stub.memory.ListFacts(
+        memory_pb2.ListFactsRequest(user_id=f"u-{owner.ident}"), metadata=md
+    ).facts
+    by_object = stub.memory.ListFacts(
+        memory_pb2.ListFactsRequest(user_id=f"u-{owner.ident}", object=owner.mark("fact")),
+        metadata=md,
+    ).facts
     checkpoint = stub.checkpoints.GetCheckpoint(
         checkpoint_pb2.GetCheckpointRequest(execution_id=f"exec-{owner.ident}"), metadata=md
     ).checkpoint
@@ -284,6 +304,8 @@ def read_back(stub: Stubs, owner: Owner) -> dict[str, object]:
         ],
         "versions": len(versions),
         "episodes": [(e.user_message, e.assistant_response) for e in episodes],
+        "facts": [(f.subject, f.predicate, f.object) for f in facts],
+        "facts by object": [f.object for f in by_object],
         "state": checkpoint.state.data.decode(),
         "channels": {k: v.value.data.decode() for k, v in checkpoint.channels.items()},
         "writes": [w.value.data.decode() for w in checkpoint.pending_writes],

@@ -29,9 +29,13 @@ from typing import Any
 
 from tqdm import tqdm
 
-from statekeeper.storage.sealing import MAGIC, Sealer
+from statekeeper.core.memory.models import entity_key
+from statekeeper.storage.sealing import DET_MAGIC, MAGIC, Sealer
 
 SQLITE_FILE = "statekeeper.sqlite3"
+# Deterministically sealed values (fact objects) are sealed again under the
+# active key, with the entity key the store compares them by.
+FACTS_TABLE = "memory_facts"
 
 
 @dataclass
@@ -150,9 +154,50 @@ def rotate_sqlite(
                 if len(rows) < batch:
                     break
         bar.close()
+        if any(t == FACTS_TABLE for t, _ in columns):
+            _rotate_sqlite_facts(db, sealer, batch, report)
         return report
     finally:
         db.close()
+
+
+def _rotate_sqlite_facts(
+    db: sqlite3.Connection, sealer: Sealer, batch: int, report: RotationReport
+) -> None:
+    assert sealer.ring is not None
+    current = f"{DET_MAGIC}{sealer.ring.active}~"
+    cond = (
+        f"substr(object, 1, {len(DET_MAGIC)}) = '{DET_MAGIC}'"
+        f" AND substr(object, 1, {len(current)}) != '{current}'"
+    )
+    skipped: set[int] = set()
+    while True:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            rows = db.execute(
+                f"SELECT rowid, tenant, object FROM {FACTS_TABLE} WHERE {cond}"
+                f" AND rowid NOT IN ({','.join(str(s) for s in skipped) or '0'}) LIMIT ?",
+                (batch,),
+            ).fetchall()
+            done = 0
+            for rowid, tenant, value in rows:
+                new = sealer.redet(tenant, "fact.object", value)
+                if new is None:
+                    skipped.add(int(rowid))
+                    report.unreadable += 1
+                    continue
+                db.execute(
+                    f"UPDATE {FACTS_TABLE} SET object = ?, object_key = ? WHERE rowid = ?",
+                    (new, entity_key(new), rowid),
+                )
+                done += 1
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        report.add(f"{FACTS_TABLE}.object", done)
+        if len(rows) < batch:
+            return
 
 
 # -- PostgreSQL ---------------------------------------------------------------
@@ -234,9 +279,55 @@ async def rotate_postgres(
                 if len(rows) < batch:
                     break
         bar.close()
+        tables = await conn.fetch(
+            "SELECT schemaname FROM pg_tables WHERE tablename = $1", FACTS_TABLE
+        )
+        for table in tables:
+            await _rotate_postgres_facts(
+                conn, f'"{table["schemaname"]}".{FACTS_TABLE}', sealer, batch, report
+            )
         return report
     finally:
         await conn.close()
+
+
+async def _rotate_postgres_facts(
+    conn: Any, qualified: str, sealer: Sealer, batch: int, report: RotationReport
+) -> None:
+    assert sealer.ring is not None
+    current = f"{DET_MAGIC}{sealer.ring.active}~"
+    skipped: list[str] = []
+    while True:
+        async with conn.transaction():
+            rows = await conn.fetch(
+                f"SELECT ctid::text AS id, tenant, object FROM {qualified}"
+                " WHERE left(object, $1) = $2 AND left(object, $3) != $4"
+                " AND NOT (ctid::text = ANY($5::text[])) LIMIT $6 FOR UPDATE SKIP LOCKED",
+                len(DET_MAGIC),
+                DET_MAGIC,
+                len(current),
+                current,
+                skipped,
+                batch,
+            )
+            done = 0
+            for row in rows:
+                new = sealer.redet(row["tenant"], "fact.object", row["object"])
+                if new is None:
+                    skipped.append(row["id"])
+                    report.unreadable += 1
+                    continue
+                await conn.execute(
+                    f"UPDATE {qualified} SET object = $1, object_key = $2"
+                    " WHERE ctid = $3::text::tid",
+                    new,
+                    entity_key(new),
+                    row["id"],
+                )
+                done += 1
+        report.add(f"{qualified}.object", done)
+        if len(rows) < batch:
+            return
 
 
 # -- Redis ------------------------------------------------------------------

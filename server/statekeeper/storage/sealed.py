@@ -13,7 +13,8 @@ through unchanged. What is sealed, with the ids each value is bound to
   tool-call arguments and `compaction_summary` (session), in the record and
   in every version snapshot.
 * memory: episode `user_message`, `assistant_response`, `summary` (episode
-  id).
+  id); fact `object`, deterministically (AES-SIV, tenant), so that equal
+  objects still compare equal in the store.
 * checkpoints: the state payload and pending-write values (tenant only: an
   execution's rows are copied by `copy_execution`), channel values (their
   content hash).
@@ -51,7 +52,18 @@ from statekeeper.core.checkpoints.models import (
     WritesDraft,
 )
 from statekeeper.core.checkpoints.store import CheckpointStore
-from statekeeper.core.memory.models import Episode
+from statekeeper.core.memory.models import (
+    ConsolidationPlan,
+    Episode,
+    Fact,
+    FactBatch,
+    FactCursor,
+    FactQuery,
+    FactResult,
+    Neighbourhood,
+    NeighbourhoodQuery,
+    entity_key,
+)
 from statekeeper.core.memory.store import MemoryStore
 from statekeeper.core.messagebus.models import AgentMessage, DeadLetter, Delivery, SendOutcome
 from statekeeper.core.messagebus.store import MessageStore
@@ -205,22 +217,20 @@ class SealedSessions(_Forwarding):
 
 # -- memory ---------------------------------------------------------------
 
-_EPISODE_FIELDS = ("user_message", "assistant_response", "summary")
-
 
 class SealedMemory(_Forwarding):
     def _episode(self, tenant: str, episode: Episode, seal: bool) -> Episode:
         s = self._sealer
         ids = (episode.episode_id,)
-        values = {}
-        for name in _EPISODE_FIELDS:
-            text = getattr(episode, name)
-            values[name] = (
-                s.seal_text(tenant, f"episode.{name}", ids, text)
-                if seal
-                else s.open_text(tenant, f"episode.{name}", ids, text)
-            )
-        return dataclasses.replace(episode, **values)
+        step = s.seal_text if seal else s.open_text
+        return dataclasses.replace(
+            episode,
+            user_message=step(tenant, "episode.user_message", ids, episode.user_message),
+            assistant_response=step(
+                tenant, "episode.assistant_response", ids, episode.assistant_response
+            ),
+            summary=step(tenant, "episode.summary", ids, episode.summary),
+        )
 
     def _open_all(self, tenant: str, episodes: Sequence[Episode]) -> list[Episode]:
         return [self._episode(tenant, e, False) for e in episodes]
@@ -267,6 +277,89 @@ class SealedMemory(_Forwarding):
 
     async def scan_episodes(self, tenant: str, *args: Any) -> list[Episode]:
         return self._open_all(tenant, await self._inner.scan_episodes(tenant, *args))
+
+    # Fact objects: sealed deterministically, so that the store still
+    # finds equal objects (duplicates, object filters, shared objects in a
+    # neighbourhood) by comparing sealed values.
+
+    def _fact(self, tenant: str, fact: Fact) -> Fact:
+        return dataclasses.replace(
+            fact, object=self._sealer.open_det(tenant, "fact.object", fact.object)
+        )
+
+    def _batch(self, tenant: str, batch: FactBatch) -> FactBatch:
+        s = self._sealer
+        drafts = tuple(
+            dataclasses.replace(d, object=s.seal_det_if(tenant, "fact.object", d.object))
+            for d in batch.drafts
+        )
+        return dataclasses.replace(batch, drafts=drafts)
+
+    def _results(self, tenant: str, results: list[FactResult]) -> list[FactResult]:
+        return [dataclasses.replace(r, fact=self._fact(tenant, r.fact)) for r in results]
+
+    async def apply_facts(
+        self, tenant: str, batch: FactBatch, audit: Any = None
+    ) -> list[FactResult]:
+        got = await self._inner.apply_facts(tenant, self._batch(tenant, batch), audit)
+        return self._results(tenant, got)
+
+    async def consolidate(
+        self, tenant: str, plan: ConsolidationPlan, audit: Any = None
+    ) -> list[FactResult]:
+        sealed_plan = dataclasses.replace(plan, facts=self._batch(tenant, plan.facts))
+        return self._results(tenant, await self._inner.consolidate(tenant, sealed_plan, audit))
+
+    async def get_fact(self, tenant: str, fact_id: str) -> Fact | None:
+        got = await self._inner.get_fact(tenant, fact_id)
+        return None if got is None else self._fact(tenant, got)
+
+    async def list_facts(
+        self,
+        tenant: str,
+        query: FactQuery,
+        now: float,
+        after: FactCursor | None,
+        limit: int,
+    ) -> list[Fact]:
+        if not query.object or not self._sealer.sensitive(tenant):
+            got = await self._inner.list_facts(tenant, query, now, after, limit)
+            return [self._fact(tenant, f) for f in got]
+        # The object filter (an entity key) cannot be compared with sealed
+        # objects in the store: the facts matching the other filters are
+        # read page by page and compared here, after opening.
+        wanted = query.object
+        unfiltered = dataclasses.replace(query, object="")
+        found: list[Fact] = []
+        while len(found) < limit:
+            page = await self._inner.list_facts(tenant, unfiltered, now, after, limit)
+            for raw in page:
+                fact = self._fact(tenant, raw)
+                if entity_key(fact.object) == wanted:
+                    found.append(fact)
+            if len(page) < limit:
+                break
+            after = FactCursor(page[-1].create_time, page[-1].fact_id)
+        return found[:limit]
+
+    async def neighbourhood(self, tenant: str, query: NeighbourhoodQuery) -> Neighbourhood:
+        got: Neighbourhood = await self._inner.neighbourhood(tenant, query)
+        s = self._sealer
+        return dataclasses.replace(
+            got,
+            nodes=[
+                dataclasses.replace(n, name=s.open_det(tenant, "fact.object", n.name))
+                for n in got.nodes
+            ],
+            edges=[self._fact(tenant, f) for f in got.edges],
+        )
+
+    async def invalidate_fact(self, tenant: str, *args: Any, **kwargs: Any) -> Any:
+        got = await self._inner.invalidate_fact(tenant, *args, **kwargs)
+        if got is None:
+            return None
+        fact, already = got
+        return self._fact(tenant, fact), already
 
 
 # -- checkpoints ----------------------------------------------------------

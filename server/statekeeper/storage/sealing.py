@@ -43,7 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESSIV
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from statekeeper.core.errors import FailedPreconditionError, InvalidArgumentError
 
@@ -58,6 +60,10 @@ KEY_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 # record): what rotation re-wraps.
 TOKEN = re.compile(r"~sk1~([A-Za-z0-9_.-]{1,64})~([A-Za-z0-9_-]+)")
 TOKEN_BYTES = re.compile(rb"~sk1~([A-Za-z0-9_.-]{1,64})~([A-Za-z0-9_-]+)")
+# Deterministic sealing (fact objects, which the store compares for equality):
+# `~sk1d~<key id>~<base64url(AES-256-SIV ciphertext)>`.
+DET_MAGIC = "~sk1d~"
+DET_TOKEN = re.compile(r"~sk1d~([A-Za-z0-9_.-]{1,64})~([A-Za-z0-9_-]+)")
 # Context variables are sealed as one JSON document under this single key.
 SEALED_KEY = "~sk1"
 ALL = "all"
@@ -268,6 +274,70 @@ class Sealer:
                 field_name, "it does not belong to this row and tenant, or was altered"
             ) from None
 
+    def _siv(self, key_id: str, tenant: str) -> AESSIV:
+        if self.ring is None or key_id not in self.ring.keys:
+            raise KeyError(key_id)
+        derived = HKDF(
+            algorithm=hashes.SHA256(),
+            length=64,
+            salt=b"statekeeper-sk1d",
+            info=f"sk1d|{key_id}|{tenant}".encode(),
+        ).derive(self.ring.keys[key_id])
+        return AESSIV(derived)
+
+    def seal_det(self, tenant: str, field_name: str, value: str, key_id: str = "") -> str:
+        """Deterministic sealing (AES-256-SIV under a key derived from the
+        KEK and the tenant): equal values of a tenant and field seal equal,
+        so a store can still compare them; nothing else is revealed."""
+        if self.ring is None:
+            raise InvalidArgumentError(
+                field_name, f"starts with a reserved prefix {DET_MAGIC!r} (no encryption key)"
+            )
+        key_id = key_id or self.ring.active
+        ct = self._siv(key_id, tenant).encrypt(
+            value.encode("utf-8"), [_aad(tenant, field_name, ())]
+        )
+        return f"{DET_MAGIC}{key_id}~{_b64(ct)}"
+
+    def open_det(self, tenant: str, field_name: str, value: str) -> str:
+        if not value.startswith(DET_MAGIC):
+            return value
+        match = DET_TOKEN.fullmatch(value)
+        if match is None:
+            raise SealedValueError(field_name, "malformed sealed value")
+        try:
+            siv = self._siv(match.group(1), tenant)
+        except KeyError:
+            raise SealedValueError(
+                field_name, f"key {match.group(1)!r} is not in the key ring"
+            ) from None
+        try:
+            raw = siv.decrypt(_unb64(match.group(2)), [_aad(tenant, field_name, ())])
+            return raw.decode("utf-8")
+        except (InvalidTag, binascii.Error, ValueError, UnicodeDecodeError):
+            raise SealedValueError(
+                field_name, "it does not belong to this tenant, or was altered"
+            ) from None
+
+    def seal_det_if(self, tenant: str, field_name: str, value: str) -> str:
+        if value and (
+            self.sensitive(tenant) or value.startswith(DET_MAGIC) or value.startswith(MAGIC)
+        ):
+            return self.seal_det(tenant, field_name, value)
+        return value
+
+    def redet(self, tenant: str, field_name: str, value: str) -> str | None:
+        """A deterministic value sealed again under the active key, or None
+        when it already is or cannot be opened."""
+        match = DET_TOKEN.fullmatch(value)
+        if self.ring is None or match is None or match.group(1) == self.ring.active:
+            return None
+        try:
+            plain = self.open_det(tenant, field_name, value)
+        except SealedValueError:
+            return None
+        return self.seal_det(tenant, field_name, plain)
+
     def rewrap(self, token: str) -> str | None:
         """The same value with its data key wrapped under the active key, or
         None when it already is (or cannot be re-wrapped: unknown key id,
@@ -400,3 +470,23 @@ def sealer_from(
 
 def split_list(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+_SEALERS: dict[tuple[str, ...], Sealer | None] = {}
+
+
+def sealer_for(settings: Any) -> Sealer | None:
+    """The sealer of these settings (`statekeeper.config.Settings`), built
+    once per process: every store wrapper of a server shares it."""
+    parts = (
+        settings.encryption_keys_file,
+        settings.encryption_keys,
+        settings.encryption_active_key,
+        settings.sensitive_tenants,
+        settings.sensitive_boards,
+    )
+    if parts not in _SEALERS:
+        _SEALERS[parts] = sealer_from(
+            parts[0], parts[1], parts[2], split_list(parts[3]), split_list(parts[4])
+        )
+    return _SEALERS[parts]
