@@ -110,7 +110,9 @@ func (s *server) start() {
 	cmd := exec.Command(s.bin, args...)
 	log := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group (kill reaches anything it starts), and SIGKILL
+	// if the test binary dies before its cleanups run (a go test timeout).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("start %s: %v", s.bin, err)
 	}
