@@ -79,6 +79,13 @@ class Settings:
     log_format: str = "json"
     sweep_interval_seconds: float = 30.0
     expired_retention_seconds: float = 0.0
+    # The archive tier (core/archive): where cold state goes (empty: the
+    # directory DATA_DIR/archive; s3://bucket/prefix: an S3-compatible store
+    # configured by the AWS_* environment variables), and when.
+    archive_url: str = ""
+    archive_sessions_after_days: float = 0.0
+    archive_interval_seconds: float = 300.0
+    archive_batch_size: int = 100
     shutdown_grace_seconds: float = 10.0
     summarizer_url: str = ""
     summarizer_model: str = "gpt-4o-mini"
@@ -165,6 +172,13 @@ _OPTIONS: dict[str, str] = {
     "sweep_interval_seconds": "seconds between sweeps of expired state",
     "expired_retention_seconds": "seconds an expired session is kept (invisible) before a sweep"
     " deletes it",
+    "archive_url": "where archived (cold) state is written: a directory path or file:// URL, or"
+    " s3://bucket/prefix (endpoint and credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,"
+    " AWS_SECRET_ACCESS_KEY, AWS_REGION; unset: DATA_DIR/archive)",
+    "archive_sessions_after_days": "archive sessions without a TTL not updated for this many days"
+    " (0: never); a read brings an archived session back",
+    "archive_interval_seconds": "seconds between passes of the archiver",
+    "archive_batch_size": "units (e.g. sessions) the archiver moves per batch",
     "shutdown_grace_seconds": "seconds in-flight calls get to finish on SIGTERM",
     "summarizer_url": "base URL of an OpenAI-compatible API for summaries (unset: offline)",
     "summarizer_model": "model name sent to the summarizer endpoint",
@@ -503,6 +517,12 @@ def _check(settings: Settings) -> None:
         raise ConfigError("sweep_interval_seconds: must be positive")
     if settings.expired_retention_seconds < 0:
         raise ConfigError("expired_retention_seconds: must not be negative")
+    if settings.archive_sessions_after_days < 0:
+        raise ConfigError("archive_sessions_after_days: must not be negative")
+    if settings.archive_interval_seconds <= 0:
+        raise ConfigError("archive_interval_seconds: must be positive")
+    if settings.archive_batch_size <= 0:
+        raise ConfigError("archive_batch_size: must be positive")
     if settings.usage_interval_seconds <= 0:
         raise ConfigError("usage_interval_seconds: must be positive")
     if settings.shutdown_grace_seconds < 0:

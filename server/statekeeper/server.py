@@ -40,12 +40,14 @@ from statekeeper.config import Settings
 from statekeeper.core.audit.service import AuditLog
 from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.limits import Limits
+from statekeeper.core.privacy.service import ArchiveHook
 from statekeeper.core.quotas import QuotaEnforcer
 from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import ExtractiveSummarizer, Summarizer
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage import sealed
+from statekeeper.storage.archive.factory import build_archive
 from statekeeper.storage.factory import build_storage
 from statekeeper.storage.production import ProductionStorage
 from statekeeper.storage.sealing import sealer_for
@@ -105,6 +107,10 @@ class StatekeeperServer:
             summarizer,
             settings.limits,
         )
+        # The archive tier: cold sessions in an object store, restored on read.
+        self.archive = build_archive(settings, self.storage)
+        if self.archive is not None:
+            self.sessions.restorer = self.archive.restore_session
         self.capabilities: list[Capability] = build_capabilities(
             settings,
             self.storage,
@@ -180,6 +186,8 @@ class StatekeeperServer:
         eraser = user_eraser(
             self.storage, self.capabilities, self.storage.audit, self.settings.limits
         )
+        if self.archive is not None:
+            eraser.add(ArchiveHook("archive", self.archive))
         admin_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(self.audit, eraser), server)
         for capability in self.capabilities:
             capability.register(server)
@@ -205,6 +213,8 @@ class StatekeeperServer:
             asyncio.create_task(self._sweep_forever(), name="sweeper"),
             asyncio.create_task(self._monitor_forever(), name="health-monitor"),
         ]
+        if self.archive is not None and self.settings.archive_sessions_after_days > 0:
+            self._tasks.append(asyncio.create_task(self.archive.run_forever(), name="archiver"))
         if self.keys_file is not None:
             self.keys_file.start()
         if self.usage is not None:

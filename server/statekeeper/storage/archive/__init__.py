@@ -1,0 +1,1 @@
+"""The database side of the archive tier (core/archive), per backend."""

@@ -1,0 +1,48 @@
+"""What both backends share for the archive: which tables hold a session
+unit, its filter, and the rows of a chunk (an export file, admin/transfer.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from statekeeper.admin import transfer
+from statekeeper.admin.tables import Table, selected
+
+# The tables of a session unit, in the order their rows are restored.
+SESSION_TABLES = ("sessions", "messages", "session_versions", "append_receipts")
+
+
+def session_tables() -> tuple[Table, ...]:
+    by_name = {table.name: table for table in selected("any user")}
+    return tuple(by_name[name] for name in SESSION_TABLES)
+
+
+def unit_filter(table: Table, style: Callable[[int], str]) -> str | None:
+    """The filter of one session's rows in `table` ({1} tenant, {2} user,
+    {3} session), or None when the table holds nothing of a session."""
+    if table.name not in SESSION_TABLES:
+        return None
+    where = transfer.placeholders(table.where(True), style)
+    return f"{where} AND session_id = {style(3)}"
+
+
+def chunk_rows(path: Path) -> tuple[transfer.Header, dict[str, tuple[list[str], list[list[Any]]]]]:
+    """The chunk's header (after its checksum was verified) and its rows per
+    table with their columns."""
+    header = transfer.read_header(path)
+    columns = {name: cols for name, cols, _ in header.tables}
+    rows: dict[str, tuple[list[str], list[list[Any]]]] = {}
+    with transfer._reader(path) as stream:
+        for line in stream:
+            if not line.startswith(b'{"t":'):
+                continue
+            record = json.loads(line)
+            name = record["t"]
+            if name not in SESSION_TABLES:
+                raise transfer.TransferError(f"{path}: table {name!r} is not part of a session")
+            entry = rows.setdefault(name, (columns[name], []))
+            entry[1].append([transfer.decode_value(v) for v in record["r"]])
+    return header, rows

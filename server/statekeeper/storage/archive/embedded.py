@@ -1,0 +1,141 @@
+"""The archive on the embedded store: chunks read on a connection of their
+own (one read transaction, in a worker thread, so the event loop never
+waits on it), restores written through the store's group commit (one
+transaction with every row of the unit)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from statekeeper.admin import transfer
+from statekeeper.admin.embedded import EmbeddedSource, open_existing
+from statekeeper.admin.tables import Table
+from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
+from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_filter
+from statekeeper.storage.codec import record_from_json
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+
+
+def _param(number: int) -> str:
+    return f"?{number}"
+
+
+class _UnitSource(EmbeddedSource):
+    def __init__(self, db: sqlite3.Connection, data_dir: Path, session_id: str) -> None:
+        super().__init__(db, data_dir)
+        self._session_id = session_id
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        where = unit_filter(table, _param)
+        if where is None:
+            return 0
+        row = self._db.execute(
+            f"SELECT count(*) FROM {table.name} WHERE {where}", (tenant, user, self._session_id)
+        ).fetchone()
+        return int(row[0])
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        where = unit_filter(table, _param)
+        if where is None:
+            return
+        cursor = self._db.execute(
+            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY rowid",
+            (tenant, user, self._session_id),
+        )
+        for row in cursor:
+            yield row
+
+
+def _export(data_dir: Path, tenant: str, session_id: str, path: Path) -> ExportedUnit | None:
+    with contextlib.closing(open_existing(data_dir)) as db:
+        db.execute("BEGIN")
+        try:
+            row = db.execute(
+                "SELECT user_id, version FROM sessions WHERE tenant = ? AND session_id = ?",
+                (tenant, session_id),
+            ).fetchone()
+            if row is None:
+                return None
+            user_id, version = str(row[0]), int(row[1])
+            source = _UnitSource(db, data_dir, session_id)
+            summary = asyncio.run(transfer.export(source, path, tenant, user_id))
+        finally:
+            db.execute("ROLLBACK")
+    return ExportedUnit(path, user_id, version, summary.counts, summary.sha256)
+
+
+class EmbeddedArchiveDatabase:
+    backend = "embedded"
+
+    def __init__(self, storage: EmbeddedStorage, data_dir: Path) -> None:
+        self._storage = storage
+        self._data_dir = data_dir
+
+    async def session_candidates(
+        self, created_before: float, after: tuple[float, str, str] | None, limit: int
+    ) -> list[SessionCandidate]:
+        start = after or (float("-inf"), "", "")
+
+        def work(db: sqlite3.Connection) -> list[SessionCandidate]:
+            rows = db.execute(
+                "SELECT tenant, session_id, user_id, create_time, state FROM sessions"
+                " WHERE expire_time IS NULL AND create_time < ?"
+                " AND (create_time, tenant, session_id) > (?, ?, ?)"
+                " ORDER BY create_time, tenant, session_id LIMIT ?",
+                (created_before, *start, limit),
+            ).fetchall()
+            return [
+                SessionCandidate(
+                    row[0], row[1], row[2], row[3], record_from_json(row[4]).update_time
+                )
+                for row in rows
+            ]
+
+        return await self._storage.read(work)
+
+    async def export_session(self, tenant: str, session_id: str, path: Path) -> ExportedUnit | None:
+        return await asyncio.to_thread(_export, self._data_dir, tenant, session_id, path)
+
+    async def restore_session(self, tenant: str, session_id: str, chunk: Path) -> bool:
+        header, rows = await asyncio.to_thread(chunk_rows, chunk)
+        if header.tenant != tenant:
+            raise transfer.TransferError(f"{chunk} belongs to another tenant")
+
+        def work(db: sqlite3.Connection) -> bool:
+            if db.execute(
+                "SELECT 1 FROM sessions WHERE tenant = ? AND session_id = ?", (tenant, session_id)
+            ).fetchone():
+                return False
+            for name in SESSION_TABLES:
+                if name not in rows:
+                    continue
+                columns, values = rows[name]
+                marks = ", ".join("?" for _ in columns)
+                db.executemany(
+                    f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks})", values
+                )
+            return True
+
+        return await self._storage.write(work)
+
+    async def session_version(self, tenant: str, session_id: str) -> int | None:
+        def work(db: sqlite3.Connection) -> int | None:
+            row = db.execute(
+                "SELECT version FROM sessions WHERE tenant = ? AND session_id = ?",
+                (tenant, session_id),
+            ).fetchone()
+            return None if row is None else int(row[0])
+
+        return await self._storage.read(work)
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[bool]:
+        """One process owns the SQLite file: its archiver is the only one."""
+        yield True

@@ -1,0 +1,154 @@
+"""The archive on PostgreSQL: a chunk is read in one REPEATABLE READ
+transaction, a restore inserts every row of the unit in one transaction
+(under a transaction-scoped advisory lock on the unit, so two replicas
+restoring the same session at once insert it once)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import asyncpg
+
+from statekeeper.admin import transfer
+from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.tables import Table
+from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
+from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_filter
+from statekeeper.storage.codec import record_from_json
+from statekeeper.storage.postgres.sessions import PostgresStorage
+
+# pg_try_advisory_lock key of the archiver: one pass at a time across replicas.
+ARCHIVER_LOCK = 0x5354_4B41_5243_4856  # "STKARCHV"
+
+
+def _param(number: int) -> str:
+    return f"${number}"
+
+
+class _UnitSource(PostgresSource):
+    def __init__(self, conn: asyncpg.Connection, session_id: str) -> None:
+        super().__init__(conn)
+        self._session_id = session_id
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        where = unit_filter(table, _param)
+        if where is None:
+            return 0
+        value = await self._conn.fetchval(
+            f"SELECT count(*) FROM {table.name} WHERE {where}", tenant, user, self._session_id
+        )
+        return int(value)
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        where = unit_filter(table, _param)
+        if where is None:
+            return
+        records = await self._conn.fetch(
+            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where}"
+            f" ORDER BY {', '.join(table.order)}",
+            tenant,
+            user,
+            self._session_id,
+        )
+        for record in records:
+            yield tuple(record.values())
+
+
+class PostgresArchiveDatabase:
+    backend = "postgres"
+
+    def __init__(self, durable: PostgresStorage) -> None:
+        self._durable = durable
+
+    async def session_candidates(
+        self, created_before: float, after: tuple[float, str, str] | None, limit: int
+    ) -> list[SessionCandidate]:
+        start = after or (float("-inf"), "", "")
+        async with self._durable.connection("archive candidates") as conn:
+            rows = await conn.fetch(
+                "SELECT tenant, session_id, user_id, create_time, state FROM sessions"
+                " WHERE expire_time IS NULL AND create_time < $1"
+                " AND (create_time, tenant, session_id) > ($2, $3, $4)"
+                " ORDER BY create_time, tenant, session_id LIMIT $5",
+                created_before,
+                *start,
+                limit,
+            )
+        return [
+            SessionCandidate(
+                row["tenant"],
+                row["session_id"],
+                row["user_id"],
+                row["create_time"],
+                record_from_json(row["state"]).update_time,
+            )
+            for row in rows
+        ]
+
+    async def export_session(self, tenant: str, session_id: str, path: Path) -> ExportedUnit | None:
+        async with (
+            self._durable.connection("archive export") as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            row = await conn.fetchrow(
+                "SELECT user_id, version FROM sessions WHERE tenant = $1 AND session_id = $2",
+                tenant,
+                session_id,
+            )
+            if row is None:
+                return None
+            user_id, version = str(row["user_id"]), int(row["version"])
+            source = _UnitSource(cast(asyncpg.Connection, conn), session_id)
+            summary = await transfer.export(source, path, tenant, user_id)
+        return ExportedUnit(path, user_id, version, summary.counts, summary.sha256)
+
+    async def restore_session(self, tenant: str, session_id: str, chunk: Path) -> bool:
+        header, rows = chunk_rows(chunk)
+        if header.tenant != tenant:
+            raise transfer.TransferError(f"{chunk} belongs to another tenant")
+        async with self._durable.connection("archive restore") as conn, conn.transaction():
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                f"archive\x1f{tenant}\x1f{session_id}",
+            )
+            if await conn.fetchval(
+                "SELECT 1 FROM sessions WHERE tenant = $1 AND session_id = $2",
+                tenant,
+                session_id,
+            ):
+                return False
+            for name in SESSION_TABLES:
+                if name not in rows:
+                    continue
+                columns, values = rows[name]
+                marks = ", ".join(f"${i + 1}" for i in range(len(columns)))
+                await conn.executemany(
+                    f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks})", values
+                )
+        return True
+
+    async def session_version(self, tenant: str, session_id: str) -> int | None:
+        async with self._durable.connection("archive check") as conn:
+            value = await conn.fetchval(
+                "SELECT version FROM sessions WHERE tenant = $1 AND session_id = $2",
+                tenant,
+                session_id,
+            )
+        return None if value is None else int(value)
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[bool]:
+        """True while this process holds the archiver lock (one archiver
+        pass at a time across replicas); False if another one has it."""
+        async with self._durable.connection("archive lock") as conn:
+            held = bool(await conn.fetchval("SELECT pg_try_advisory_lock($1)", ARCHIVER_LOCK))
+            try:
+                yield held
+            finally:
+                if held:
+                    await conn.execute("SELECT pg_advisory_unlock($1)", ARCHIVER_LOCK)

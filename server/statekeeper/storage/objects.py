@@ -1,0 +1,101 @@
+"""The object store of the archive tier, over one library (obstore): a
+local directory (the embedded default, DATA_DIR/archive) or any
+S3-compatible endpoint (`s3://bucket/prefix`).
+
+For S3 the endpoint, region and credentials come from the usual
+environment variables (AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN); an `http://` endpoint (a store
+on loopback) is allowed only when AWS_ALLOW_HTTP=true or the endpoint is
+plain http on a loopback address.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import obstore
+from obstore.store import LocalStore, S3Store
+
+from statekeeper.core.errors import StorageUnavailableError
+
+
+class ObjectStore:
+    """Whole objects: put, get, delete, list by prefix. Errors of the
+    backend (unreachable, refused) are StorageUnavailableError; a missing
+    object is None (get) or nothing to do (delete)."""
+
+    def __init__(self, store: Any, description: str) -> None:
+        self._store = store
+        self.description = description
+
+    async def put(self, key: str, data: bytes) -> None:
+        try:
+            await obstore.put_async(self._store, key, data)
+        except Exception as exc:
+            raise StorageUnavailableError(f"archive write of {key} failed: {exc}") from exc
+
+    async def get(self, key: str) -> bytes | None:
+        try:
+            result = await obstore.get_async(self._store, key)
+            return bytes(await result.bytes_async())
+        except FileNotFoundError:
+            return None
+        except Exception as exc:
+            raise StorageUnavailableError(f"archive read of {key} failed: {exc}") from exc
+
+    async def delete(self, key: str) -> None:
+        try:
+            await obstore.delete_async(self._store, key)
+        except FileNotFoundError:
+            pass
+        except Exception as exc:
+            raise StorageUnavailableError(f"archive delete of {key} failed: {exc}") from exc
+
+    async def list(self, prefix: str) -> list[str]:
+        """Every key under `prefix` (which should end with '/')."""
+        try:
+            keys: list[str] = []
+            stream = obstore.list(self._store, prefix, chunk_size=1000)
+            async for batch in stream:
+                keys.extend(str(meta["path"]) for meta in batch)
+            return keys
+        except FileNotFoundError:
+            return []
+        except Exception as exc:
+            raise StorageUnavailableError(f"archive listing of {prefix} failed: {exc}") from exc
+
+
+def open_store(url: str, data_dir: Path) -> ObjectStore:
+    """The store named by --archive-url ('' is DATA_DIR/archive)."""
+    if not url:
+        return _local(data_dir / "archive")
+    parts = urlsplit(url)
+    if parts.scheme in ("", "file"):
+        return _local(Path(parts.path if parts.scheme else url))
+    if parts.scheme == "s3":
+        store = S3Store.from_url(url, client_options={"allow_http": _allow_http()})
+        return ObjectStore(store, f"S3 store {parts.netloc}{parts.path}")
+    raise ValueError(f"archive_url: unsupported scheme {parts.scheme!r} (use a path or s3://)")
+
+
+def _local(path: Path) -> ObjectStore:
+    path.mkdir(parents=True, exist_ok=True)
+    return ObjectStore(LocalStore(path.resolve(), mkdir=True), f"directory {path}")
+
+
+def _allow_http() -> bool:
+    if os.environ.get("AWS_ALLOW_HTTP", "").lower() == "true":
+        return True
+    endpoint = urlsplit(os.environ.get("AWS_ENDPOINT_URL", ""))
+    if endpoint.scheme != "http" or not endpoint.hostname:
+        return False
+    if endpoint.hostname == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(endpoint.hostname).is_loopback
+    except ValueError:
+        return False
