@@ -123,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             config.check_exposure(settings)
             _check_tls_files(settings)
             _check_keys_file(settings)
+            _check_encryption(settings)
         _check_data_dir(args.command, settings)
     except (config.ConfigError, data_dir.DataDirError) as exc:
         # One line naming the value and what is wrong with it: no usage dump,
@@ -185,6 +186,17 @@ def _check_keys_file(settings: config.Settings) -> None:
             keys.read(Path(settings.api_keys_file))
         except keys.KeysFileError as exc:
             raise config.ConfigError(str(exc)) from exc
+
+
+def _check_encryption(settings: config.Settings) -> None:
+    """The encryption key ring and the sensitive tenants and boards, read
+    once before serving: a bad key file is one line, not a traceback."""
+    from statekeeper.storage.sealing import KeyRingError, sealer_for
+
+    try:
+        sealer_for(settings)
+    except KeyRingError as exc:
+        raise config.ConfigError(str(exc)) from exc
 
 
 def _forward_sighup_to_workers() -> None:
