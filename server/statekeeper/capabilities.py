@@ -416,7 +416,9 @@ def user_eraser(
             async def forget(
                 tenant: str, subject: ErasureSubject, indexes: VectorIndexes = indexes
             ) -> None:
-                await asyncio.to_thread(indexes.forget, tenant, subject.user_id)
+                # On the event loop: the indexes are its state (the snapshot
+                # file's unlink is short).
+                indexes.forget(tenant, subject.user_id)
 
             participants.append(Participant("memory", capability.app.store, forget))
         elif isinstance(capability, Checkpoints):

@@ -57,6 +57,7 @@ from statekeeper_client.v1 import (
     session_pb2,
     session_pb2_grpc,
 )
+from tests.e2e.errors import bad_field
 from tests.harness.backends import BACKENDS, PRODUCTION, backend
 from tests.harness.deadlines import wait_until
 from tests.harness.deploy import statekeeper_replicas
@@ -606,3 +607,45 @@ def test_erase_user_everywhere(backend_name: str, tmp_path: Path) -> None:
         assert other_tenant.marker.casefold() in everything
         assert [r for r in in_alpha if erased.user in r] == []
         assert [r for r in in_alpha if other_user.user in r] != []
+
+
+def test_erase_user_checks_its_request_and_caller(tmp_path: Path) -> None:
+    with (
+        statekeeper_replicas(tmp_path, None, 1, SERVE_ARGS) as [server],
+        grpc.insecure_channel(server.address) as channel,
+    ):
+        admin = admin_pb2_grpc.AdminServiceStub(channel)  # type: ignore[no-untyped-call]
+        key = [("x-api-key", KEYS["alpha"])]
+        with pytest.raises(grpc.RpcError) as anonymous:
+            admin.EraseUser(admin_pb2.EraseUserRequest(user_id="u1"))
+        assert anonymous.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        for request, field in [
+            (admin_pb2.EraseUserRequest(), "user_id"),
+            (admin_pb2.EraseUserRequest(user_id="has space"), "user_id"),
+            (
+                admin_pb2.EraseUserRequest(user_id="u1", blackboard_key_prefixes=[""]),
+                "blackboard_key_prefixes[0]",
+            ),
+            (
+                admin_pb2.EraseUserRequest(user_id="u1", agent_ids=["a"] * 17),
+                "agent_ids",
+            ),
+            (
+                admin_pb2.EraseUserRequest(
+                    user_id="u1", item_namespaces=[admin_pb2.ErasedItemNamespace()]
+                ),
+                "item_namespaces[0]",
+            ),
+        ]:
+            with pytest.raises(grpc.RpcError) as invalid:
+                admin.EraseUser(request, metadata=key)
+            assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert bad_field(invalid.value) == field
+        # Nothing of the user: an erasure that finds nothing, recorded.
+        reply = admin.EraseUser(admin_pb2.EraseUserRequest(user_id="nobody"), metadata=key)
+        assert list(reply.counts) == [] and reply.user_hash
+        [record] = admin.ListAuditRecords(
+            admin_pb2.ListAuditRecordsRequest(entity_type="user"), metadata=key
+        ).audit_records
+        assert (record.method, record.entity_id) == ("EraseUser", reply.user_hash)
+        assert record.summary == "erased user: nothing found"
