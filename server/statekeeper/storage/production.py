@@ -240,7 +240,7 @@ class CachedSessionStore(SessionStore):
         counts, deleted = await asyncio.shield(
             self._durable.erase_sessions(tenant, subject, dry_run)
         )
-        for session_id in deleted:
+        for session_id in [] if dry_run else deleted:
             await self._cache.invalidate(tenant, session_id)
         return counts
 
