@@ -31,6 +31,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -563,3 +564,124 @@ def test_sensitive_fields_sealed_at_rest(backend_name: str, tmp_path: Path) -> N
                 assert failed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
                 assert "cannot be opened" in (failed.value.details() or "")
                 assert alpha.marker not in (failed.value.details() or "")
+
+
+# ----- a sensitive board of a tenant that is not sensitive --------------------
+
+
+def json_value(text: str) -> blackboard_pb2.BlackboardValue:
+    value = struct_pb2.Struct()
+    value.update({"v": text})
+    return blackboard_pb2.BlackboardValue(json=value)
+
+
+def watch_values(
+    stub: Stubs, owner: Owner, board: str, start_revision: int, count: int
+) -> list[tuple[str, str]]:
+    """(value, previous value) of the first `count` events of a watch."""
+    call = stub.blackboard.Watch(
+        blackboard_pb2.WatchRequest(
+            board=board, prefix="", start_revision=start_revision, prev_value=True
+        ),
+        metadata=owner.auth,
+        timeout=120,
+    )
+    seen: list[tuple[str, str]] = []
+    try:
+        for response in call:
+            for event in response.events.events:
+                previous = event.previous.value.json["v"] if event.HasField("previous") else ""
+                seen.append((event.entry.value.json["v"], previous))
+            if len(seen) >= count:
+                break
+    finally:
+        call.cancel()
+    return seen
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_sensitive_board(backend_name: str, tmp_path: Path) -> None:
+    """beta is not sensitive, its board `secret` is: values of that board
+    are sealed (entries, history, feed), its other boards are not; watches
+    and value compares of a transaction see the values."""
+    _, beta, _ = owners()
+    keys_file = tmp_path / "encryption.keys"
+    write_keys(keys_file, [("k1", new_key())])
+    args = [
+        "--embedder-kind",
+        "none",
+        "--encryption-keys-file",
+        str(keys_file),
+        "--sensitive-board",
+        "beta/secret",
+    ]
+    secret, plain = beta.mark("secretboard"), beta.mark("plainboard")
+    with (
+        backend(backend_name, "encb") as where,
+        statekeeper_replicas(tmp_path, where, 1, args) as servers,
+        stubs(servers[0].address) as stub,
+    ):
+        md = beta.auth
+        first = stub.blackboard.PutEntry(
+            blackboard_pb2.PutEntryRequest(board="secret", key="k", value=json_value(f"{secret}1")),
+            metadata=md,
+        )
+        start = int(first.entry.mod_revision)
+        stub.blackboard.PutEntry(
+            blackboard_pb2.PutEntryRequest(board="plans", key="k", value=json_value(plain)),
+            metadata=md,
+        )
+
+        def compare_and_put(expected: str, new: str) -> blackboard_pb2.TxnResponse:
+            reply: blackboard_pb2.TxnResponse = stub.blackboard.Txn(
+                blackboard_pb2.TxnRequest(
+                    board="secret",
+                    compares=[
+                        blackboard_pb2.TxnCompare(
+                            key="k",
+                            operator=blackboard_pb2.TXN_COMPARE_OPERATOR_EQUAL,
+                            value=json_value(expected),
+                        )
+                    ],
+                    success=[
+                        blackboard_pb2.TxnOp(
+                            put_entry=blackboard_pb2.TxnPut(
+                                key="k", value=json_value(new), return_previous=True
+                            )
+                        )
+                    ],
+                ),
+                metadata=md,
+            )
+            return reply
+
+        assert not compare_and_put("something else", f"{secret}X").succeeded
+        done = compare_and_put(f"{secret}1", f"{secret}2")
+        assert done.succeeded
+        assert done.results[0].put_entry.previous.value.json["v"] == f"{secret}1"
+        got = stub.blackboard.GetEntry(
+            blackboard_pb2.GetEntryRequest(board="secret", key="k"), metadata=md
+        )
+        assert got.entry.value.json["v"] == f"{secret}2"
+        # From the history, then live (through the store's event feed).
+        assert watch_values(stub, beta, "secret", start, 2) == [
+            (f"{secret}1", ""),
+            (f"{secret}2", f"{secret}1"),
+        ]
+        live: list[list[tuple[str, str]]] = []
+        head = int(got.header.revision)
+        watcher = threading.Thread(
+            target=lambda: live.append(watch_values(stub, beta, "secret", head + 1, 1))
+        )
+        watcher.start()
+        stub.blackboard.PutEntry(
+            blackboard_pb2.PutEntryRequest(board="secret", key="k", value=json_value(f"{secret}3")),
+            metadata=md,
+        )
+        watcher.join(timeout=180)
+        assert live == [[(f"{secret}3", f"{secret}2")]]
+
+        stored = dump(servers[0].data_dir, where)
+        assert secret.encode() not in stored
+        assert plain.encode() in stored
+        assert key_ids(stored) == {"k1"}
