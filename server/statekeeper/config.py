@@ -114,6 +114,9 @@ class Settings:
     access_log_sample_rate: float = 1.0
     # HOST:PORT of the Prometheus /metrics endpoint; empty: no endpoint.
     metrics_listen: str = ""
+    # Seconds between two samples of what /metrics reads from the database
+    # (the bus queue depths); a scrape itself never queries it.
+    metrics_sample_interval_seconds: float = 15.0
     # OTLP/gRPC endpoint of a trace collector (api/tracing.py); empty: no
     # tracing, unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
     otlp_endpoint: str = ""
@@ -213,6 +216,8 @@ _OPTIONS: dict[str, str] = {
     " (failed calls are always logged)",
     "metrics_listen": "HOST:PORT serving Prometheus metrics at /metrics (unset: none;"
     " with --workers N, port+1..port+N-1 for the other workers)",
+    "metrics_sample_interval_seconds": "seconds between two samples of the message bus queue"
+    " depths for /metrics (read from the store; a scrape never queries it)",
     "otlp_endpoint": "OTLP/gRPC endpoint (e.g. http://collector:4317) receiving a trace span per"
     " RPC and its PostgreSQL/Redis calls, joined to the caller's W3C trace context (unset: no"
     " tracing unless OTEL_EXPORTER_OTLP_ENDPOINT is set)",
@@ -515,6 +520,8 @@ def _check(settings: Settings) -> None:
         raise ConfigError("log_level: must be DEBUG, INFO, WARNING or ERROR")
     if settings.sweep_interval_seconds <= 0:
         raise ConfigError("sweep_interval_seconds: must be positive")
+    if settings.metrics_sample_interval_seconds <= 0:
+        raise ConfigError("metrics_sample_interval_seconds: must be positive")
     if settings.expired_retention_seconds < 0:
         raise ConfigError("expired_retention_seconds: must not be negative")
     if settings.archive_sessions_after_days < 0:

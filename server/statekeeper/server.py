@@ -149,6 +149,7 @@ class StatekeeperServer:
                 for capability in self.capabilities
                 if isinstance(capability, Memory | ProductionMemory)
             ],
+            telemetry.sources_of(self.storage, self.capabilities),
         )
         self.health = health.aio.HealthServicer()
         self._server: grpc.aio.Server | None = None
@@ -281,6 +282,7 @@ class StatekeeperServer:
             await asyncio.sleep(self.settings.sweep_interval_seconds)
             try:
                 swept = await self.sessions.sweep_expired(self.settings.expired_retention_seconds)
+                telemetry.swept("sessions")
                 if swept:
                     log.info("swept expired sessions", extra={"swept": swept})
             except StorageUnavailableError as exc:

@@ -7,7 +7,15 @@ histogram), grpc_server_msg_received_total / _sent_total, all labelled
 grpc_type, grpc_service, grpc_method. Beside them: calls in flight (open
 streams stay in flight as long as they are open), and the state of the
 process read at scrape time (PostgreSQL pool size and connections in use,
-vector indexes loading / loaded and whether the startup load finished).
+vector indexes loading / loaded and whether the startup load finished,
+their vectors and tombstones, open blackboard watches), the latency of
+every store call (statekeeper_store_seconds{store, method}, measured
+around the store objects the domain calls), PostgreSQL and Redis errors
+(counted where the stores catch them), the lag of the blackboard feed
+between replicas (commit on one, delivery on another), the age of each
+sweeper's last run, and the message bus queue depths by state (sampled
+from the store every metrics_sample_interval_seconds, not at scrape time:
+a scrape never queries the database).
 
 Each server process serves its own registry on its own port: with
 `--workers N`, worker i listens on the metrics port + i (Prometheus scrapes
@@ -19,11 +27,15 @@ of another process; separate targets keep every worker's state visible.
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import inspect
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 from wsgiref.simple_server import WSGIServer
 
 import grpc
@@ -35,7 +47,11 @@ from prometheus_client import (
     Info,
     start_http_server,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+)
 from prometheus_client.registry import Collector
 
 from statekeeper import __version__
@@ -43,6 +59,7 @@ from statekeeper import __version__
 if TYPE_CHECKING:
     from statekeeper.config import Settings
     from statekeeper.core.tenancy import Authenticator
+    from statekeeper.storage.interfaces import Storage
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +199,298 @@ def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, documentation, value=value)
 
 
+# ----- hooks, called (one line each) where things happen -------------------------
+# Plain counters under a lock: cheap whether or not /metrics is served, and
+# read by HookCollector at scrape time.
+
+# Seconds between a blackboard commit on one replica and its delivery on
+# another (clocks of the replicas included).
+LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+
+class _Buckets:
+    def __init__(self, bounds: Sequence[float]) -> None:
+        self.bounds = tuple(bounds)
+        self.counts = [0] * (len(self.bounds) + 1)
+        self.total = 0.0
+
+    def observe(self, value: float) -> None:
+        index = next((i for i, b in enumerate(self.bounds) if value <= b), len(self.bounds))
+        self.counts[index] += 1
+        self.total += value
+
+    def cumulative(self) -> list[tuple[str, float]]:
+        running = 0
+        out: list[tuple[str, float]] = []
+        for bound, count in zip((*self.bounds, float("inf")), self.counts, strict=True):
+            running += count
+            out.append(("+Inf" if bound == float("inf") else repr(float(bound)), running))
+        return out
+
+
+_hook_lock = threading.Lock()
+_errors: dict[tuple[str, str], int] = {}
+_feed_lag: dict[str, _Buckets] = {}
+_sweeps: dict[str, float] = {}
+
+
+def store_error(system: str, error: BaseException) -> None:
+    """A call to `system` (postgresql, redis) failed with `error`."""
+    key = (system, type(error).__name__)
+    with _hook_lock:
+        _errors[key] = _errors.get(key, 0) + 1
+
+
+def feed_delivered(feed: str, commit_time: float, remote: bool = True) -> None:
+    """A change committed at `commit_time` (unix seconds) reached this
+    replica through `feed`; local deliveries (remote False) are not lag."""
+    if not remote:
+        return
+    lag = max(time.time() - commit_time, 0.0)
+    with _hook_lock:
+        _feed_lag.setdefault(feed, _Buckets(LAG_BUCKETS)).observe(lag)
+
+
+def swept(sweeper: str) -> None:
+    """`sweeper` finished a run."""
+    with _hook_lock:
+        _sweeps[sweeper] = time.time()
+
+
+class HookCollector(Collector):
+    """What the hooks counted, at scrape time."""
+
+    def collect(self) -> Iterator[Any]:
+        with _hook_lock:
+            errors = dict(_errors)
+            lags = {feed: (b.cumulative(), b.total) for feed, b in _feed_lag.items()}
+            sweeps = dict(_sweeps)
+        failed = CounterMetricFamily(
+            "statekeeper_store_errors",
+            "Failed calls to PostgreSQL or Redis (Redis ones fall back to PostgreSQL).",
+            labels=("system", "error"),
+        )
+        for (system, error), count in sorted(errors.items()):
+            failed.add_metric((system, error), count)
+        yield failed
+        lag = HistogramMetricFamily(
+            "statekeeper_feed_lag_seconds",
+            "From a commit on another replica to its delivery here.",
+            labels=("feed",),
+        )
+        for feed, (buckets, total) in sorted(lags.items()):
+            lag.add_metric((feed,), buckets, total)
+        yield lag
+        age = GaugeMetricFamily(
+            "statekeeper_sweeper_last_run_age_seconds",
+            "Seconds since each background sweeper last finished a run.",
+            labels=("sweeper",),
+        )
+        now = time.time()
+        for sweeper, when in sorted(sweeps.items()):
+            age.add_metric((sweeper,), now - when)
+        yield age
+
+
+# ----- sources read from the server's own objects ---------------------------------
+
+
+@dataclass
+class Sources:
+    """What the state collector and the store timer read: the store objects
+    the domain calls, and callables returning the open blackboard watches,
+    the vector index sizes and the bus depths."""
+
+    stores: dict[str, object] = field(default_factory=dict)
+    watchers: Callable[[], int] | None = None
+    index_sizes: Sequence[Callable[[], tuple[int, int, int]]] = ()
+    bus_depths: Callable[[], Awaitable[dict[str, int]]] | None = None
+
+
+def sources_of(storage: Storage, capabilities: Sequence[object]) -> Sources:
+    """Finds the sources in the assembled server (duck-typed: the
+    capabilities are statekeeper.capabilities' classes)."""
+    stores: dict[str, object] = {"sessions": storage.sessions, "audit": storage.audit}
+    found = Sources(stores)
+    for capability in capabilities:
+        for attribute, name in (
+            ("checkpoint_store", "checkpoints"),
+            ("workflow_store", "workflows"),
+        ):
+            if (store := getattr(capability, attribute, None)) is not None:
+                stores[name] = store
+        store = getattr(capability, "store", None)
+        if hasattr(capability, "blackboard"):
+            stores["blackboard"] = store
+            found.watchers = functools.partial(_watchers, capability.blackboard.hub)
+        elif hasattr(capability, "bus"):
+            stores["bus"] = store
+        elif hasattr(capability, "items"):
+            stores["items"] = store
+        app = getattr(capability, "app", None)
+        if app is not None:
+            stores["memory"] = app.store
+            found.index_sizes = (*found.index_sizes, functools.partial(_index_sizes, app.indexes))
+    found.bus_depths = functools.partial(_bus_depths, storage)
+    return found
+
+
+def _watchers(hub: Any) -> int:
+    # The tenants dict is copied in one step (the metrics thread reads it
+    # while the loop may insert into it).
+    return sum(hub.watcher_count(tenant) for tenant in list(hub._tenants))
+
+
+def _index_sizes(indexes: Any) -> tuple[int, int, int]:
+    """(indexes loaded, vectors, tombstones) over every loaded index."""
+    loaded = vectors = tombstones = 0
+    for tenant, user_id in list(indexes._slots):
+        stats = indexes.stats(tenant, user_id)
+        if stats is not None and stats.vector_count + stats.tombstone_count:
+            loaded += 1
+            vectors += stats.vector_count
+            tombstones += stats.tombstone_count
+    return loaded, vectors, tombstones
+
+
+_BUS_STATES = {0: "ready", 1: "acked", 2: "dead"}
+_BUS_DEPTH_SQL = (
+    "SELECT state, visible_time > {now} AS invisible, count(*) FROM mb_messages"
+    " GROUP BY state, visible_time > {now}"
+)
+
+
+async def _bus_depths(storage: Storage) -> dict[str, int]:
+    """Messages by state, READY split into ready (deliverable now) and
+    in_flight (delivered or delayed, invisible until their visible_time)."""
+    now = time.time()
+    rows: list[tuple[int, bool, int]]
+    durable = getattr(storage, "durable", None)
+    if durable is not None:
+        async with durable.connection("bus depth metrics") as conn:
+            records = await conn.fetch(_BUS_DEPTH_SQL.format(now="$1"), now)
+        rows = [(r[0], bool(r[1]), r[2]) for r in records]
+    else:
+        sql = _BUS_DEPTH_SQL.format(now="?")
+
+        def read(db: Any) -> list[tuple[int, bool, int]]:
+            return [(r[0], bool(r[1]), r[2]) for r in db.execute(sql, (now, now)).fetchall()]
+
+        rows = await storage.read(read)  # type: ignore[attr-defined]
+    depths = {"ready": 0, "in_flight": 0, "acked": 0, "dead": 0}
+    for state, invisible, count in rows:
+        name = _BUS_STATES.get(state, "ready")
+        if name == "ready" and invisible:
+            name = "in_flight"
+        depths[name] += int(count)
+    return depths
+
+
+class StoreTimer:
+    """statekeeper_store_seconds{store, method}: every coroutine method of
+    the store objects, timed where the domain calls it (instance attributes
+    shadow the class's methods: nothing changes for other instances)."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self._seconds = Histogram(
+            "statekeeper_store_seconds",
+            "Time of each store call as the domain sees it (cache, pool wait and commit included).",
+            ("store", "method"),
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+
+    def instrument(self, stores: dict[str, object]) -> None:
+        for store_name, store in stores.items():
+            if store is None:
+                continue
+            for name, method in inspect.getmembers(store, inspect.iscoroutinefunction):
+                if name.startswith("_") or name in ("start", "close"):
+                    continue
+                setattr(store, name, self._timed(store_name, name, method))
+
+    def _timed(
+        self, store: str, name: str, method: Callable[..., Awaitable[Any]]
+    ) -> Callable[..., Awaitable[Any]]:
+        observe = self._seconds.labels(store, name).observe
+
+        @functools.wraps(method)
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await method(*args, **kwargs)
+            finally:
+                observe(time.perf_counter() - started)
+
+        return timed
+
+
+class BusSampler:
+    """Reads the bus depths every `interval` seconds on the event loop."""
+
+    def __init__(self, read: Callable[[], Awaitable[dict[str, int]]], interval: float) -> None:
+        self._read = read
+        self._interval = interval
+        self.depths: dict[str, int] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._forever(), name="bus-depths")
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    async def _forever(self) -> None:
+        while True:
+            try:
+                self.depths = await self._read()
+            except Exception as exc:  # the store is down: keep the last sample
+                log.debug("bus depth sample failed: %s", exc)
+            await asyncio.sleep(self._interval)
+
+
+class SourcesCollector(Collector):
+    def __init__(self, sources: Sources, sampler: BusSampler | None) -> None:
+        self._sources = sources
+        self._sampler = sampler
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        if self._sources.watchers is not None:
+            yield _gauge(
+                "statekeeper_blackboard_watchers",
+                "Blackboard watches open on this process.",
+                self._sources.watchers(),
+            )
+        if self._sources.index_sizes:
+            totals = [0, 0, 0]
+            for read in self._sources.index_sizes:
+                for i, value in enumerate(read()):
+                    totals[i] += value
+            yield _gauge(
+                "statekeeper_vector_index_vectors",
+                "Live vectors in the loaded vector indexes.",
+                totals[1],
+            )
+            yield _gauge(
+                "statekeeper_vector_index_tombstones",
+                "Deleted vectors still in the loaded indexes (until a rebuild).",
+                totals[2],
+            )
+        depths = self._sampler.depths if self._sampler is not None else None
+        if depths is not None:
+            family = GaugeMetricFamily(
+                "statekeeper_bus_messages",
+                "Messages in the bus by state (sampled): ready to deliver, in flight"
+                " (delivered or delayed), acknowledged (kept a while), dead letters.",
+                labels=("state",),
+            )
+            for state, count in sorted(depths.items()):
+                family.add_metric((state,), count)
+            yield family
+
+
 class MetricsEndpoint:
     """The HTTP server of /metrics, on a thread of its own (a scrape never
     waits for the event loop)."""
@@ -220,16 +529,22 @@ class Telemetry:
 
     interceptor: grpc.aio.ServerInterceptor | None
     endpoint: MetricsEndpoint | None
+    sampler: BusSampler | None = None
 
     @property
     def interceptors(self) -> list[grpc.aio.ServerInterceptor]:
         return [self.interceptor] if self.interceptor is not None else []
 
     def start(self) -> None:
+        """Serves /metrics; on the event loop: starts the bus sampler."""
         if self.endpoint is not None:
             self.endpoint.start()
+        if self.sampler is not None:
+            self.sampler.start()
 
     def stop(self) -> None:
+        if self.sampler is not None:
+            self.sampler.stop()
         if self.endpoint is not None:
             self.endpoint.stop()
 
@@ -240,24 +555,31 @@ def build(
     serving: Callable[[], bool],
     pool: PoolSource | None,
     indexes: Sequence[Callable[[], IndexState]],
+    sources: Sources | None = None,
 ) -> Telemetry:
     from statekeeper.api.access_log import AccessLog, TelemetryInterceptor
 
     access_log = None
     if settings.access_log:
         access_log = AccessLog(authenticator, settings.access_log_sample_rate)
-    metrics = endpoint = None
+    metrics = endpoint = sampler = None
     if settings.metrics_listen:
         registry = CollectorRegistry()
         metrics = RpcMetrics(registry)
         registry.register(StateCollector(serving, pool, indexes))
+        registry.register(HookCollector())
+        if sources is not None:
+            StoreTimer(registry).instrument(sources.stores)
+            if sources.bus_depths is not None:
+                sampler = BusSampler(sources.bus_depths, settings.metrics_sample_interval_seconds)
+            registry.register(SourcesCollector(sources, sampler))
         Info("statekeeper_build", "The server's version and storage tier.", registry=registry).info(
             {"version": __version__, "tier": "production" if settings.production else "embedded"}
         )
         endpoint = MetricsEndpoint(settings.metrics_listen, registry)
     if access_log is None and metrics is None:
         return Telemetry(None, None)
-    return Telemetry(TelemetryInterceptor(access_log, metrics), endpoint)
+    return Telemetry(TelemetryInterceptor(access_log, metrics), endpoint, sampler)
 
 
 def worker_metrics_listen(listen: str, index: int) -> str:
