@@ -6,12 +6,16 @@ blackboard feed's lag between two production replicas."""
 
 from __future__ import annotations
 
+import json
+import re
 import threading
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from statekeeper_client.v1 import (
     blackboard_pb2,
@@ -26,7 +30,7 @@ from statekeeper_client.v1.message_pb2_grpc import MessageServiceStub
 from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.harness.backends import production
 from tests.harness.deadlines import scaled, wait_until
-from tests.harness.processes import free_port
+from tests.harness.processes import REPO, free_port
 from tests.harness.servers import ServerProcess
 from tests.ops.test_telemetry import scrape, value
 
@@ -267,3 +271,57 @@ def test_feed_lag_between_two_production_replicas(tmp_path: Path) -> None:
             reader.stop()
     total = value(samples, "statekeeper_feed_lag_seconds_sum", feed="blackboard")
     assert 0 <= total < scaled(30)
+
+
+DASHBOARD = REPO / "deploy/grafana/dashboards/statekeeper.json"
+
+
+def dashboard_metrics() -> set[str]:
+    """The metric names the Grafana dashboard's queries read."""
+    panels = json.loads(DASHBOARD.read_text())["panels"]
+    names = set()
+    for panel in panels:
+        for target in panel["targets"]:
+            names |= set(re.findall(r"\b(?:grpc_server|statekeeper)_\w+", target["expr"]))
+    return names
+
+
+def test_every_dashboard_query_reads_a_metric_the_server_serves(tmp_path: Path) -> None:
+    with production("dash") as where:
+        server, port = serve(
+            tmp_path,
+            "--postgres-dsn",
+            where.postgres_dsn,
+            "--redis-url",
+            where.redis_url,
+            "--redis-key-prefix",
+            where.redis_prefix,
+            "--migrate-on-start",
+            "--workers",
+            "1",
+        )
+        try:
+            with grpc.insecure_channel(server.address) as channel:
+                SessionServiceStub(channel).CreateSession(
+                    session_pb2.CreateSessionRequest(
+                        session_id="s1", session=session_pb2.Session(user_id="u1")
+                    )
+                )
+            text = scrape_text(port)
+        finally:
+            server.stop()
+    served = set()
+    for family in text_string_to_metric_families(text):
+        served.add(family.name)
+        served |= {sample.name for sample in family.samples}
+    # A counter family is named without _total; histograms have _bucket.
+    served |= {f"{name}_total" for name in served} | {f"{name}_bucket" for name in served}
+    missing = dashboard_metrics() - served
+    assert not missing, missing
+    assert len(dashboard_metrics()) >= 20
+
+
+def scrape_text(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+        text: str = reply.read().decode()
+    return text
