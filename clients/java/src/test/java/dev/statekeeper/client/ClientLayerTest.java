@@ -37,11 +37,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The client layer against a real server: typed errors, idempotency keys, deadlines, retries. */
+// A safety net only: every wait in the tests is bounded (and scaled by the load) already.
+@Timeout(value = 30, unit = TimeUnit.MINUTES)
 class ClientLayerTest {
   private static ServerProcess server;
   private static StatekeeperClient sk;

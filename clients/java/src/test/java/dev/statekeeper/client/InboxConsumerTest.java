@@ -19,10 +19,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The inbox consumer against a real server: ack, nack, redelivery, extension, restarts. */
+// A safety net only: every wait in the tests is bounded (and scaled by the load) already.
+@Timeout(value = 30, unit = TimeUnit.MINUTES)
 class InboxConsumerTest {
 
   private static List<String> send(StatekeeperClient sk, String inbox, int count) {

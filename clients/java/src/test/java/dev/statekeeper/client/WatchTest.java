@@ -30,8 +30,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The resuming Watch against a real server, killed (-9) and restarted under it. */
+// A safety net only: every wait in the tests is bounded (and scaled by the load) already.
+@Timeout(value = 30, unit = TimeUnit.MINUTES)
 class WatchTest {
   private static final int RESTARTS = 3;
 
@@ -63,11 +66,11 @@ class WatchTest {
             .getHeader()
             .getRevision();
       } catch (StatusRuntimeException e) {
-        Status.Code code = e.getStatus().getCode();
-        boolean transient_ =
-            code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+        // The server is being killed or restarted: no answer, a refused or a broken connection.
+        StatekeeperException typed = StatekeeperException.from(e);
+        boolean transient_ = typed.isRetryable() || typed.code() == Status.Code.DEADLINE_EXCEEDED;
         if (!transient_ || System.nanoTime() > deadline) {
-          throw e;
+          throw typed;
         }
         Thread.sleep(50);
         sk.resetConnectBackoff();
