@@ -4,7 +4,7 @@
 # committed: their builds in scripts/conformance.sh generate them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-GENERATED=(clients/go/statekeeperv1 clients/python/statekeeper_client/v1)
+GENERATED=(clients/go/statekeeperv1 clients/go/statekeeper/errors_gen.go clients/python/statekeeper_client/v1)
 scripts/generate.sh
 if ! git diff --exit-code --stat -- "${GENERATED[@]}"; then
   echo "generated code is stale: run 'make generate' and commit the result" >&2

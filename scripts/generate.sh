@@ -52,4 +52,7 @@ done
 cat >clients/python/statekeeper_client/v1/__init__.py <<'PYEOF'
 """Generated protobuf and gRPC stubs of statekeeper.v1 (do not edit; see scripts/generate.sh)."""
 PYEOF
+# 4. The Go client's sentinel errors, one per ErrorReason value
+#    (statekeeper/errors_gen.go), follow the enum just generated.
+(cd clients/go && go generate ./statekeeper)
 echo "generate: done"
