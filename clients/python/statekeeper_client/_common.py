@@ -65,7 +65,9 @@ READ, KEYED, IDEMPOTENT, UNSAFE = "read", "keyed", "idempotent", "unsafe"
 
 _READ_PREFIXES = ("Get", "List", "Search", "Query")
 _READ_METHODS = frozenset({"Recall", "BuildContext", "Check"})
-_IDEMPOTENT_METHODS = frozenset({"AckMessages", "NackMessages", "ExtendVisibility", "PullMessages"})
+_IDEMPOTENT_METHODS = frozenset(
+    {"AckMessages", "NackMessages", "ExtendVisibility", "PullMessages", "EraseUser"}
+)
 
 
 def retry_safety(method: str, request: Message | None = None) -> str:
