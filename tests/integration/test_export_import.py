@@ -577,6 +577,20 @@ def test_export_then_import_reproduces_every_read(
     assert sorted(before) == sorted(after)
     assert not differences(before, after), differences(before, after)
     assert pulled_after == pulled_before
+    # inspect: the imported board, execution and workflow, read-only.
+    board = json.loads(
+        cli("inspect", *target.store_args(), "board", f"{TENANT}/team", "--json").stdout
+    )
+    assert [key["key"] for key in board["keys"]] == ["notes/a", "plan", "status"]
+    assert board["tenant_revision"] == 18 and board["history_versions"] == 17
+    run = json.loads(
+        cli("inspect", *target.store_args(), "execution", f"{TENANT}/run-1", "--json").stdout
+    )
+    assert run["checkpoints"] == 3 and run["pending_writes"] == 3 and run["workflow"] is None
+    flow = cli("inspect", *target.store_args(), "execution", f"{TENANT}/wf-1").stdout
+    assert "workflow:" in flow and "transitions: 4" in flow
+    # The step leased to w-2 is claimable again when its lease runs out.
+    assert "step_id=parse" in flow and "cause=lease" in flow
     # The target now has the tenant: a second import is refused.
     again = cli("import", *target.import_args(), "--no-progress", str(exported), check=False)
     assert again.returncode == 1
