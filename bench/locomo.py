@@ -68,6 +68,9 @@ TENANT = "default"
 TOP_K = 10
 CONCURRENCY = 64
 MODES = ("lexical", "vector", "hybrid", "bm25-\\w+", "bm25-terms")
+# --lexical-share: MemoryLimits.lexical_match_max_share for every app (None:
+# the server's default).
+LEXICAL_SHARE: float | None = None
 _WORD = re.compile(r"\w+")
 
 
@@ -395,8 +398,13 @@ async def _app(folder: Path, embedder_kind: str) -> tuple[MemoryApp, EmbeddedSto
     await storage.start()
     counter = TokenCounter()
     sessions = SessionManager(storage.sessions, counter, ExtractiveSummarizer(counter), Limits())
+    defaults = MemoryConfig()
+    limits = defaults.limits
+    if LEXICAL_SHARE is not None:
+        limits = dataclasses.replace(limits, lexical_match_max_share=LEXICAL_SHARE)
     config = dataclasses.replace(
-        MemoryConfig(),
+        defaults,
+        limits=limits,
         forgetting_interval_seconds=0.0,
         consolidation_interval_seconds=0.0,
         index_maintenance_interval_seconds=0.0,
@@ -429,7 +437,17 @@ def main() -> None:
     parser.add_argument(
         "--scale", type=int, default=0, help="also time lexical recall at N episodes of one user"
     )
+    parser.add_argument(
+        "--lexical-share",
+        type=float,
+        default=None,
+        help="memory.limits.lexical_match_max_share (default: the server's)",
+    )
     args = parser.parse_args()
+    global LEXICAL_SHARE
+    LEXICAL_SHARE = args.lexical_share
+    share = MemoryConfig().limits.lexical_match_max_share
+    print(f"lexical_match_max_share: {share if LEXICAL_SHARE is None else LEXICAL_SHARE}")
     print(f"load average before: {os.getloadavg()}")
     files = sorted(args.locomo_dir.resolve().glob("*.json"))
     if args.limit:

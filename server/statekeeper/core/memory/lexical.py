@@ -141,6 +141,23 @@ class Neighbour:
     occur_time: float
 
 
+def match_terms(
+    wanted: Sequence[str], frequency: dict[str, int], document_count: int, max_share: float
+) -> list[str]:
+    """The query terms a store's full-text index is asked to match: those in
+    at most `max_share` of the user's episodes (all of them at 1.0). The
+    common ones still count in `bm25_scores` for every candidate found
+    through a rarer term; dropping them from the match only skips episodes
+    that match nothing but common words, which BM25 ranks low anyway (their
+    idf is small), and it saves the index scoring thousands of such matches
+    for a large user. When every term is common, the rarest one is kept."""
+    present = [t for t in wanted if frequency.get(t, 0) > 0]
+    if max_share >= 1.0 or not present:
+        return present
+    kept = [t for t in present if frequency[t] <= max_share * document_count]
+    return kept or [min(present, key=lambda t: frequency[t])]
+
+
 def bm25_scores(
     query: Sequence[str], matches: LexicalMatches, k1: float = 1.2, b: float = 0.75
 ) -> list[float]:

@@ -269,7 +269,12 @@ class EpisodicRecall:
         needs (importance, occur_time) in a Candidate."""
         wanted = lexical.query_terms(query.query_text)
         matches = await self._store.lexical_matches(
-            tenant, query.user_id, wanted, query.episode_filter, depth
+            tenant,
+            query.user_id,
+            wanted,
+            query.episode_filter,
+            depth,
+            self._config.limits.lexical_match_max_share,
         )
         scores = lexical.bm25_scores(wanted, matches)
         return {

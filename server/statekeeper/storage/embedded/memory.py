@@ -9,7 +9,9 @@ session schema. Embeddings are stored as little-endian float32 blobs.
 from __future__ import annotations
 
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -66,6 +68,9 @@ T = TypeVar("T")
 
 
 _CHUNK = 500  # SQLite caps bound parameters per statement
+# Lexical statistics kept (see _CorpusStats): users, and terms per user.
+_STATS_USERS = 256
+_STATS_TERMS = 4096
 # The episodes recorded just before and just after each wanted one in its
 # session (memory_episodes_session_key makes each lookup one index probe).
 _NEIGHBOURS = """
@@ -90,12 +95,56 @@ FROM link JOIN memory_episodes m ON m.vector_key = link.n
 """
 
 
+@dataclass
+class _UserStats:
+    """One user's episode count and term document frequencies, valid while
+    the connection's change count and the file's data version are `changes`."""
+
+    changes: tuple[int, int]
+    total: int | None = None
+    frequency: dict[str, int] = field(default_factory=dict)
+
+    def remember(self, term: str, count: int) -> None:
+        if len(self.frequency) < _STATS_TERMS:
+            self.frequency[term] = count
+
+
+class _CorpusStats:
+    """Lexical corpus statistics per user, reused while nothing was written.
+
+    Every write of the server goes through the store's one connection
+    (EmbeddedStorage.run), whose `total_changes` grows with each row any
+    statement inserts, updates or deletes, and `PRAGMA data_version` moves
+    when another connection commits; statistics read at one pair of values
+    are exact for as long as neither has moved. So repeated recalls of a large
+    user skip the counts (a count over 100,000 episodes takes ~10 ms), and
+    any write, to memory or not, makes every entry stale."""
+
+    def __init__(self) -> None:
+        self._users: OrderedDict[tuple[str, str], _UserStats] = OrderedDict()
+
+    def for_user(self, db: sqlite3.Connection, tenant: str, user_id: str) -> _UserStats:
+        # data_version moves when another connection commits (an import run
+        # by `statekeeper import` beside the server).
+        changes = (db.total_changes, int(db.execute("PRAGMA data_version").fetchone()[0]))
+        key = (tenant, user_id)
+        stats = self._users.get(key)
+        if stats is None or stats.changes != changes:
+            stats = _UserStats(changes)
+            self._users[key] = stats
+        self._users.move_to_end(key)
+        while len(self._users) > _STATS_USERS:
+            self._users.popitem(last=False)
+        return stats
+
+
 class EmbeddedMemoryStore(MemoryStore):
     """Episodes and facts in the embedded SQLite file."""
 
     def __init__(self, backend: EmbeddedStorage) -> None:
         self._backend = backend
         self._migrated = False
+        self._stats = _CorpusStats()
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         def guarded(db: sqlite3.Connection) -> T:
@@ -249,12 +298,12 @@ class EmbeddedMemoryStore(MemoryStore):
         query_terms: Sequence[str],
         episode_filter: EpisodeFilter,
         limit: int,
+        max_match_share: float = 1.0,
     ) -> LexicalMatches:
         wanted = list(dict.fromkeys(query_terms))
         if not wanted:
             return LexicalMatches([], 0)
         scope = f'scope : "{lexical.scope_token(tenant, user_id)}"'
-        either = " OR ".join(f'"{term}"' for term in wanted)
         clauses, params = _episode_clauses(tenant, user_id, episode_filter)
         # bm25 weights: the scope column matches every episode of the user,
         # so it must not count. The ranking that matters is core.lexical's.
@@ -267,17 +316,32 @@ class EmbeddedMemoryStore(MemoryStore):
         count_sql = "SELECT count(*) FROM memory_episode_terms WHERE memory_episode_terms MATCH ?"
 
         def work(db: sqlite3.Connection) -> LexicalMatches:
+            # Corpus statistics first (they choose the terms to match); they
+            # are kept while nothing was written (see _CorpusStats).
+            stats = self._stats.for_user(db, tenant, user_id)
+            if stats.total is None:
+                stats.total = int(
+                    db.execute(
+                        "SELECT count(*) FROM memory_episodes WHERE tenant = ? AND user_id = ?",
+                        (tenant, user_id),
+                    ).fetchone()[0]
+                )
+            frequency: dict[str, int] = {}
+            for term in wanted:
+                known = stats.frequency.get(term)
+                if known is None:
+                    query = f'{scope} AND terms : "{term}"'
+                    known = int(db.execute(count_sql, (query,)).fetchone()[0])
+                    stats.remember(term, known)
+                frequency[term] = known
+            total = stats.total
+            match = lexical.match_terms(wanted, frequency, total, max_match_share)
+            if not match:
+                return LexicalMatches([], total, frequency)
+            either = " OR ".join(f'"{term}"' for term in match)
             rows = db.execute(sql, (f"{scope} AND terms : ({either})", *params, limit))
             candidates = [LexicalCandidate(r[0], r[1] or "", r[2], r[3]) for r in rows]
-            frequency = {
-                term: int(db.execute(count_sql, (f'{scope} AND terms : "{term}"',)).fetchone()[0])
-                for term in wanted
-            }
-            total = db.execute(
-                "SELECT count(*) FROM memory_episodes WHERE tenant = ? AND user_id = ?",
-                (tenant, user_id),
-            ).fetchone()[0]
-            return LexicalMatches(candidates, int(total), frequency)
+            return LexicalMatches(candidates, total, frequency)
 
         return await self._run(work)
 

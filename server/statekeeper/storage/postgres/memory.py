@@ -50,6 +50,7 @@ import numpy as np
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import StorageUnavailableError
+from statekeeper.core.memory import lexical
 from statekeeper.core.memory.lexical import LexicalCandidate, LexicalMatches, Neighbour
 from statekeeper.core.memory.models import (
     ConsolidationPlan,
@@ -399,37 +400,44 @@ class PostgresMemoryStore(MemoryStore):
         query_terms: Sequence[str],
         episode_filter: EpisodeFilter,
         limit: int,
+        max_match_share: float = 1.0,
     ) -> LexicalMatches:
         wanted = list(dict.fromkeys(query_terms))
         if not wanted:
             return LexicalMatches([], 0)
-        clauses, params = episode_clauses(tenant, user_id, episode_filter)
-        # Terms are letters and digits only (core.lexical), safe to quote.
-        query = params.add(" | ".join(f"'{term}'" for term in wanted))
-        # ts_rank only picks which matches to return when there are more than
-        # `limit`; core.lexical ranks them with BM25 like the other backend.
-        sql = (
-            "SELECT vector_key, lexical_terms, importance, occur_time FROM memory_episodes"
-            f" WHERE {' AND '.join(clauses)} AND lexical @@ {query}::tsquery"
-            f" ORDER BY ts_rank(lexical, {query}::tsquery) DESC LIMIT {params.add(limit)}"
-        )
         frequency_sql = (
             "SELECT term, (SELECT count(*) FROM memory_episodes WHERE tenant = $1"
             " AND user_id = $2 AND lexical @@ quote_literal(term)::tsquery)"
             " FROM unnest($3::text[]) AS term"
         )
         async with self._db.connection("lexical search") as conn:
-            rows = await conn.fetch(sql, *params.values)
-            frequency = await conn.fetch(frequency_sql, tenant, user_id, wanted)
-            total = await conn.fetchval(
-                "SELECT count(*) FROM memory_episodes WHERE tenant = $1 AND user_id = $2",
-                tenant,
-                user_id,
+            # Corpus statistics first: they choose the terms to match.
+            counted = await conn.fetch(frequency_sql, tenant, user_id, wanted)
+            total = int(
+                await conn.fetchval(
+                    "SELECT count(*) FROM memory_episodes WHERE tenant = $1 AND user_id = $2",
+                    tenant,
+                    user_id,
+                )
             )
+            frequency = {r[0]: int(r[1]) for r in counted}
+            match = lexical.match_terms(wanted, frequency, total, max_match_share)
+            if not match:
+                return LexicalMatches([], total, frequency)
+            clauses, params = episode_clauses(tenant, user_id, episode_filter)
+            # Terms are letters and digits only (core.lexical), safe to quote.
+            query = params.add(" | ".join(f"'{term}'" for term in match))
+            # ts_rank only picks which matches to return when there are more
+            # than `limit`; core.lexical ranks them with BM25 like the other
+            # backend.
+            sql = (
+                "SELECT vector_key, lexical_terms, importance, occur_time FROM memory_episodes"
+                f" WHERE {' AND '.join(clauses)} AND lexical @@ {query}::tsquery"
+                f" ORDER BY ts_rank(lexical, {query}::tsquery) DESC LIMIT {params.add(limit)}"
+            )
+            rows = await conn.fetch(sql, *params.values)
         return LexicalMatches(
-            [LexicalCandidate(r[0], r[1] or "", r[2], r[3]) for r in rows],
-            int(total),
-            {r[0]: int(r[1]) for r in frequency},
+            [LexicalCandidate(r[0], r[1] or "", r[2], r[3]) for r in rows], total, frequency
         )
 
     async def neighbours(self, tenant: str, user_id: str, keys: Sequence[int]) -> list[Neighbour]:
