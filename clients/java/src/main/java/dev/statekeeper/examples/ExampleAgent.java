@@ -27,9 +27,8 @@ public final class ExampleAgent {
   private ExampleAgent() {}
 
   public static void main(String[] args) {
-    String addr = System.getenv().getOrDefault("STATEKEEPER_ADDR", "127.0.0.1:50051");
-    String apiKey = System.getenv().getOrDefault("STATEKEEPER_API_KEY", "");
-    try (StatekeeperClient sk = StatekeeperClient.connect(addr, apiKey)) {
+    // STATEKEEPER_ADDR, STATEKEEPER_API_KEY and the STATEKEEPER_TLS_* options.
+    try (StatekeeperClient sk = StatekeeperClient.fromEnv()) {
       String sessionId =
           sk.sessions()
               .createSession(
