@@ -467,7 +467,7 @@ public final class Conformance {
           });
 
       r.run(
-          "watch_helper_resume",
+          "watch_resume",
           "blackboard",
           () -> {
             // Three puts, watched from the first one's revision with the resuming helper; then
