@@ -530,6 +530,12 @@ def _check(settings: Settings) -> None:
         raise ConfigError("archive_interval_seconds: must be positive")
     if settings.archive_batch_size <= 0:
         raise ConfigError("archive_batch_size: must be positive")
+    archiving = settings.archive_sessions_after_days > 0
+    if archiving and settings.production and not settings.archive_url:
+        raise ConfigError(
+            "archive_sessions_after_days: the production tier needs archive_url, a store every"
+            " replica reaches (e.g. s3://bucket/prefix)"
+        )
     if settings.usage_interval_seconds <= 0:
         raise ConfigError("usage_interval_seconds: must be positive")
     if settings.shutdown_grace_seconds < 0:

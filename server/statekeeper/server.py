@@ -214,7 +214,7 @@ class StatekeeperServer:
             asyncio.create_task(self._sweep_forever(), name="sweeper"),
             asyncio.create_task(self._monitor_forever(), name="health-monitor"),
         ]
-        if self.archive is not None and self.settings.archive_sessions_after_days > 0:
+        if self.archive is not None:
             self._tasks.append(asyncio.create_task(self.archive.run_forever(), name="archiver"))
         if self.keys_file is not None:
             self.keys_file.start()

@@ -26,21 +26,37 @@ from statekeeper.core.errors import StorageUnavailableError
 class ObjectStore:
     """Whole objects: put, get, delete, list by prefix. Errors of the
     backend (unreachable, refused) are StorageUnavailableError; a missing
-    object is None (get) or nothing to do (delete)."""
+    object is None (get) or nothing to do (delete). A local directory is
+    created by the first write only (a server that never archives leaves
+    no trace in its data directory)."""
 
-    def __init__(self, store: Any, description: str) -> None:
+    def __init__(self, store: Any, description: str, directory: Path | None = None) -> None:
         self._store = store
+        self._directory = directory
         self.description = description
+
+    def _opened(self, create: bool) -> Any:
+        if self._store is None:
+            assert self._directory is not None
+            if not self._directory.is_dir():
+                if not create:
+                    return None
+                self._directory.mkdir(parents=True, exist_ok=True)
+            self._store = LocalStore(self._directory.resolve())
+        return self._store
 
     async def put(self, key: str, data: bytes) -> None:
         try:
-            await obstore.put_async(self._store, key, data)
+            await obstore.put_async(self._opened(True), key, data)
         except Exception as exc:
             raise StorageUnavailableError(f"archive write of {key} failed: {exc}") from exc
 
     async def get(self, key: str) -> bytes | None:
+        store = self._opened(False)
+        if store is None:
+            return None
         try:
-            result = await obstore.get_async(self._store, key)
+            result = await obstore.get_async(store, key)
             return bytes(await result.bytes_async())
         except FileNotFoundError:
             return None
@@ -48,8 +64,11 @@ class ObjectStore:
             raise StorageUnavailableError(f"archive read of {key} failed: {exc}") from exc
 
     async def delete(self, key: str) -> None:
+        store = self._opened(False)
+        if store is None:
+            return
         try:
-            await obstore.delete_async(self._store, key)
+            await obstore.delete_async(store, key)
         except FileNotFoundError:
             pass
         except Exception as exc:
@@ -57,9 +76,12 @@ class ObjectStore:
 
     async def list(self, prefix: str) -> list[str]:
         """Every key under `prefix` (which should end with '/')."""
+        store = self._opened(False)
+        if store is None:
+            return []
         try:
             keys: list[str] = []
-            stream = obstore.list(self._store, prefix, chunk_size=1000)
+            stream = obstore.list(store, prefix, chunk_size=1000)
             async for batch in stream:
                 keys.extend(str(meta["path"]) for meta in batch)
             return keys
@@ -83,8 +105,7 @@ def open_store(url: str, data_dir: Path) -> ObjectStore:
 
 
 def _local(path: Path) -> ObjectStore:
-    path.mkdir(parents=True, exist_ok=True)
-    return ObjectStore(LocalStore(path.resolve(), mkdir=True), f"directory {path}")
+    return ObjectStore(None, f"directory {path}", directory=path)
 
 
 def _allow_http() -> bool:

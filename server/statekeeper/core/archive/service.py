@@ -30,7 +30,10 @@ removes the objects); after 4, the session lives in the archive only.
 Restoring (on a read that finds no hot session, or in bulk): the manifest
 and chunk are read, the chunk's sha256 checked, its rows inserted in one
 transaction unless the session is hot again, and only then are the
-manifest, chunk and marker deleted.
+manifest, chunk and marker deleted, in that order. The archiver skips a
+session while its manifest or marker exists, so it never archives a
+session again while a restore (here or on another replica) is still
+removing the previous objects.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ DAY = 86_400.0
 # Sessions restored recently are not archived again for one policy period
 # (reading a session makes it active); at most this many are remembered.
 RECENT_RESTORES = 100_000
+# Seconds between two repairs while the archiver runs (and one at start).
+REPAIR_SECONDS = 3600.0
 _SIMPLE_SEGMENT = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
 
@@ -200,6 +205,13 @@ class Archive:
     async def _archive_session(self, candidate: SessionCandidate) -> int | None:
         """Rows archived (0: nothing to do), None if the session changed."""
         tenant, session_id = candidate.tenant, candidate.session_id
+        # A restore of this session may still be removing its objects (here
+        # or on another replica), or one was interrupted: not before they are
+        # gone (`repair` removes what an interrupted one left).
+        if await self.objects.get(manifest_key(tenant, session_id)) is not None:
+            return 0
+        if await self.objects.get(marker_key(tenant, candidate.user_id, session_id)) is not None:
+            return 0
         with tempfile.TemporaryDirectory(prefix="statekeeper-archive-") as work:
             exported = await self._db.export_session(
                 tenant, session_id, Path(work) / "chunk.ndjson.zst"
@@ -404,13 +416,19 @@ class Archive:
     # ----- the background loop ---------------------------------------------
 
     async def run_forever(self) -> None:
+        """Repairs once, then (when a policy is set) archives every interval."""
         try:
             await self.repair()
         except StorageUnavailableError as exc:
             log.warning("archive repair skipped: %s", exc.message)
+        if self.policy.sessions_after_days <= 0:
+            return
+        repair_every = max(1, round(REPAIR_SECONDS / self.policy.interval_seconds))
         while True:
             await asyncio.sleep(self.policy.interval_seconds)
             try:
+                if self.counters.passes % repair_every == repair_every - 1:
+                    await self.repair()
                 result = await self.archive_sessions()
                 if result.units or result.changed:
                     log.info(

@@ -326,6 +326,8 @@ class SessionManager:
             self._check_message(f"messages[{index}]", draft)
         tenant = actor.tenant
         found, ticket = await self._store.read_for_change(tenant, session_id)
+        if found is None and self.restorer is not None and await self.restorer(tenant, session_id):
+            found, ticket = await self._store.read_for_change(tenant, session_id)
         current = self._live(session_id, found)
         # Tokenize once, outside the retry loop: counts are stored for good.
         counts = [
@@ -750,6 +752,10 @@ class SessionManager:
             try:
                 await self._store.apply_change(actor.tenant, change)
                 return record
+            except NotFoundError:
+                # Archived between the read and the write: restore, try again.
+                if self.restorer is None or not await self.restorer(actor.tenant, session_id):
+                    raise
             except ConcurrentModificationError:
                 if expected_etag:
                     raise EtagMismatchError(
