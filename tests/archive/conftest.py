@@ -74,7 +74,7 @@ class ArchiveView:
     bucket: str = ""
     prefix: str = ""
 
-    def keys(self) -> list[str]:
+    def all_keys(self) -> list[str]:
         if self.directory is not None:
             if not self.directory.exists():
                 return []
@@ -88,9 +88,7 @@ class ArchiveView:
         keys: list[str] = []
         token: dict[str, str] = {}
         for _ in range(10_000):  # bounded: pages of 1,000
-            page = client.list_objects_v2(
-                Bucket=self.bucket, Prefix=self.prefix + "/", **token
-            )
+            page = client.list_objects_v2(Bucket=self.bucket, Prefix=self.prefix + "/", **token)
             keys += [item["Key"][len(self.prefix) + 1 :] for item in page.get("Contents", [])]
             if not page.get("IsTruncated"):
                 break

@@ -40,7 +40,9 @@ SESSIONS = (
 
 
 @contextlib.contextmanager
-def archive_store(kind: str, tmp: Path, s3: S3Endpoint | None) -> Iterator[tuple[list[str], dict[str, str], ArchiveView]]:
+def archive_store(
+    kind: str, tmp: Path, s3: S3Endpoint | None
+) -> Iterator[tuple[list[str], dict[str, str], ArchiveView]]:
     """Server flags, environment and a view of the archive of one kind."""
     if kind == "local":
         directory = tmp / "archive"
@@ -56,7 +58,7 @@ def archive_store(kind: str, tmp: Path, s3: S3Endpoint | None) -> Iterator[tuple
 
 
 def manifests(view: ArchiveView) -> list[str]:
-    return [key for key in view.keys() if key.endswith("/manifest.json")]
+    return [key for key in view.all_keys() if key.endswith("/manifest.json")]
 
 
 def serve(server: ServerProcess, args: list[str]) -> None:
@@ -94,7 +96,7 @@ def test_archive_and_read_back_byte_for_byte(
                 lambda: len(manifests(view)) == len(SESSIONS),
                 120,
                 "every session archived",
-                lambda: f"{view.keys()}\n{server.log_tail()}",
+                lambda: f"{view.all_keys()}\n{server.log_tail()}",
             )
             if where is None:
                 wait_until(lambda: not hot_sessions(server.data_dir), 60, "no hot session")
@@ -102,7 +104,7 @@ def test_archive_and_read_back_byte_for_byte(
             assert "archived a batch of sessions" in server.log()
 
             # Objects of a tenant live under its prefix and hold only its rows.
-            for key in view.keys():
+            for key in view.all_keys():
                 tenant = key.split("/")[1]
                 assert tenant in ("alpha", "beta"), key
                 if "/chunk-" in key:
@@ -124,7 +126,7 @@ def test_archive_and_read_back_byte_for_byte(
                 assert any("/alpha/sessions/s-1/" in k for k in manifests(view))
                 for tenant, session_id, _, _ in SESSIONS:
                     assert read_all(stub, tenant, session_id) == before[(tenant, session_id)]
-                assert view.keys() == []
+                assert view.all_keys() == []
             if rows_before is not None:
                 server.stop()
                 assert hot_rows(server.data_dir) == rows_before  # byte for byte
@@ -133,9 +135,7 @@ def test_archive_and_read_back_byte_for_byte(
 
 
 def test_creating_an_archived_id_is_refused_and_restores_it(tmp_path: Path) -> None:
-    server = ServerProcess(
-        tmp_path / "server", extra_args=[*key_args(API_KEYS), *ARCHIVE_NOW]
-    )
+    server = ServerProcess(tmp_path / "server", extra_args=[*key_args(API_KEYS), *ARCHIVE_NOW])
     server.start()
     view = ArchiveView(directory=server.data_dir / "archive")
     try:
@@ -154,7 +154,9 @@ def test_creating_an_archived_id_is_refused_and_restores_it(tmp_path: Path) -> N
             stub.AppendMessages(
                 session_pb2.AppendMessagesRequest(
                     session_id="taken",
-                    messages=[session_pb2.SessionMessage(role=session_pb2.ROLE_USER, content="again")],
+                    messages=[
+                        session_pb2.SessionMessage(role=session_pb2.ROLE_USER, content="again")
+                    ],
                 ),
                 metadata=auth("alpha"),
                 timeout=60,
@@ -169,9 +171,7 @@ def test_creating_an_archived_id_is_refused_and_restores_it(tmp_path: Path) -> N
 
 
 def test_erase_user_removes_archived_sessions(tmp_path: Path) -> None:
-    server = ServerProcess(
-        tmp_path / "server", extra_args=[*key_args(API_KEYS), *ARCHIVE_NOW]
-    )
+    server = ServerProcess(tmp_path / "server", extra_args=[*key_args(API_KEYS), *ARCHIVE_NOW])
     server.start()
     view = ArchiveView(directory=server.data_dir / "archive")
     try:
@@ -183,8 +183,9 @@ def test_erase_user_removes_archived_sessions(tmp_path: Path) -> None:
             make_session(stub, "beta", "c-1", "gone", 2)  # same user id, other tenant
             wait_until(lambda: len(manifests(view)) == 4, 120, "archived", server.log_tail)
             answer = erase_user(channel, "alpha", "gone")
-            assert answer is not None
-            left = view.keys()
+            counts = {(c.capability, c.kind): c.count for c in answer.counts}
+            assert counts[("archive", "sessions")] == 2, counts
+            left = view.all_keys()
             assert not [k for k in left if k.startswith("v1/alpha/") and "/a-" in k], left
             assert not [k for k in left if k.startswith("v1/alpha/users/gone/")], left
             assert any(k.startswith("v1/alpha/sessions/b-1/") for k in left)
