@@ -594,6 +594,100 @@ func (x *EraseUserResponse) GetUserHash() string {
 	return ""
 }
 
+// RestoreArchivedRequest is the request of AdminService.RestoreArchived.
+type RestoreArchivedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only this user's archived sessions; unset: every archived session of the
+	// caller's tenant.
+	UserId        string `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreArchivedRequest) Reset() {
+	*x = RestoreArchivedRequest{}
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreArchivedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreArchivedRequest) ProtoMessage() {}
+
+func (x *RestoreArchivedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreArchivedRequest.ProtoReflect.Descriptor instead.
+func (*RestoreArchivedRequest) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_admin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *RestoreArchivedRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+// RestoreArchivedResponse is the response of AdminService.RestoreArchived.
+type RestoreArchivedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Sessions brought back hot by this call (0 when nothing was archived, or
+	// the deployment has no archive).
+	RestoredSessions int64 `protobuf:"varint,1,opt,name=restored_sessions,json=restoredSessions,proto3" json:"restored_sessions,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *RestoreArchivedResponse) Reset() {
+	*x = RestoreArchivedResponse{}
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreArchivedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreArchivedResponse) ProtoMessage() {}
+
+func (x *RestoreArchivedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreArchivedResponse.ProtoReflect.Descriptor instead.
+func (*RestoreArchivedResponse) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_admin_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *RestoreArchivedResponse) GetRestoredSessions() int64 {
+	if x != nil {
+		return x.RestoredSessions
+	}
+	return 0
+}
+
 var File_statekeeper_v1_admin_proto protoreflect.FileDescriptor
 
 const file_statekeeper_v1_admin_proto_rawDesc = "" +
@@ -644,10 +738,15 @@ const file_statekeeper_v1_admin_proto_rawDesc = "" +
 	"\x11EraseUserResponse\x129\n" +
 	"\x06counts\x18\x01 \x03(\v2\x1b.statekeeper.v1.ErasedCountB\x04\xe2A\x01\x03R\x06counts\x12\x1d\n" +
 	"\adry_run\x18\x02 \x01(\bB\x04\xe2A\x01\x03R\x06dryRun\x12!\n" +
-	"\tuser_hash\x18\x03 \x01(\tB\x04\xe2A\x01\x03R\buserHash2\xc7\x01\n" +
+	"\tuser_hash\x18\x03 \x01(\tB\x04\xe2A\x01\x03R\buserHash\"7\n" +
+	"\x16RestoreArchivedRequest\x12\x1d\n" +
+	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x01R\x06userId\"F\n" +
+	"\x17RestoreArchivedResponse\x12+\n" +
+	"\x11restored_sessions\x18\x01 \x01(\x03R\x10restoredSessions2\xab\x02\n" +
 	"\fAdminService\x12e\n" +
 	"\x10ListAuditRecords\x12'.statekeeper.v1.ListAuditRecordsRequest\x1a(.statekeeper.v1.ListAuditRecordsResponse\x12P\n" +
-	"\tEraseUser\x12 .statekeeper.v1.EraseUserRequest\x1a!.statekeeper.v1.EraseUserResponseBm\n" +
+	"\tEraseUser\x12 .statekeeper.v1.EraseUserRequest\x1a!.statekeeper.v1.EraseUserResponse\x12b\n" +
+	"\x0fRestoreArchived\x12&.statekeeper.v1.RestoreArchivedRequest\x1a'.statekeeper.v1.RestoreArchivedResponseBm\n" +
 	"\x12dev.statekeeper.v1B\n" +
 	"AdminProtoP\x01ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1b\x06proto3"
 
@@ -663,7 +762,7 @@ func file_statekeeper_v1_admin_proto_rawDescGZIP() []byte {
 	return file_statekeeper_v1_admin_proto_rawDescData
 }
 
-var file_statekeeper_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_statekeeper_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_statekeeper_v1_admin_proto_goTypes = []any{
 	(*AuditRecord)(nil),              // 0: statekeeper.v1.AuditRecord
 	(*ListAuditRecordsRequest)(nil),  // 1: statekeeper.v1.ListAuditRecordsRequest
@@ -672,21 +771,25 @@ var file_statekeeper_v1_admin_proto_goTypes = []any{
 	(*ErasedItemNamespace)(nil),      // 4: statekeeper.v1.ErasedItemNamespace
 	(*ErasedCount)(nil),              // 5: statekeeper.v1.ErasedCount
 	(*EraseUserResponse)(nil),        // 6: statekeeper.v1.EraseUserResponse
-	(*timestamppb.Timestamp)(nil),    // 7: google.protobuf.Timestamp
+	(*RestoreArchivedRequest)(nil),   // 7: statekeeper.v1.RestoreArchivedRequest
+	(*RestoreArchivedResponse)(nil),  // 8: statekeeper.v1.RestoreArchivedResponse
+	(*timestamppb.Timestamp)(nil),    // 9: google.protobuf.Timestamp
 }
 var file_statekeeper_v1_admin_proto_depIdxs = []int32{
-	7, // 0: statekeeper.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	7, // 1: statekeeper.v1.ListAuditRecordsRequest.start_time:type_name -> google.protobuf.Timestamp
-	7, // 2: statekeeper.v1.ListAuditRecordsRequest.end_time:type_name -> google.protobuf.Timestamp
+	9, // 0: statekeeper.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	9, // 1: statekeeper.v1.ListAuditRecordsRequest.start_time:type_name -> google.protobuf.Timestamp
+	9, // 2: statekeeper.v1.ListAuditRecordsRequest.end_time:type_name -> google.protobuf.Timestamp
 	0, // 3: statekeeper.v1.ListAuditRecordsResponse.audit_records:type_name -> statekeeper.v1.AuditRecord
 	4, // 4: statekeeper.v1.EraseUserRequest.item_namespaces:type_name -> statekeeper.v1.ErasedItemNamespace
 	5, // 5: statekeeper.v1.EraseUserResponse.counts:type_name -> statekeeper.v1.ErasedCount
 	1, // 6: statekeeper.v1.AdminService.ListAuditRecords:input_type -> statekeeper.v1.ListAuditRecordsRequest
 	3, // 7: statekeeper.v1.AdminService.EraseUser:input_type -> statekeeper.v1.EraseUserRequest
-	2, // 8: statekeeper.v1.AdminService.ListAuditRecords:output_type -> statekeeper.v1.ListAuditRecordsResponse
-	6, // 9: statekeeper.v1.AdminService.EraseUser:output_type -> statekeeper.v1.EraseUserResponse
-	8, // [8:10] is the sub-list for method output_type
-	6, // [6:8] is the sub-list for method input_type
+	7, // 8: statekeeper.v1.AdminService.RestoreArchived:input_type -> statekeeper.v1.RestoreArchivedRequest
+	2, // 9: statekeeper.v1.AdminService.ListAuditRecords:output_type -> statekeeper.v1.ListAuditRecordsResponse
+	6, // 10: statekeeper.v1.AdminService.EraseUser:output_type -> statekeeper.v1.EraseUserResponse
+	8, // 11: statekeeper.v1.AdminService.RestoreArchived:output_type -> statekeeper.v1.RestoreArchivedResponse
+	9, // [9:12] is the sub-list for method output_type
+	6, // [6:9] is the sub-list for method input_type
 	6, // [6:6] is the sub-list for extension type_name
 	6, // [6:6] is the sub-list for extension extendee
 	0, // [0:6] is the sub-list for field type_name
@@ -703,7 +806,7 @@ func file_statekeeper_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_statekeeper_v1_admin_proto_rawDesc), len(file_statekeeper_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

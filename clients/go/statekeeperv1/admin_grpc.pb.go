@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	AdminService_ListAuditRecords_FullMethodName = "/statekeeper.v1.AdminService/ListAuditRecords"
 	AdminService_EraseUser_FullMethodName        = "/statekeeper.v1.AdminService/EraseUser"
+	AdminService_RestoreArchived_FullMethodName  = "/statekeeper.v1.AdminService/RestoreArchived"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -71,6 +72,18 @@ type AdminServiceClient interface {
 	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached (retry: the
 	// call is safe to repeat).
 	EraseUser(ctx context.Context, in *EraseUserRequest, opts ...grpc.CallOption) (*EraseUserResponse, error)
+	// Brings the caller's archived sessions back hot in bulk (the archive tier,
+	// README "The archive tier"): every archived session of the tenant, or only
+	// those of `user_id`. A read of one archived session restores it by itself;
+	// this call is for bringing a whole tenant or user back at once (e.g.
+	// before the archive policy is turned off). Restored sessions are not
+	// archived again for one policy period. Idempotent: a session already hot
+	// is skipped, and a call that fails half-way can be repeated.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_FIELD) for a malformed `user_id`;
+	// UNAVAILABLE (STORAGE_UNAVAILABLE) if the durable store or the object
+	// store cannot be reached (retry: the call is safe to repeat).
+	RestoreArchived(ctx context.Context, in *RestoreArchivedRequest, opts ...grpc.CallOption) (*RestoreArchivedResponse, error)
 }
 
 type adminServiceClient struct {
@@ -95,6 +108,16 @@ func (c *adminServiceClient) EraseUser(ctx context.Context, in *EraseUserRequest
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EraseUserResponse)
 	err := c.cc.Invoke(ctx, AdminService_EraseUser_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) RestoreArchived(ctx context.Context, in *RestoreArchivedRequest, opts ...grpc.CallOption) (*RestoreArchivedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RestoreArchivedResponse)
+	err := c.cc.Invoke(ctx, AdminService_RestoreArchived_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +172,18 @@ type AdminServiceServer interface {
 	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached (retry: the
 	// call is safe to repeat).
 	EraseUser(context.Context, *EraseUserRequest) (*EraseUserResponse, error)
+	// Brings the caller's archived sessions back hot in bulk (the archive tier,
+	// README "The archive tier"): every archived session of the tenant, or only
+	// those of `user_id`. A read of one archived session restores it by itself;
+	// this call is for bringing a whole tenant or user back at once (e.g.
+	// before the archive policy is turned off). Restored sessions are not
+	// archived again for one policy period. Idempotent: a session already hot
+	// is skipped, and a call that fails half-way can be repeated.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_FIELD) for a malformed `user_id`;
+	// UNAVAILABLE (STORAGE_UNAVAILABLE) if the durable store or the object
+	// store cannot be reached (retry: the call is safe to repeat).
+	RestoreArchived(context.Context, *RestoreArchivedRequest) (*RestoreArchivedResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -164,6 +199,9 @@ func (UnimplementedAdminServiceServer) ListAuditRecords(context.Context, *ListAu
 }
 func (UnimplementedAdminServiceServer) EraseUser(context.Context, *EraseUserRequest) (*EraseUserResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method EraseUser not implemented")
+}
+func (UnimplementedAdminServiceServer) RestoreArchived(context.Context, *RestoreArchivedRequest) (*RestoreArchivedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RestoreArchived not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -222,6 +260,24 @@ func _AdminService_EraseUser_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_RestoreArchived_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RestoreArchivedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).RestoreArchived(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_RestoreArchived_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).RestoreArchived(ctx, req.(*RestoreArchivedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -236,6 +292,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "EraseUser",
 			Handler:    _AdminService_EraseUser_Handler,
+		},
+		{
+			MethodName: "RestoreArchived",
+			Handler:    _AdminService_RestoreArchived_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

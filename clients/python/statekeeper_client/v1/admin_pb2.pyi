@@ -101,3 +101,15 @@ class EraseUserResponse(_message.Message):
     dry_run: bool
     user_hash: str
     def __init__(self, counts: _Optional[_Iterable[_Union[ErasedCount, _Mapping]]] = ..., dry_run: _Optional[bool] = ..., user_hash: _Optional[str] = ...) -> None: ...
+
+class RestoreArchivedRequest(_message.Message):
+    __slots__ = ("user_id",)
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    user_id: str
+    def __init__(self, user_id: _Optional[str] = ...) -> None: ...
+
+class RestoreArchivedResponse(_message.Message):
+    __slots__ = ("restored_sessions",)
+    RESTORED_SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    restored_sessions: int
+    def __init__(self, restored_sessions: _Optional[int] = ...) -> None: ...

@@ -54,6 +54,11 @@ class AdminServiceStub:
                 request_serializer=statekeeper_dot_v1_dot_admin__pb2.EraseUserRequest.SerializeToString,
                 response_deserializer=statekeeper_dot_v1_dot_admin__pb2.EraseUserResponse.FromString,
                 _registered_method=True)
+        self.RestoreArchived = channel.unary_unary(
+                '/statekeeper.v1.AdminService/RestoreArchived',
+                request_serializer=statekeeper_dot_v1_dot_admin__pb2.RestoreArchivedRequest.SerializeToString,
+                response_deserializer=statekeeper_dot_v1_dot_admin__pb2.RestoreArchivedResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -112,6 +117,23 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RestoreArchived(self, request, context):
+        """Brings the caller's archived sessions back hot in bulk (the archive tier,
+        README "The archive tier"): every archived session of the tenant, or only
+        those of `user_id`. A read of one archived session restores it by itself;
+        this call is for bringing a whole tenant or user back at once (e.g.
+        before the archive policy is turned off). Restored sessions are not
+        archived again for one policy period. Idempotent: a session already hot
+        is skipped, and a call that fails half-way can be repeated.
+
+        Errors: INVALID_ARGUMENT (INVALID_FIELD) for a malformed `user_id`;
+        UNAVAILABLE (STORAGE_UNAVAILABLE) if the durable store or the object
+        store cannot be reached (retry: the call is safe to repeat).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -124,6 +146,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.EraseUser,
                     request_deserializer=statekeeper_dot_v1_dot_admin__pb2.EraseUserRequest.FromString,
                     response_serializer=statekeeper_dot_v1_dot_admin__pb2.EraseUserResponse.SerializeToString,
+            ),
+            'RestoreArchived': grpc.unary_unary_rpc_method_handler(
+                    servicer.RestoreArchived,
+                    request_deserializer=statekeeper_dot_v1_dot_admin__pb2.RestoreArchivedRequest.FromString,
+                    response_serializer=statekeeper_dot_v1_dot_admin__pb2.RestoreArchivedResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -190,6 +217,33 @@ class AdminService:
             '/statekeeper.v1.AdminService/EraseUser',
             statekeeper_dot_v1_dot_admin__pb2.EraseUserRequest.SerializeToString,
             statekeeper_dot_v1_dot_admin__pb2.EraseUserResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RestoreArchived(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/statekeeper.v1.AdminService/RestoreArchived',
+            statekeeper_dot_v1_dot_admin__pb2.RestoreArchivedRequest.SerializeToString,
+            statekeeper_dot_v1_dot_admin__pb2.RestoreArchivedResponse.FromString,
             options,
             channel_credentials,
             insecure,
