@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from statekeeper.admin.transfer import TransferError
+from statekeeper.core.sessions.models import Role, SessionStatus
+from statekeeper.core.workflows.models import WorkflowStatus
 
 NEWEST = 5
 TEXT_WIDTH = 72
@@ -92,6 +94,7 @@ async def session(db: Reader, tenant: str, session_id: str) -> dict[str, Any]:
     if not rows:
         raise NotFoundError(f"no session {session_id} in tenant {tenant}")
     view = rows[0]
+    view["status"] = _named(SessionStatus, view["status"])
     counts = await db.fetch(
         "SELECT count(*) AS messages, coalesce(sum(token_count), 0) AS tokens"
         " FROM messages WHERE tenant = {1} AND session_id = {2}",
@@ -112,6 +115,8 @@ async def session(db: Reader, tenant: str, session_id: str) -> dict[str, Any]:
         session_id,
         NEWEST,
     )
+    for message in view["newest_messages"]:
+        message["role"] = _named(Role, message["role"])
     return view
 
 
@@ -226,6 +231,7 @@ async def execution(db: Reader, tenant: str, execution_id: str) -> dict[str, Any
         view.update(owner[0])
     view["workflow"] = workflow[0] if workflow else None
     if workflow:
+        view["workflow"]["status"] = _named(WorkflowStatus, workflow[0]["status"])
         view["workflow"]["claimable_steps"] = await db.fetch(
             "SELECT step_id, name, claimable_at, cause FROM wf_claimable"
             " WHERE tenant = {1} AND workflow_id = {2} ORDER BY claimable_at, step_id",
@@ -243,6 +249,14 @@ async def execution(db: Reader, tenant: str, execution_id: str) -> dict[str, Any
 
 
 VIEWS = {"session": session, "user": user, "board": board, "execution": execution}
+
+
+def _named(kind: Any, number: int) -> str:
+    """An enum's name (as the API spells it), or the number if unknown."""
+    try:
+        return str(kind(number).name)
+    except ValueError:
+        return str(number)
 
 
 def as_json(view: dict[str, Any]) -> str:
