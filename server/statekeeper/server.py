@@ -189,7 +189,9 @@ class StatekeeperServer:
         )
         if self.archive is not None:
             eraser.add(ArchiveHook("archive", self.archive))
-        admin_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(self.audit, eraser), server)
+        admin_pb2_grpc.add_AdminServiceServicer_to_server(
+            AdminServicer(self.audit, eraser, self.archive), server
+        )
         for capability in self.capabilities:
             capability.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)

@@ -12,7 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from statekeeper_client.v1 import session_pb2, session_pb2_grpc
+from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, session_pb2, session_pb2_grpc
 from tests.archive.conftest import ArchiveView, S3Endpoint
 from tests.archive.helpers import (
     auth,
@@ -200,5 +200,45 @@ def test_erase_user_removes_archived_sessions(tmp_path: Path) -> None:
                 session_pb2.GetSessionRequest(session_id="b-1"), metadata=auth("alpha")
             ).session
             assert kept.user_id == "kept"
+    finally:
+        server.stop()
+
+
+def test_restore_archived_brings_back_a_user_then_the_tenant(tmp_path: Path) -> None:
+    base = [*key_args(API_KEYS)]
+    server = ServerProcess(tmp_path / "server", extra_args=[*base, *ARCHIVE_NOW])
+    server.start()
+    view = ArchiveView(directory=server.data_dir / "archive")
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            stub = session_pb2_grpc.SessionServiceStub(channel)  # type: ignore[no-untyped-call]
+            make_session(stub, "alpha", "r-1", "u1", 1)
+            make_session(stub, "alpha", "r-2", "u1", 2)
+            make_session(stub, "alpha", "r-3", "u2", 1)
+            make_session(stub, "beta", "r-1", "u1", 1)
+        wait_until(lambda: len(manifests(view)) == 4, 120, "archived", server.log_tail)
+        serve(server, base)  # the archiver off
+        assert not hot_sessions(server.data_dir)
+        with grpc.insecure_channel(server.address) as channel:
+            admin = admin_pb2_grpc.AdminServiceStub(channel)  # type: ignore[no-untyped-call]
+            request = admin_pb2.RestoreArchivedRequest(user_id="u1")
+            answer = admin.RestoreArchived(request, metadata=auth("alpha"), timeout=120)
+            assert answer.restored_sessions == 2
+            assert set(hot_sessions(server.data_dir)) == {("alpha", "r-1"), ("alpha", "r-2")}
+            answer = admin.RestoreArchived(request, metadata=auth("alpha"), timeout=120)
+            assert answer.restored_sessions == 0  # idempotent
+            answer = admin.RestoreArchived(
+                admin_pb2.RestoreArchivedRequest(), metadata=auth("alpha"), timeout=120
+            )
+            assert answer.restored_sessions == 1
+            assert ("alpha", "r-3") in hot_sessions(server.data_dir)
+            # beta's session of the same id and user stays archived.
+            assert ("beta", "r-1") not in hot_sessions(server.data_dir)
+            assert manifests(view) == ["v1/beta/sessions/r-1/manifest.json"]
+            with pytest.raises(grpc.RpcError) as bad:
+                admin.RestoreArchived(
+                    admin_pb2.RestoreArchivedRequest(user_id="a b"), metadata=auth("alpha")
+                )
+            assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     finally:
         server.stop()

@@ -1,4 +1,5 @@
-"""AdminService: the audit trail of the caller's tenant, and erasing a user."""
+"""AdminService: the audit trail of the caller's tenant, erasing a user, and
+bringing archived sessions back."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import grpc
 
 from statekeeper.api import audit_convert
 from statekeeper.api.interceptor import current_actor, current_tenant
+from statekeeper.core.archive.service import Archive
 from statekeeper.core.audit.service import AuditLog
 from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.core.privacy.service import UserEraser
@@ -14,9 +16,12 @@ from statekeeper_client.v1 import admin_pb2_grpc
 
 
 class AdminServicer(admin_pb2_grpc.AdminServiceServicer):
-    def __init__(self, audit: AuditLog, eraser: UserEraser | None = None) -> None:
+    def __init__(
+        self, audit: AuditLog, eraser: UserEraser | None = None, archive: Archive | None = None
+    ) -> None:
         self._audit = audit
         self._eraser = eraser
+        self._archive = archive
 
     async def ListAuditRecords(
         self, request: pb.ListAuditRecordsRequest, context: grpc.aio.ServicerContext
@@ -54,3 +59,12 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):
             dry_run=result.dry_run,
             user_hash=result.user_hash,
         )
+
+    async def RestoreArchived(
+        self, request: pb.RestoreArchivedRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RestoreArchivedResponse:
+        tenant = current_tenant()
+        if self._archive is None:
+            return pb.RestoreArchivedResponse(restored_sessions=0)
+        restored = await self._archive.restore(tenant, request.user_id)
+        return pb.RestoreArchivedResponse(restored_sessions=restored)

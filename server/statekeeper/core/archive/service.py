@@ -58,8 +58,10 @@ from statekeeper.core.errors import (
     NotFoundError,
     StorageUnavailableError,
 )
+from statekeeper.core.limits import Limits
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.sessions.store import SessionStore
+from statekeeper.core.validation import check_id
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +142,9 @@ class Archive:
         sessions: SessionStore,
         policy: ArchivePolicy,
         clock: Callable[[], float] = time.time,
+        limits: Limits | None = None,
     ) -> None:
+        self._limits = limits or Limits()
         self.objects = objects
         self._db = database
         self._sessions = sessions
@@ -341,6 +345,7 @@ class Archive:
     async def restore(self, tenant: str, user_id: str = "") -> int:
         """Brings back every archived session of a tenant (or of one user of
         it); returns how many."""
+        check_id("user_id", user_id, self._limits, required=False)
         if user_id:
             keys = await self.objects.list(user_prefix(tenant, user_id))
             session_ids = [(await self.objects.get(key) or b"").decode() for key in sorted(keys)]

@@ -40,4 +40,4 @@ def build_archive(settings: Settings, storage: Storage) -> Archive | None:
         batch_size=settings.archive_batch_size,
     )
     objects = open_store(settings.archive_url, Path(settings.data_dir))
-    return Archive(objects, database, storage.sessions, policy)
+    return Archive(objects, database, storage.sessions, policy, limits=settings.limits)
