@@ -9,12 +9,14 @@ on both backends.
 * a server killed (SIGKILL) while promoting a long session, then restarted,
   promotes the rest: every turn exactly once;
 * production: two replicas appending to the same sessions promote every
-  turn exactly once.
+  turn exactly once;
+* with an LLM endpoint, promoted turns feed fact extraction.
 """
 
 from __future__ import annotations
 
 import collections
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from statekeeper_client.v1 import (
     session_pb2,
     session_pb2_grpc,
 )
+from tests.fakes.openai_server import FakeOpenAI
 from tests.harness.backends import BACKENDS, PRODUCTION, backend
 from tests.harness.deadlines import wait_until
 from tests.harness.deploy import statekeeper_replicas
@@ -270,3 +273,46 @@ def test_two_replicas_promote_each_turn_once(backend_name: str, tmp_path: Path) 
             firsts = collections.Counter(int(e.metadata[FIRST]) for e in found)
             assert len(found) == rounds, firsts
             assert sorted(firsts) == [1 + 2 * i for i in range(rounds)]
+
+
+def test_promoted_turns_feed_fact_extraction_with_an_llm(tmp_path: Path) -> None:
+    """With --llm-url, each promoted episode goes through ExtractFacts in the
+    background (the endpoint here is a local stand-in for an OpenAI-compatible
+    one, answering one scripted extraction)."""
+    llm = FakeOpenAI().start()
+    llm.chat_replies.append(
+        '{"facts": [{"subject": "Ana", "predicate": "keeps_violin_in", "object": "attic",'
+        ' "confidence": 0.9}]}'
+    )
+    try:
+        args = [*BASE_ARGS, "--llm-url", llm.base_url]
+        with (
+            statekeeper_replicas(tmp_path, None, extra_args=args) as servers,
+            stubs_for(servers[0]) as stub,
+        ):
+            create(stub, "facts", "fact-user", PROMOTE)
+            append(
+                stub,
+                "facts",
+                message(session_pb2.ROLE_USER, "Where does Ana keep the violin?"),
+                message(session_pb2.ROLE_ASSISTANT, "In the attic."),
+            )
+
+            def facts() -> list[memory_pb2.Fact]:
+                reply = stub.memory.ListFacts(
+                    memory_pb2.ListFactsRequest(user_id="fact-user"), metadata=AUTH
+                )
+                return list(reply.facts)
+
+            (fact,) = wait_until(facts, 60, "a fact extracted", servers[0].log_tail)
+            (promoted,) = episodes(stub, "fact-user", "facts")
+            assert (fact.subject, fact.predicate, fact.object) == (
+                "Ana",
+                "keeps_violin_in",
+                "attic",
+            )
+            assert list(fact.source_episode_ids) == [promoted.id]
+            prompts = [body for path, body in llm.requests if path.endswith("/chat/completions")]
+            assert "Where does Ana keep the violin?" in json.dumps(prompts)
+    finally:
+        llm.stop()
