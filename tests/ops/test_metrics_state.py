@@ -35,6 +35,7 @@ from tests.harness.servers import ServerProcess
 from tests.ops.test_telemetry import scrape, value
 
 DIMENSION = 8
+SWEEPERS = ("sessions", "bus", "blackboard_expiry", "checkpoints")
 
 
 def serve(data_dir: Path, *extra: str) -> tuple[ServerProcess, int]:
@@ -157,15 +158,25 @@ def test_watchers_store_latency_indexes_sweeper_and_bus_depths(
             scaled(30),
             "the closed watch uncounted",
         )
+        # Every background sweeper has run (the bus sweeps each second).
+        samples = scrape_until(
+            port,
+            lambda s: all(
+                ("statekeeper_sweeper_last_run_age_seconds", frozenset({("sweeper", name)})) in s
+                for name in SWEEPERS
+            ),
+            "every sweeper's first run",
+        )
     assert value(watching, "statekeeper_blackboard_watchers") == 1
     assert value(samples, "statekeeper_bus_messages", state="in_flight") == 1
     assert value(samples, "statekeeper_bus_messages", state="dead") == 0
     assert value(samples, "statekeeper_vector_index_vectors") == 5
     assert value(samples, "statekeeper_vector_index_tombstones") == 0
-    age = samples[
-        ("statekeeper_sweeper_last_run_age_seconds", frozenset({("sweeper", "sessions")}))
-    ]
-    assert 0 <= age < scaled(30)
+    for sweeper in SWEEPERS:
+        age = samples[
+            ("statekeeper_sweeper_last_run_age_seconds", frozenset({("sweeper", sweeper)}))
+        ]
+        assert 0 <= age < scaled(30), sweeper
     timed = {
         dict(labels)["store"]
         for (name, labels), count in samples.items()

@@ -16,6 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from statekeeper import telemetry
 from statekeeper.core import paging
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.audit.service import Actor, record_for
@@ -148,6 +149,7 @@ class MessageBus:
             await asyncio.sleep(self._limits.sweep_interval_seconds)
             try:
                 await self.sweep()
+                telemetry.swept("bus")
             except Exception:
                 log.exception("message bus sweep failed; will retry")
 

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from statekeeper import telemetry
 from statekeeper.core import paging
 from statekeeper.core.audit.service import Actor, record_for, system_actor
 from statekeeper.core.checkpoints.service import (
@@ -819,6 +820,7 @@ async def maintain_forever(
         try:
             expired = await workflows.expire_leases()
             forgotten = await checkpoints.sweep_tombstones()
+            telemetry.swept("checkpoints")
             if expired or forgotten:
                 log.info(
                     "checkpoint maintenance",
