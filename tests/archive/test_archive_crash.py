@@ -5,16 +5,20 @@ manifest written, the hot rows not deleted yet, at the same version)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import threading
 import time
 from pathlib import Path
 
+import asyncpg
 import grpc
+import pytest
 
 from statekeeper_client.v1 import session_pb2, session_pb2_grpc
 from tests.archive.helpers import auth, hot_sessions
+from tests.harness.backends import EMBEDDED, PRODUCTION, Production, backend
 from tests.harness.deadlines import Deadline, wait_until
 from tests.harness.deploy import API_KEYS, key_args
 from tests.harness.servers import ServerProcess
@@ -114,7 +118,29 @@ def archived_units(directory: Path) -> dict[str, int]:
     return units
 
 
-def test_kill_9_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+def hot(server: ServerProcess, where: Production | None) -> dict[tuple[str, str], int]:
+    """Hot sessions and their versions, read from the database itself."""
+    if where is None:
+        return hot_sessions(server.data_dir)
+
+    async def query() -> dict[tuple[str, str], int]:
+        conn = await asyncpg.connect(where.postgres_dsn)
+        try:
+            rows = await conn.fetch("SELECT tenant, session_id, version FROM sessions")
+        finally:
+            await conn.close()
+        return {(row[0], row[1]): int(row[2]) for row in rows}
+
+    return asyncio.run(query())
+
+
+@pytest.mark.parametrize("backend_name", [EMBEDDED, PRODUCTION])
+def test_kill_9_mid_batch_loses_and_duplicates_nothing(backend_name: str, tmp_path: Path) -> None:
+    with backend(backend_name, "archcrash") as where:
+        crash_cycles(tmp_path, where)
+
+
+def crash_cycles(tmp_path: Path, where: Production | None) -> None:
     archive = tmp_path / "archive"
     policy = [
         "--archive-url",
@@ -126,7 +152,8 @@ def test_kill_9_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) -> None:
         "--archive-batch-size",
         "3",
     ]
-    server = ServerProcess(tmp_path / "server", extra_args=[*key_args(API_KEYS), *policy])
+    base = [*(where.serve_args() if where else []), *key_args(API_KEYS)]
+    server = ServerProcess(tmp_path / "server", extra_args=[*base, *policy])
     server.start()
     stop = threading.Event()
     writers = [Writer(server.address, f"w{i}", stop) for i in range(WRITERS)]
@@ -159,15 +186,15 @@ def test_kill_9_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) -> None:
 
         # Hot + archive = everything, and a session is in both only at one version.
         expected = {sid: turns for w in writers for sid, turns in w.sessions.items()}
-        hot = {sid: version for (_, sid), version in hot_sessions(server.data_dir).items()}
+        hot_now = {sid: version for (_, sid), version in hot(server, where).items()}
         archived = archived_units(archive)
-        assert set(expected) <= set(hot) | set(archived)
-        for session_id in set(hot) & set(archived):
-            assert hot[session_id] == archived[session_id], session_id
-        assert len(archived) > 0 and len(hot) >= 0
+        assert set(expected) <= set(hot_now) | set(archived)
+        for session_id in set(hot_now) & set(archived):
+            assert hot_now[session_id] == archived[session_id], session_id
+        assert archived
 
         # Read everything back (the archiver off): exactly the acknowledged appends.
-        server.extra_args = [*key_args(API_KEYS), "--archive-url", str(archive)]
+        server.extra_args = [*base, "--archive-url", str(archive)]
         server.start()
         with grpc.insecure_channel(server.address) as channel:
             stub = session_pb2_grpc.SessionServiceStub(channel)  # type: ignore[no-untyped-call]
@@ -186,7 +213,7 @@ def test_kill_9_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) -> None:
             "an empty archive",
             lambda: "\n".join(str(p) for p in archive.rglob("*") if p.is_file()),
         )
-        assert set(hot_sessions(server.data_dir)) == {("alpha", sid) for sid in expected}
+        assert set(hot(server, where)) == {("alpha", sid) for sid in expected}
     finally:
         stop.set()
         server.stop()
