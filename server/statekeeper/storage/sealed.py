@@ -92,6 +92,10 @@ class _Forwarding:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
+    def __dir__(self) -> list[str]:
+        # Instrumentation (telemetry's store timings) lists the methods.
+        return sorted(set(super().__dir__()) | set(dir(self._inner)))
+
     @property
     def inner(self) -> Any:
         """The backend's store (rotation and admin tools read it raw)."""
@@ -190,28 +194,36 @@ class SealedSessions(_Forwarding):
     def _messages(self, tenant: str, session_id: str, messages: list[Message]) -> list[Message]:
         return [self._message(tenant, session_id, m, False) for m in messages]
 
-    async def list_messages(self, tenant: str, session_id: str, *args: Any) -> list[Message]:
-        got = await self._inner.list_messages(tenant, session_id, *args)
+    async def list_messages(
+        self, tenant: str, session_id: str, *args: Any, **kwargs: Any
+    ) -> list[Message]:
+        got = await self._inner.list_messages(tenant, session_id, *args, **kwargs)
         return self._messages(tenant, session_id, got)
 
-    async def get_messages(self, tenant: str, session_id: str, *args: Any) -> list[Message]:
-        got = await self._inner.get_messages(tenant, session_id, *args)
+    async def get_messages(
+        self, tenant: str, session_id: str, *args: Any, **kwargs: Any
+    ) -> list[Message]:
+        got = await self._inner.get_messages(tenant, session_id, *args, **kwargs)
         return self._messages(tenant, session_id, got)
 
-    async def list_window_messages(self, tenant: str, session_id: str, *args: Any) -> list[Message]:
-        got = await self._inner.list_window_messages(tenant, session_id, *args)
+    async def list_window_messages(
+        self, tenant: str, session_id: str, *args: Any, **kwargs: Any
+    ) -> list[Message]:
+        got = await self._inner.list_window_messages(tenant, session_id, *args, **kwargs)
         return self._messages(tenant, session_id, got)
 
-    async def list_recent_messages(self, tenant: str, session_id: str, *args: Any) -> list[Message]:
-        got = await self._inner.list_recent_messages(tenant, session_id, *args)
+    async def list_recent_messages(
+        self, tenant: str, session_id: str, *args: Any, **kwargs: Any
+    ) -> list[Message]:
+        got = await self._inner.list_recent_messages(tenant, session_id, *args, **kwargs)
         return self._messages(tenant, session_id, got)
 
-    async def list_versions(self, tenant: str, *args: Any) -> list[SessionVersion]:
-        got = await self._inner.list_versions(tenant, *args)
+    async def list_versions(self, tenant: str, *args: Any, **kwargs: Any) -> list[SessionVersion]:
+        got = await self._inner.list_versions(tenant, *args, **kwargs)
         return [self._version(tenant, v, False) for v in got]
 
-    async def get_version(self, tenant: str, *args: Any) -> SessionVersion | None:
-        got = await self._inner.get_version(tenant, *args)
+    async def get_version(self, tenant: str, *args: Any, **kwargs: Any) -> SessionVersion | None:
+        got = await self._inner.get_version(tenant, *args, **kwargs)
         return None if got is None else self._version(tenant, got, False)
 
 
@@ -251,32 +263,38 @@ class SealedMemory(_Forwarding):
             tenant, await self._inner.insert_episodes(tenant, sealed, *args, **kwargs)
         )
 
-    async def find_by_hash(self, tenant: str, *args: Any) -> Episode | None:
-        got = await self._inner.find_by_hash(tenant, *args)
+    async def find_by_hash(self, tenant: str, *args: Any, **kwargs: Any) -> Episode | None:
+        got = await self._inner.find_by_hash(tenant, *args, **kwargs)
         return None if got is None else self._episode(tenant, got, False)
 
-    async def find_by_hashes(self, tenant: str, *args: Any) -> dict[str, Episode]:
-        got = await self._inner.find_by_hashes(tenant, *args)
+    async def find_by_hashes(self, tenant: str, *args: Any, **kwargs: Any) -> dict[str, Episode]:
+        got = await self._inner.find_by_hashes(tenant, *args, **kwargs)
         return {k: self._episode(tenant, e, False) for k, e in got.items()}
 
-    async def get_episode(self, tenant: str, *args: Any) -> Episode | None:
-        got = await self._inner.get_episode(tenant, *args)
+    async def get_episode(self, tenant: str, *args: Any, **kwargs: Any) -> Episode | None:
+        got = await self._inner.get_episode(tenant, *args, **kwargs)
         return None if got is None else self._episode(tenant, got, False)
 
-    async def get_episodes_by_keys(self, tenant: str, *args: Any) -> list[Episode]:
-        return self._open_all(tenant, await self._inner.get_episodes_by_keys(tenant, *args))
+    async def get_episodes_by_keys(self, tenant: str, *args: Any, **kwargs: Any) -> list[Episode]:
+        return self._open_all(
+            tenant, await self._inner.get_episodes_by_keys(tenant, *args, **kwargs)
+        )
 
-    async def list_episodes(self, tenant: str, *args: Any) -> list[Episode]:
-        return self._open_all(tenant, await self._inner.list_episodes(tenant, *args))
+    async def list_episodes(self, tenant: str, *args: Any, **kwargs: Any) -> list[Episode]:
+        return self._open_all(tenant, await self._inner.list_episodes(tenant, *args, **kwargs))
 
-    async def delete_episodes(self, tenant: str, *args: Any) -> list[Episode]:
-        return self._open_all(tenant, await self._inner.delete_episodes(tenant, *args))
+    async def delete_episodes(self, tenant: str, *args: Any, **kwargs: Any) -> list[Episode]:
+        return self._open_all(tenant, await self._inner.delete_episodes(tenant, *args, **kwargs))
 
-    async def unconsolidated_episodes(self, tenant: str, *args: Any) -> list[Episode]:
-        return self._open_all(tenant, await self._inner.unconsolidated_episodes(tenant, *args))
+    async def unconsolidated_episodes(
+        self, tenant: str, *args: Any, **kwargs: Any
+    ) -> list[Episode]:
+        return self._open_all(
+            tenant, await self._inner.unconsolidated_episodes(tenant, *args, **kwargs)
+        )
 
-    async def scan_episodes(self, tenant: str, *args: Any) -> list[Episode]:
-        return self._open_all(tenant, await self._inner.scan_episodes(tenant, *args))
+    async def scan_episodes(self, tenant: str, *args: Any, **kwargs: Any) -> list[Episode]:
+        return self._open_all(tenant, await self._inner.scan_episodes(tenant, *args, **kwargs))
 
     # Fact objects: sealed deterministically, so that the store still
     # finds equal objects (duplicates, object filters, shared objects in a
@@ -419,12 +437,19 @@ class SealedCheckpoints(_Forwarding):
         )
         return await self._inner.put_writes(tenant, sealed, *args, **kwargs)
 
-    async def get_checkpoint(self, tenant: str, *args: Any) -> StoredCheckpoint | None:
-        got = await self._inner.get_checkpoint(tenant, *args)
+    async def get_checkpoint(
+        self, tenant: str, *args: Any, **kwargs: Any
+    ) -> StoredCheckpoint | None:
+        got = await self._inner.get_checkpoint(tenant, *args, **kwargs)
         return None if got is None else self._stored(tenant, got)
 
-    async def list_checkpoints(self, tenant: str, *args: Any) -> list[StoredCheckpoint]:
-        return [self._stored(tenant, c) for c in await self._inner.list_checkpoints(tenant, *args)]
+    async def list_checkpoints(
+        self, tenant: str, *args: Any, **kwargs: Any
+    ) -> list[StoredCheckpoint]:
+        return [
+            self._stored(tenant, c)
+            for c in await self._inner.list_checkpoints(tenant, *args, **kwargs)
+        ]
 
     async def get_channel_values(
         self, tenant: str, content_hashes: Sequence[str]
@@ -509,14 +534,14 @@ class SealedBlackboard(_Forwarding):
             return outcome
         return dataclasses.replace(outcome, batch=self._batch(outcome.batch))
 
-    async def read(self, tenant: str, *args: Any) -> ReadResult:
-        return self._read(tenant, await self._inner.read(tenant, *args))
+    async def read(self, tenant: str, *args: Any, **kwargs: Any) -> ReadResult:
+        return self._read(tenant, await self._inner.read(tenant, *args, **kwargs))
 
-    async def list_entries(self, tenant: str, *args: Any) -> ReadResult:
-        return self._read(tenant, await self._inner.list_entries(tenant, *args))
+    async def list_entries(self, tenant: str, *args: Any, **kwargs: Any) -> ReadResult:
+        return self._read(tenant, await self._inner.list_entries(tenant, *args, **kwargs))
 
-    async def history(self, tenant: str, *args: Any) -> list[RevisionBatch]:
-        return [self._batch(b) for b in await self._inner.history(tenant, *args)]
+    async def history(self, tenant: str, *args: Any, **kwargs: Any) -> list[RevisionBatch]:
+        return [self._batch(b) for b in await self._inner.history(tenant, *args, **kwargs)]
 
     async def expire_due(self, now: float, limit: int) -> list[RevisionBatch]:
         return [self._batch(b) for b in await self._inner.expire_due(now, limit)]
@@ -565,8 +590,8 @@ class SealedMessages(_Forwarding):
         )
         return dataclasses.replace(outcome, message=self._message(tenant, outcome.message, False))
 
-    async def claim(self, tenant: str, *args: Any) -> list[Delivery]:
-        got: list[Delivery] = await self._inner.claim(tenant, *args)
+    async def claim(self, tenant: str, *args: Any, **kwargs: Any) -> list[Delivery]:
+        got: list[Delivery] = await self._inner.claim(tenant, *args, **kwargs)
         return [
             dataclasses.replace(d, message=self._message(tenant, d.message, False)) for d in got
         ]
@@ -575,8 +600,8 @@ class SealedMessages(_Forwarding):
         got = await self._inner.get(tenant, message_id)
         return None if got is None else self._message(tenant, got, False)
 
-    async def list_dead_letters(self, tenant: str, *args: Any) -> list[DeadLetter]:
-        got: list[DeadLetter] = await self._inner.list_dead_letters(tenant, *args)
+    async def list_dead_letters(self, tenant: str, *args: Any, **kwargs: Any) -> list[DeadLetter]:
+        got: list[DeadLetter] = await self._inner.list_dead_letters(tenant, *args, **kwargs)
         return [
             dataclasses.replace(d, message=self._message(tenant, d.message, False)) for d in got
         ]
