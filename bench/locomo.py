@@ -68,9 +68,9 @@ TENANT = "default"
 TOP_K = 10
 CONCURRENCY = 64
 MODES = ("lexical", "vector", "hybrid", "bm25-\\w+", "bm25-terms")
-# --lexical-share: MemoryLimits.lexical_match_max_share for every app (None:
+# --lexical-budget: MemoryLimits.lexical_match_budget for every app (None:
 # the server's default).
-LEXICAL_SHARE: float | None = None
+LEXICAL_BUDGET: int | None = None
 _WORD = re.compile(r"\w+")
 
 
@@ -346,30 +346,55 @@ async def evaluate(conversations: list[Conversation], modes: list[str]) -> dict[
 async def lexical_at_scale(conversations: list[Conversation], count: int) -> None:
     """Recall p50/p95 (LEXICAL: no embedder) for one user holding `count`
     episodes: LoCoMo turns repeated with a distinct suffix, bulk-imported,
-    sessions of 20; the LoCoMo questions asked (200 of them)."""
-    texts = [turn.text for c in conversations for turn in c.turns]
-    questions = [q.text for c in conversations for q in c.questions][:200]
+    sessions of 20; the first 200 LoCoMo questions asked, once with every
+    query term matched (lexical_match_budget 0) and once with the default
+    budget, side by side. recall@10 counts an evidence turn found when a
+    returned episode is a copy of it (any copy, of the question's own
+    conversation)."""
+    turns = [(c.name, turn.dia_id, turn.text) for c in conversations for turn in c.turns]
+    texts = [text for _, _, text in turns]
+    questions = [(c.name, q) for c in conversations for q in c.questions][:200]
+    default = MemoryConfig().limits.lexical_match_budget
+    budgets = [0, default]
+    latency: dict[int, list[float]] = {budget: [] for budget in budgets}
+    recall: dict[int, list[float]] = {budget: [] for budget in budgets}
     with tempfile.TemporaryDirectory() as folder:
         app, storage = await _app(Path(folder), "none")
         try:
             for start in range(0, count, 2000):
                 batch = [_bulk_episode(i, texts) for i in range(start, min(start + 2000, count))]
                 await app.store.insert_episodes(TENANT, batch)
-            latency = []
-            for question in questions:
-                started = time.perf_counter()
-                query = RecallQuery("big", query_text=question, top_k=TOP_K)
-                await app.domain.episodes.recall(TENANT, query)
-                latency.append(time.perf_counter() - started)
+            episodes = app.domain.episodes
+            base = episodes._config
+            for name, question in questions:  # interleaved: both see the same load
+                for budget in budgets:
+                    limits = dataclasses.replace(base.limits, lexical_match_budget=budget)
+                    episodes._config = dataclasses.replace(base, limits=limits)
+                    started = time.perf_counter()
+                    query = RecallQuery("big", query_text=question.text, top_k=TOP_K)
+                    outcome = await episodes.recall(TENANT, query)
+                    latency[budget].append(time.perf_counter() - started)
+                    found = set()
+                    for result in outcome.results:
+                        number = int(result.episode.episode_id.rsplit("-", 1)[1])
+                        source, dia_id, _ = turns[number % len(turns)]
+                        if source == name:
+                            found.add(dia_id)
+                    recall[budget].append(len(found & question.evidence) / len(question.evidence))
+            episodes._config = base
         finally:
             await app.stop()
             await storage.close()
-    latency.sort()
-    p95 = latency[int(len(latency) * 0.95)]
-    print(
-        f"\nlexical Recall at {count} episodes of one user: p50"
-        f" {statistics.median(latency) * 1e3:.1f} ms, p95 {p95 * 1e3:.1f} ms"
-    )
+    print(f"\nlexical Recall at {count} episodes of one user ({len(questions)} questions):")
+    for budget in budgets:
+        ordered = sorted(latency[budget])
+        print(
+            f"  lexical_match_budget {budget}: p50 {statistics.median(ordered) * 1e3:.1f} ms,"
+            f" p95 {ordered[int(len(ordered) * 0.95)] * 1e3:.1f} ms,"
+            f" recall@10 {_mean(recall[budget]):.3f}"
+        )
+    ratio = statistics.median(latency[0]) / statistics.median(latency[default])
+    print(f"  p50 without a budget / with the default: {ratio:.1f}x")
 
 
 def _bulk_episode(number: int, texts: list[str]) -> Episode:
@@ -400,8 +425,8 @@ async def _app(folder: Path, embedder_kind: str) -> tuple[MemoryApp, EmbeddedSto
     sessions = SessionManager(storage.sessions, counter, ExtractiveSummarizer(counter), Limits())
     defaults = MemoryConfig()
     limits = defaults.limits
-    if LEXICAL_SHARE is not None:
-        limits = dataclasses.replace(limits, lexical_match_max_share=LEXICAL_SHARE)
+    if LEXICAL_BUDGET is not None:
+        limits = dataclasses.replace(limits, lexical_match_budget=LEXICAL_BUDGET)
     config = dataclasses.replace(
         defaults,
         limits=limits,
@@ -438,16 +463,16 @@ def main() -> None:
         "--scale", type=int, default=0, help="also time lexical recall at N episodes of one user"
     )
     parser.add_argument(
-        "--lexical-share",
-        type=float,
+        "--lexical-budget",
+        type=int,
         default=None,
-        help="memory.limits.lexical_match_max_share (default: the server's)",
+        help="memory.limits.lexical_match_budget (default: the server's; 0: none)",
     )
     args = parser.parse_args()
-    global LEXICAL_SHARE
-    LEXICAL_SHARE = args.lexical_share
-    share = MemoryConfig().limits.lexical_match_max_share
-    print(f"lexical_match_max_share: {share if LEXICAL_SHARE is None else LEXICAL_SHARE}")
+    global LEXICAL_BUDGET
+    LEXICAL_BUDGET = args.lexical_budget
+    budget = MemoryConfig().limits.lexical_match_budget
+    print(f"lexical_match_budget: {budget if LEXICAL_BUDGET is None else LEXICAL_BUDGET}")
     print(f"load average before: {os.getloadavg()}")
     files = sorted(args.locomo_dir.resolve().glob("*.json"))
     if args.limit:

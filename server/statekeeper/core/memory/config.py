@@ -28,11 +28,11 @@ class MemoryLimits:
     # Lexical recall re-ranks at most this many full-text index matches
     # (it asks for max(4 * top_k, 200), capped here).
     max_lexical_candidates: int = 5000
-    # The full-text index is asked to match only the query terms found in
-    # at most this share of the user's episodes (the rarest term when all
-    # are more common); the others still count in BM25 for every candidate
-    # (core.lexical.match_terms). 1.0 matches every term.
-    lexical_match_max_share: float = 1.0
+    # The full-text index is asked to match the query terms while their
+    # document frequencies add up to at most this (else the rarest that fit);
+    # the others still count in BM25 for every candidate
+    # (core.lexical.match_terms). 0: every term, whatever it costs.
+    lexical_match_budget: int = 5000
     max_extracted_facts: int = 50
     report_id_limit: int = 1000
     report_cluster_limit: int = 100

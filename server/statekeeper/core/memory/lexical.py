@@ -141,21 +141,29 @@ class Neighbour:
     occur_time: float
 
 
-def match_terms(
-    wanted: Sequence[str], frequency: dict[str, int], document_count: int, max_share: float
-) -> list[str]:
-    """The query terms a store's full-text index is asked to match: those in
-    at most `max_share` of the user's episodes (all of them at 1.0). The
-    common ones still count in `bm25_scores` for every candidate found
-    through a rarer term; dropping them from the match only skips episodes
-    that match nothing but common words, which BM25 ranks low anyway (their
-    idf is small), and it saves the index scoring thousands of such matches
-    for a large user. When every term is common, the rarest one is kept."""
+def match_terms(wanted: Sequence[str], frequency: dict[str, int], budget: int) -> list[str]:
+    """The query terms a store's full-text index is asked to match: all of
+    them while their document frequencies add up to at most `budget` (0: no
+    budget), else the rarest ones that fit (at least the rarest of all).
+
+    The index scores every match to pick the best `limit`, so the cost of a
+    recall grows with the matches of its most common terms (thousands for a
+    user with 100,000 episodes). The dropped, common terms still count in
+    `bm25_scores` for every candidate found through a rarer one; only
+    episodes that match nothing but common words are skipped, and BM25 ranks
+    those low anyway (small idf). A user small enough that the terms fit is
+    searched exactly as without a budget."""
     present = [t for t in wanted if frequency.get(t, 0) > 0]
-    if max_share >= 1.0 or not present:
+    if budget <= 0 or sum(frequency[t] for t in present) <= budget:
         return present
-    kept = [t for t in present if frequency[t] <= max_share * document_count]
-    return kept or [min(present, key=lambda t: frequency[t])]
+    kept: set[str] = set()
+    spent = 0
+    for term in sorted(present, key=lambda t: (frequency[t], t)):
+        if kept and spent + frequency[term] > budget:
+            break
+        kept.add(term)
+        spent += frequency[term]
+    return [t for t in present if t in kept]
 
 
 def bm25_scores(

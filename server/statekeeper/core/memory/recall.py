@@ -274,7 +274,7 @@ class EpisodicRecall:
             wanted,
             query.episode_filter,
             depth,
-            self._config.limits.lexical_match_max_share,
+            self._config.limits.lexical_match_budget,
         )
         scores = lexical.bm25_scores(wanted, matches)
         return {

@@ -142,12 +142,12 @@ class EpisodeStore(abc.ABC):
         query_terms: Sequence[str],
         episode_filter: EpisodeFilter,
         limit: int,
-        max_match_share: float = 1.0,
+        match_budget: int = 0,
     ) -> LexicalMatches:
         """The user's episodes whose stored terms (`core.lexical.document_terms`
         of user message, assistant response and summary, computed at insert)
         contain at least one of the `query_terms` that `core.lexical.match_terms`
-        keeps for `max_match_share` (given the frequencies below), found
+        keeps for `match_budget` (given the frequencies below), found
         through a full-text index (not a scan of the user's episodes), filtered as `list_episodes`
         filters. At most `limit`; when more match, the backend's own relevance
         order picks which. Also returns the user's episode count and, for each

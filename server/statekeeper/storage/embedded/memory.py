@@ -298,7 +298,7 @@ class EmbeddedMemoryStore(MemoryStore):
         query_terms: Sequence[str],
         episode_filter: EpisodeFilter,
         limit: int,
-        max_match_share: float = 1.0,
+        match_budget: int = 0,
     ) -> LexicalMatches:
         wanted = list(dict.fromkeys(query_terms))
         if not wanted:
@@ -335,7 +335,7 @@ class EmbeddedMemoryStore(MemoryStore):
                     stats.remember(term, known)
                 frequency[term] = known
             total = stats.total
-            match = lexical.match_terms(wanted, frequency, total, max_match_share)
+            match = lexical.match_terms(wanted, frequency, match_budget)
             if not match:
                 return LexicalMatches([], total, frequency)
             either = " OR ".join(f'"{term}"' for term in match)

@@ -400,7 +400,7 @@ class PostgresMemoryStore(MemoryStore):
         query_terms: Sequence[str],
         episode_filter: EpisodeFilter,
         limit: int,
-        max_match_share: float = 1.0,
+        match_budget: int = 0,
     ) -> LexicalMatches:
         wanted = list(dict.fromkeys(query_terms))
         if not wanted:
@@ -421,7 +421,7 @@ class PostgresMemoryStore(MemoryStore):
                 )
             )
             frequency = {r[0]: int(r[1]) for r in counted}
-            match = lexical.match_terms(wanted, frequency, total, max_match_share)
+            match = lexical.match_terms(wanted, frequency, match_budget)
             if not match:
                 return LexicalMatches([], total, frequency)
             clauses, params = episode_clauses(tenant, user_id, episode_filter)

@@ -1,4 +1,4 @@
-"""lexical_matches with `max_match_share` (core.lexical.match_terms), on every backend,
+"""lexical_matches with a `match_budget` (core.lexical.match_terms), on every backend,
 and the embedded store's corpus statistics staying exact across writes."""
 
 from __future__ import annotations
@@ -29,18 +29,20 @@ async def test_common_terms_are_not_matched_but_still_counted(store: MemoryStore
     keys = await _fill(store)
     wanted = lexical.query_terms("coffee tea")
     every = await store.lexical_matches("t", "u1", wanted, EpisodeFilter(), 50)
-    assert len(every.candidates) == 10  # the default matches every term
-    rare = await store.lexical_matches("t", "u1", wanted, EpisodeFilter(), 50, 0.5)
+    assert len(every.candidates) == 10  # no budget: every term is matched
+    fits = await store.lexical_matches("t", "u1", wanted, EpisodeFilter(), 50, 12)
+    assert {c.key for c in fits.candidates} == {c.key for c in every.candidates}
+    rare = await store.lexical_matches("t", "u1", wanted, EpisodeFilter(), 50, 11)
     assert {c.key for c in rare.candidates} == {keys["n0"], keys["n1"]}
     assert rare.document_frequency == {"coffe": 10, "tea": 2} == every.document_frequency
     assert rare.document_count == 10
     # Candidates carry every term, so BM25 still counts the common one.
     assert all("coffe" in c.terms.split() for c in rare.candidates)
-    # Only common terms: the rarest of them is matched.
-    only_common = await store.lexical_matches(
-        "t", "u1", lexical.query_terms("coffee cocoa"), EpisodeFilter(), 50, 0.05
+    # Over budget with the rarest term alone: that term is still matched.
+    tight = await store.lexical_matches(
+        "t", "u1", lexical.query_terms("coffee cocoa tea"), EpisodeFilter(), 50, 1
     )
-    assert [c.key for c in only_common.candidates] == [keys["n9"]]
+    assert [c.key for c in tight.candidates] == [keys["n9"]]
 
 
 async def test_statistics_follow_writes(store: MemoryStore) -> None:
