@@ -685,3 +685,91 @@ def test_sensitive_board(backend_name: str, tmp_path: Path) -> None:
         assert secret.encode() not in stored
         assert plain.encode() in stored
         assert key_ids(stored) == {"k1"}
+
+
+# ----- rotation while a server serves ----------------------------------------
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_rotation_while_serving(backend_name: str, tmp_path: Path) -> None:
+    """`keys rotate` runs while the server (already given the new key)
+    keeps appending messages of the sensitive tenant; a second run finishes
+    what the first left, and with the old key gone everything reads."""
+    alpha, _, _ = owners()
+    keys_file = tmp_path / "encryption.keys"
+    old_key, new = ("k1", new_key()), ("k2", new_key())
+    write_keys(keys_file, [old_key])
+    encrypted = [*SERVE_ARGS, "--encryption-keys-file", str(keys_file)]
+    sid = f"s-{alpha.ident}"
+
+    def append(stub: Stubs, index: int) -> None:
+        stub.sessions.AppendMessages(
+            session_pb2.AppendMessagesRequest(
+                session_id=sid,
+                messages=[
+                    session_pb2.SessionMessage(
+                        role=session_pb2.ROLE_USER, content=f"{alpha.mark('content')} {index}"
+                    )
+                ],
+            ),
+            metadata=alpha.auth,
+        )
+
+    with backend(backend_name, "encr") as where:
+        with (
+            statekeeper_replicas(tmp_path, where, 1, encrypted) as servers,
+            stubs(servers[0].address) as stub,
+        ):
+            data_dir = servers[0].data_dir
+            stub.sessions.CreateSession(
+                session_pb2.CreateSessionRequest(
+                    session_id=sid, session=session_pb2.Session(user_id="u")
+                ),
+                metadata=alpha.auth,
+            )
+            for index in range(40):
+                append(stub, index)
+        write_keys(keys_file, [old_key, new])
+        written = 40
+        with (
+            statekeeper_replicas(tmp_path, where, 1, encrypted) as servers,
+            stubs(servers[0].address) as stub,
+        ):
+            stop = threading.Event()
+            failures: list[BaseException] = []
+
+            def writer() -> None:
+                nonlocal written
+                try:
+                    while not stop.is_set():
+                        append(stub, written)
+                        written += 1
+                except BaseException as exc:  # reported below
+                    failures.append(exc)
+
+            thread = threading.Thread(target=writer)
+            thread.start()
+            try:
+                first = rotate(where, data_dir, keys_file, "--batch", "5")
+            finally:
+                stop.set()
+                thread.join(timeout=120)
+            assert not failures, failures
+            assert first.returncode == 0, first.stderr + first.stdout
+            second = rotate(where, data_dir, keys_file)
+            assert second.returncode == 0, second.stderr + second.stdout
+        assert key_ids(dump(data_dir, where)) == {"k2"}
+        write_keys(keys_file, [new])
+        with (
+            statekeeper_replicas(tmp_path, where, 1, encrypted) as servers,
+            stubs(servers[0].address) as stub,
+        ):
+            contents = [
+                m.content
+                for m in stub.sessions.ListMessages(
+                    session_pb2.ListMessagesRequest(session_id=sid, page_size=1000),
+                    metadata=alpha.auth,
+                ).messages
+            ]
+            assert contents == [f"{alpha.mark('content')} {i}" for i in range(written)]
+            assert alpha.marker.encode() not in dump(data_dir, where)
