@@ -111,6 +111,7 @@ class StatekeeperServer:
         self.archive = build_archive(settings, self.storage)
         if self.archive is not None:
             self.sessions.restorer = self.archive.restore_session
+            self.archive.after_pass = lambda _: telemetry.swept("archiver")
         self.capabilities: list[Capability] = build_capabilities(
             settings,
             self.storage,

@@ -6,6 +6,7 @@ each other's objects; EraseUser removes a user's archived sessions."""
 from __future__ import annotations
 
 import contextlib
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from tests.archive.helpers import (
 from tests.harness.backends import EMBEDDED, PRODUCTION, backend
 from tests.harness.deadlines import wait_until
 from tests.harness.deploy import API_KEYS, key_args
+from tests.harness.processes import free_port
 from tests.harness.servers import ServerProcess
 
 # Idle for 0.00002 days (1.7 s) is old enough; passes every 0.3 s.
@@ -55,6 +57,14 @@ def archive_store(
         dict(s3.env),
         ArchiveView(endpoint=s3, bucket=bucket, prefix="cold"),
     )
+
+
+def scrape(address: str) -> str:
+    try:
+        with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as reply:
+            return str(reply.read().decode())
+    except OSError:
+        return ""
 
 
 def manifests(view: ArchiveView) -> list[str]:
@@ -135,10 +145,16 @@ def test_archive_and_read_back_byte_for_byte(
 
 
 def test_creating_an_archived_id_is_refused_and_restores_it(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path / "server", extra_args=[*key_args(API_KEYS), *ARCHIVE_NOW])
+    metrics = f"127.0.0.1:{free_port()}"
+    server = ServerProcess(
+        tmp_path / "server",
+        extra_args=[*key_args(API_KEYS), *ARCHIVE_NOW, "--metrics-listen", metrics],
+    )
     server.start()
     view = ArchiveView(directory=server.data_dir / "archive")
     try:
+        # Each archiver pass is a sweeper run for /metrics.
+        wait_until(lambda: 'sweeper="archiver"' in scrape(metrics), 60, "archiver in /metrics")
         with grpc.insecure_channel(server.address) as channel:
             stub = session_pb2_grpc.SessionServiceStub(channel)  # type: ignore[no-untyped-call]
             make_session(stub, "alpha", "taken", "u1", 1)

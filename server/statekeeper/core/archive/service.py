@@ -151,6 +151,9 @@ class Archive:
         self.policy = policy
         self._clock = clock
         self.counters = ArchiveCounters()
+        # Told after each archiver pass (the server reports it as a sweeper
+        # run to metrics: statekeeper_sweeper_last_run_age_seconds).
+        self.after_pass: Callable[[PassResult], None] | None = None
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._restored: OrderedDict[tuple[str, str], float] = OrderedDict()
 
@@ -200,6 +203,8 @@ class Archive:
                     )
         result.seconds = time.monotonic() - started
         self.counters.passes += 1
+        if self.after_pass is not None:
+            self.after_pass(result)
         return result
 
     def _recently_restored(self, candidate: SessionCandidate) -> bool:
