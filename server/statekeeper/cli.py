@@ -237,9 +237,17 @@ def _keys_create(tenant: str, append_to: str | None, out: TextIO) -> int:
     line = keys.file_line(key, tenant)
     if append_to:
         try:
-            fd = os.open(append_to, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            with os.fdopen(fd, "a") as file:
-                file.write(line + "\n")
+            fd = os.open(append_to, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a+b") as file:
+                # A last line without its newline would merge with the new one,
+                # and the whole file would then be refused.
+                size = file.seek(0, os.SEEK_END)
+                if size:
+                    file.seek(size - 1)
+                    separator = b"" if file.read(1) == b"\n" else b"\n"
+                else:
+                    separator = b""
+                file.write(separator + line.encode() + b"\n")
         except OSError as exc:
             print(f"statekeeper keys create: cannot append to {append_to}: {exc}", file=sys.stderr)
             return 1

@@ -120,6 +120,18 @@ def test_keys_create_prints_the_key_once_and_its_hash(tmp_path: Path) -> None:
     )
     assert re.fullmatch(r"sha256:[0-9a-f]{64} t1\n", target.read_text())
     assert target.stat().st_mode & 0o077 == 0
+    # A file whose last line lacks its newline (edited by hand) gets the new
+    # line on a line of its own, never glued to the last one.
+    target.write_text(target.read_text().rstrip("\n"))
+    subprocess.run(
+        [*STATEKEEPER, "keys", "create", "--tenant", "t2", "--append-to", str(target)],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+        timeout=scaled(60),
+    )
+    assert re.fullmatch(r"sha256:[0-9a-f]{64} t1\nsha256:[0-9a-f]{64} t2\n", target.read_text())
+    assert [line.split()[1] for line in target.read_text().splitlines()] == ["t1", "t2"]
 
 
 def test_a_plain_key_in_the_keys_file_stops_serve_without_echoing_it(tmp_path: Path) -> None:

@@ -131,6 +131,10 @@ def test_grows_storage_allows_reads_deletes_and_settling() -> None:
     assert grows_storage("RecordEpisode") and grows_storage("PutEntry")
     assert not grows_storage("GetContextWindow") and not grows_storage("DeleteSession")
     assert not grows_storage("AckMessages") and not grows_storage("PruneCheckpoints")
+    # A tenant over its stored bytes can still erase a user, renew a lease
+    # it holds and roll a session back.
+    assert not grows_storage("/statekeeper.v1.AdminService/EraseUser")
+    assert not grows_storage("RenewStepLease") and not grows_storage("RollbackSession")
 
 
 def test_quota_settings_from_file_env_and_flags(tmp_path: Path) -> None:

@@ -65,6 +65,12 @@ _ALLOWED_OVER_STORAGE = (
     "RunForgetting",
     "RunConsolidation",
     "RebuildIndex",
+    # Erasing frees space; renewing a lease and rolling back store nothing
+    # new, and refusing them would expire work or strand a session.
+    "EraseUser",
+    "Renew",
+    "Rollback",
+    "RedriveDeadLetters",
 )
 
 

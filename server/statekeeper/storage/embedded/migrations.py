@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 import time
+from collections.abc import Iterator
 
 log = logging.getLogger(__name__)
 
@@ -17,7 +19,7 @@ def apply_migrations(db: sqlite3.Connection, table: str, migrations: Migrations)
     transaction with its record in `table`, so a crash between two leaves
     the first applied and the second to do. Returns the versions applied.
     Only the store's writer thread calls it: no lock is needed."""
-    with db:
+    with _transaction(db):
         db.execute(
             f"CREATE TABLE IF NOT EXISTS {table}"
             " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
@@ -27,7 +29,10 @@ def apply_migrations(db: sqlite3.Connection, table: str, migrations: Migrations)
     for version, statements in migrations:
         if version in applied:
             continue
-        with db:
+        # Python's sqlite3 opens a transaction implicitly only before DML:
+        # CREATE TABLE / CREATE INDEX would each commit on their own, and a
+        # crash halfway would leave a migration half applied and unrecorded.
+        with _transaction(db):
             for statement in statements:
                 db.execute(statement)
             db.execute(
@@ -37,3 +42,24 @@ def apply_migrations(db: sqlite3.Connection, table: str, migrations: Migrations)
     if applied_now:
         log.info("applied schema migrations", extra={"table": table, "versions": applied_now})
     return applied_now
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """One migration, all or nothing: its own transaction, or a savepoint
+    when the caller already holds one."""
+    nested = db.in_transaction
+    db.execute("SAVEPOINT migration" if nested else "BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if nested:
+            db.execute("ROLLBACK TO migration")
+            db.execute("RELEASE migration")
+        else:
+            db.rollback()
+        raise
+    if nested:
+        db.execute("RELEASE migration")
+    else:
+        db.commit()
