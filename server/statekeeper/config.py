@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import ipaddress
+import math
 import os
 import tomllib
 from collections.abc import Collection, Mapping, Sequence
@@ -498,10 +499,19 @@ def _with_values(target: Any, values: Mapping[str, Any], prefix: str) -> Any:
                 raise ConfigError(f"unknown limit {prefix + name!r}")
             changes[head] = _with_values(current, {rest: value}, full + ".")
         elif isinstance(current, bool | int | float | str):
-            changes[head] = _coerce(full, value, current)
+            changes[head] = _checked_limit(full, _coerce(full, value, current))
         else:
             raise ConfigError(f"limit {full!r} is a group: name one of its fields")
     return dataclasses.replace(target, **changes)
+
+
+def _checked_limit(name: str, value: Any) -> Any:
+    """Limits are sizes, counts, durations and weights: finite and not
+    negative (0 where a limit allows it means off or unlimited)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and (not math.isfinite(value) or value < 0):
+        raise ConfigError(f"limit {name!r}: expected a finite number >= 0, got {value!r}")
+    return value
 
 
 def _check(settings: Settings) -> None:

@@ -154,6 +154,10 @@ def test_capability_limits_in_every_form(tmp_path: Path) -> None:
         ("blackboard.max_value_bytes=big", "blackboard.max_value_bytes"),
         ("memory.recall=3", "memory.recall"),
         ("blackboard.max_value_bytes.deeper=3", "blackboard.max_value_bytes.deeper"),
+        ("blackboard.max_value_bytes=-1", "blackboard.max_value_bytes"),
+        ("memory.recall.recency_weight=nan", "memory.recall.recency_weight"),
+        ("memory.recall.recency_weight=inf", "memory.recall.recency_weight"),
+        ("max_page_size=-5", "max_page_size"),
     ],
 )
 def test_bad_capability_limits_name_the_limit(item: str, message: str) -> None:
