@@ -635,6 +635,19 @@ def test_user_export_inspect_and_refusals(stores: Callable[[str], Store], tmp_pa
         out.write(text)
     refused = cli("import", *target.import_args(), "--no-progress", str(corrupt), check=False)
     assert refused.returncode == 1 and "corrupt" in refused.stderr
+    # Another user of the tenant holds a session id of alice's there: the
+    # import stops with one line, its batch not written.
+    occupied = stores("occupied")
+    with running(occupied) as channel:
+        SessionServiceStub(channel).CreateSession(
+            session_pb2.CreateSessionRequest(
+                session_id="s-1", session=session_pb2.Session(user_id="carol")
+            ),
+            metadata=ACME,
+        )
+    clash = cli("import", *occupied.import_args(), "--no-progress", str(exported), check=False)
+    assert clash.returncode == 1, clash.stderr
+    assert "table sessions: a row conflicts" in clash.stderr and "Traceback" not in clash.stderr
     cli("import", *target.import_args(), "--no-progress", str(exported))
     with running(target) as channel:
         after = reads_of_user(channel)

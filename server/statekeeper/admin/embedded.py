@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from statekeeper.admin.tables import Table
-from statekeeper.admin.transfer import placeholders
+from statekeeper.admin.transfer import conflict, placeholders
 from statekeeper.core.memory import lexical
 from statekeeper.storage import schemas
 from statekeeper.storage.embedded.sessions_schema import AUDIT_DIGEST, DATABASE_FILE, audit_digest
@@ -100,6 +100,9 @@ class EmbeddedTarget(_Embedded):
             if table.name == "memory_episodes":
                 _index_episodes(db, list(columns), rows)
             db.execute("COMMIT")
+        except sqlite3.IntegrityError as exc:
+            db.execute("ROLLBACK")
+            raise conflict(table, exc) from exc
         except BaseException:
             db.execute("ROLLBACK")
             raise

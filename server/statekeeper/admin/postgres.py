@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 
 from statekeeper.admin.tables import Table
-from statekeeper.admin.transfer import TransferError, placeholders
+from statekeeper.admin.transfer import TransferError, conflict, placeholders
 from statekeeper.logs import redact
 from statekeeper.storage import schemas
 
@@ -110,10 +110,13 @@ class PostgresTarget(_Postgres):
         names = ", ".join(columns)
         marks = ", ".join(f"${i + 1}" for i in range(len(columns)))
         overriding = " OVERRIDING SYSTEM VALUE" if table.name in self._identity else ""
-        async with self._conn.transaction():
-            await self._conn.executemany(
-                f"INSERT INTO {table.name} ({names}){overriding} VALUES ({marks})", rows
-            )
+        try:
+            async with self._conn.transaction():
+                await self._conn.executemany(
+                    f"INSERT INTO {table.name} ({names}){overriding} VALUES ({marks})", rows
+                )
+        except asyncpg.IntegrityConstraintViolationError as exc:
+            raise conflict(table, exc) from exc
 
     async def finish(self, tables: Sequence[Table], tenant: str) -> None:
         for table in tables:

@@ -409,6 +409,15 @@ def _save_checkpoint(sidecar: Path, sha256: str, done: list[str]) -> None:
     os.replace(partial, sidecar)
 
 
+def conflict(table: Table, error: Exception) -> TransferError:
+    """A row the target already holds (another user's session of the same
+    id, an id of another tenant in a sequence the tenants share)."""
+    return TransferError(
+        f"table {table.name}: a row conflicts with data already in the target ({error});"
+        " nothing of this batch was written; import into an empty deployment (or tenant)"
+    )
+
+
 def placeholders(where: str, style: Callable[[int], str]) -> str:
     """A table filter ({1} tenant, {2} user) in a dialect's parameter style."""
     return where.replace("{1}", style(1)).replace("{2}", style(2))
