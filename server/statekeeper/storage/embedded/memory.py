@@ -167,15 +167,20 @@ class EmbeddedMemoryStore(MemoryStore):
         self, tenant: str, episode: Episode, audit: AuditRecord | None = None
     ) -> tuple[Episode, bool]:
         def work(db: sqlite3.Connection) -> tuple[Episode, bool]:
-            with db:
-                existing = _episode_by_hash(db, tenant, episode.user_id, episode.content_hash)
-                if existing is not None:
-                    return existing, False
-                stored = _insert_episode(db, tenant, episode)
-                write_audit(db, tenant, audit, "episode", stored.episode_id, "recorded")
-                return stored, True
+            existing = _episode_by_hash(db, tenant, episode.user_id, episode.content_hash)
+            if existing is not None:
+                return existing, False
+            stored = _insert_episode(db, tenant, episode)
+            write_audit(db, tenant, audit, "episode", stored.episode_id, "recorded")
+            return stored, True
 
-        return await self._run(work)
+        if not self._migrated:
+            await self.start()
+        # Group-committed with the other writes queued meanwhile (concurrent
+        # RecordEpisode calls share one transaction and one fsync; each in its
+        # own savepoint, so a refused one leaves the others in). Durable on
+        # return, as before.
+        return await self._backend.write(work)
 
     async def find_by_hash(self, tenant: str, user_id: str, digest: str) -> Episode | None:
         return await self._run(lambda db: _episode_by_hash(db, tenant, user_id, digest))
