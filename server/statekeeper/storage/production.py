@@ -237,11 +237,13 @@ class CachedSessionStore(SessionStore):
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
     ) -> ErasureCounts:
-        counts, deleted = await asyncio.shield(
-            self._durable.erase_sessions(tenant, subject, dry_run)
+        async def invalidate(session_ids: list[str]) -> None:
+            for session_id in session_ids:
+                await self._cache.invalidate(tenant, session_id)
+
+        counts, _ = await asyncio.shield(
+            self._durable.erase_sessions(tenant, subject, dry_run, invalidate)
         )
-        for session_id in [] if dry_run else deleted:
-            await self._cache.invalidate(tenant, session_id)
         return counts
 
 

@@ -41,13 +41,7 @@ from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.checkpoints import add
-from statekeeper.storage.shared.erasure import (
-    SQLITE,
-    Erasure,
-    Step,
-    checkpoint_steps,
-    orphan_blob_step,
-)
+from statekeeper.storage.shared.erasure import SQLITE, checkpoint_steps
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 # Every column of a checkpoint but its tenant and execution.
@@ -291,12 +285,8 @@ class EmbeddedCheckpointStore(CheckpointStore):
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
     ) -> ErasureCounts:
-        def blobs(erasure: Erasure) -> list[Step]:
-            hashes = [str(h) for h in erasure.values("checkpoints", "channels")]
-            return [orphan_blob_step(tenant, hashes, SQLITE)] if hashes else []
-
         steps = checkpoint_steps(SQLITE, tenant, subject)
-        erasure = await run_steps(self._backend, steps, dry_run, then=blobs)
+        erasure = await run_steps(self._backend, steps, dry_run)
         return erasure.counts
 
 

@@ -1,6 +1,6 @@
 """EraseUser on SQLite: runs storage/shared/erasure.py's steps on the writer
-connection, one transaction per batch (a dry run: every batch in one
-transaction, rolled back).
+connection, one transaction per batch (a dry run: counts in one read
+snapshot, nothing deleted).
 
 Batches run with `secure_delete` on, so the freed pages are overwritten
 rather than left in the file; after a real erasure the WAL is checkpointed
@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from statekeeper.core.privacy.models import ERASE_BATCH
-from statekeeper.storage.shared.erasure import SQLITE, Erasure, Step
+from statekeeper.storage.shared.erasure import MAX_PASSES, SQLITE, Erasure, Step
 
 if TYPE_CHECKING:
     from statekeeper.storage.embedded.sessions import EmbeddedStorage
-
-# Steps that depend on what the first ones deleted (e.g. the blobs of the
-# deleted checkpoint channels).
-Then = Callable[["Erasure"], Sequence[Step]]
 
 
 def _run_step(db: sqlite3.Connection, step: Step, erasure: Erasure, limit: int) -> int:
@@ -55,17 +51,13 @@ def _batch(db: sqlite3.Connection, step: Step, erasure: Erasure, limit: int) -> 
     return deleted
 
 
-def _dry(
-    db: sqlite3.Connection, steps: Sequence[Step], then: Then | None, erasure: Erasure, limit: int
-) -> None:
-    db.execute("BEGIN IMMEDIATE")
+def _count(db: sqlite3.Connection, steps: Sequence[Step], erasure: Erasure) -> None:
+    """A dry run: each step's rows counted in one read snapshot."""
+    db.execute("BEGIN")
     try:
         for step in steps:
-            while _run_step(db, step, erasure, limit) >= limit:
-                pass
-        for step in then(erasure) if then is not None else ():
-            while _run_step(db, step, erasure, limit) >= limit:
-                pass
+            sql, params = step.count_sql(SQLITE)
+            erasure.counts.add(step.capability, step.kind, db.execute(sql, params).fetchone()[0])
     finally:
         db.rollback()
 
@@ -74,25 +66,26 @@ async def run_steps(
     backend: EmbeddedStorage,
     steps: Sequence[Step],
     dry_run: bool,
-    then: Then | None = None,
     limit: int | None = None,
 ) -> Erasure:
-    """Runs every step to the end, then the steps `then` makes of what they
-    deleted; each batch a transaction of its own (the writer thread is free
-    between batches). After a real erasure that deleted anything, the WAL
-    is checkpointed."""
+    """Runs each step until a batch deletes nothing, each batch a
+    transaction of its own (the writer thread is free between batches),
+    and the whole list again until a pass deletes nothing (MAX_PASSES at
+    most). After a real erasure that deleted anything, the WAL is
+    checkpointed. A dry run only counts."""
     limit = limit or ERASE_BATCH  # read at call time: tests lower it
-    erasure = Erasure()
+    erasure = Erasure(dry_run)
     if dry_run:
-        await backend.run(
-            functools.partial(_dry, steps=steps, then=then, erasure=erasure, limit=limit)
-        )
+        await backend.run(functools.partial(_count, steps=steps, erasure=erasure))
         return erasure
-    for group in (steps, None):
-        for step in group if group is not None else (then(erasure) if then else ()):
+    for _ in range(MAX_PASSES):
+        before = erasure.counts.total
+        for step in steps:
             batch = functools.partial(_batch, step=step, erasure=erasure, limit=limit)
-            while await backend.run(batch) >= limit:
+            while await backend.run(batch):
                 pass
+        if erasure.counts.total == before:
+            break
     if erasure.counts.total:
         await backend.run(checkpoint_wal)
     return erasure

@@ -188,13 +188,14 @@ KNOWN_TENANTS = 64
 KNOWN_KEYS = 128
 KNOWN_VALUE_BYTES = 4096
 
-_COMMIT = "SELECT bb_commit(" + ", ".join(f"${n}" for n in range(1, 34)) + ")"
+_COMMIT = "SELECT bb_commit(" + ", ".join(f"${n}" for n in range(1, 35)) + ")"
 _INSERT_AUDIT = f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)"
 
 # The tenant's counters and the current entries of some (board, key) pairs,
 # in one snapshot.
 _READ_STATE = f"""
-SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, h.key_count AS h_key_count, e.*
+SELECT h.revision AS h_revision, h.oldest_revision AS h_oldest, h.key_count AS h_key_count,
+    h.erase_epoch AS h_epoch, e.*
 FROM (SELECT 1) AS one
 LEFT JOIN bb_tenants h ON h.tenant = $1
 LEFT JOIN LATERAL (
@@ -237,7 +238,8 @@ class PostgresBlackboardStore(BlackboardStore):
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
     ) -> ErasureCounts:
-        erasure = await run_steps(self._db, blackboard_steps(tenant, subject), dry_run)
+        steps = blackboard_steps(tenant, subject, bump_epoch=True)
+        erasure = await run_steps(self._db, steps, dry_run)
         if not dry_run and erasure.counts.total:
             # This replica's copies of the tenant's state, and the shared
             # stream of recent batches (readers repair from PostgreSQL).
@@ -379,6 +381,7 @@ class PostgresBlackboardStore(BlackboardStore):
                 return writes, results
             arguments = commit_arguments(tenant, expected, state, writes)
             arguments += audit_arguments(audit_records(group, results, writes))
+            arguments.append(state.epoch)  # no erasure since the read (or the copy)
             oldest = await conn.fetchval(_COMMIT, *arguments)
             if oldest is None:
                 self._known.pop(tenant, None)
@@ -401,7 +404,11 @@ class PostgresBlackboardStore(BlackboardStore):
         state, live = await _read_state(conn, tenant, wanted)
         seen: dict[tuple[str, str], Entry | None] = {slot: live.get(slot) for slot in wanted}
         previous = self._known.get(tenant)
-        if previous is not None and previous.state.revision == state.revision:
+        if (
+            previous is not None
+            and previous.state.revision == state.revision
+            and previous.state.epoch == state.epoch
+        ):
             seen = {**previous.entries, **seen}
         return state, seen
 
@@ -640,7 +647,9 @@ async def _read_state(
     first = rows[0]
     state = Tenant(tenant)
     if first["h_revision"] is not None:
-        state = Tenant(tenant, first["h_revision"], first["h_oldest"], first["h_key_count"])
+        state = Tenant(
+            tenant, first["h_revision"], first["h_oldest"], first["h_key_count"], first["h_epoch"]
+        )
     live = {(row["board"], row["key"]): entry_from_row(row) for row in rows if row["key"]}
     return state, live
 

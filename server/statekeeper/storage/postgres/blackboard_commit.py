@@ -62,6 +62,8 @@ class Tenant:
     revision: int = 0
     oldest_revision: int = 1
     key_count: int = 0
+    # bb_tenants.erase_epoch: bumped by each EraseUser batch (no revision).
+    epoch: int = 0
 
     @property
     def header(self) -> Header:
@@ -73,7 +75,7 @@ def by_key(entry: Entry) -> str:
 
 
 def copy(state: Tenant) -> Tenant:
-    return Tenant(state.tenant, state.revision, state.oldest_revision, state.key_count)
+    return Tenant(state.tenant, state.revision, state.oldest_revision, state.key_count, state.epoch)
 
 
 def with_oldest(

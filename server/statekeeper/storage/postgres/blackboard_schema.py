@@ -176,6 +176,51 @@ MIGRATIONS: tuple[Migration, ...] = (
             $$""",
         ),
     ),
+    Migration(
+        4,
+        "blackboard: an erasure epoch per tenant, checked by bb_commit",
+        (
+            # EraseUser deletes entries without a revision (revisions stay
+            # gap-free for watchers) but bumps erase_epoch under the tenant's
+            # row lock; a replica's decisions read before it (or its
+            # remembered entries) then commit nothing and are re-read.
+            "ALTER TABLE bb_tenants ADD COLUMN erase_epoch bigint NOT NULL DEFAULT 0",
+            # An overload (34 arguments, the epoch read last): the 33- and
+            # 25-argument ones stay for replicas of earlier releases during a
+            # rolling upgrade. The row lock is taken before the epoch is
+            # compared, so no erasure commits between the check and the write.
+            """CREATE FUNCTION bb_commit(
+                p_tenant text, p_expected bigint, p_revision bigint, p_key_count bigint,
+                v_board text[], v_key text[], v_revision bigint[], v_seq integer[],
+                v_event_type smallint[], v_kind smallint[], v_content_type text[],
+                v_schema_version integer[], v_data bytea[], v_create_revision bigint[],
+                v_version bigint[], v_writer text[], v_expire_time float8[],
+                v_update_time float8[], v_commit_time float8[],
+                p_put_rows integer[], p_deleted_boards text[], p_deleted_keys text[],
+                l_revision bigint[], l_board text[], l_commit_time float8[],
+                a_principal text[], a_service text[], a_method text[], a_entity_type text[],
+                a_entity_id text[], a_revision bigint[], a_time float8[], a_summary text[],
+                p_epoch bigint
+            ) RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE
+                current_epoch bigint;
+            BEGIN
+                SELECT erase_epoch INTO current_epoch FROM bb_tenants
+                WHERE tenant = p_tenant FOR UPDATE;
+                IF FOUND AND current_epoch <> p_epoch THEN
+                    RETURN NULL;  -- an erasure since the read: nothing written
+                END IF;
+                RETURN bb_commit(p_tenant, p_expected, p_revision, p_key_count,
+                    v_board, v_key, v_revision, v_seq, v_event_type, v_kind, v_content_type,
+                    v_schema_version, v_data, v_create_revision, v_version, v_writer,
+                    v_expire_time, v_update_time, v_commit_time, p_put_rows,
+                    p_deleted_boards, p_deleted_keys, l_revision, l_board, l_commit_time,
+                    a_principal, a_service, a_method, a_entity_type, a_entity_id,
+                    a_revision, a_time, a_summary);
+            END
+            $$""",
+        ),
+    ),
 )
 
 

@@ -87,13 +87,7 @@ from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import apply_migrations
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared.checkpoints import add
-from statekeeper.storage.shared.erasure import (
-    POSTGRES,
-    Erasure,
-    Step,
-    checkpoint_steps,
-    orphan_blob_step,
-)
+from statekeeper.storage.shared.erasure import POSTGRES, checkpoint_steps
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 if TYPE_CHECKING:
@@ -388,12 +382,8 @@ class PostgresCheckpointStore(CheckpointStore):
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
     ) -> ErasureCounts:
-        def blobs(erasure: Erasure) -> list[Step]:
-            hashes = [str(h) for h in erasure.values("checkpoints", "channels")]
-            return [orphan_blob_step(tenant, hashes, POSTGRES)] if hashes else []
-
-        steps = checkpoint_steps(POSTGRES, tenant, subject)
-        erasure = await run_steps(self._db, steps, dry_run, then=blobs)
+        steps = checkpoint_steps(POSTGRES, tenant, subject, VALUE_LOCK_CLASS)
+        erasure = await run_steps(self._db, steps, dry_run)
         return erasure.counts
 
     async def _executions_with_checkpoints(self, tenant: str) -> list[str]:

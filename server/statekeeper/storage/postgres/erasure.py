@@ -1,7 +1,7 @@
 """EraseUser on PostgreSQL: runs storage/shared/erasure.py's steps, one
-transaction per batch (a dry run: every batch in one transaction, rolled
-back). Deleted rows leave the tables at once; their bytes stay in the heap
-files (and WAL, backups) until VACUUM reuses the space, as for any DELETE.
+transaction per batch (a dry run: counts in one read-only snapshot).
+Deleted rows leave the tables at once; their bytes stay in the heap files
+(and WAL, backups) until VACUUM reuses the space, as for any DELETE.
 """
 
 from __future__ import annotations
@@ -12,80 +12,103 @@ from typing import TYPE_CHECKING
 import redis.asyncio as redis
 
 from statekeeper.core.privacy.models import ERASE_BATCH
-from statekeeper.storage.shared.erasure import POSTGRES, Erasure, Step
+from statekeeper.storage.shared.erasure import MAX_PASSES, POSTGRES, Erasure, Step
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection, PostgresStorage
 
 
-async def _run_step(conn: Connection, step: Step, erasure: Erasure, limit: int) -> int:
+async def _run_step(conn: Connection, step: Step, erasure: Erasure, limit: int) -> list[object]:
+    """One batch of `step`; returns the `returning` values (or, without
+    them, one None per row deleted)."""
+    if step.lock:
+        lock, lock_params = step.lock_sql(POSTGRES)
+        await conn.execute(lock, *lock_params)
     sql, params = step.sql(POSTGRES, limit)
+    values: list[object]
     if step.returning:
         rows = await conn.fetch(sql, *params)
-        erasure.collected.setdefault((step.capability, step.kind), []).extend(r[0] for r in rows)
-        deleted = len(rows)
+        values = [r[0] for r in rows]
+        erasure.collected.setdefault((step.capability, step.kind), []).extend(values)
     else:
         status = await conn.execute(sql, *params)
-        deleted = int(status.split()[-1])
-    if deleted and step.after:
-        after, after_params = step.after_sql(POSTGRES, deleted)
+        values = [None] * int(status.split()[-1])
+    if values and step.after:
+        after, after_params = step.after_sql(POSTGRES, len(values))
         await conn.execute(after, *after_params)
-    erasure.counts.add(step.capability, step.kind, deleted)
-    return deleted
+    erasure.counts.add(step.capability, step.kind, len(values))
+    return values
 
 
-# Work a store adds at the end of the erasure's last transaction (or of the
-# dry run's), e.g. logging the vector change.
+# Work a store adds to each batch's transaction (e.g. logging the vector
+# change of the episodes it deletes), then after its commit (e.g.
+# invalidating cached copies of the sessions it deleted); given the batch's
+# `returning` values.
+InBatch = Callable[["Connection", Step, Sequence[object]], Awaitable[None]]
+Committed = Callable[[Step, Sequence[object]], Awaitable[None]]
+# Work a store adds at the end of a real erasure in a transaction of its
+# own, or to the dry run's read-only snapshot (Erasure.dry_run tells which).
 Finish = Callable[["Connection", Erasure], Awaitable[None]]
-# Steps that depend on what the first ones deleted (e.g. the blobs of the
-# deleted checkpoint channels).
-Then = Callable[[Erasure], Sequence[Step]]
 
 
 async def run_steps(
     db: PostgresStorage,
     steps: Sequence[Step],
     dry_run: bool,
-    then: Then | None = None,
     finish: Finish | None = None,
     limit: int | None = None,
+    in_batch: InBatch | None = None,
+    committed: Committed | None = None,
 ) -> Erasure:
-    """Runs every step to the end, then the steps `then` makes of what they
-    deleted, then `finish`; each batch a transaction of its own."""
+    """Runs each step until a batch deletes nothing (a batch that deletes
+    fewer than `limit` rows does not mean none is left: concurrent updates
+    move rows), each batch a transaction of its own, and the whole list
+    again until a pass deletes nothing (MAX_PASSES at most); then `finish`.
+    A dry run counts each step's rows in one read-only snapshot: no row or
+    tenant lock taken, no writer stalled."""
     limit = limit or ERASE_BATCH  # read at call time: tests lower it
-    erasure = Erasure()
+    erasure = Erasure(dry_run)
     if dry_run:
-        async with db.connection("erase user (dry run)") as conn:
-            transaction = conn.transaction()
-            await transaction.start()
-            try:
-                for step in steps:
-                    while await _run_step(conn, step, erasure, limit) >= limit:
-                        pass
-                for step in then(erasure) if then is not None else ():
-                    while await _run_step(conn, step, erasure, limit) >= limit:
-                        pass
-                if finish is not None:
-                    await finish(conn, erasure)
-            finally:
-                await transaction.rollback()
+        async with (
+            db.connection("erase user (dry run)") as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            for step in steps:
+                sql, params = step.count_sql(POSTGRES)
+                count = await conn.fetchval(sql, *params)
+                erasure.counts.add(step.capability, step.kind, int(count))
+            if finish is not None:
+                await finish(conn, erasure)
         return erasure
-    for step in steps:
-        await _to_the_end(db, step, erasure, limit)
-    for step in then(erasure) if then is not None else ():
-        await _to_the_end(db, step, erasure, limit)
+    for _ in range(MAX_PASSES):
+        before = erasure.counts.total
+        for step in steps:
+            await _to_the_end(db, step, erasure, limit, in_batch, committed)
+        if erasure.counts.total == before:
+            break
     if finish is not None:
         async with db.transaction("erase user") as conn:
             await finish(conn, erasure)
     return erasure
 
 
-async def _to_the_end(db: PostgresStorage, step: Step, erasure: Erasure, limit: int) -> None:
+async def _to_the_end(
+    db: PostgresStorage,
+    step: Step,
+    erasure: Erasure,
+    limit: int,
+    in_batch: InBatch | None,
+    committed: Committed | None,
+) -> None:
     while True:
         async with db.transaction("erase user") as conn:
-            deleted = await _run_step(conn, step, erasure, limit)
-        if deleted < limit:
+            values = await _run_step(conn, step, erasure, limit)
+            if values and in_batch is not None:
+                await in_batch(conn, step, values)
+        if not values:
             return
+        if committed is not None:
+            await committed(step, values)
 
 
 async def drop_redis_keys(url: str | None, keys: Sequence[str]) -> int:

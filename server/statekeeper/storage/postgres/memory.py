@@ -96,7 +96,7 @@ from statekeeper.storage.postgres.memory_schema import (
     migrate_memory,
 )
 from statekeeper.storage.postgres.sessions import PostgresStorage
-from statekeeper.storage.shared.erasure import Erasure, memory_steps
+from statekeeper.storage.shared.erasure import Erasure, Step, memory_steps
 from statekeeper.storage.shared.memory import (
     EPISODE_COLUMNS,
     episode_columns,
@@ -612,25 +612,36 @@ class PostgresMemoryStore(MemoryStore):
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
     ) -> ErasureCounts:
-        async def log_erasure(conn: Connection, erasure: Erasure) -> None:
+        async def log_batch(conn: Connection, step: Step, values: Sequence[object]) -> None:
+            # In each episode batch's transaction: one erase row, without
+            # the user id, names the deleted keys so that every replica
+            # drops the index holding them (an interrupted erasure has
+            # logged every batch it committed).
+            if step.kind == "episodes":
+                await self._log(conn, tenant, "", OP_ERASE, sorted(int(str(k)) for k in values))
+
+        async def blank_changes(conn: Connection, erasure: Erasure) -> None:
             # The user's earlier change rows are blanked (not deleted: each
-            # tenant's sequence stays gap-free for the replicas' feeds), and
-            # one erase row, without the user id, names the deleted keys so
-            # that every replica drops the index holding them.
-            status = await conn.execute(
-                "UPDATE memory_vector_changes SET user_id = '', op = $3, keys = '{}'"
-                " WHERE tenant = $1 AND user_id = $2",
-                tenant,
-                subject.user_id,
-                OP_ERASED,
-            )
-            erasure.counts.add("memory", "vector_change_rows", int(status.split()[-1]))
-            keys = sorted(int(str(k)) for k in erasure.values("memory", "episodes"))
-            if keys:
-                await self._log(conn, tenant, "", OP_ERASE, keys)
+            # tenant's sequence stays gap-free for the replicas' feeds).
+            mine = "WHERE tenant = $1 AND user_id = $2"
+            if erasure.dry_run:
+                count = await conn.fetchval(
+                    f"SELECT count(*) FROM memory_vector_changes {mine}", tenant, subject.user_id
+                )
+            else:
+                status = await conn.execute(
+                    f"UPDATE memory_vector_changes SET user_id = '', op = $3, keys = '{{}}' {mine}",
+                    tenant,
+                    subject.user_id,
+                    OP_ERASED,
+                )
+                count = status.split()[-1]
+            erasure.counts.add("memory", "vector_change_rows", int(count))
 
         steps = memory_steps(tenant, subject)
-        erasure = await run_steps(self._db, steps, dry_run, finish=log_erasure)
+        erasure = await run_steps(
+            self._db, steps, dry_run, finish=blank_changes, in_batch=log_batch
+        )
         return erasure.counts
 
     # ----- facts -------------------------------------------------------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -54,7 +54,7 @@ from statekeeper.core.sessions.store import SessionStore
 from statekeeper.storage.codec import record_from_json, record_to_json
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.postgres.erasure import run_steps
-from statekeeper.storage.shared.erasure import session_steps
+from statekeeper.storage.shared.erasure import Step, session_steps
 from statekeeper.storage.sql import (
     AUDIT_COLUMNS,
     MESSAGE_COLUMNS,
@@ -582,10 +582,32 @@ class PostgresSessionStore(SessionStore):
         return counts
 
     async def erase_sessions(
-        self, tenant: str, subject: ErasureSubject, dry_run: bool
+        self,
+        tenant: str,
+        subject: ErasureSubject,
+        dry_run: bool,
+        invalidate: Callable[[list[str]], Awaitable[None]] | None = None,
     ) -> tuple[ErasureCounts, list[str]]:
-        """erase_user, returning the ids of the sessions deleted."""
-        erasure = await run_steps(self._db, session_steps(tenant, subject), dry_run)
+        """erase_user, returning the ids of the sessions deleted. `invalidate`
+        gets each batch's deleted session ids inside the batch's transaction
+        and again after its commit (a cached copy dropped before the commit
+        cannot outlive an interruption; one read back in between is dropped
+        after), so a cache never serves a deleted session."""
+
+        async def committed(step: Step, values: Sequence[object]) -> None:
+            if invalidate is not None and step.kind == "sessions":
+                await invalidate([str(v) for v in values])
+
+        async def in_batch(conn: Connection, step: Step, values: Sequence[object]) -> None:
+            await committed(step, values)
+
+        erasure = await run_steps(
+            self._db,
+            session_steps(tenant, subject),
+            dry_run,
+            in_batch=in_batch,
+            committed=committed,
+        )
         return erasure.counts, [str(i) for i in erasure.values("sessions", "sessions")]
 
 

@@ -1,23 +1,32 @@
 """EraseUser on the SQL backends, written once: each capability's erasure is
 a list of bounded DELETE statements (`Step`), which storage/embedded and
-storage/postgres run in a loop, one transaction per batch, until each
-matches nothing (a dry run runs them all in one transaction rolled back, so
-its counts are exactly the real ones).
+storage/postgres run one transaction per batch, each step until a batch
+deletes nothing, and the whole list again until a full pass deletes nothing
+(bounded by MAX_PASSES). A dry run deletes nothing: it counts each step's
+rows with a SELECT (`count_sql`) in one read-only snapshot, so it takes no
+lock a writer could wait for, and its counts are the real ones.
 
 Every statement deletes at most `limit` rows, children before their parents
-(messages before their session, channels before their checkpoint), so an
-erasure interrupted between batches leaves what remains still selected by
-the same statements: running it again finishes it.
+(messages before their session, channels before their checkpoint), and a
+parent only once it has no children left (`_childless`): a child written by
+the user between the two steps keeps its parent for the next pass instead
+of becoming an orphan that nothing selects any more. Everything is selected
+by what is stored (blobs: those no channel refers to), never by what an
+earlier run remembered, so an erasure interrupted anywhere is finished by
+running it again.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from statekeeper.core.privacy.models import USER_METADATA_KEY, ErasureCounts, ErasureSubject
+
+# Full passes over a capability's steps at most: a user still writing can
+# keep adding rows; what is left is found by the next EraseUser.
+MAX_PASSES = 8
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,10 @@ class Step:
     """`DELETE FROM table WHERE <where>`, `limit` rows at a time. `returning`
     names a column whose deleted values the runner collects (vector keys,
     session ids, blob hashes); `after` runs in the same transaction with
-    :deleted bound to the batch's row count."""
+    :deleted bound to the batch's row count (not in a dry run). `lock` runs
+    first in the batch's transaction (PostgreSQL's row and advisory locks).
+    A dry run counts the rows of `dry_where` (default: `where`): the rows
+    the real run deletes, seen before any of them is."""
 
     capability: str
     kind: str
@@ -81,6 +93,15 @@ class Step:
     params: Mapping[str, object] = field(default_factory=dict)
     returning: str = ""
     after: str = ""
+    lock: str = ""
+    dry_where: str = ""
+
+    def count_sql(self, dialect: Dialect) -> tuple[str, list[object]]:
+        where = self.dry_where or self.where
+        return dialect.bind(f"SELECT count(*) FROM {self.table} WHERE {where}", dict(self.params))
+
+    def lock_sql(self, dialect: Dialect) -> tuple[str, list[object]]:
+        return dialect.bind(self.lock, dict(self.params))
 
     def sql(self, dialect: Dialect, limit: int) -> tuple[str, list[object]]:
         returning = f" RETURNING {self.returning}" if self.returning else ""
@@ -98,7 +119,8 @@ class Step:
 class Erasure:
     """Counts and the values collected by `returning` steps."""
 
-    def __init__(self) -> None:
+    def __init__(self, dry_run: bool = False) -> None:
+        self.dry_run = dry_run
         self.counts = ErasureCounts()
         self.collected: dict[tuple[str, str], list[object]] = {}
 
@@ -111,12 +133,23 @@ def _prefixed(column: str) -> str:
     return f"substr({column}, 1, length(:prefix)) = :prefix"
 
 
+def _childless(parent: str, key: str, children: Sequence[str]) -> str:
+    """No row of `children` (tables) belongs to the `parent` row by `key`."""
+    return " AND ".join(
+        f"NOT EXISTS (SELECT 1 FROM {child} c WHERE c.tenant = {parent}.tenant"
+        f" AND c.{key} = {parent}.{key})"
+        for child in children
+    )
+
+
 def session_steps(tenant: str, subject: ErasureSubject) -> list[Step]:
     p: dict[str, object] = {"tenant": tenant, "user": subject.user_id}
     owned = (
         "tenant = :tenant AND session_id IN"
         " (SELECT session_id FROM sessions WHERE tenant = :tenant AND user_id = :user)"
     )
+    mine = "tenant = :tenant AND user_id = :user"
+    children = ("messages", "session_versions", "append_receipts")
     return [
         Step("sessions", "messages", "messages", owned, p),
         Step("sessions", "versions", "session_versions", owned, p),
@@ -125,9 +158,10 @@ def session_steps(tenant: str, subject: ErasureSubject) -> list[Step]:
             "sessions",
             "sessions",
             "sessions",
-            "tenant = :tenant AND user_id = :user",
+            f"{mine} AND {_childless('sessions', 'session_id', children)}",
             p,
             returning="session_id",
+            dry_where=mine,
         ),
     ]
 
@@ -144,46 +178,95 @@ def memory_steps(tenant: str, subject: ErasureSubject) -> list[Step]:
     ]
 
 
-def checkpoint_steps(dialect: Dialect, tenant: str, subject: ErasureSubject) -> list[Step]:
+# The tenant's checkpoint value lock (storage/postgres/checkpoints.py): only
+# its exclusive holder may collect blobs; the class (VALUE_LOCK_CLASS) is
+# passed in by the PostgreSQL store.
+PG_VALUE_LOCK = "SELECT pg_advisory_xact_lock(:value_lock_class, hashtext(:tenant))"
+VALUE_LOCK_CLASS_PARAM = "value_lock_class"
+
+
+def checkpoint_steps(
+    dialect: Dialect, tenant: str, subject: ErasureSubject, value_lock_class: int = 0
+) -> list[Step]:
     """Every namespace of every execution with a checkpoint tagged with the
-    user; blobs are deleted afterwards by `orphan_blob_step` (they are
-    shared, by content, within a tenant)."""
+    user, then the tenant's blobs that no channel refers to any more (they
+    are shared, by content, within a tenant). On PostgreSQL each batch
+    locks the user's executions FOR UPDATE (as saves and claims do; writes
+    take them FOR SHARE), so no save or write of theirs is in flight while
+    their rows go, and the blob batches hold the tenant's value lock
+    exclusive (`value_lock_class`), so no concurrent save of anyone
+    references a blob being deleted."""
     p: dict[str, object] = {"tenant": tenant, "user": subject.user_id}
     tagged = dialect.metadata_user.format(column="metadata")
-    owned = (
-        "tenant = :tenant AND execution_id IN (SELECT execution_id FROM cp_checkpoints"
+    executions = f"SELECT execution_id FROM cp_checkpoints WHERE tenant = :tenant AND {tagged}"
+    owned = f"tenant = :tenant AND execution_id IN ({executions})"
+    lock = ""
+    if dialect.name == "postgres":
+        lock = (
+            "SELECT 1 FROM cp_executions WHERE tenant = :tenant AND execution_id IN"
+            f" ({executions}) ORDER BY execution_id FOR UPDATE"
+        )
+    children = ("cp_writes", "cp_channels", "cp_tombstones", "cp_executions")
+    untagged = f"{owned} AND ({tagged}) IS NOT TRUE"
+    # No untagged checkpoint of the same execution left either.
+    no_untagged = (
+        "NOT EXISTS (SELECT 1 FROM cp_checkpoints u WHERE u.tenant = cp_checkpoints.tenant"
+        " AND u.execution_id = cp_checkpoints.execution_id AND ("
+        + dialect.metadata_user.format(column="u.metadata")
+        + ") IS NOT TRUE)"
+    )
+    tagged_where = f"tenant = :tenant AND {tagged}"
+    steps = [
+        Step("checkpoints", "writes", "cp_writes", owned, p, lock=lock),
+        Step("checkpoints", "channels", "cp_channels", owned, p, lock=lock),
+        Step("checkpoints", "tombstones", "cp_tombstones", owned, p, lock=lock),
+        Step("checkpoints", "executions", "cp_executions", owned, p, lock=lock),
+        # The untagged checkpoints of those executions first: the tagged
+        # ones select the executions until they go, last, once nothing of
+        # their execution is left.
+        Step("checkpoints", "checkpoints", "cp_checkpoints", untagged, p, lock=lock),
+        Step(
+            "checkpoints",
+            "checkpoints",
+            "cp_checkpoints",
+            f"{tagged_where} AND {_childless('cp_checkpoints', 'execution_id', children)}"
+            f" AND {no_untagged}",
+            p,
+            lock=lock,
+            dry_where=tagged_where,
+        ),
+    ]
+    return [*steps, orphan_blob_step(dialect, tenant, subject, value_lock_class)]
+
+
+def orphan_blob_step(
+    dialect: Dialect, tenant: str, subject: ErasureSubject, value_lock_class: int = 0
+) -> Step:
+    """The tenant's blobs that no channel refers to (selected by state, so
+    a retry after an interruption still finds them). A dry run counts those
+    that only the user's channels refer to."""
+    p: dict[str, object] = {"tenant": tenant, "user": subject.user_id}
+    tagged = dialect.metadata_user.format(column="metadata")
+    lock = ""
+    if dialect.name == "postgres":
+        p[VALUE_LOCK_CLASS_PARAM] = value_lock_class
+        lock = PG_VALUE_LOCK
+    unreferenced = (
+        "tenant = :tenant AND NOT EXISTS (SELECT 1 FROM cp_channels c"
+        " WHERE c.tenant = cp_blobs.tenant AND c.content_hash = cp_blobs.content_hash{other})"
+    )
+    others = (
+        " AND c.execution_id NOT IN (SELECT execution_id FROM cp_checkpoints"
         f" WHERE tenant = :tenant AND {tagged})"
     )
-    return [
-        Step("checkpoints", "writes", "cp_writes", owned, p),
-        Step("checkpoints", "channels", "cp_channels", owned, p, returning="content_hash"),
-        Step("checkpoints", "tombstones", "cp_tombstones", owned, p),
-        Step("checkpoints", "executions", "cp_executions", owned, p),
-        # The untagged checkpoints of those executions first: the tagged
-        # ones select the executions until they go, last.
-        Step(
-            "checkpoints", "checkpoints", "cp_checkpoints", f"{owned} AND ({tagged}) IS NOT TRUE", p
-        ),
-        Step("checkpoints", "checkpoints", "cp_checkpoints", f"tenant = :tenant AND {tagged}", p),
-    ]
-
-
-def orphan_blob_step(tenant: str, hashes: Sequence[str], dialect: Dialect) -> Step:
-    """The blobs among `hashes` that no channel refers to any more."""
-    listed = (
-        "content_hash IN (SELECT value FROM json_each(:hashes))"
-        if dialect.name == "sqlite"
-        else "content_hash = ANY(:hashes::text[])"
-    )
-    unique = sorted(set(hashes))
-    hashes_param: object = json.dumps(unique) if dialect.name == "sqlite" else unique
     return Step(
         "checkpoints",
         "blobs",
         "cp_blobs",
-        f"tenant = :tenant AND {listed} AND NOT EXISTS (SELECT 1 FROM cp_channels c"
-        " WHERE c.tenant = cp_blobs.tenant AND c.content_hash = cp_blobs.content_hash)",
-        {"tenant": tenant, "hashes": hashes_param},
+        unreferenced.format(other=""),
+        p,
+        lock=lock,
+        dry_where=unreferenced.format(other=others),
     )
 
 
@@ -194,16 +277,30 @@ def workflow_steps(dialect: Dialect, tenant: str, subject: ErasureSubject) -> li
         "tenant = :tenant AND workflow_id IN (SELECT workflow_id FROM wf_workflows"
         f" WHERE tenant = :tenant AND {tagged})"
     )
+    mine = f"tenant = :tenant AND {tagged}"
+    children = ("wf_claimable", "wf_transitions")
     return [
         Step("workflows", "claimable_steps", "wf_claimable", owned, p),
         Step("workflows", "transitions", "wf_transitions", owned, p),
-        Step("workflows", "workflows", "wf_workflows", f"tenant = :tenant AND {tagged}", p),
+        Step(
+            "workflows",
+            "workflows",
+            "wf_workflows",
+            f"{mine} AND {_childless('wf_workflows', 'workflow_id', children)}",
+            p,
+            dry_where=mine,
+        ),
     ]
 
 
-def blackboard_steps(tenant: str, subject: ErasureSubject) -> list[Step]:
+def blackboard_steps(tenant: str, subject: ErasureSubject, bump_epoch: bool = False) -> list[Step]:
     """Entries and their whole history under each key prefix, on every
-    board; the tenant's key count follows the entries deleted."""
+    board; the tenant's key count follows the entries deleted (relative to
+    the stored count). With `bump_epoch` (PostgreSQL), each batch also
+    advances bb_tenants.erase_epoch, which bb_commit compares: a replica's
+    decisions read (or remembered) before the batch commit nothing and are
+    re-read, so no erased entry comes back as a previous value."""
+    epoch = ", erase_epoch = erase_epoch + 1" if bump_epoch else ""
     steps: list[Step] = []
     for prefix in subject.all_blackboard_prefixes:
         p: dict[str, object] = {"tenant": tenant, "prefix": prefix}
@@ -215,7 +312,7 @@ def blackboard_steps(tenant: str, subject: ErasureSubject) -> list[Step]:
                 "bb_entries",
                 where,
                 p,
-                after="UPDATE bb_tenants SET key_count = key_count - :deleted"
+                after=f"UPDATE bb_tenants SET key_count = key_count - :deleted{epoch}"
                 " WHERE tenant = :tenant",
             )
         )
