@@ -32,6 +32,15 @@ PROMOTION_MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        2,
+        "index of the sessions the sweep visits",
+        (
+            # A partial index stays as small as the backlog.
+            "CREATE INDEX memory_promotions_lagging ON memory_promotions (tenant, session_id)"
+            " WHERE seen_through > checked_through",
+        ),
+    ),
 )
 
 
