@@ -264,6 +264,13 @@ def read_back(stub: Stubs, owner: Owner) -> dict[str, object]:
     episodes = stub.memory.ListEpisodes(
         memory_pb2.ListEpisodesRequest(user_id=f"u-{owner.ident}"), metadata=md
     ).episodes
+    # Text recall is lexical here (no embedder): blind terms for alpha.
+    recalled = stub.memory.Recall(
+        memory_pb2.RecallRequest(
+            user_id=f"u-{owner.ident}", query_text=f"{owner.mark('episode')} answer", top_k=3
+        ),
+        metadata=md,
+    ).results
     facts = stub.memory.ListFacts(
         memory_pb2.ListFactsRequest(user_id=f"u-{owner.ident}"), metadata=md
     ).facts
@@ -305,6 +312,7 @@ def read_back(stub: Stubs, owner: Owner) -> dict[str, object]:
         ],
         "versions": len(versions),
         "episodes": [(e.user_message, e.assistant_response) for e in episodes],
+        "recall": [r.episode.user_message for r in recalled],
         "facts": [(f.subject, f.predicate, f.object) for f in facts],
         "facts by object": [f.object for f in by_object],
         "state": checkpoint.state.data.decode(),

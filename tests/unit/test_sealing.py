@@ -218,3 +218,24 @@ def test_encryption_settings_in_every_form(tmp_path: Path) -> None:
     bad.write_text('[encryption]\nkeyfile = "/k"\n')
     with pytest.raises(config.ConfigError, match="unknown \\[encryption\\] option"):
         settings_from(["--config", str(bad)], {})
+
+
+def test_sealed_episode_texts_carry_blind_terms_that_queries_find() -> None:
+    from statekeeper.core.memory import lexical
+
+    s = sealer("alpha", env=f"k1:{K1},k2:{K2}")
+    text = "Hiking in the Alps with MARKER"
+    sealed = s.seal_indexed_text("alpha", "episode.user_message", ("e1",), text)
+    assert "MARKER" not in sealed and "hik" not in sealed.lower()
+    assert s.open_text("alpha", "episode.user_message", ("e1",), sealed) == text
+    stored_terms = lexical.document_terms(sealed).split()
+    variants = s.blind_variants("alpha", lexical.query_terms("hikes marker"))
+    assert set(variants) == {"hike", "marker"}
+    for blinds in variants.values():
+        assert len(blinds) == 2  # one per key of the ring
+        assert any(b in stored_terms for b in blinds)
+    # Another tenant's blind terms differ.
+    other = s.blind_variants("beta", ["hike"])["hike"]
+    assert not set(other) & set(variants["hike"])
+    # Not sensitive: left as it is.
+    assert s.seal_indexed_text("beta", "episode.user_message", ("e1",), text) == text

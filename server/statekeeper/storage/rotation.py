@@ -29,13 +29,46 @@ from typing import Any
 
 from tqdm import tqdm
 
+from statekeeper.core.memory import lexical
 from statekeeper.core.memory.models import entity_key
-from statekeeper.storage.sealing import DET_MAGIC, MAGIC, Sealer
+from statekeeper.storage.sealing import DET_MAGIC, MAGIC, SealedValueError, Sealer
 
 SQLITE_FILE = "statekeeper.sqlite3"
 # Deterministically sealed values (fact objects) are sealed again under the
 # active key, with the entity key the store compares them by.
 FACTS_TABLE = "memory_facts"
+# Sealed episode texts carry blind index terms under the key that sealed
+# them: they are opened and sealed again whole (with the lexical terms the
+# store indexes), before the generic pass, which then leaves them alone.
+EPISODES_TABLE = "memory_episodes"
+EPISODE_TEXTS = ("user_message", "assistant_response", "summary")
+
+
+def _episode_condition(active: str) -> str:
+    checks = [
+        f"(substr({c}, 1, {len(MAGIC)}) = '{MAGIC}'"
+        f" AND substr({c}, 1, {len(active)}) != '{active}')"
+        for c in EPISODE_TEXTS
+    ]
+    return "(" + " OR ".join(checks) + ")"
+
+
+def _resealed_episode(
+    sealer: Sealer, tenant: str, episode_id: str, texts: tuple[str, ...], active: str
+) -> list[str] | None:
+    """The texts sealed again under the active key, or None when one cannot
+    be opened (left as it is, counted as unreadable)."""
+    resealed = []
+    for column, value in zip(EPISODE_TEXTS, texts, strict=True):
+        if value and value.startswith(MAGIC) and not value.startswith(active):
+            field_name = f"episode.{column}"
+            try:
+                plain = sealer.open_text(tenant, field_name, (episode_id,), value)
+            except SealedValueError:
+                return None
+            value = sealer.seal_indexed_text(tenant, field_name, (episode_id,), plain, force=True)
+        resealed.append(value)
+    return resealed
 
 
 @dataclass
@@ -104,6 +137,12 @@ def rotate_sqlite(
     try:
         db.execute("PRAGMA busy_timeout = 60000")
         columns = _sqlite_columns(db)
+        if any(t == EPISODES_TABLE for t, _ in columns):
+            if not _rotate_sqlite_episodes(db, sealer, batch, report, stop_after):
+                return report
+            columns = [
+                (t, c) for t, c in columns if not (t == EPISODES_TABLE and c in EPISODE_TEXTS)
+            ]
         stale_sql = (
             "instr(CAST({c} AS TEXT), '{m}') > 0"
             " AND replace(CAST({c} AS TEXT), '{a}', '') LIKE '%{m}%'"
@@ -159,6 +198,59 @@ def rotate_sqlite(
         return report
     finally:
         db.close()
+
+
+def _rotate_sqlite_episodes(
+    db: sqlite3.Connection,
+    sealer: Sealer,
+    batch: int,
+    report: RotationReport,
+    stop_after: int | None,
+) -> bool:
+    """False when stopped by `stop_after` (an interrupted run)."""
+    assert sealer.ring is not None
+    active = f"{MAGIC}{sealer.ring.active}~"
+    cond = _episode_condition(active)
+    skipped: set[int] = set()
+    batches = 0
+    while True:
+        if stop_after is not None and batches >= stop_after:
+            return False
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            rows = db.execute(
+                f"SELECT vector_key, tenant, user_id, episode_id, {', '.join(EPISODE_TEXTS)}"
+                f" FROM {EPISODES_TABLE} WHERE {cond}"
+                f" AND vector_key NOT IN ({','.join(str(s) for s in skipped) or '0'}) LIMIT ?",
+                (batch,),
+            ).fetchall()
+            done = 0
+            for key, tenant, user_id, episode_id, *texts in rows:
+                new = _resealed_episode(sealer, tenant, episode_id, tuple(texts), active)
+                if new is None:
+                    skipped.add(int(key))
+                    report.unreadable += 1
+                    continue
+                terms = lexical.document_terms(*new)
+                db.execute(
+                    f"UPDATE {EPISODES_TABLE} SET user_message = ?, assistant_response = ?,"
+                    " summary = ?, lexical_terms = ? WHERE vector_key = ?",
+                    (*new, terms, key),
+                )
+                db.execute("DELETE FROM memory_episode_terms WHERE rowid = ?", (key,))
+                db.execute(
+                    "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)",
+                    (key, lexical.scope_token(tenant, user_id), terms),
+                )
+                done += 1
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        batches += 1
+        report.add(f"{EPISODES_TABLE}.texts", done)
+        if len(rows) < batch:
+            return True
 
 
 def _rotate_sqlite_facts(
@@ -223,6 +315,18 @@ async def rotate_postgres(
             " AND c.data_type IN ('text', 'bytea', 'json', 'jsonb', 'character varying')"
             " ORDER BY 1, 2, 3"
         )
+        if any(row["table_name"] == EPISODES_TABLE for row in columns):
+            schema = next(r["table_schema"] for r in columns if r["table_name"] == EPISODES_TABLE)
+            qualified_episodes = f'"{schema}".{EPISODES_TABLE}'
+            if not await _rotate_postgres_episodes(
+                conn, qualified_episodes, sealer, batch, report, stop_after
+            ):
+                return report
+            columns = [
+                r
+                for r in columns
+                if not (r["table_name"] == EPISODES_TABLE and r["column_name"] in EPISODE_TEXTS)
+            ]
         plan = []
         for row in columns:
             qualified = f'"{row["table_schema"]}"."{row["table_name"]}"'
@@ -289,6 +393,52 @@ async def rotate_postgres(
         return report
     finally:
         await conn.close()
+
+
+async def _rotate_postgres_episodes(
+    conn: Any,
+    qualified: str,
+    sealer: Sealer,
+    batch: int,
+    report: RotationReport,
+    stop_after: int | None,
+) -> bool:
+    assert sealer.ring is not None
+    active = f"{MAGIC}{sealer.ring.active}~"
+    cond = _episode_condition(active)
+    skipped: list[str] = []
+    batches = 0
+    while True:
+        if stop_after is not None and batches >= stop_after:
+            return False
+        async with conn.transaction():
+            rows = await conn.fetch(
+                f"SELECT ctid::text AS id, tenant, episode_id, {', '.join(EPISODE_TEXTS)}"
+                f" FROM {qualified} WHERE {cond} AND NOT (ctid::text = ANY($1::text[]))"
+                " LIMIT $2 FOR UPDATE SKIP LOCKED",
+                skipped,
+                batch,
+            )
+            done = 0
+            for row in rows:
+                texts = tuple(row[c] for c in EPISODE_TEXTS)
+                new = _resealed_episode(sealer, row["tenant"], row["episode_id"], texts, active)
+                if new is None:
+                    skipped.append(row["id"])
+                    report.unreadable += 1
+                    continue
+                await conn.execute(
+                    f"UPDATE {qualified} SET user_message = $1, assistant_response = $2,"
+                    " summary = $3, lexical_terms = $4 WHERE ctid = $5::text::tid",
+                    *new,
+                    lexical.document_terms(*new),
+                    row["id"],
+                )
+                done += 1
+        batches += 1
+        report.add(f"{qualified}.texts", done)
+        if len(rows) < batch:
+            return True
 
 
 async def _rotate_postgres_facts(

@@ -52,6 +52,7 @@ from statekeeper.core.checkpoints.models import (
     WritesDraft,
 )
 from statekeeper.core.checkpoints.store import CheckpointStore
+from statekeeper.core.memory.lexical import LexicalMatches
 from statekeeper.core.memory.models import (
     ConsolidationPlan,
     Episode,
@@ -234,7 +235,7 @@ class SealedMemory(_Forwarding):
     def _episode(self, tenant: str, episode: Episode, seal: bool) -> Episode:
         s = self._sealer
         ids = (episode.episode_id,)
-        step = s.seal_text if seal else s.open_text
+        step = s.seal_indexed_text if seal else s.open_text
         return dataclasses.replace(
             episode,
             user_message=step(tenant, "episode.user_message", ids, episode.user_message),
@@ -295,6 +296,32 @@ class SealedMemory(_Forwarding):
 
     async def scan_episodes(self, tenant: str, *args: Any, **kwargs: Any) -> list[Episode]:
         return self._open_all(tenant, await self._inner.scan_episodes(tenant, *args, **kwargs))
+
+    async def lexical_matches(
+        self, tenant: str, user_id: str, query_terms: Sequence[str], *args: Any, **kwargs: Any
+    ) -> LexicalMatches:
+        """Sealed texts are indexed by blind terms (sealing.seal_indexed_text):
+        the query asks for both forms of each term, and the answer is given
+        back in plain terms, so that BM25 ranks as for any tenant."""
+        if not self._sealer.sensitive(tenant):
+            return await self._inner.lexical_matches(  # type: ignore[no-any-return]
+                tenant, user_id, query_terms, *args, **kwargs
+            )
+        variants = self._sealer.blind_variants(tenant, query_terms)
+        plain_of = {b: t for t, blinds in variants.items() for b in blinds}
+        asked = [*query_terms, *plain_of]
+        got: LexicalMatches = await self._inner.lexical_matches(
+            tenant, user_id, asked, *args, **kwargs
+        )
+        frequency: dict[str, int] = {}
+        for term, count in got.document_frequency.items():
+            plain = plain_of.get(term, term)
+            frequency[plain] = frequency.get(plain, 0) + count
+        candidates = [
+            dataclasses.replace(c, terms=" ".join(plain_of.get(t, t) for t in c.terms.split()))
+            for c in got.candidates
+        ]
+        return LexicalMatches(candidates, got.document_count, frequency)
 
     # Fact objects: sealed deterministically, so that the store still
     # finds equal objects (duplicates, object filters, shared objects in a

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -48,6 +50,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESSIV
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from statekeeper.core.errors import FailedPreconditionError, InvalidArgumentError
+from statekeeper.core.memory import lexical
 
 MAGIC = "~sk1~"
 MAGIC_BYTES = MAGIC.encode("ascii")
@@ -391,9 +394,55 @@ class Sealer:
             return self.seal_raw(tenant, field_name, ids, value.encode("utf-8"))
         return value
 
+    # -- blind index of sealed episode texts ------------------------------
+
+    def _index_key(self, key_id: str, tenant: str) -> bytes:
+        if self.ring is None or key_id not in self.ring.keys:
+            raise KeyError(key_id)
+        return HKDF(
+            algorithm=hashes.SHA256(),
+            length=32,
+            salt=b"statekeeper-sk1i",
+            info=f"sk1i|{key_id}|{tenant}".encode(),
+        ).derive(self.ring.keys[key_id])
+
+    def blind_term(self, index_key: bytes, term: str) -> str:
+        """A lexical term as the index stores it for a sealed text: digits
+        only (so core.lexical keeps it as it is), from a keyed HMAC."""
+        digest = hmac.new(index_key, term.encode("utf-8"), hashlib.sha256).digest()
+        return "9" + str(int.from_bytes(digest[:9], "big")).zfill(22)
+
+    def blind_variants(self, tenant: str, terms: Sequence[str]) -> dict[str, list[str]]:
+        """Each query term's blind form under every key of the ring (texts
+        sealed under a key not rotated yet keep that key's terms)."""
+        if self.ring is None:
+            return {}
+        keys = [self._index_key(key_id, tenant) for key_id in self.ring.keys]
+        return {t: [self.blind_term(k, t) for k in keys] for t in terms}
+
+    def seal_indexed_text(
+        self, tenant: str, field_name: str, ids: Sequence[str], value: str, force: bool = False
+    ) -> str:
+        """`seal_text`, followed (when sealed) by the blind terms of the
+        plaintext, separated by spaces: the store's lexical index, which
+        derives its terms from the stored text, indexes them, so that exact
+        terms can still be searched (see `blind_variants`)."""
+        if not value:
+            return value
+        if not (force or self.sensitive(tenant) or value.startswith(MAGIC)):
+            return value
+        assert self.ring is not None or not force
+        token = self.seal_raw(tenant, field_name, ids, value.encode("utf-8"))
+        assert self.ring is not None
+        key = self._index_key(self.ring.active, tenant)
+        blind = [self.blind_term(key, t) for t in lexical.terms(value)]
+        return " ".join([token, *blind])
+
     def open_text(self, tenant: str, field_name: str, ids: Sequence[str], value: str) -> str:
         if not value.startswith(MAGIC):
             return value
+        # A sealed episode text carries its blind terms after a space.
+        value = value.split(" ", 1)[0]
         raw = self.open_raw(tenant, field_name, ids, value)
         try:
             return raw.decode("utf-8")
