@@ -198,7 +198,7 @@ class MemoryApp:
                 semantic if endpoints.llm_url else None,
                 clock,
             )
-            sessions.add_append_listener(self.promoter.notify)
+        self._sessions = sessions
         self._rebuild: asyncio.Task[int] | None = None
         self._saver: asyncio.Task[None] | None = None
 
@@ -213,6 +213,7 @@ class MemoryApp:
         self.maintenance.start()
         if self.promoter is not None:
             await self.promoter.start()
+            self._sessions.add_append_listener(self.promoter.notify)
         interval = self.config.index_snapshot_interval_seconds
         if self.snapshots is not None and interval > 0:
             self._saver = asyncio.create_task(self._save_forever(interval), name="memory-snapshots")
@@ -239,6 +240,7 @@ class MemoryApp:
         snapshot (so the next start loads them), and unsubscribes."""
         await self.maintenance.stop()
         if self.promoter is not None:
+            self._sessions.remove_append_listener(self.promoter.notify)
             await self.promoter.stop()
         for task in (self._rebuild, self._saver):
             if task is not None and not task.done():

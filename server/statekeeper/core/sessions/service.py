@@ -170,6 +170,11 @@ class SessionManager:
         logged and never fails the append."""
         self._append_listeners.append(listener)
 
+    def remove_append_listener(self, listener: AppendListener) -> None:
+        """Stops calling `listener` (no error if it was not added)."""
+        if listener in self._append_listeners:
+            self._append_listeners.remove(listener)
+
     # ----- lifecycle -------------------------------------------------------
 
     async def create(self, actor: Actor, session_id: str, draft: SessionDraft) -> SessionRecord:
