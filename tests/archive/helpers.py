@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import subprocess
@@ -9,10 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import grpc
 import zstandard
 
 from statekeeper_client.v1 import admin_pb2, session_pb2, session_pb2_grpc
+from tests.harness.backends import Production
+from tests.harness.servers import ServerProcess
 
 KEYS = {"alpha": "key-alpha", "beta": "key-beta"}
 SESSION_TABLES = ("sessions", "messages", "session_versions", "append_receipts")
@@ -137,3 +141,19 @@ def statekeeper(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=300,
         check=False,
     )
+
+
+def hot(server: ServerProcess, where: Production | None) -> dict[tuple[str, str], int]:
+    """Hot sessions and their versions, read from the database itself."""
+    if where is None:
+        return hot_sessions(server.data_dir)
+
+    async def query() -> dict[tuple[str, str], int]:
+        conn = await asyncpg.connect(where.postgres_dsn)
+        try:
+            rows = await conn.fetch("SELECT tenant, session_id, version FROM sessions")
+        finally:
+            await conn.close()
+        return {(row[0], row[1]): int(row[2]) for row in rows}
+
+    return asyncio.run(query())

@@ -19,6 +19,7 @@ from tests.archive.helpers import (
     auth,
     chunk_lines,
     erase_user,
+    hot,
     hot_rows,
     hot_sessions,
     make_session,
@@ -108,10 +109,10 @@ def test_archive_and_read_back_byte_for_byte(
                 "every session archived",
                 lambda: f"{view.all_keys()}\n{server.log_tail()}",
             )
+            wait_until(lambda: not hot(server, where), 60, "no hot session")
             if where is None:
-                wait_until(lambda: not hot_sessions(server.data_dir), 60, "no hot session")
                 assert all(not rows for rows in hot_rows(server.data_dir).values())
-            assert "archived a batch of sessions" in server.log()
+            wait_until(lambda: "archived a batch of sessions" in server.log(), 60, "batch log")
 
             # Objects of a tenant live under its prefix and hold only its rows.
             for key in view.all_keys():

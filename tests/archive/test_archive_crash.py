@@ -5,19 +5,17 @@ manifest written, the hot rows not deleted yet, at the same version)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import threading
 import time
 from pathlib import Path
 
-import asyncpg
 import grpc
 import pytest
 
 from statekeeper_client.v1 import session_pb2, session_pb2_grpc
-from tests.archive.helpers import auth, hot_sessions
+from tests.archive.helpers import auth, hot
 from tests.harness.backends import EMBEDDED, PRODUCTION, Production, backend
 from tests.harness.deadlines import Deadline, wait_until
 from tests.harness.deploy import API_KEYS, key_args
@@ -116,22 +114,6 @@ def archived_units(directory: Path) -> dict[str, int]:
         assert manifest["tenant"] == "alpha"
         units[manifest["unit"]] = manifest["session_version"]
     return units
-
-
-def hot(server: ServerProcess, where: Production | None) -> dict[tuple[str, str], int]:
-    """Hot sessions and their versions, read from the database itself."""
-    if where is None:
-        return hot_sessions(server.data_dir)
-
-    async def query() -> dict[tuple[str, str], int]:
-        conn = await asyncpg.connect(where.postgres_dsn)
-        try:
-            rows = await conn.fetch("SELECT tenant, session_id, version FROM sessions")
-        finally:
-            await conn.close()
-        return {(row[0], row[1]): int(row[2]) for row in rows}
-
-    return asyncio.run(query())
 
 
 @pytest.mark.parametrize("backend_name", [EMBEDDED, PRODUCTION])
