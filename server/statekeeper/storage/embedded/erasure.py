@@ -1,6 +1,6 @@
 """EraseUser on SQLite: runs storage/shared/erasure.py's steps on the writer
 connection, one transaction per batch (a dry run: counts in one read
-snapshot, nothing deleted).
+snapshot on a reader connection, nothing deleted or locked).
 
 Batches run with `secure_delete` on, so the freed pages are overwritten
 rather than left in the file; after a real erasure the WAL is checkpointed
@@ -76,7 +76,8 @@ async def run_steps(
     limit = limit or ERASE_BATCH  # read at call time: tests lower it
     erasure = Erasure(dry_run)
     if dry_run:
-        await backend.run(functools.partial(_count, steps=steps, erasure=erasure))
+        # On a reader connection: the writer (and its lock) stays free.
+        await backend.read(functools.partial(_count, steps=steps, erasure=erasure))
         return erasure
     for _ in range(MAX_PASSES):
         before = erasure.counts.total
