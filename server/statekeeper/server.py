@@ -37,6 +37,7 @@ from statekeeper.capabilities import (
     user_eraser,
 )
 from statekeeper.config import Settings
+from statekeeper.core import observations
 from statekeeper.core.audit.service import AuditLog
 from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.limits import Limits
@@ -111,7 +112,7 @@ class StatekeeperServer:
         self.archive = build_archive(settings, self.storage)
         if self.archive is not None:
             self.sessions.restorer = self.archive.restore_session
-            self.archive.after_pass = lambda _: telemetry.swept("archiver")
+            self.archive.after_pass = lambda _: observations.swept("archiver")
         self.capabilities: list[Capability] = build_capabilities(
             settings,
             self.storage,
@@ -285,7 +286,7 @@ class StatekeeperServer:
             await asyncio.sleep(self.settings.sweep_interval_seconds)
             try:
                 swept = await self.sessions.sweep_expired(self.settings.expired_retention_seconds)
-                telemetry.swept("sessions")
+                observations.swept("sessions")
                 if swept:
                     log.info("swept expired sessions", extra={"swept": swept})
             except StorageUnavailableError as exc:

@@ -55,6 +55,7 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from statekeeper import __version__
+from statekeeper.core import observations
 
 if TYPE_CHECKING:
     from statekeeper.config import Settings
@@ -199,72 +200,11 @@ def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, documentation, value=value)
 
 
-# ----- hooks, called (one line each) where things happen -------------------------
-# Plain counters under a lock: cheap whether or not /metrics is served, and
-# read by HookCollector at scrape time.
-
-# Seconds between a blackboard commit on one replica and its delivery on
-# another (clocks of the replicas included).
-LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
-
-
-class _Buckets:
-    def __init__(self, bounds: Sequence[float]) -> None:
-        self.bounds = tuple(bounds)
-        self.counts = [0] * (len(self.bounds) + 1)
-        self.total = 0.0
-
-    def observe(self, value: float) -> None:
-        index = next((i for i, b in enumerate(self.bounds) if value <= b), len(self.bounds))
-        self.counts[index] += 1
-        self.total += value
-
-    def cumulative(self) -> list[tuple[str, float]]:
-        running = 0
-        out: list[tuple[str, float]] = []
-        for bound, count in zip((*self.bounds, float("inf")), self.counts, strict=True):
-            running += count
-            out.append(("+Inf" if bound == float("inf") else repr(float(bound)), running))
-        return out
-
-
-_hook_lock = threading.Lock()
-_errors: dict[tuple[str, str], int] = {}
-_feed_lag: dict[str, _Buckets] = {}
-_sweeps: dict[str, float] = {}
-
-
-def store_error(system: str, error: BaseException) -> None:
-    """A call to `system` (postgresql, redis) failed with `error`."""
-    key = (system, type(error).__name__)
-    with _hook_lock:
-        _errors[key] = _errors.get(key, 0) + 1
-
-
-def feed_delivered(feed: str, commit_time: float, remote: bool = True) -> None:
-    """A change committed at `commit_time` (unix seconds) reached this
-    replica through `feed`; local deliveries (remote False) are not lag."""
-    if not remote:
-        return
-    lag = max(time.time() - commit_time, 0.0)
-    with _hook_lock:
-        _feed_lag.setdefault(feed, _Buckets(LAG_BUCKETS)).observe(lag)
-
-
-def swept(sweeper: str) -> None:
-    """`sweeper` finished a run."""
-    with _hook_lock:
-        _sweeps[sweeper] = time.time()
-
-
 class HookCollector(Collector):
     """What the hooks counted, at scrape time."""
 
     def collect(self) -> Iterator[Any]:
-        with _hook_lock:
-            errors = dict(_errors)
-            lags = {feed: (b.cumulative(), b.total) for feed, b in _feed_lag.items()}
-            sweeps = dict(_sweeps)
+        errors, lags, sweeps = observations.snapshot()
         failed = CounterMetricFamily(
             "statekeeper_store_errors",
             "Failed calls to PostgreSQL or Redis (Redis ones fall back to PostgreSQL).",

@@ -18,8 +18,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from statekeeper import telemetry
-from statekeeper.core import paging
+from statekeeper.core import observations, paging
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.audit.service import BLACKBOARD_ENTITY, Actor, record_for
 from statekeeper.core.blackboard.keys import KeyMatcher, check_board, check_key, selector
@@ -213,7 +212,7 @@ class Blackboard:
             await asyncio.sleep(self._limits.expiry_sweep_interval_seconds)
             try:
                 await self.expire_due()
-                telemetry.swept("blackboard_expiry")
+                observations.swept("blackboard_expiry")
             except Exception:
                 log.exception("blackboard expiry sweep failed; will retry")
 
@@ -222,7 +221,7 @@ class Blackboard:
             await asyncio.sleep(self._limits.compaction_interval_seconds)
             try:
                 await self.compact_expired_history()
-                telemetry.swept("blackboard_compaction")
+                observations.swept("blackboard_compaction")
             except Exception:
                 log.exception("blackboard history compaction failed; will retry")
 

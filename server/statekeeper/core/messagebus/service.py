@@ -16,8 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from statekeeper import telemetry
-from statekeeper.core import paging
+from statekeeper.core import observations, paging
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.audit.service import Actor, record_for
 from statekeeper.core.errors import (
@@ -149,7 +148,7 @@ class MessageBus:
             await asyncio.sleep(self._limits.sweep_interval_seconds)
             try:
                 await self.sweep()
-                telemetry.swept("bus")
+                observations.swept("bus")
             except Exception:
                 log.exception("message bus sweep failed; will retry")
 

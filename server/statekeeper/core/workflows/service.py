@@ -35,8 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from statekeeper import telemetry
-from statekeeper.core import paging
+from statekeeper.core import observations, paging
 from statekeeper.core.audit.service import Actor, record_for, system_actor
 from statekeeper.core.checkpoints.service import (
     CheckpointManager,
@@ -820,7 +819,7 @@ async def maintain_forever(
         try:
             expired = await workflows.expire_leases()
             forgotten = await checkpoints.sweep_tombstones()
-            telemetry.swept("checkpoints")
+            observations.swept("checkpoints")
             if expired or forgotten:
                 log.info(
                     "checkpoint maintenance",

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import asyncpg
 import asyncpg.pool
 
-from statekeeper import logs, telemetry
+from statekeeper import logs
+from statekeeper.core import observations
 from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
 from statekeeper.core.audit.store import AuditStore
 from statekeeper.core.errors import (
@@ -293,7 +294,7 @@ def _mapped(what: str) -> Any:
     try:
         yield
     except _UNAVAILABLE as exc:
-        telemetry.store_error("postgresql", exc)
+        observations.store_error("postgresql", exc)
         raise StorageUnavailableError(
             f"PostgreSQL (the durable store) is unavailable ({what} failed:"
             f" {type(exc).__name__}: {exc}); the call was not acknowledged, retry later"

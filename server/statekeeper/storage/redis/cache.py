@@ -47,7 +47,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import NoScriptError
 
-from statekeeper import logs, telemetry
+from statekeeper import logs
+from statekeeper.core import observations
 from statekeeper.core.sessions.models import SessionRecord
 from statekeeper.storage.codec import record_from_json, record_to_json
 
@@ -377,7 +378,7 @@ class SessionCache:
             self._owed.add((tenant, session_id))
 
     def _fail(self, exc: BaseException) -> None:
-        telemetry.store_error("redis", exc)
+        observations.store_error("redis", exc)
         if not self._down:
             log.warning(
                 "Redis cache unavailable (%s: %s); serving from PostgreSQL until it answers again",

@@ -50,7 +50,7 @@ import redis.asyncio as redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from statekeeper import telemetry
+from statekeeper.core import observations
 from statekeeper.core.blackboard.models import (
     Header,
     RevisionBatch,
@@ -98,7 +98,7 @@ class Breaker:
         return not self.down or time.monotonic() >= self._retry_at
 
     def failed(self, exc: BaseException) -> None:
-        telemetry.store_error("redis", exc)
+        observations.store_error("redis", exc)
         if not self.down:
             log.warning(
                 "Redis unavailable for %s (%s: %s); falling back until it answers again",
@@ -318,7 +318,7 @@ class RedisStreamFeed(BlackboardEventFeed):
             self._delivered.pop(tenant, None)
 
     def _deliver(self, batch: RevisionBatch, remote: bool) -> None:
-        telemetry.feed_delivered("blackboard", batch.commit_time, remote)
+        observations.feed_delivered("blackboard", batch.commit_time, remote)
         last = self._delivered.get(batch.tenant)
         if remote and last is not None and batch.revision <= last:
             # Re-read after a (re)track, or overtaken: the hub has it or repairs it.
