@@ -698,6 +698,9 @@ def test_sensitive_board(backend_name: str, tmp_path: Path) -> None:
 # ----- rotation while a server serves ----------------------------------------
 
 
+MAX_WRITTEN = 2000
+
+
 @pytest.mark.parametrize("backend_name", BACKENDS)
 def test_rotation_while_serving(backend_name: str, tmp_path: Path) -> None:
     """`keys rotate` runs while the server (already given the new key)
@@ -749,7 +752,8 @@ def test_rotation_while_serving(backend_name: str, tmp_path: Path) -> None:
             def writer() -> None:
                 nonlocal written
                 try:
-                    while not stop.is_set():
+                    # Bounded: enough to overlap the rotation on any machine.
+                    while not stop.is_set() and written < MAX_WRITTEN:
                         append(stub, written)
                         written += 1
                 except BaseException as exc:  # reported below
@@ -772,12 +776,18 @@ def test_rotation_while_serving(backend_name: str, tmp_path: Path) -> None:
             statekeeper_replicas(tmp_path, where, 1, encrypted) as servers,
             stubs(servers[0].address) as stub,
         ):
-            contents = [
-                m.content
-                for m in stub.sessions.ListMessages(
-                    session_pb2.ListMessagesRequest(session_id=sid, page_size=1000),
+            contents: list[str] = []
+            token = ""
+            for _ in range(MAX_WRITTEN):  # pages
+                page = stub.sessions.ListMessages(
+                    session_pb2.ListMessagesRequest(
+                        session_id=sid, page_size=100, page_token=token
+                    ),
                     metadata=alpha.auth,
-                ).messages
-            ]
+                )
+                contents.extend(m.content for m in page.messages)
+                token = page.next_page_token
+                if not token:
+                    break
             assert contents == [f"{alpha.mark('content')} {i}" for i in range(written)]
             assert alpha.marker.encode() not in dump(data_dir, where)
