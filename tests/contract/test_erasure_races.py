@@ -45,6 +45,7 @@ from statekeeper.storage.postgres import erasure as postgres_erasure
 from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
 from statekeeper.storage.postgres.checkpoints import PostgresCheckpointStore
 from statekeeper.storage.postgres.checkpoints_schema import VALUE_LOCK_CLASS
+from statekeeper.storage.postgres.memory import PostgresMemoryStore
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared.erasure import (
     POSTGRES,
@@ -56,6 +57,7 @@ from statekeeper.storage.shared.erasure import (
 )
 from tests.contract.fresh_postgres import fresh_postgres
 from tests.contract.test_checkpoint_store import draft, inline
+from tests.contract.test_memory_store import episode
 from tests.contract.test_session_store import append_change, first_version, message, record
 from tests.harness.deadlines import Deadline, scaled
 
@@ -373,3 +375,49 @@ async def _until(
             return True
         await asyncio.sleep(0.05)
     return False
+
+
+# ----- memory ---------------------------------------------------------------------------
+
+
+async def test_an_interrupted_erasure_still_names_every_deleted_vector_key(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other replicas drop the vectors named by erase rows of the change log:
+    every batch that deleted episodes must have logged its keys, even if
+    the erasure then failed (the retry no longer finds those episodes)."""
+    if not isinstance(backend.storage, PostgresStorage):
+        pytest.skip("the vector change log is PostgreSQL's (SQLite has one process)")
+    store = PostgresMemoryStore(backend.storage)
+    await store.start()
+    try:
+        subject = ErasureSubject("u1")
+        t = tenant()
+        mine = [
+            (await store.insert_episode(t, episode(f"e{n}", vector=[1, n])))[0] for n in range(3)
+        ]
+        monkeypatch.setattr(postgres_erasure, "ERASE_BATCH", 1)
+        async with backend.storage.connection("break the second batch") as conn:
+            # The second episode DELETE fails (a sequence: not rolled back).
+            await conn.execute(
+                """CREATE SEQUENCE efix_deletes;
+                CREATE FUNCTION efix_fail() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF nextval('efix_deletes') = 2 THEN
+                        RAISE EXCEPTION 'interrupted';
+                    END IF;
+                    RETURN OLD;
+                END $$;
+                CREATE TRIGGER efix_fail BEFORE DELETE ON memory_episodes
+                    FOR EACH ROW EXECUTE FUNCTION efix_fail();"""
+            )
+        with pytest.raises(Exception, match="interrupted"):
+            await store.erase_user(t, subject, dry_run=False)
+        retry = await store.erase_user(t, subject, dry_run=False)
+        assert retry.counts[("memory", "episodes")] == 2
+        rows = await store.changes_after(t, 0, 100)
+        named = sorted(key for row in rows if row.op == "erase" for key in row.keys)
+        assert named == sorted(e.vector_key for e in mine)
+        assert not [row for row in rows if row.user_id == "u1"]
+    finally:
+        await store.close()
