@@ -47,6 +47,8 @@ from statekeeper.storage.postgres.checkpoints import PostgresCheckpointStore
 from statekeeper.storage.postgres.checkpoints_schema import VALUE_LOCK_CLASS
 from statekeeper.storage.postgres.memory import PostgresMemoryStore
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.production import ProductionStorage
+from statekeeper.storage.redis.cache import SessionCache
 from statekeeper.storage.shared.erasure import (
     POSTGRES,
     SQLITE,
@@ -60,6 +62,7 @@ from tests.contract.test_checkpoint_store import draft, inline
 from tests.contract.test_memory_store import episode
 from tests.contract.test_session_store import append_change, first_version, message, record
 from tests.harness.deadlines import Deadline, scaled
+from tests.services import configured
 
 NOW = 1_700_000_000.0
 ALL = ReadOptions()
@@ -78,6 +81,7 @@ class Backend:
     storage: EmbeddedStorage | PostgresStorage
     replica: EmbeddedStorage | PostgresStorage
     path: Path | None  # the SQLite file
+    dsn: str = ""  # the PostgreSQL database
 
     async def run_steps(self, steps: list[Step]) -> Erasure:
         if isinstance(self.storage, EmbeddedStorage):
@@ -109,7 +113,8 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         return
     database = await fresh_postgres()
     try:
-        yield Backend("postgres", database.storage, await database.replica(), None)
+        replica = await database.replica()
+        yield Backend("postgres", database.storage, replica, None, database.dsn)
     finally:
         await database.close()
 
@@ -421,3 +426,53 @@ async def test_an_interrupted_erasure_still_names_every_deleted_vector_key(
         assert not [row for row in rows if row.user_id == "u1"]
     finally:
         await store.close()
+
+
+# ----- sessions behind the Redis hot tier -----------------------------------------------
+
+
+async def test_an_interrupted_erasure_leaves_no_deleted_session_in_the_cache(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each batch of deleted sessions leaves the shared cache with it: an
+    erasure failing later (the retry no longer finds them) must not leave
+    a replica serving a deleted session from Redis."""
+    if not isinstance(backend.storage, PostgresStorage):
+        pytest.skip("the shared session cache is the production tier's")
+    services = configured()
+    production = ProductionStorage(
+        PostgresStorage(backend.dsn, pool_size=2),
+        SessionCache(services.redis_url, prefix=f"erase-{uuid.uuid4().hex[:8]}"),
+    )
+    await production.start()
+    try:
+        t, subject = tenant(), ErasureSubject("u1")
+        for session_id in "abc":
+            rec = record(session_id, user_id="u1")
+            await production.sessions.create_session(t, first_version(rec))
+            assert await production.sessions.get_session(t, session_id) is not None  # cached
+        monkeypatch.setattr(postgres_erasure, "ERASE_BATCH", 1)
+        async with backend.storage.connection("break the second batch") as conn:
+            await conn.execute(
+                """CREATE SEQUENCE efix_session_deletes;
+                CREATE FUNCTION efix_fail_sessions() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF nextval('efix_session_deletes') = 2 THEN
+                        RAISE EXCEPTION 'interrupted';
+                    END IF;
+                    RETURN OLD;
+                END $$;
+                CREATE TRIGGER efix_fail_sessions BEFORE DELETE ON sessions
+                    FOR EACH ROW EXECUTE FUNCTION efix_fail_sessions();"""
+            )
+        with pytest.raises(Exception, match="interrupted"):
+            await production.sessions.erase_user(t, subject, dry_run=False)
+        stored = [await backend.count("SELECT count(*) FROM sessions WHERE tenant = ?", t)]
+        assert stored == [2]  # one batch committed before the failure
+        served = [s for s in "abc" if await production.sessions.get_session(t, s) is not None]
+        assert len(served) == 2, f"a deleted session is still served from the cache: {served}"
+        retry = await production.sessions.erase_user(t, subject, dry_run=False)
+        assert retry.counts[("sessions", "sessions")] == 2
+        assert [s for s in "abc" if await production.sessions.get_session(t, s)] == []
+    finally:
+        await production.close()
