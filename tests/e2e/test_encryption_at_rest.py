@@ -214,6 +214,18 @@ def fill(stub: Stubs, owner: Owner) -> None:
         ),
         metadata=md,
     )
+    # A checkpoint whose id the server assigns.
+    stub.checkpoints.SaveCheckpoint(
+        checkpoint_pb2.SaveCheckpointRequest(
+            checkpoint=checkpoint_pb2.Checkpoint(
+                execution_id=execution,
+                parent_checkpoint_id="c1",
+                step=2,
+                state=payload(f"state2 {m('state')}"),
+            )
+        ),
+        metadata=md,
+    )
     for version in range(2):
         value = struct_pb2.Struct()
         value.update({"v": f"{version} {m('board')}"})
@@ -279,8 +291,15 @@ def read_back(stub: Stubs, owner: Owner) -> dict[str, object]:
         metadata=md,
     ).facts
     checkpoint = stub.checkpoints.GetCheckpoint(
-        checkpoint_pb2.GetCheckpointRequest(execution_id=f"exec-{owner.ident}"), metadata=md
+        checkpoint_pb2.GetCheckpointRequest(execution_id=f"exec-{owner.ident}", checkpoint_id="c1"),
+        metadata=md,
     ).checkpoint
+    states = [
+        c.state.data.decode()
+        for c in stub.checkpoints.ListCheckpoints(
+            checkpoint_pb2.ListCheckpointsRequest(execution_id=f"exec-{owner.ident}"), metadata=md
+        ).checkpoints
+    ]
     entry = stub.blackboard.GetEntry(
         blackboard_pb2.GetEntryRequest(board="plans", key=f"k-{owner.ident}"), metadata=md
     )
@@ -316,6 +335,7 @@ def read_back(stub: Stubs, owner: Owner) -> dict[str, object]:
         "facts": [(f.subject, f.predicate, f.object) for f in facts],
         "facts by object": [f.object for f in by_object],
         "state": checkpoint.state.data.decode(),
+        "states": states,
         "channels": {k: v.value.data.decode() for k, v in checkpoint.channels.items()},
         "writes": [w.value.data.decode() for w in checkpoint.pending_writes],
         "entry": entry.entry.value.json["v"],
@@ -556,6 +576,14 @@ def test_sensitive_fields_sealed_at_rest(backend_name: str, tmp_path: Path) -> N
                 " AND sequence = 1",
                 (sealed_content, f"s-{beta.ident}"),
             )
+            # The state of checkpoint c1 moved to the server-id checkpoint.
+            execution = f"exec-{alpha.ident}"
+            db.execute(
+                "UPDATE cp_checkpoints SET state_data = (SELECT state_data FROM cp_checkpoints"
+                " WHERE tenant = 'alpha' AND execution_id = ? AND checkpoint_id = 'c1')"
+                " WHERE tenant = 'alpha' AND execution_id = ? AND checkpoint_id != 'c1'",
+                (execution, execution),
+            )
             db.commit()
         finally:
             db.close()
@@ -572,6 +600,20 @@ def test_sensitive_fields_sealed_at_rest(backend_name: str, tmp_path: Path) -> N
                 assert failed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
                 assert "cannot be opened" in (failed.value.details() or "")
                 assert alpha.marker not in (failed.value.details() or "")
+            with pytest.raises(grpc.RpcError) as failed:
+                stub.checkpoints.GetCheckpoint(
+                    checkpoint_pb2.GetCheckpointRequest(execution_id=f"exec-{alpha.ident}"),
+                    metadata=alpha.auth,
+                )
+            assert failed.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            # The checkpoint the state came from still reads.
+            kept = stub.checkpoints.GetCheckpoint(
+                checkpoint_pb2.GetCheckpointRequest(
+                    execution_id=f"exec-{alpha.ident}", checkpoint_id="c1"
+                ),
+                metadata=alpha.auth,
+            )
+            assert kept.checkpoint.state.data.decode() == json.dumps(f"state {alpha.mark('state')}")
 
 
 # ----- a sensitive board of a tenant that is not sensitive --------------------

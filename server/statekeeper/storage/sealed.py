@@ -15,9 +15,10 @@ through unchanged. What is sealed, with the ids each value is bound to
 * memory: episode `user_message`, `assistant_response`, `summary` (episode
   id); fact `object`, deterministically (AES-SIV, tenant), so that equal
   objects still compare equal in the store.
-* checkpoints: the state payload and pending-write values (tenant only: an
-  execution's rows are copied by `copy_execution`), channel values (their
-  content hash).
+* checkpoints: the state payload (namespace and checkpoint id: both kept by
+  `copy_execution`; a server-assigned id, unknown before the commit, binds
+  the namespace only), pending-write values (namespace, checkpoint id, task
+  id, index, channel), channel values (their content hash).
 * blackboard: entry values, in entries, history and events (board, key).
 * message bus: payload data (message id).
 
@@ -29,6 +30,7 @@ episodes, equality of content hashes).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
@@ -77,7 +79,7 @@ from statekeeper.core.sessions.models import (
     ToolCall,
 )
 from statekeeper.core.sessions.store import SessionStore
-from statekeeper.storage.sealing import Sealer
+from statekeeper.storage.sealing import SealedValueError, Sealer
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -429,14 +431,42 @@ class SealedCheckpoints(_Forwarding):
         value = self._payload(tenant, "checkpoint.channel_value", ids, entry.value, seal)
         return dataclasses.replace(entry, value=value)
 
+    def _state(self, tenant: str, stored: StoredCheckpoint) -> Payload:
+        """The state, bound to (namespace, checkpoint id); a checkpoint saved
+        without an id (the store assigns a server id in the commit) is bound
+        to its namespace only. `copy_execution` keeps both."""
+        ids = (stored.namespace, stored.checkpoint_id)
+        try:
+            return self._payload(tenant, "checkpoint.state", ids, stored.state, False)
+        except SealedValueError:
+            if not _SERVER_ID.fullmatch(stored.checkpoint_id):
+                raise
+            return self._payload(
+                tenant, "checkpoint.state", (stored.namespace, ""), stored.state, False
+            )
+
+    @staticmethod
+    def _write_ids(
+        namespace: str, checkpoint_id: str, task_id: str, index: int, channel: str
+    ) -> tuple[str, ...]:
+        return (namespace, checkpoint_id, task_id, str(index), channel)
+
     def _stored(self, tenant: str, stored: StoredCheckpoint) -> StoredCheckpoint:
+        ns, cid = stored.namespace, stored.checkpoint_id
         return dataclasses.replace(
             stored,
-            state=self._payload(tenant, "checkpoint.state", (), stored.state, False),
+            state=self._state(tenant, stored),
             channels={k: self._channel(tenant, v, False) for k, v in stored.channels.items()},
             pending_writes=tuple(
                 dataclasses.replace(
-                    w, value=self._payload(tenant, "checkpoint.write", (), w.value, False)
+                    w,
+                    value=self._payload(
+                        tenant,
+                        "checkpoint.write",
+                        self._write_ids(ns, cid, w.task_id, w.index, w.channel),
+                        w.value,
+                        False,
+                    ),
                 )
                 for w in stored.pending_writes
             ),
@@ -447,7 +477,13 @@ class SealedCheckpoints(_Forwarding):
     ) -> Any:
         sealed = dataclasses.replace(
             record,
-            state=self._payload(tenant, "checkpoint.state", (), record.state, True),
+            state=self._payload(
+                tenant,
+                "checkpoint.state",
+                (record.namespace, record.checkpoint_id),
+                record.state,
+                True,
+            ),
             channels={k: self._channel(tenant, v, True) for k, v in record.channels.items()},
         )
         return await self._inner.save_checkpoint(tenant, sealed, *args, **kwargs)
@@ -457,7 +493,16 @@ class SealedCheckpoints(_Forwarding):
             draft,
             writes=tuple(
                 dataclasses.replace(
-                    w, value=self._payload(tenant, "checkpoint.write", (), w.value, True)
+                    w,
+                    value=self._payload(
+                        tenant,
+                        "checkpoint.write",
+                        self._write_ids(
+                            draft.namespace, draft.checkpoint_id, draft.task_id, w.index, w.channel
+                        ),
+                        w.value,
+                        True,
+                    ),
                 )
                 for w in draft.writes
             ),
@@ -488,7 +533,8 @@ class SealedCheckpoints(_Forwarding):
         }
 
 
-# PendingWrite is re-exported for the type checker's benefit (used above).
+# Checkpoint ids the store assigns (core.checkpoints.service.server_checkpoint_id).
+_SERVER_ID = re.compile(r"\d{20}")
 _ = PendingWrite
 
 
