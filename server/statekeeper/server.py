@@ -151,13 +151,24 @@ class StatekeeperServer:
                 for capability in self.capabilities
                 if isinstance(capability, Memory | ProductionMemory)
             ],
-            telemetry.sources_of(self.storage, self.capabilities),
+            self._metric_sources(),
         )
         self.health = health.aio.HealthServicer()
         self._server: grpc.aio.Server | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._serving = False
         self.port = 0
+
+    def _metric_sources(self) -> telemetry.Sources:
+        """What /metrics reads from this server: the stores and capabilities,
+        and the security counters (quota refusals, failed authentications,
+        stored bytes per tenant while a stored-bytes quota is set)."""
+        sources = telemetry.sources_of(self.storage, self.capabilities)
+        sources.quota_refusals = lambda: dict(self.quotas.refusals)
+        sources.auth_failures = lambda: self.failed_authentications.total
+        if self.usage is not None:
+            sources.stored_bytes = self.quotas.stored_by_tenant
+        return sources
 
     async def start(self) -> int:
         """Opens storage and starts serving; returns the bound port."""

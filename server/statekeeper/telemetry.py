@@ -245,6 +245,11 @@ class Sources:
     watchers: Callable[[], int] | None = None
     index_sizes: Sequence[Callable[[], tuple[int, int, int]]] = ()
     bus_depths: Callable[[], Awaitable[dict[str, int]]] | None = None
+    # Refusals by (tenant, quota), failed authentications, and each tenant's
+    # stored bytes (measured only while a stored-bytes quota is set).
+    quota_refusals: Callable[[], dict[tuple[str, str], int]] | None = None
+    auth_failures: Callable[[], int] | None = None
+    stored_bytes: Callable[[], dict[str, int]] | None = None
 
 
 def sources_of(storage: Storage, capabilities: Sequence[object]) -> Sources:
@@ -396,7 +401,35 @@ class SourcesCollector(Collector):
         self._sources = sources
         self._sampler = sampler
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def _security(self) -> Iterator[Any]:
+        sources = self._sources
+        if sources.quota_refusals is not None:
+            refused = CounterMetricFamily(
+                "statekeeper_quota_refusals",
+                "Requests refused RESOURCE_EXHAUSTED by a tenant quota, by tenant and quota.",
+                labels=("tenant", "quota"),
+            )
+            for (tenant, quota), count in sorted(sources.quota_refusals().items()):
+                refused.add_metric((tenant, quota), count)
+            yield refused
+        if sources.auth_failures is not None:
+            yield CounterMetricFamily(
+                "statekeeper_auth_failures",
+                "Calls refused UNAUTHENTICATED (no, unknown or revoked credentials).",
+                value=sources.auth_failures(),
+            )
+        if sources.stored_bytes is not None:
+            stored = GaugeMetricFamily(
+                "statekeeper_tenant_stored_bytes",
+                "Each tenant's stored bytes, as last measured (stored-bytes quotas only).",
+                labels=("tenant",),
+            )
+            for tenant, size in sorted(sources.stored_bytes().items()):
+                stored.add_metric((tenant,), size)
+            yield stored
+
+    def collect(self) -> Iterator[Any]:
+        yield from self._security()
         if self._sources.watchers is not None:
             yield _gauge(
                 "statekeeper_blackboard_watchers",

@@ -46,12 +46,29 @@ UNARY, CLIENT_STREAM, SERVER_STREAM, BIDI_STREAM = (
 )
 
 
+# Codes a caller can provoke as fast as it can send (a bad key, a tenant over
+# its quota): one line per second per method and code, carrying how many calls
+# it stands for, so a flood cannot flood the log (the interceptor's own
+# rate-limited warnings and the metrics keep the exact counts).
+FLOOD_CODES = frozenset({"UNAUTHENTICATED", "RESOURCE_EXHAUSTED", "PERMISSION_DENIED"})
+FLOOD_INTERVAL_SECONDS = 1.0
+_MAX_FLOOD_KEYS = 1024
+
+
 class AccessLog:
     """Writes sampled CallRecords as structured INFO lines."""
 
-    def __init__(self, authenticator: Authenticator, sample_rate: float) -> None:
+    def __init__(
+        self,
+        authenticator: Authenticator,
+        sample_rate: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._authenticator = authenticator
         self._sample_rate = sample_rate
+        self._clock = clock
+        # (method, code) -> (time of the last line, calls not logged since).
+        self._floods: dict[tuple[str, str], tuple[float, int]] = {}
 
     def wants(self, method: str) -> bool:
         return not method.startswith(_NOT_LOGGED_PREFIXES) and log.isEnabledFor(logging.INFO)
@@ -59,21 +76,38 @@ class AccessLog:
     def write(self, record: CallRecord, context: grpc.aio.ServicerContext) -> None:
         if record.code == "OK" and random.random() >= self._sample_rate:
             return
-        log.info(
-            "%s %s %.1fms",
-            record.method,
-            record.code,
-            record.seconds * 1000,
-            extra={
-                "tenant": self._tenant(context),
-                "rpc_method": record.method,
-                "grpc_code": record.code,
-                "latency_ms": round(record.seconds * 1000, 3),
-                "bytes_in": record.bytes_in,
-                "bytes_out": record.bytes_out,
-                "peer": context.peer() or "",
-            },
-        )
+        calls = 1
+        if record.code in FLOOD_CODES:
+            held = self._held_back(record)
+            if held is None:
+                return
+            calls += held
+        extra = {
+            "tenant": self._tenant(context),
+            "rpc_method": record.method,
+            "grpc_code": record.code,
+            "latency_ms": round(record.seconds * 1000, 3),
+            "bytes_in": record.bytes_in,
+            "bytes_out": record.bytes_out,
+            "peer": context.peer() or "",
+        }
+        if calls > 1:
+            extra["calls"] = calls
+        log.info("%s %s %.1fms", record.method, record.code, record.seconds * 1000, extra=extra)
+
+    def _held_back(self, record: CallRecord) -> int | None:
+        """None if this refusal is not logged (one was, less than a second
+        ago); else how many were held back since the last line."""
+        key = (record.method, record.code)
+        now = self._clock()
+        last, held = self._floods.get(key, (float("-inf"), 0))
+        if now - last < FLOOD_INTERVAL_SECONDS:
+            self._floods[key] = (last, held + 1)
+            return None
+        if key not in self._floods and len(self._floods) >= _MAX_FLOOD_KEYS:
+            self._floods.clear()  # bounded: a method-name spray forgets old keys
+        self._floods[key] = (now, 0)
+        return held
 
     def _tenant(self, context: grpc.aio.ServicerContext) -> str:
         """The caller's tenant, resolved again only for calls that are

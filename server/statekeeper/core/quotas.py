@@ -325,6 +325,10 @@ class QuotaEnforcer:
     def stored_bytes(self, tenant: str) -> int:
         return self._stored.get(tenant, 0)
 
+    def stored_by_tenant(self) -> dict[str, int]:
+        """Every tenant's stored bytes, as last measured or estimated."""
+        return dict(self._stored)
+
     def _refuse(
         self, tenant: str, method: str, quota: str, limit: float, delay: float, message: str
     ) -> None:
