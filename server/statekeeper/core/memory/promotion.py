@@ -44,6 +44,11 @@ once record the same turns; the store's unique content hash keeps one.
 The same rule means a turn repeating another of the user's episodes word
 for word (e.g. "hi" / "hello") is not stored again.
 
+EraseUser: the erasure deletes the user's sessions before their memory; a
+promotion that read messages before it checks, after recording, that the
+session still exists, and deletes the episodes it just created if not, so
+no erased turn comes back as an episode.
+
 Facts: with an LLM endpoint configured, each new episode then goes through
 `SemanticMemory.extract_facts` (as ExtractFacts with `episode_id`), in a
 second background queue; without one nothing is extracted.
@@ -379,7 +384,7 @@ class SessionPromoter:
             return 0
         actor = system_actor("PromoteSession", tenant)
         outcomes = await self._episodes.record_many(tenant, drafts, actor)
-        created = 0
+        new: list[str] = []
         for outcome in outcomes:
             if not isinstance(outcome, RecordOutcome):
                 log.warning(
@@ -387,17 +392,32 @@ class SessionPromoter:
                     extra={"field": outcome.field, "reason": outcome.reason},
                 )
                 continue
-            if outcome.duplicate:
-                continue
-            created += 1
-            if self._semantic is not None:
-                item = (tenant, record.user_id, outcome.episode.episode_id)
+            if not outcome.duplicate:
+                new.append(outcome.episode.episode_id)
+        if new and not await self._still_there(tenant, record.session_id):
+            # The session went while its turns were being recorded (EraseUser
+            # deletes sessions before memory: an episode recorded from
+            # messages read before the erasure may land after it): the new
+            # episodes go too.
+            await self._episodes.delete_many(tenant, new, actor)
+            return 0
+        if self._semantic is not None:
+            for episode_id in new:
                 try:
-                    self._extractions.put_nowait(item)
+                    self._extractions.put_nowait((tenant, record.user_id, episode_id))
                 except asyncio.QueueFull:
                     log.warning("fact extraction queue full; a promoted episode skipped")
-        self.promoted += created
-        return created
+        self.promoted += len(new)
+        return len(new)
+
+    async def _still_there(self, tenant: str, session_id: str) -> bool:
+        try:
+            await self._sessions.get(tenant, session_id)
+        except NotFoundError:
+            return False
+        except SessionExpiredError:
+            return True  # expired, not erased: its promoted turns stay
+        return True
 
     def _draft(self, record: SessionRecord, turn: Turn) -> EpisodeDraft | None:
         user = _cut("\n\n".join(turn.user), self._max_text)
