@@ -35,16 +35,20 @@ from statekeeper.core.blackboard.models import (
 from statekeeper.core.blackboard.store import BlackboardStore
 from statekeeper.core.checkpoints.models import ReadOptions
 from statekeeper.core.checkpoints.store import CheckpointStore
+from statekeeper.core.items.models import ItemRecord
+from statekeeper.core.items.store import ItemStore
 from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.storage.embedded import erasure as embedded_erasure
 from statekeeper.storage.embedded.blackboard import EmbeddedBlackboardStore
 from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
+from statekeeper.storage.embedded.items import EmbeddedItemStore
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.embedded.sessions_schema import DATABASE_FILE
 from statekeeper.storage.postgres import erasure as postgres_erasure
 from statekeeper.storage.postgres.blackboard import PostgresBlackboardStore
 from statekeeper.storage.postgres.checkpoints import PostgresCheckpointStore
 from statekeeper.storage.postgres.checkpoints_schema import VALUE_LOCK_CLASS
+from statekeeper.storage.postgres.items import PostgresItemStore
 from statekeeper.storage.postgres.memory import PostgresMemoryStore
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.production import ProductionStorage
@@ -476,3 +480,57 @@ async def test_an_interrupted_erasure_leaves_no_deleted_session_in_the_cache(
         assert [s for s in "abc" if await production.sessions.get_session(t, s)] == []
     finally:
         await production.close()
+
+
+# ----- short batches ---------------------------------------------------------------------
+
+
+async def test_a_batch_that_deletes_fewer_rows_than_its_limit_is_not_the_last(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch may delete fewer rows than it selected while more remain (on
+    PostgreSQL a concurrent update moves a row, which the DELETE by ctid
+    then misses): the erasure goes on until a batch deletes nothing. A
+    trigger that keeps the first row it sees stands in for that update."""
+    monkeypatch.setattr(embedded_erasure, "ERASE_BATCH", 2)
+    monkeypatch.setattr(postgres_erasure, "ERASE_BATCH", 2)
+    items: ItemStore
+    if isinstance(backend.storage, EmbeddedStorage):
+        items = EmbeddedItemStore(backend.storage)
+        await items.start()
+
+        def keep_once(db: sqlite3.Connection) -> None:
+            db.executescript(
+                """CREATE TABLE efix_once (n INTEGER);
+                INSERT INTO efix_once VALUES (1);
+                CREATE TRIGGER efix_keep BEFORE DELETE ON items
+                WHEN (SELECT n FROM efix_once) = 1
+                BEGIN UPDATE efix_once SET n = 0; SELECT RAISE(IGNORE); END;"""
+            )
+
+        await backend.storage.run(keep_once)
+    else:
+        items = PostgresItemStore(backend.storage)
+        await items.start()
+        async with backend.storage.connection("keep one row once") as conn:
+            await conn.execute(
+                """CREATE SEQUENCE efix_item_deletes;
+                CREATE FUNCTION efix_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF nextval('efix_item_deletes') = 1 THEN
+                        RETURN NULL;  -- this row stays
+                    END IF;
+                    RETURN OLD;
+                END $$;
+                CREATE TRIGGER efix_keep BEFORE DELETE ON items
+                    FOR EACH ROW EXECUTE FUNCTION efix_keep();"""
+            )
+    try:
+        t = tenant()
+        for key in "abc":
+            await items.put(t, ItemRecord(("users", "u1"), key, "{}", NOW, NOW), NOW)
+        erased = await items.erase_user(t, ErasureSubject("u1"), dry_run=False)
+        assert erased.counts == {("items", "items"): 3}
+        assert await backend.count("SELECT count(*) FROM items WHERE tenant = ?", t) == 0
+    finally:
+        await items.close()
