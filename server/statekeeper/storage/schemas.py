@@ -65,6 +65,7 @@ def postgres_schemas() -> tuple[PostgresSchema, ...]:
     from statekeeper.storage.postgres import blackboard_schema as postgres_blackboard
     from statekeeper.storage.postgres import checkpoints_schema as postgres_checkpoints
     from statekeeper.storage.postgres import items as postgres_items
+    from statekeeper.storage.postgres import memory_promotion as postgres_promotion
     from statekeeper.storage.postgres import memory_schema as postgres_memory
     from statekeeper.storage.postgres import messagebus as postgres_messagebus
     from statekeeper.storage.postgres import sessions_schema as postgres
@@ -109,6 +110,12 @@ def postgres_schemas() -> tuple[PostgresSchema, ...]:
             postgres_items.SCHEMA_TABLE,
             postgres_items.MIGRATION_LOCK_KEY,
             postgres_items.MIGRATIONS,
+        ),
+        PostgresSchema(
+            "memory promotion",
+            "memory_promotion_schema_migrations",
+            postgres_promotion.PROMOTION_LOCK_KEY,
+            postgres_promotion.PROMOTION_MIGRATIONS,
         ),
     )
 
@@ -164,6 +171,7 @@ async def migrate_embedded(storage: EmbeddedStorage) -> list[str]:
     from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
     from statekeeper.storage.embedded.items import EmbeddedItemStore
     from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
+    from statekeeper.storage.embedded.memory_promotion import EmbeddedPromotionStore
     from statekeeper.storage.embedded.messagebus import EmbeddedMessageStore
     from statekeeper.storage.embedded.workflows import EmbeddedWorkflowStore
 
@@ -178,7 +186,17 @@ async def migrate_embedded(storage: EmbeddedStorage) -> list[str]:
     await bus.start()
     await bus.close()
     await EmbeddedItemStore(storage).start()
-    return ["sessions", "memory", "checkpoints", "workflows", "blackboard", "bus", "items"]
+    await EmbeddedPromotionStore(storage).start()
+    return [
+        "sessions",
+        "memory",
+        "checkpoints",
+        "workflows",
+        "blackboard",
+        "bus",
+        "items",
+        "memory promotion",
+    ]
 
 
 def embedded_states(database: Path) -> list[SchemaState]:
@@ -189,6 +207,7 @@ def embedded_states(database: Path) -> list[SchemaState]:
     from statekeeper.storage.embedded import blackboard as embedded_blackboard
     from statekeeper.storage.embedded import checkpoints_schema as embedded_checkpoints
     from statekeeper.storage.embedded import items as embedded_items
+    from statekeeper.storage.embedded import memory_promotion as embedded_promotion
     from statekeeper.storage.embedded import memory_schema as embedded_memory
     from statekeeper.storage.embedded import messagebus as embedded_messagebus
     from statekeeper.storage.embedded import sessions_schema as embedded
@@ -202,6 +221,11 @@ def embedded_states(database: Path) -> list[SchemaState]:
         ("blackboard", "blackboard_schema", embedded_blackboard.SCHEMA),
         ("bus", "messagebus_schema", embedded_messagebus.SCHEMA),
         ("items", "items_schema", embedded_items.SCHEMA),
+        (
+            "memory promotion",
+            "memory_promotion_schema_migrations",
+            embedded_promotion.PROMOTION_MIGRATIONS,
+        ),
     ]
     with contextlib.closing(sqlite3.connect(f"file:{database}?mode=rw", uri=True)) as db:
         existing = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
