@@ -300,6 +300,27 @@ def read_back(stub: Stubs, owner: Owner) -> dict[str, object]:
             checkpoint_pb2.ListCheckpointsRequest(execution_id=f"exec-{owner.ident}"), metadata=md
         ).checkpoints
     ]
+    # A fork of the execution reads the same (its rows are copies).
+    fork = f"fork-{uuid.uuid4().hex[:8]}"
+    stub.checkpoints.CopyExecution(
+        checkpoint_pb2.CopyExecutionRequest(
+            source_execution_id=f"exec-{owner.ident}", target_execution_id=fork
+        ),
+        metadata=md,
+    )
+    forked = [
+        (c.state.data.decode(), [w.value.data.decode() for w in c.pending_writes])
+        for c in stub.checkpoints.ListCheckpoints(
+            checkpoint_pb2.ListCheckpointsRequest(execution_id=fork), metadata=md
+        ).checkpoints
+    ]
+    originals = [
+        (c.state.data.decode(), [w.value.data.decode() for w in c.pending_writes])
+        for c in stub.checkpoints.ListCheckpoints(
+            checkpoint_pb2.ListCheckpointsRequest(execution_id=f"exec-{owner.ident}"), metadata=md
+        ).checkpoints
+    ]
+    assert forked == originals
     entry = stub.blackboard.GetEntry(
         blackboard_pb2.GetEntryRequest(board="plans", key=f"k-{owner.ident}"), metadata=md
     )
