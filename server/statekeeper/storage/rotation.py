@@ -37,6 +37,8 @@ SQLITE_FILE = "statekeeper.sqlite3"
 # Deterministically sealed values (fact objects) are sealed again under the
 # active key, with the entity key the store compares them by.
 FACTS_TABLE = "memory_facts"
+# Hash-chained: never rewritten (they name entities, never sealed contents).
+AUDIT_TABLES = frozenset({"audit_log", "audit_chain_heads"})
 # Sealed episode texts carry blind index terms under the key that sealed
 # them: they are opened and sealed again whole (with the lexical terms the
 # store indexes), before the generic pass, which then leaves them alone.
@@ -115,7 +117,11 @@ def _sqlite_columns(db: sqlite3.Connection) -> list[tuple[str, str]]:
         )
     ]
     # FTS shadow tables hold terms of (sealed) texts, never a value to re-wrap.
-    tables = [t for t in tables if not any(t.startswith(v + "_") for v in virtual)]
+    tables = [
+        t
+        for t in tables
+        if not any(t.startswith(v + "_") for v in virtual) and t not in AUDIT_TABLES
+    ]
     columns: list[tuple[str, str]] = []
     for table in tables:
         for info in db.execute(f'PRAGMA table_info("{table}")'):
@@ -327,6 +333,7 @@ async def rotate_postgres(
                 for r in columns
                 if not (r["table_name"] == EPISODES_TABLE and r["column_name"] in EPISODE_TEXTS)
             ]
+        columns = [r for r in columns if r["table_name"] not in AUDIT_TABLES]
         plan = []
         for row in columns:
             qualified = f'"{row["table_schema"]}"."{row["table_name"]}"'
