@@ -44,6 +44,7 @@ import pytest
 import redis
 from google.protobuf import struct_pb2
 
+from statekeeper.core.memory.models import content_hash
 from statekeeper_client.v1 import (
     blackboard_pb2,
     blackboard_pb2_grpc,
@@ -166,16 +167,9 @@ def fill(stub: Stubs, owner: Owner) -> None:
     stub.sessions.CompactSession(
         session_pb2.CompactSessionRequest(session_id=sid, keep_recent_messages=2), metadata=md
     )
-    stub.memory.RecordEpisode(
-        memory_pb2.RecordEpisodeRequest(
-            user_id=f"u-{owner.ident}",
-            session_id=sid,
-            user_message=f"episode {m('episode')}",
-            assistant_response=f"answer {m('answer')}",
-            embedding=[float(i + 1) for i in range(DIMENSION)],
-        ),
-        metadata=md,
-    )
+    record_episode(stub, owner)
+    # The same again: an exact duplicate (found by its keyed hash).
+    assert record_episode(stub, owner).duplicate
     # The same fact twice: the second is a duplicate (objects compare equal
     # sealed too).
     for _ in range(2):
@@ -257,6 +251,27 @@ def fill(stub: Stubs, owner: Owner) -> None:
         ),
         metadata=md,
     )
+
+
+def record_episode(stub: Stubs, owner: Owner) -> memory_pb2.RecordEpisodeResponse:
+    reply: memory_pb2.RecordEpisodeResponse = stub.memory.RecordEpisode(
+        memory_pb2.RecordEpisodeRequest(
+            user_id=f"u-{owner.ident}",
+            session_id=f"s-{owner.ident}",
+            user_message=f"episode {owner.mark('episode')}",
+            assistant_response=f"answer {owner.mark('answer')}",
+            embedding=[float(i + 1) for i in range(DIMENSION)],
+        ),
+        metadata=owner.auth,
+    )
+    return reply
+
+
+def episode_digest(owner: Owner) -> bytes:
+    """The plaintext duplicate key of `owner`'s episode (SHA-256 hex)."""
+    return content_hash(
+        f"episode {owner.mark('episode')}", f"answer {owner.mark('answer')}"
+    ).encode()
 
 
 def read_back(stub: Stubs, owner: Owner) -> dict[str, object]:
@@ -550,6 +565,9 @@ def test_sensitive_fields_sealed_at_rest(backend_name: str, tmp_path: Path) -> N
             stored = dump(data_dir, where)
             assert marker_hits(stored, alpha) == set()
             assert marker_hits(stored, beta) == set(FIELDS)
+            # The duplicate key is keyed: it cannot confirm a guessed text.
+            assert episode_digest(alpha) not in stored
+            assert episode_digest(beta) in stored
             # Rows written before encryption was enabled keep their text.
             assert marker_hits(stored, legacy_alpha) == set(FIELDS)
             assert key_ids(stored) == {"k1"}
@@ -575,6 +593,9 @@ def test_sensitive_fields_sealed_at_rest(backend_name: str, tmp_path: Path) -> N
             assert read_back(stub, alpha) == expected
             assert read_back(stub, beta) == expected
             assert read_back(stub, legacy_alpha) == legacy
+            # Duplicates are still found after rotation (hash keyed again).
+            assert record_episode(stub, alpha).duplicate
+            assert record_episode(stub, legacy_alpha).duplicate
         if backend_name == PRODUCTION:
             return
 

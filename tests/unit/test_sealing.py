@@ -239,3 +239,17 @@ def test_sealed_episode_texts_carry_blind_terms_that_queries_find() -> None:
     assert not set(other) & set(variants["hike"])
     # Not sensitive: left as it is.
     assert s.seal_indexed_text("beta", "episode.user_message", ("e1",), text) == text
+
+
+def test_duplicate_keys_are_keyed_per_tenant_and_key() -> None:
+    s = sealer("alpha", env=f"k1:{K1},k2:{K2}")
+    digest = "ab" * 32
+    keyed = s.blind_hash("alpha", digest)
+    assert keyed.startswith("~skh~k2~") and digest not in keyed
+    assert keyed == s.blind_hash("alpha", digest)
+    assert keyed != s.blind_hash("beta", digest)
+    assert s.hash_variants("alpha", digest) == [
+        digest,
+        s.blind_hash("alpha", digest, "k1"),
+        keyed,
+    ]

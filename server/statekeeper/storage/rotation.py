@@ -30,8 +30,8 @@ from typing import Any
 from tqdm import tqdm
 
 from statekeeper.core.memory import lexical
-from statekeeper.core.memory.models import entity_key
-from statekeeper.storage.sealing import DET_MAGIC, MAGIC, SealedValueError, Sealer
+from statekeeper.core.memory.models import content_hash, entity_key
+from statekeeper.storage.sealing import DET_MAGIC, HASH_MAGIC, MAGIC, SealedValueError, Sealer
 
 SQLITE_FILE = "statekeeper.sqlite3"
 # Deterministically sealed values (fact objects) are sealed again under the
@@ -56,21 +56,31 @@ def _episode_condition(active: str) -> str:
 
 
 def _resealed_episode(
-    sealer: Sealer, tenant: str, episode_id: str, texts: tuple[str, ...], active: str
+    sealer: Sealer,
+    tenant: str,
+    episode_id: str,
+    texts: tuple[str, ...],
+    stored_hash: str,
+    active: str,
 ) -> list[str] | None:
-    """The texts sealed again under the active key, or None when one cannot
-    be opened (left as it is, counted as unreadable)."""
-    resealed = []
+    """The texts sealed again under the active key, and the duplicate key
+    (keyed again when it was keyed), or None when a text cannot be opened
+    (left as it is, counted as unreadable)."""
+    resealed, plain = [], []
     for column, value in zip(EPISODE_TEXTS, texts, strict=True):
+        field_name = f"episode.{column}"
+        try:
+            opened = sealer.open_text(tenant, field_name, (episode_id,), value or "")
+        except SealedValueError:
+            return None
+        plain.append(opened)
         if value and value.startswith(MAGIC) and not value.startswith(active):
-            field_name = f"episode.{column}"
-            try:
-                plain = sealer.open_text(tenant, field_name, (episode_id,), value)
-            except SealedValueError:
-                return None
-            value = sealer.seal_indexed_text(tenant, field_name, (episode_id,), plain, force=True)
+            value = sealer.seal_indexed_text(tenant, field_name, (episode_id,), opened, force=True)
         resealed.append(value)
-    return resealed
+    digest = stored_hash
+    if stored_hash.startswith(HASH_MAGIC):
+        digest = sealer.blind_hash(tenant, content_hash(plain[0], plain[1]))
+    return [*resealed, digest]
 
 
 @dataclass
@@ -225,22 +235,24 @@ def _rotate_sqlite_episodes(
         db.execute("BEGIN IMMEDIATE")
         try:
             rows = db.execute(
-                f"SELECT vector_key, tenant, user_id, episode_id, {', '.join(EPISODE_TEXTS)}"
-                f" FROM {EPISODES_TABLE} WHERE {cond}"
+                f"SELECT vector_key, tenant, user_id, episode_id, content_hash,"
+                f" {', '.join(EPISODE_TEXTS)} FROM {EPISODES_TABLE} WHERE {cond}"
                 f" AND vector_key NOT IN ({','.join(str(s) for s in skipped) or '0'}) LIMIT ?",
                 (batch,),
             ).fetchall()
             done = 0
-            for key, tenant, user_id, episode_id, *texts in rows:
-                new = _resealed_episode(sealer, tenant, episode_id, tuple(texts), active)
+            for key, tenant, user_id, episode_id, stored_hash, *texts in rows:
+                new = _resealed_episode(
+                    sealer, tenant, episode_id, tuple(texts), stored_hash, active
+                )
                 if new is None:
                     skipped.add(int(key))
                     report.unreadable += 1
                     continue
-                terms = lexical.document_terms(*new)
+                terms = lexical.document_terms(*new[:3])
                 db.execute(
                     f"UPDATE {EPISODES_TABLE} SET user_message = ?, assistant_response = ?,"
-                    " summary = ?, lexical_terms = ? WHERE vector_key = ?",
+                    " summary = ?, content_hash = ?, lexical_terms = ? WHERE vector_key = ?",
                     (*new, terms, key),
                 )
                 db.execute("DELETE FROM memory_episode_terms WHERE rowid = ?", (key,))
@@ -420,7 +432,8 @@ async def _rotate_postgres_episodes(
             return False
         async with conn.transaction():
             rows = await conn.fetch(
-                f"SELECT ctid::text AS id, tenant, episode_id, {', '.join(EPISODE_TEXTS)}"
+                f"SELECT ctid::text AS id, tenant, episode_id, content_hash,"
+                f" {', '.join(EPISODE_TEXTS)}"
                 f" FROM {qualified} WHERE {cond} AND NOT (ctid::text = ANY($1::text[]))"
                 " LIMIT $2 FOR UPDATE SKIP LOCKED",
                 skipped,
@@ -429,16 +442,19 @@ async def _rotate_postgres_episodes(
             done = 0
             for row in rows:
                 texts = tuple(row[c] for c in EPISODE_TEXTS)
-                new = _resealed_episode(sealer, row["tenant"], row["episode_id"], texts, active)
+                new = _resealed_episode(
+                    sealer, row["tenant"], row["episode_id"], texts, row["content_hash"], active
+                )
                 if new is None:
                     skipped.append(row["id"])
                     report.unreadable += 1
                     continue
                 await conn.execute(
                     f"UPDATE {qualified} SET user_message = $1, assistant_response = $2,"
-                    " summary = $3, lexical_terms = $4 WHERE ctid = $5::text::tid",
+                    " summary = $3, content_hash = $4, lexical_terms = $5"
+                    " WHERE ctid = $6::text::tid",
                     *new,
-                    lexical.document_terms(*new),
+                    lexical.document_terms(*new[:3]),
                     row["id"],
                 )
                 done += 1

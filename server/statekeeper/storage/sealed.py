@@ -65,6 +65,7 @@ from statekeeper.core.memory.models import (
     FactResult,
     Neighbourhood,
     NeighbourhoodQuery,
+    content_hash,
     entity_key,
 )
 from statekeeper.core.memory.store import MemoryStore
@@ -79,7 +80,7 @@ from statekeeper.core.sessions.models import (
     ToolCall,
 )
 from statekeeper.core.sessions.store import SessionStore
-from statekeeper.storage.sealing import SealedValueError, Sealer
+from statekeeper.storage.sealing import HASH_MAGIC, SealedValueError, Sealer
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -238,7 +239,7 @@ class SealedMemory(_Forwarding):
         s = self._sealer
         ids = (episode.episode_id,)
         step = s.seal_indexed_text if seal else s.open_text
-        return dataclasses.replace(
+        changed = dataclasses.replace(
             episode,
             user_message=step(tenant, "episode.user_message", ids, episode.user_message),
             assistant_response=step(
@@ -246,6 +247,15 @@ class SealedMemory(_Forwarding):
             ),
             summary=step(tenant, "episode.summary", ids, episode.summary),
         )
+        if seal and s.sensitive(tenant) and episode.content_hash:
+            return dataclasses.replace(
+                changed, content_hash=s.blind_hash(tenant, episode.content_hash)
+            )
+        if not seal and changed.content_hash.startswith(HASH_MAGIC):
+            # The domain's duplicate key again, from the opened texts.
+            digest = content_hash(changed.user_message, changed.assistant_response)
+            return dataclasses.replace(changed, content_hash=digest)
+        return changed
 
     def _open_all(self, tenant: str, episodes: Sequence[Episode]) -> list[Episode]:
         return [self._episode(tenant, e, False) for e in episodes]
@@ -266,13 +276,24 @@ class SealedMemory(_Forwarding):
             tenant, await self._inner.insert_episodes(tenant, sealed, *args, **kwargs)
         )
 
-    async def find_by_hash(self, tenant: str, *args: Any, **kwargs: Any) -> Episode | None:
-        got = await self._inner.find_by_hash(tenant, *args, **kwargs)
-        return None if got is None else self._episode(tenant, got, False)
+    async def find_by_hash(self, tenant: str, user_id: str, digest: str) -> Episode | None:
+        found = await self.find_by_hashes(tenant, user_id, [digest])
+        return found.get(digest)
 
-    async def find_by_hashes(self, tenant: str, *args: Any, **kwargs: Any) -> dict[str, Episode]:
-        got = await self._inner.find_by_hashes(tenant, *args, **kwargs)
-        return {k: self._episode(tenant, e, False) for k, e in got.items()}
+    async def find_by_hashes(
+        self, tenant: str, user_id: str, digests: Sequence[str]
+    ) -> dict[str, Episode]:
+        """Stored duplicate keys are keyed for sensitive tenants (under the
+        key of the ring that sealed them): every form is looked up."""
+        if self._sealer.ring is None:
+            got = await self._inner.find_by_hashes(tenant, user_id, digests)
+            return {k: self._episode(tenant, e, False) for k, e in got.items()}
+        plain_of = {v: d for d in digests for v in self._sealer.hash_variants(tenant, d)}
+        got = await self._inner.find_by_hashes(tenant, user_id, list(plain_of))
+        found: dict[str, Episode] = {}
+        for stored, episode in got.items():
+            found.setdefault(plain_of.get(stored, stored), self._episode(tenant, episode, False))
+        return found
 
     async def get_episode(self, tenant: str, *args: Any, **kwargs: Any) -> Episode | None:
         got = await self._inner.get_episode(tenant, *args, **kwargs)

@@ -67,6 +67,8 @@ TOKEN_BYTES = re.compile(rb"~sk1~([A-Za-z0-9_.-]{1,64})~([A-Za-z0-9_-]+)")
 # `~sk1d~<key id>~<base64url(AES-256-SIV ciphertext)>`.
 DET_MAGIC = "~sk1d~"
 DET_TOKEN = re.compile(r"~sk1d~([A-Za-z0-9_.-]{1,64})~([A-Za-z0-9_-]+)")
+# Keyed duplicate keys of sensitive episodes.
+HASH_MAGIC = "~skh~"
 # Context variables are sealed as one JSON document under this single key.
 SEALED_KEY = "~sk1"
 ALL = "all"
@@ -411,6 +413,28 @@ class Sealer:
         only (so core.lexical keeps it as it is), from a keyed HMAC."""
         digest = hmac.new(index_key, term.encode("utf-8"), hashlib.sha256).digest()
         return "9" + str(int.from_bytes(digest[:9], "big")).zfill(22)
+
+    def blind_hash(self, tenant: str, digest: str, key_id: str = "") -> str:
+        """An episode's duplicate key (SHA-256 of its plaintext) as stored for
+        a sensitive tenant: keyed, so that a stored hash cannot confirm a
+        guessed text."""
+        if self.ring is None:
+            return digest
+        key_id = key_id or self.ring.active
+        key = HKDF(
+            algorithm=hashes.SHA256(),
+            length=32,
+            salt=b"statekeeper-sk1h",
+            info=f"sk1h|{key_id}|{tenant}".encode(),
+        ).derive(self.ring.keys[key_id])
+        mac = hmac.new(key, digest.encode("ascii"), hashlib.sha256).hexdigest()
+        return f"{HASH_MAGIC}{key_id}~{mac}"
+
+    def hash_variants(self, tenant: str, digest: str) -> list[str]:
+        """Every form a stored duplicate key of `digest` may have."""
+        if self.ring is None:
+            return [digest]
+        return [digest, *(self.blind_hash(tenant, digest, k) for k in self.ring.keys)]
 
     def blind_variants(self, tenant: str, terms: Sequence[str]) -> dict[str, list[str]]:
         """Each query term's blind form under every key of the ring (texts
