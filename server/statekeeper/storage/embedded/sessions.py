@@ -8,6 +8,7 @@ every acknowledged commit survive a crash of the process and of the machine.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import sqlite3
 import threading
@@ -668,7 +669,9 @@ class EmbeddedStorage(Storage):
         job.future.add_done_callback(_consume)
         self._pending_writes.append(job)
         if self._committer is None:
-            self._committer = asyncio.create_task(self._commit_pending(), name="sqlite-commit")
+            self._committer = asyncio.create_task(
+                self._commit_pending(), name="sqlite-commit", context=contextvars.Context()
+            )
         result = await asyncio.shield(job.future)
         return result  # type: ignore[return-value]
 

@@ -65,6 +65,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import contextvars
 import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -295,7 +296,9 @@ class PostgresBlackboardStore(BlackboardStore):
         )
         if tenant not in self._committers:
             self._committers[tenant] = asyncio.create_task(
-                self._commit_pending(tenant), name="blackboard-group-commit"
+                self._commit_pending(tenant),
+                name="blackboard-group-commit",
+                context=contextvars.Context(),
             )
         # The group commits whether or not this caller still waits for it.
         outcome: MutationOutcome[T] = await asyncio.shield(future)
@@ -316,7 +319,9 @@ class PostgresBlackboardStore(BlackboardStore):
             del self._committers[tenant]
             if queue:
                 self._committers[tenant] = asyncio.create_task(
-                    self._commit_pending(tenant), name="blackboard-group-commit"
+                    self._commit_pending(tenant),
+                    name="blackboard-group-commit",
+                    context=contextvars.Context(),
                 )
             else:
                 del self._pending[tenant]

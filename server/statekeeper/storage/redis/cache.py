@@ -36,6 +36,7 @@ and only then is the cache used again.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import secrets
 import time
@@ -323,7 +324,7 @@ class SessionCache:
 
     def _send_batch(self) -> None:
         batch, self._batch = self._batch, []
-        task = asyncio.create_task(self._run_batch(batch))
+        task = asyncio.create_task(self._run_batch(batch), context=contextvars.Context())
         self._batch_tasks.add(task)
         task.add_done_callback(self._batch_tasks.discard)
 
