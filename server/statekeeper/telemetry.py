@@ -281,9 +281,10 @@ def sources_of(storage: Storage, capabilities: Sequence[object]) -> Sources:
 
 
 def _watchers(hub: Any) -> int:
-    # The tenants dict is copied in one step (the metrics thread reads it
-    # while the loop may insert into it).
-    return sum(hub.watcher_count(tenant) for tenant in list(hub._tenants))
+    # A counter the event loop keeps (core/blackboard/watch.py): this runs on
+    # the metrics HTTP thread, which must not iterate the hub's dicts while
+    # the loop resizes them ("dictionary changed size during iteration").
+    return int(hub.open_watches)
 
 
 def _index_sizes(indexes: Any) -> tuple[int, int, int]:
@@ -307,7 +308,15 @@ _BUS_DEPTH_SQL = (
 
 async def _bus_depths(storage: Storage) -> dict[str, int]:
     """Messages by state, READY split into ready (deliverable now) and
-    in_flight (delivered or delayed, invisible until their visible_time)."""
+    in_flight (delivered or delayed, invisible until their visible_time).
+
+    Cost, kept on purpose: one GROUP BY over all of mb_messages (a scan of
+    the bus table, acked and dead rows included until their retention ends)
+    per sample, every `metrics_sample_interval_seconds` (default 15 s), in
+    every process that serves /metrics (each worker of `--workers N`, each
+    replica). Each worker reports the same cluster-wide figures, so a scraper
+    should take one worker's value (max, not sum). A deployment whose bus
+    table is large raises `metrics_sample_interval_seconds`."""
     now = time.time()
     rows: list[tuple[int, bool, int]]
     durable = getattr(storage, "durable", None)

@@ -169,6 +169,10 @@ class WatchHub:
         self._unlisten: Callable[[], None] | None = None
         self._checker: asyncio.Task[None] | None = None
         self._closed = False
+        # Open watches over every tenant, kept up to date on the event loop
+        # at each change: the metrics thread reads this int and never walks
+        # the dicts the loop is resizing.
+        self.open_watches = 0
 
     async def start(self) -> None:
         self._closed = False
@@ -192,6 +196,7 @@ class WatchHub:
             for watcher in _all_watchers(hub):
                 watcher.fail(shutting_down)
         self._tenants.clear()
+        self.open_watches = 0
 
     def watcher_count(self, tenant: str) -> int:
         hub = self._tenants.get(tenant)
@@ -205,7 +210,10 @@ class WatchHub:
             raise LimitExceededError(
                 "board", self._limits.max_watches_per_tenant, "the tenant has too many open watches"
             )
-        hub.watchers.setdefault(watcher.board, set()).add(watcher)
+        group = hub.watchers.setdefault(watcher.board, set())
+        if watcher not in group:
+            group.add(watcher)
+            self.open_watches += 1
         return hub
 
     async def _ready_hub(self, tenant: str) -> _TenantHub:
@@ -254,7 +262,9 @@ class WatchHub:
             return
         group = hub.watchers.get(watcher.board)
         if group is not None:
-            group.discard(watcher)
+            if watcher in group:
+                group.discard(watcher)
+                self.open_watches -= 1
             if not group:
                 del hub.watchers[watcher.board]
         if not hub.watchers and hub.ready.done():
@@ -291,7 +301,10 @@ class WatchHub:
             if not watcher.offer(batch):
                 # Dropped from the hub now, so the queue stops growing; the
                 # stream ends with SLOW_CONSUMER when it next runs.
-                hub.watchers[batch.board].discard(watcher)
+                group = hub.watchers[batch.board]
+                if watcher in group:
+                    group.discard(watcher)
+                    self.open_watches -= 1
 
     def _drain_backlog(self, hub: _TenantHub) -> None:
         """Dispatches what the backlog holds in order; starts a repair from
@@ -335,6 +348,7 @@ class WatchHub:
             log.warning("watch hub cannot repair its feed", extra={"tenant": hub.tenant})
             for watcher in _all_watchers(hub):
                 watcher.fail(exc)
+            self.open_watches -= hub.watcher_count
             hub.watchers.clear()
         finally:
             hub.repair = None
