@@ -105,6 +105,11 @@ type Watcher struct {
 	snapshotPending bool
 	streams         int
 	err             error
+
+	// pending are the events of the last response that Events has not
+	// yielded yet, and pendingResume that response's resume point.
+	pending       []*sk.BlackboardEvent
+	pendingResume int64
 }
 
 // Watch starts a resuming watch of board. It ends when ctx is done, Close is
@@ -131,7 +136,11 @@ func (c *Client) Watch(ctx context.Context, board string, opts WatchOptions) *Wa
 }
 
 // ResumeRevision is the start revision that continues this watch right after
-// the last message received (a new Watch from it repeats nothing).
+// the last message received (a new Watch from it repeats nothing). While
+// Events yields the events of one response, it does not pass the revision of
+// the event last yielded until every event of that revision was yielded (a
+// transaction's events share a revision): checkpointed after any event, it
+// may repeat events of that revision but never misses one.
 func (w *Watcher) ResumeRevision() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -289,6 +298,12 @@ func (w *Watcher) broken(err error) error {
 	if !w.resumable(err) {
 		return w.end(err)
 	}
+	return w.backoff(err)
+}
+
+// backoff counts a failure to reconnect after: nil to reconnect after
+// w.pause, or the error that ends the watch when ReconnectTimeout is spent.
+func (w *Watcher) backoff(err error) error {
 	w.failures++
 	if w.brokenSince.IsZero() {
 		w.brokenSince = time.Now()
@@ -314,6 +329,15 @@ func (w *Watcher) relist(cause error) error {
 	}
 	entries, header, err := w.client.ListAllEntries(w.ctx, req)
 	if err != nil {
+		if w.ctx.Err() != nil {
+			return w.end(w.ctx.Err())
+		}
+		// A server restart (UNAVAILABLE after the unary retries) or a
+		// compaction between the pages: like a broken stream, back off and
+		// reopen the watch, which is cut off again and lists again.
+		if w.resumable(err) || errors.Is(err, ErrRevisionCompacted) || Code(err) == codes.OutOfRange {
+			return w.backoff(err)
+		}
 		return w.end(err)
 	}
 	relisting := &Relisting{
@@ -337,6 +361,14 @@ func (w *Watcher) relist(cause error) error {
 func (w *Watcher) Events() iter.Seq2[*sk.BlackboardEvent, error] {
 	return func(yield func(*sk.BlackboardEvent, error) bool) {
 		for {
+			for len(w.pending) > 0 {
+				ev := w.pending[0]
+				w.pending = w.pending[1:]
+				w.yielding(ev)
+				if !yield(ev, nil) {
+					return
+				}
+			}
 			resp, err := w.Recv()
 			if err != nil {
 				if w.ctx.Err() == nil || !errors.Is(err, w.ctx.Err()) {
@@ -344,12 +376,33 @@ func (w *Watcher) Events() iter.Seq2[*sk.BlackboardEvent, error] {
 				}
 				return
 			}
-			for _, ev := range resp.GetEvents().GetEvents() {
-				if !yield(ev, nil) {
-					return
-				}
+			w.pending = resp.GetEvents().GetEvents()
+			if len(w.pending) > 0 {
+				w.mu.Lock()
+				w.pendingResume = w.resume
+				w.mu.Unlock()
 			}
 		}
+	}
+}
+
+// yielding sets the resume revision for the moment ev, the next event of
+// w.pending's response, is yielded: ev's revision while events of that
+// revision follow, else past it (the response's resume point after its last
+// event).
+func (w *Watcher) yielding(ev *sk.BlackboardEvent) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.snapshotPending {
+		return
+	}
+	switch {
+	case len(w.pending) == 0:
+		w.resume = w.pendingResume
+	case w.pending[0].GetRevision() == ev.GetRevision():
+		w.resume = ev.GetRevision()
+	default:
+		w.resume = ev.GetRevision() + 1
 	}
 }
 
