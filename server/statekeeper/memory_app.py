@@ -187,6 +187,9 @@ class MemoryApp:
         # Sessions feed episodic memory (opt-in; core/memory/promotion.py).
         # Facts are extracted from promoted turns only by a configured LLM.
         promotions = promotion_store(storage)
+        # EraseUser removes the user's watermark rows through this store
+        # (`erase_user`), as one more participant.
+        self.promotions = promotions
         self.promoter: SessionPromoter | None = None
         if promotions is not None:
             self.promoter = SessionPromoter(

@@ -46,8 +46,26 @@ for word (e.g. "hi" / "hello") is not stored again.
 
 EraseUser: the erasure deletes the user's sessions before their memory; a
 promotion that read messages before it checks, after recording, that the
-session still exists, and deletes the episodes it just created if not, so
-no erased turn comes back as an episode.
+session still exists (same user, same create_time), and deletes the
+episodes it just created if not (retried; the watermark does not move
+while that delete fails, so the sweep tries again), so no erased turn
+comes back as an episode. The erasure also removes the user's watermark
+rows (`PromotionStore.erase_user`).
+
+A watermark belongs to one incarnation of a session: its row holds the
+session's user and create_time, and a session deleted (DeleteSession, TTL
+expiry, EraseUser) and created again with the same id has another
+create_time, so its watermark starts again from 0. Each sweep also removes,
+a few pages at a time (the whole table over successive sweeps), the rows of
+sessions that no longer exist. An archived session's row goes that way too
+(its hot rows are gone); if it is restored and appended to again, its turns
+are read from the start, and the ones already recorded are EXACT duplicates
+(nothing stored twice; turns forgotten since then come back).
+
+Queue overflow: beyond `max_queued_sessions`, appended sessions go to an
+overflow set of the same bound, marked in the store in one batch by the
+worker (the sweep then promotes them); only beyond that are sessions left to
+their next append, with one WARNING per minute at most, with the count.
 
 Facts: with an LLM endpoint configured, each new episode then goes through
 `SemanticMemory.extract_facts` (as ExtractFacts with `episode_id`), in a
@@ -65,12 +83,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from statekeeper.core.audit.service import system_actor
+from statekeeper.core.audit.service import Actor, system_actor
 from statekeeper.core.errors import NotFoundError, SessionExpiredError
 from statekeeper.core.memory.config import PromotionConfig
 from statekeeper.core.memory.episodes import EpisodeDraft, RecordOutcome
 from statekeeper.core.memory.episodic import EpisodicMemory
 from statekeeper.core.memory.semantic import SemanticMemory
+from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.sessions.models import Message, Role, SessionRecord
 from statekeeper.core.sessions.service import SessionManager
 
@@ -90,15 +109,48 @@ SWEEP_PAGE = 200
 MAX_PASSES = 1000
 
 
+# Rows looked at per round of the sweep's removal of rows whose session is
+# gone, and rounds per sweep (the next sweep goes on from there).
+PRUNE_PAGE = 500
+PRUNE_ROUNDS = 10
+# Attempts at deleting the episodes recorded from a session erased meanwhile.
+DELETE_ATTEMPTS = 5
+# Seconds between two warnings about sessions the full queue left behind.
+OVERFLOW_LOG_SECONDS = 60.0
+
+
 @dataclass(frozen=True)
 class PromotionMark:
     """A session's promotion state: every turn through `promoted_through` is
     recorded; the session was read through `checked_through`; appends were
-    seen through `seen_through` (the sweep revisits it while seen > checked)."""
+    seen through `seen_through` (the sweep revisits it while seen > checked).
+    `user_id` and `create_time` name the session's incarnation (0: a row
+    written before they were stored, taken as the current one)."""
 
     promoted_through: int
     checked_through: int
     seen_through: int
+    user_id: str = ""
+    create_time: float = 0.0
+
+    def watermark_for(self, record: SessionRecord) -> int:
+        """The promoted sequence for this incarnation of the session: 0 when
+        the row belongs to an earlier session of the same id."""
+        return self.promoted_through if self.same_session(record) else 0
+
+    def same_session(self, record: SessionRecord) -> bool:
+        return self.create_time in (0.0, record.create_time)
+
+
+@dataclass(frozen=True)
+class MarkRequest:
+    """An appended session to mark: its identity and its last sequence."""
+
+    tenant: str
+    session_id: str
+    user_id: str
+    create_time: float
+    last_sequence: int
 
 
 class PromotionStore(abc.ABC):
@@ -109,9 +161,12 @@ class PromotionStore(abc.ABC):
         """Applies pending migrations. Idempotent."""
 
     @abc.abstractmethod
-    async def mark(self, marks: Sequence[tuple[str, str, int]]) -> None:
-        """For each (tenant, session_id, last_sequence): creates the row if
-        missing and raises `seen_through` to `last_sequence` (never lowers it)."""
+    async def mark(self, marks: Sequence[MarkRequest]) -> None:
+        """For each request: creates the row if missing and raises
+        `seen_through` to `last_sequence` (never lowers it). A row of another
+        incarnation (a different, non-zero create_time) starts again:
+        promoted and checked 0, seen `last_sequence`, the request's user and
+        create_time."""
 
     @abc.abstractmethod
     async def get(self, tenant: str, session_id: str) -> PromotionMark | None:
@@ -119,11 +174,12 @@ class PromotionStore(abc.ABC):
 
     @abc.abstractmethod
     async def advance(
-        self, tenant: str, session_id: str, expected: int, promoted_through: int, checked: int
+        self, record: SessionRecord, tenant: str, expected: int, promoted_through: int, checked: int
     ) -> bool:
-        """Sets `promoted_through` if it still equals `expected` (a missing
-        row counts as 0 and is created), and raises `checked_through` to
-        `checked`; False (nothing changed) when another writer moved it."""
+        """Sets `promoted_through` of `record`'s session if it still equals
+        `expected` (a missing row, or a row of another incarnation, counts as
+        0 and becomes this one's), and raises `checked_through` to `checked`;
+        False (nothing changed) when another writer moved it."""
 
     @abc.abstractmethod
     async def lagging(self, after: tuple[str, str], limit: int) -> list[tuple[str, str]]:
@@ -133,6 +189,20 @@ class PromotionStore(abc.ABC):
     @abc.abstractmethod
     async def forget(self, tenant: str, session_id: str) -> None:
         """Drops the session's row (the session is gone)."""
+
+    @abc.abstractmethod
+    async def prune(self, after: tuple[str, str], limit: int) -> tuple[int, tuple[str, str] | None]:
+        """Looks at the next `limit` rows strictly after `after` (ascending)
+        and deletes those whose session no longer exists in the session
+        store's table; returns (rows deleted, the last row looked at), the
+        latter None when the table ended."""
+
+    @abc.abstractmethod
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        """EraseUser: deletes (or, dry, counts) the rows of the user's
+        sessions, as ("memory", "promotion_watermarks")."""
 
 
 def opted_in(record: SessionRecord, agents: frozenset[str]) -> bool:
@@ -188,6 +258,25 @@ def pair_turns(messages: Sequence[Message]) -> list[Turn]:
     return turns
 
 
+def _later(old: MarkRequest | None, new: MarkRequest) -> MarkRequest:
+    """The request to keep for one session: the newest incarnation's, with
+    the highest sequence seen."""
+    if old is None or old.create_time != new.create_time:
+        return new
+    return new if new.last_sequence >= old.last_sequence else old
+
+
+def _remove_marked(
+    pending: dict[tuple[str, str], MarkRequest], marked: Sequence[MarkRequest]
+) -> None:
+    """Takes the marked requests off `pending`, unless a later append
+    replaced one meanwhile (that one stays for the next batch)."""
+    for request in marked:
+        key = (request.tenant, request.session_id)
+        if pending.get(key) is request:
+            del pending[key]
+
+
 def _cut(text: str, max_bytes: int) -> str:
     data = text.encode()
     if len(data) <= max_bytes:
@@ -216,7 +305,13 @@ class SessionPromoter:
         self._max_text = max_text_bytes
         self._semantic = semantic
         self._clock = clock
-        self._queue: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._queue: OrderedDict[tuple[str, str], MarkRequest] = OrderedDict()
+        # Sessions the full queue turned away, marked in one batch by the
+        # worker (bounded like the queue); beyond it, `_dropped` counts.
+        self._overflow: dict[tuple[str, str], MarkRequest] = {}
+        self._dropped = 0
+        self._dropped_logged_at = float("-inf")
+        self._prune_after: tuple[str, str] = ("", "")
         self._wake = asyncio.Event()
         self._extractions: asyncio.Queue[tuple[str, str, str]] = asyncio.Queue(
             maxsize=max(1, config.max_queued_extractions)
@@ -229,16 +324,35 @@ class SessionPromoter:
 
     def notify(self, tenant: str, record: SessionRecord) -> None:
         """An append committed: queue the session if it is opted in. Never
-        blocks and never raises for a full queue (the session is then left
-        to the next append or, once marked, the sweep)."""
+        blocks and never raises for a full queue (the session then goes to
+        the overflow set, marked for the sweep; beyond that, it is left to
+        its next append)."""
         if not record.user_id or not opted_in(record, self._agents):
             return
         key = (tenant, record.session_id)
-        if key not in self._queue and len(self._queue) >= self._config.max_queued_sessions:
-            log.warning("promotion queue full; session left for a later append", extra={})
+        request = MarkRequest(
+            tenant, record.session_id, record.user_id, record.create_time, record.last_sequence
+        )
+        limit = self._config.max_queued_sessions
+        if key in self._queue or len(self._queue) < limit:
+            self._queue[key] = _later(self._queue.get(key), request)
+        elif key in self._overflow or len(self._overflow) < limit:
+            self._overflow[key] = _later(self._overflow.get(key), request)
+        else:
+            self._dropped += 1
+            self._log_dropped()
             return
-        self._queue[key] = max(self._queue.get(key, 0), record.last_sequence)
         self._wake.set()
+
+    def _log_dropped(self) -> None:
+        now = time.monotonic()
+        if self._dropped and now - self._dropped_logged_at >= OVERFLOW_LOG_SECONDS:
+            log.warning(
+                "promotion queue and overflow full: %d appended sessions left for a later append",
+                self._dropped,
+            )
+            self._dropped = 0
+            self._dropped_logged_at = now
 
     # ----- lifecycle -----------------------------------------------------------
 
@@ -263,13 +377,15 @@ class SessionPromoter:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks = []
-        if self._queue:
-            pending = [(t, s, seq) for (t, s), seq in self._queue.items()]
-            self._queue.clear()
+        pending = [*self._queue.values(), *self._overflow.values()]
+        if pending:
             try:
                 await self._store.mark(pending)
             except Exception:
                 log.exception("marking queued sessions for promotion at shutdown failed")
+            else:
+                self._queue.clear()
+                self._overflow.clear()
 
     # ----- background work -------------------------------------------------------
 
@@ -278,22 +394,25 @@ class SessionPromoter:
             await self._wake.wait()
             await asyncio.sleep(self._config.delay_seconds)
             self._wake.clear()
-            batch = [(t, s, seq) for (t, s), seq in self._queue.items()]
-            self._queue.clear()
-            if not batch:
+            self._log_dropped()
+            batch = list(self._queue.values())
+            overflow = list(self._overflow.values())
+            if not batch and not overflow:
                 continue
+            # Taken off the queue only once marked: a failure (or a stop
+            # cancelling this task) leaves them queued, and stop() marks them.
             try:
-                await self._store.mark(batch)
+                await self._store.mark([*batch, *overflow])
             except Exception:
                 log.exception("marking sessions for promotion failed; retrying")
-                for tenant, session_id, seq in batch:
-                    key = (tenant, session_id)
-                    self._queue[key] = max(self._queue.get(key, 0), seq)
                 self._wake.set()
                 await asyncio.sleep(1.0)
                 continue
-            for tenant, session_id, _ in batch:
-                await self._promote_logged(tenant, session_id)
+            _remove_marked(self._queue, batch)
+            _remove_marked(self._overflow, overflow)
+            # The overflow is left to the sweep (marked); the queue goes now.
+            for request in batch:
+                await self._promote_logged(request.tenant, request.session_id)
 
     async def _sweep_forever(self) -> None:
         while True:
@@ -316,7 +435,21 @@ class SessionPromoter:
             if len(page) < SWEEP_PAGE:
                 break
             after = page[-1]
+        await self.prune()
         return visited
+
+    async def prune(self, rounds: int = PRUNE_ROUNDS) -> int:
+        """Removes the rows of sessions that no longer exist, `rounds` pages
+        from where the previous call stopped (wrapping at the end of the
+        table); returns how many."""
+        removed = 0
+        for _ in range(rounds):
+            count, last = await self._store.prune(self._prune_after, PRUNE_PAGE)
+            removed += count
+            self._prune_after = last if last is not None else ("", "")
+            if last is None:
+                break
+        return removed
 
     async def _promote_logged(self, tenant: str, session_id: str) -> None:
         try:
@@ -346,11 +479,9 @@ class SessionPromoter:
             await self._store.forget(tenant, session_id)
             return 0
         mark = await self._store.get(tenant, session_id)
-        watermark = 0 if mark is None else mark.promoted_through
+        watermark = 0 if mark is None else mark.watermark_for(record)
         if not record.user_id or not opted_in(record, self._agents):
-            await self._store.advance(
-                tenant, session_id, watermark, watermark, record.last_sequence
-            )
+            await self._store.advance(record, tenant, watermark, watermark, record.last_sequence)
             return 0
         created = 0
         for _ in range(MAX_PASSES):
@@ -371,7 +502,7 @@ class SessionPromoter:
                 created += await self._record(tenant, record, ready)
             through = ready[-1].last if ready else watermark
             checked = watermark if more else record.last_sequence
-            if not await self._store.advance(tenant, session_id, watermark, through, checked):
+            if not await self._store.advance(record, tenant, watermark, through, checked):
                 return created  # another replica moved it: it goes on from there
             watermark = through
             if not more or not ready:
@@ -394,12 +525,14 @@ class SessionPromoter:
                 continue
             if not outcome.duplicate:
                 new.append(outcome.episode.episode_id)
-        if new and not await self._still_there(tenant, record.session_id):
+        if new and not await self._still_there(tenant, record):
             # The session went while its turns were being recorded (EraseUser
             # deletes sessions before memory: an episode recorded from
             # messages read before the erasure may land after it): the new
-            # episodes go too.
-            await self._episodes.delete_many(tenant, new, actor)
+            # episodes go too. Retried; if it still fails, this raises and
+            # the watermark stays, so the sweep does not forget the row
+            # (the session, if it exists again, is another incarnation).
+            await self._delete_recorded(tenant, new, actor)
             return 0
         if self._semantic is not None:
             for episode_id in new:
@@ -410,14 +543,30 @@ class SessionPromoter:
         self.promoted += len(new)
         return len(new)
 
-    async def _still_there(self, tenant: str, session_id: str) -> bool:
+    async def _delete_recorded(self, tenant: str, episode_ids: list[str], actor: Actor) -> None:
+        for attempt in range(1, DELETE_ATTEMPTS + 1):
+            try:
+                await self._episodes.delete_many(tenant, episode_ids, actor)
+                return
+            except Exception:
+                if attempt == DELETE_ATTEMPTS:
+                    raise
+                log.warning(
+                    "deleting the episodes of a session erased while promoting failed; retrying",
+                    exc_info=True,
+                )
+                await asyncio.sleep(0.5 * attempt)
+
+    async def _still_there(self, tenant: str, record: SessionRecord) -> bool:
+        """Whether the session `record` was read from still exists: same id,
+        same user, same create_time (not deleted and created again)."""
         try:
-            await self._sessions.get(tenant, session_id)
+            current = await self._sessions.get(tenant, record.session_id)
         except NotFoundError:
             return False
         except SessionExpiredError:
             return True  # expired, not erased: its promoted turns stay
-        return True
+        return current.user_id == record.user_id and current.create_time == record.create_time
 
     def _draft(self, record: SessionRecord, turn: Turn) -> EpisodeDraft | None:
         user = _cut("\n\n".join(turn.user), self._max_text)
