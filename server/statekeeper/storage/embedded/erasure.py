@@ -13,14 +13,22 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 from statekeeper.core.privacy.models import ERASE_BATCH
 from statekeeper.storage.shared.erasure import MAX_PASSES, SQLITE, Erasure, Step
 
-if TYPE_CHECKING:
-    from statekeeper.storage.embedded.sessions import EmbeddedStorage
+T = TypeVar("T")
+
+
+class Backend(Protocol):
+    """What an erasure needs of the embedded store (EmbeddedStorage): its
+    writer thread and its readers."""
+
+    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
+
+    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
 
 
 def _run_step(db: sqlite3.Connection, step: Step, erasure: Erasure, limit: int) -> int:
@@ -63,7 +71,7 @@ def _count(db: sqlite3.Connection, steps: Sequence[Step], erasure: Erasure) -> N
 
 
 async def run_steps(
-    backend: EmbeddedStorage,
+    backend: Backend,
     steps: Sequence[Step],
     dry_run: bool,
     limit: int | None = None,

@@ -7,7 +7,8 @@ Deleted rows leave the tables at once; their bytes stay in the heap files
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Protocol
 
 import redis.asyncio as redis
 
@@ -15,7 +16,16 @@ from statekeeper.core.privacy.models import ERASE_BATCH
 from statekeeper.storage.shared.erasure import MAX_PASSES, POSTGRES, Erasure, Step
 
 if TYPE_CHECKING:
-    from statekeeper.storage.postgres.sessions import Connection, PostgresStorage
+    from statekeeper.storage.postgres.migrations import Connection
+
+
+class Database(Protocol):
+    """What an erasure needs of the PostgreSQL tier (PostgresStorage): pooled
+    connections and transactions."""
+
+    def connection(self, what: str) -> AbstractAsyncContextManager[Connection]: ...
+
+    def transaction(self, what: str) -> AbstractAsyncContextManager[Connection]: ...
 
 
 async def _run_step(conn: Connection, step: Step, erasure: Erasure, limit: int) -> list[object]:
@@ -52,7 +62,7 @@ Finish = Callable[["Connection", Erasure], Awaitable[None]]
 
 
 async def run_steps(
-    db: PostgresStorage,
+    db: Database,
     steps: Sequence[Step],
     dry_run: bool,
     finish: Finish | None = None,
@@ -93,7 +103,7 @@ async def run_steps(
 
 
 async def _to_the_end(
-    db: PostgresStorage,
+    db: Database,
     step: Step,
     erasure: Erasure,
     limit: int,
