@@ -8,7 +8,9 @@ receipt handle. An `InboxConsumer` runs that protocol for a handler:
 * it keeps a `ReceiveMessages` stream open (`max_in_flight` deliveries
   outstanding), and reopens it after a lost connection, a server restart or
   SLOW_CONSUMER, with exponential backoff, until `reconnect_timeout` seconds
-  pass without a working stream;
+  pass without a working stream (counted from the first failure of the
+  current run; a stream that delivered something or stayed open for
+  `STREAM_WORKING_AFTER` seconds, even on an idle inbox, ends the run);
 * for each delivery it calls `handler(delivery)` while a helper extends the
   delivery's visibility every `extend_every` seconds (a third of
   `visibility_timeout` by default), so a long handler keeps its lease;
@@ -18,7 +20,8 @@ receipt handle. An `InboxConsumer` runs that protocol for a handler:
   delay that grows with the delivery count (`redelivery_backoff`), then
   calls `on_error(exception, delivery)`;
 * a settle call that fails (server away) is tried again until the lease
-  ends; after that the message is redelivered anyway.
+  ends (the deadline of the last successful extension); after that the
+  message is redelivered anyway.
 
 A message may therefore be handled more than once (a lease lost to a server
 restart, an ack that never arrived): make handlers idempotent, e.g. keyed on
@@ -60,6 +63,11 @@ _METHOD = "statekeeper.v1.MessageService/ReceiveMessages"
 
 #: Seconds an inbox consumer keeps reconnecting without a working stream.
 DEFAULT_RECONNECT_TIMEOUT = 60.0
+
+#: Seconds a ReceiveMessages stream must stay open to count as working (it
+#: then ends a run of failures even if no delivery came: the server sends
+#: nothing on an idle inbox).
+STREAM_WORKING_AFTER = 1.0
 
 #: The delay of a nack after the handler raised, by delivery count.
 DEFAULT_REDELIVERY_BACKOFF = RetryPolicy(
@@ -114,12 +122,32 @@ def _duration(seconds: float) -> Duration:
     return duration
 
 
-def _lease_left(delivery: message_pb2.Delivery) -> float:
-    """Seconds until the delivery's visibility deadline (inf if unset)."""
-    if not delivery.HasField("visibility_deadline"):
-        return float("inf")
-    deadline = delivery.visibility_deadline.ToDatetime(tzinfo=timezone.utc)
-    return (deadline - datetime.now(timezone.utc)).total_seconds()
+class _Lease:
+    """Until when a delivery is ours: its visibility deadline, moved by every
+    successful ExtendVisibility (the delivery itself is left as received)."""
+
+    def __init__(self, delivery: message_pb2.Delivery) -> None:
+        self.until: datetime | None = None
+        if delivery.HasField("visibility_deadline"):
+            self.until = delivery.visibility_deadline.ToDatetime(tzinfo=timezone.utc)
+
+    def left(self) -> float:
+        """Seconds until the visibility deadline (inf if unknown)."""
+        if self.until is None:
+            return float("inf")
+        return (self.until - datetime.now(timezone.utc)).total_seconds()
+
+    def extended(self, answer: message_pb2.ExtendVisibilityResponse) -> bool:
+        """Takes note of an ExtendVisibility answer; False when the lease is
+        gone (the message will come again)."""
+        if not answer.results:
+            return True
+        result = answer.results[0]
+        if result.status != message_pb2.RECEIPT_STATUS_OK:
+            return False
+        if result.HasField("next_visible_time"):
+            self.until = result.next_visible_time.ToDatetime(tzinfo=timezone.utc)
+        return True
 
 
 class _Loop:
@@ -169,12 +197,19 @@ class _Loop:
         self.failures = 0
         self.failing_since = None
 
-    def ended(self, error: StatekeeperRpcError | None, deadline: float | None) -> float | None:
-        """The pause before reopening the stream, None to stop (the run's
-        deadline passed); raises an error that is not worth a reconnect."""
+    def ended(
+        self, error: StatekeeperRpcError | None, deadline: float | None, opened_at: float
+    ) -> float | None:
+        """The pause before reopening the stream that was opened at
+        `opened_at` (monotonic), None to stop (the run's deadline passed);
+        raises an error that is not worth a reconnect."""
         now = time.monotonic()
         if deadline is not None and now >= deadline:
             return None
+        if now - opened_at >= STREAM_WORKING_AFTER:
+            # The stream worked (an idle inbox sends nothing): a new run of
+            # failures starts here.
+            self.received()
         if error is not None:
             if error.reason == "SLOW_CONSUMER":
                 self.stats.slow_consumer += 1
@@ -296,6 +331,7 @@ class InboxConsumer:
             with self._lock:
                 call = raw.ReceiveMessages(loop.request(), metadata=metadata, timeout=remaining)
                 self._call = call
+            opened_at = time.monotonic()
             loop.stats.streams_opened += 1
             error: StatekeeperRpcError | None = None
             try:
@@ -312,7 +348,7 @@ class InboxConsumer:
                 error = wrap(failure, _METHOD)
             if self._stopped.is_set():
                 break
-            pause = loop.ended(error, deadline)
+            pause = loop.ended(error, deadline, opened_at)
             if pause is None:
                 break
             self._stopped.wait(pause)
@@ -320,11 +356,12 @@ class InboxConsumer:
 
     def _handle(self, delivery: message_pb2.Delivery) -> None:
         loop = self._loop
-        if _lease_left(delivery) <= 0:
+        lease = _Lease(delivery)
+        if lease.left() <= 0:
             loop.stats.expired += 1
             return
         done = threading.Event()
-        extender = threading.Thread(target=self._extend, args=(delivery, done), daemon=True)
+        extender = threading.Thread(target=self._extend, args=(delivery, lease, done), daemon=True)
         extender.start()
         nack: Nack | None
         try:
@@ -339,9 +376,9 @@ class InboxConsumer:
         finally:
             done.set()
             extender.join()
-        self._settle(delivery, nack)
+        self._settle(delivery, lease, nack)
 
-    def _extend(self, delivery: message_pb2.Delivery, done: threading.Event) -> None:
+    def _extend(self, delivery: message_pb2.Delivery, lease: _Lease, done: threading.Event) -> None:
         messages = self._client.messages
         while not done.wait(self._loop.extend_every):
             try:
@@ -349,12 +386,12 @@ class InboxConsumer:
                     self._loop.extend_request(delivery), timeout=self._loop.extend_every
                 )
                 self._loop.stats.extensions += 1
-                if answer.results and answer.results[0].status != message_pb2.RECEIPT_STATUS_OK:
+                if not lease.extended(answer):
                     return  # the lease is gone; the message will come again
             except grpc.RpcError:
                 continue  # server away: try again at the next tick
 
-    def _settle(self, delivery: message_pb2.Delivery, nack: Nack | None) -> None:
+    def _settle(self, delivery: message_pb2.Delivery, lease: _Lease, nack: Nack | None) -> None:
         loop = self._loop
         messages = self._client.messages
         attempt = 0
@@ -371,7 +408,7 @@ class InboxConsumer:
                 return
             except grpc.RpcError:
                 pause = loop.retry.backoff(attempt)
-                if _lease_left(delivery) <= pause:
+                if lease.left() <= pause:
                     loop.stats.expired += 1
                     return
                 time.sleep(pause)
@@ -436,6 +473,7 @@ class AsyncInboxConsumer:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             call = raw.ReceiveMessages(loop.request(), metadata=metadata, timeout=remaining)
             self._call = call
+            opened_at = time.monotonic()
             loop.stats.streams_opened += 1
             error: StatekeeperRpcError | None = None
             try:
@@ -457,7 +495,7 @@ class AsyncInboxConsumer:
                 error = wrap(failure, _METHOD)
             if self._stopped.is_set():
                 break
-            pause = loop.ended(error, deadline)
+            pause = loop.ended(error, deadline, opened_at)
             if pause is None:
                 break
             with contextlib.suppress(asyncio.TimeoutError):
@@ -478,10 +516,11 @@ class AsyncInboxConsumer:
 
     async def _handle(self, delivery: message_pb2.Delivery) -> None:
         loop = self._loop
-        if _lease_left(delivery) <= 0:
+        lease = _Lease(delivery)
+        if lease.left() <= 0:
             loop.stats.expired += 1
             return
-        extender = asyncio.ensure_future(self._extend(delivery))
+        extender = asyncio.ensure_future(self._extend(delivery, lease))
         nack: Nack | None
         try:
             loop.stats.handled += 1
@@ -498,9 +537,9 @@ class AsyncInboxConsumer:
             extender.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await extender
-        await self._settle(delivery, nack)
+        await self._settle(delivery, lease, nack)
 
-    async def _extend(self, delivery: message_pb2.Delivery) -> None:
+    async def _extend(self, delivery: message_pb2.Delivery, lease: _Lease) -> None:
         messages = self._client.messages
         while True:
             await asyncio.sleep(self._loop.extend_every)
@@ -509,12 +548,14 @@ class AsyncInboxConsumer:
                     self._loop.extend_request(delivery), timeout=self._loop.extend_every
                 )
                 self._loop.stats.extensions += 1
-                if answer.results and answer.results[0].status != message_pb2.RECEIPT_STATUS_OK:
+                if not lease.extended(answer):
                     return
             except grpc.RpcError:
                 continue
 
-    async def _settle(self, delivery: message_pb2.Delivery, nack: Nack | None) -> None:
+    async def _settle(
+        self, delivery: message_pb2.Delivery, lease: _Lease, nack: Nack | None
+    ) -> None:
         loop = self._loop
         messages = self._client.messages
         attempt = 0
@@ -531,7 +572,7 @@ class AsyncInboxConsumer:
                 return
             except grpc.RpcError:
                 pause = loop.retry.backoff(attempt)
-                if _lease_left(delivery) <= pause:
+                if lease.left() <= pause:
                     loop.stats.expired += 1
                     return
                 await asyncio.sleep(pause)

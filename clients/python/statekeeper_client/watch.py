@@ -32,6 +32,13 @@ only the events.
         for event in watch:             # BlackboardEvent, in revision order
             print(event.type, event.entry.key, event.revision)
     # watch.resume_revision is where a later Watch would continue.
+
+While the events of one revision (a Txn that changed several keys) are
+handed out one by one, `resume_revision` stays at that revision until its
+last event was yielded: a caller that checkpoints it after each event and
+stops half way repeats the start of that revision, and loses none of it.
+Leaving the loop (`break`) closes the stream at once; iterating the same
+Watch again continues from `resume_revision`.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, cast
@@ -271,6 +278,9 @@ class _WatchBase:
         self._on_compacted = on_compacted
         self._call: Any = None
         self._cancelled = False
+        #: The resume point while the events of a response are handed out
+        #: one by one (None between responses).
+        self._event_resume: int | None = None
         #: Number of streams opened so far (1 + reconnects).
         self.streams_opened = 0
         #: The error that ended the last stream (None before any).
@@ -278,7 +288,11 @@ class _WatchBase:
 
     @property
     def resume_revision(self) -> int:
-        """The revision a new Watch would start at to continue this one."""
+        """The revision a new Watch would start at to continue this one
+        (while the events of one revision are being yielded: that revision,
+        until its last event)."""
+        if self._event_resume is not None:
+            return self._event_resume
         return self._state.resume_revision
 
     @property
@@ -306,6 +320,18 @@ class _WatchBase:
         self.streams_opened += 1
         return self._call
 
+    def _end_events(self) -> None:
+        """The event iteration stopped: a later stream starts where the
+        caller stopped (possibly inside a revision, which then repeats)."""
+        if self._event_resume is not None:
+            self._state.resume_revision = self._event_resume
+            self._event_resume = None
+
+    def _close_call(self) -> None:
+        call, self._call = self._call, None
+        if call is not None:
+            call.cancel()
+
     def cancel(self) -> None:
         """Ends the watch; an iteration in progress stops."""
         self._cancelled = True
@@ -318,35 +344,49 @@ class Watch(_WatchBase):
     or call `responses()` for every stream message (started, snapshot,
     progress, events)."""
 
-    def responses(self) -> Iterator[blackboard_pb2.WatchResponse]:
-        while not self._cancelled:
-            call = self._open()
-            error: StatekeeperRpcError | None = None
-            try:
-                for response in call:
-                    self._rules.received()
-                    resync = self._state.observe(response)
-                    if resync is not None and self._on_compacted is not None:
-                        self._on_compacted(resync)
-                    yield response
-            except grpc.RpcError as raw:
+    def responses(self) -> Generator[blackboard_pb2.WatchResponse, None, None]:
+        try:
+            while not self._cancelled:
+                call = self._open()
+                error: StatekeeperRpcError | None = None
+                try:
+                    for response in call:
+                        self._rules.received()
+                        resync = self._state.observe(response)
+                        if resync is not None and self._on_compacted is not None:
+                            self._on_compacted(resync)
+                        yield response
+                except grpc.RpcError as raw:
+                    if self._cancelled:
+                        return
+                    error = wrap(raw, _METHOD)
                 if self._cancelled:
                     return
-                error = wrap(raw, _METHOD)
-            if self._cancelled:
-                return
-            self.last_error = error
-            pause = self._rules.ended(error)
-            if pause is None:
-                return
-            if self._on_reconnect is not None:
-                self._on_reconnect(error)
-            time.sleep(pause)
+                self.last_error = error
+                pause = self._rules.ended(error)
+                if pause is None:
+                    return
+                if self._on_reconnect is not None:
+                    self._on_reconnect(error)
+                time.sleep(pause)
+        finally:
+            # Also when the caller leaves the loop: the stream ends now, not
+            # when the generator is garbage.
+            self._close_call()
 
     def __iter__(self) -> Iterator[blackboard_pb2.BlackboardEvent]:
-        for response in self.responses():
-            if response.WhichOneof("kind") == "events":
-                yield from response.events.events
+        responses = self.responses()
+        try:
+            for response in responses:
+                if response.WhichOneof("kind") == "events":
+                    events = response.events.events
+                    for i in range(len(events)):
+                        self._event_resume = _resume_at(events, i, self._state.resume_revision)
+                        yield events[i]
+                    self._event_resume = None
+        finally:
+            self._end_events()
+            responses.close()
 
     def __enter__(self) -> Watch:
         return self
@@ -360,39 +400,50 @@ class AsyncWatch(_WatchBase):
     `async for response in watch.responses()`. `on_compacted` and
     `on_reconnect` may be coroutine functions."""
 
-    async def responses(self) -> AsyncIterator[blackboard_pb2.WatchResponse]:
-        while not self._cancelled:
-            call = self._open()
-            error: StatekeeperRpcError | None = None
-            try:
-                async for response in call:
-                    self._rules.received()
-                    resync = self._state.observe(response)
-                    if resync is not None and self._on_compacted is not None:
-                        await _maybe_await(self._on_compacted(resync))
-                    yield response
-            except asyncio.CancelledError:
-                self.cancel()
-                raise
-            except grpc.RpcError as raw:
+    async def responses(self) -> AsyncGenerator[blackboard_pb2.WatchResponse, None]:
+        try:
+            while not self._cancelled:
+                call = self._open()
+                error: StatekeeperRpcError | None = None
+                try:
+                    async for response in call:
+                        self._rules.received()
+                        resync = self._state.observe(response)
+                        if resync is not None and self._on_compacted is not None:
+                            await _maybe_await(self._on_compacted(resync))
+                        yield response
+                except asyncio.CancelledError:
+                    self.cancel()
+                    raise
+                except grpc.RpcError as raw:
+                    if self._cancelled:
+                        return
+                    error = wrap(raw, _METHOD)
                 if self._cancelled:
                     return
-                error = wrap(raw, _METHOD)
-            if self._cancelled:
-                return
-            self.last_error = error
-            pause = self._rules.ended(error)
-            if pause is None:
-                return
-            if self._on_reconnect is not None:
-                await _maybe_await(self._on_reconnect(error))
-            await asyncio.sleep(pause)
+                self.last_error = error
+                pause = self._rules.ended(error)
+                if pause is None:
+                    return
+                if self._on_reconnect is not None:
+                    await _maybe_await(self._on_reconnect(error))
+                await asyncio.sleep(pause)
+        finally:
+            self._close_call()
 
     async def __aiter__(self) -> AsyncIterator[blackboard_pb2.BlackboardEvent]:
-        async for response in self.responses():
-            if response.WhichOneof("kind") == "events":
-                for event in response.events.events:
-                    yield event
+        responses = self.responses()
+        try:
+            async for response in responses:
+                if response.WhichOneof("kind") == "events":
+                    events = response.events.events
+                    for i in range(len(events)):
+                        self._event_resume = _resume_at(events, i, self._state.resume_revision)
+                        yield events[i]
+                    self._event_resume = None
+        finally:
+            self._end_events()
+            await responses.aclose()
 
     async def __aenter__(self) -> AsyncWatch:
         return self
@@ -404,3 +455,14 @@ class AsyncWatch(_WatchBase):
 async def _maybe_await(result: Any) -> None:
     if inspect.isawaitable(result):
         await result
+
+
+def _resume_at(events: Any, i: int, after: int) -> int:
+    """Where a later Watch continues if the caller stops while holding
+    events[i] of one response whose resume revision is `after`: after the
+    event's revision when that revision is complete, else at it (the rest of
+    that revision is not lost; its first events repeat)."""
+    if i + 1 >= len(events):
+        return after
+    revision = int(events[i].revision)
+    return revision + 1 if int(events[i + 1].revision) != revision else revision
