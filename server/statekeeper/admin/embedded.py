@@ -1,9 +1,10 @@
 """The SQLite side of export/import (admin/transfer.py) and inspect.
 
 Rows are read in rowid order (the insertion order, which some queries of
-the embedded store sort by) inside one read transaction, and replayed in
-that order. The audit trigger needs the store's digest function; imported
-episodes get their rows in the FTS5 lexical index in the same transaction.
+the embedded store sort by; the audit log in chain order) inside one read
+transaction, and replayed in that order. The audit trigger needs the
+store's digest function; imported episodes get their rows in the FTS5
+lexical index in the same transaction.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ class _Embedded:
         ).fetchone()
         return int(row[0])
 
+    async def identity(self) -> str:
+        return f"embedded:{(self._data_dir / DATABASE_FILE).resolve()}"
+
 
 class EmbeddedSource(_Embedded):
     """Reads inside one read transaction (BEGIN ... the first SELECT fixes
@@ -69,8 +73,9 @@ class EmbeddedSource(_Embedded):
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
         where = placeholders(table.where(user is not None), _param)
+        order = table.sort or "rowid"
         cursor = self._db.execute(
-            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY rowid",
+            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY {order}",
             _params(tenant, user),
         )
         for row in cursor:
@@ -102,7 +107,7 @@ class EmbeddedTarget(_Embedded):
             db.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
             db.execute("ROLLBACK")
-            raise conflict(table, exc) from exc
+            raise conflict(table, exc, f"{exc} (the key of a row in this batch)") from exc
         except BaseException:
             db.execute("ROLLBACK")
             raise

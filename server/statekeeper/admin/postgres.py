@@ -3,10 +3,16 @@
 Export reads in one REPEATABLE READ, read-only transaction (one snapshot)
 through a server-side cursor; rows in the order of their identity column
 when they have one (the order the store allocated them), else the table's
-declared order. Import inserts identity columns as exported (OVERRIDING
-SYSTEM VALUE), then moves each identity sequence past the largest id, and
-drops the tenant's keys in Redis (session cache, blackboard feed) so no
-replica serves a cached absence.
+declared order; the audit log in chain order (chain_seq is assigned at
+commit, in the order of the commits, which is not always audit_id's).
+Import inserts identity columns as exported (OVERRIDING SYSTEM VALUE); each
+batch first moves the identity sequence past the batch's largest id, in
+its transaction, so a server writing other tenants meanwhile never draws
+an id the import is about to write. The sequence is moved by nextval
+calls (each atomic, only ever forward), not by a read-then-setval that a
+concurrent nextval could slip between and see its value handed out twice.
+At the end the tenant's keys in Redis (session cache, blackboard feed) are
+dropped so no replica serves a cached absence.
 """
 
 from __future__ import annotations
@@ -75,6 +81,17 @@ class _Postgres:
         )
         return int(value)
 
+    async def identity(self) -> str:
+        """The server, the database (its oid: a database dropped and
+        created again under the same name is another target)."""
+        row = await self._conn.fetchrow(
+            "SELECT coalesce(host(inet_server_addr()), 'local') AS host,"
+            " coalesce(inet_server_port(), 0) AS port, current_database() AS name,"
+            " (SELECT oid FROM pg_database WHERE datname = current_database()) AS oid"
+        )
+        assert row is not None
+        return f"postgres:{row['host']}:{row['port']}/{row['name']} (oid {row['oid']})"
+
 
 class PostgresSource(_Postgres):
     async def rows(
@@ -82,7 +99,7 @@ class PostgresSource(_Postgres):
     ) -> AsyncIterator[Sequence[Any]]:
         where = placeholders(table.where(user is not None), _param)
         identity = self._identity.get(table.name)
-        order = identity if identity else ", ".join(table.order)
+        order = table.sort or identity or ", ".join(table.order)
         query = f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY {order}"
         async for record in self._conn.cursor(query, *_params(tenant, user), prefetch=PREFETCH):
             yield tuple(record.values())
@@ -103,34 +120,57 @@ class PostgresTarget(_Postgres):
         super().__init__(conn)
         self._redis_url = redis_url
         self._redis_prefix = redis_prefix
+        self._sequences: dict[str, str] = {}
+
+    async def identity(self) -> str:
+        return f"{await super().identity()} redis prefix {self._redis_prefix!r}"
 
     async def insert(
         self, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]
     ) -> None:
         names = ", ".join(columns)
         marks = ", ".join(f"${i + 1}" for i in range(len(columns)))
-        overriding = " OVERRIDING SYSTEM VALUE" if table.name in self._identity else ""
+        column = self._identity.get(table.name)
+        overriding = " OVERRIDING SYSTEM VALUE" if column else ""
         try:
             async with self._conn.transaction():
+                if column:
+                    at = list(columns).index(column)
+                    await self._advance(table, column, max(int(row[at]) for row in rows))
                 await self._conn.executemany(
                     f"INSERT INTO {table.name} ({names}){overriding} VALUES ({marks})", rows
                 )
         except asyncpg.IntegrityConstraintViolationError as exc:
-            raise conflict(table, exc) from exc
+            raise conflict(table, exc, _clash(exc)) from exc
 
-    async def finish(self, tables: Sequence[Table], tenant: str) -> None:
-        for table in tables:
-            column = self._identity.get(table.name)
-            if column is None:
-                continue
+    async def _advance(self, table: Table, column: str, largest: int) -> None:
+        """Moves the column's sequence to `largest` at least, by nextval
+        calls (atomic, forward only: ids other tenants drew past ours stay
+        behind the sequence)."""
+        sequence = self._sequences.get(table.name)
+        if sequence is None:
             sequence = await self._conn.fetchval(
                 "SELECT pg_get_serial_sequence($1, $2)", table.name, column
             )
-            # Only ever forward: ids of other tenants may be past ours.
-            await self._conn.execute(
-                f"SELECT setval('{sequence}', m) FROM (SELECT max({column}) AS m"
-                f" FROM {table.name}) AS x WHERE m >= (SELECT last_value FROM {sequence})"
+            self._sequences[table.name] = sequence
+        # In rounds: the gap read may be stale (a concurrent nextval moves it
+        # on; drawing too many only leaves a hole in the ids).
+        for _ in range(1000):
+            gap = await self._conn.fetchval(
+                "SELECT $1::bigint - CASE WHEN is_called THEN last_value ELSE last_value - 1 END"
+                f" FROM {sequence}",
+                largest,
             )
+            if gap <= 0:
+                return
+            await self._conn.execute(
+                "SELECT max(nextval($1::regclass)) FROM generate_series(1, $2::bigint)",
+                sequence,
+                gap,
+            )
+        raise TransferError(f"the sequence {sequence} does not move past {largest}")
+
+    async def finish(self, tables: Sequence[Table], tenant: str) -> None:
         if self._redis_url:
             await _drop_tenant_keys(self._redis_url, self._redis_prefix, tenant)
 
@@ -158,6 +198,13 @@ async def _drop_tenant_keys(url: str, prefix: str, tenant: str) -> None:
         ) from exc
     finally:
         await client.aclose()
+
+
+def _clash(exc: asyncpg.IntegrityConstraintViolationError) -> str:
+    """What clashed: the constraint and the key, as PostgreSQL says."""
+    constraint = getattr(exc, "constraint_name", None) or ""
+    detail = getattr(exc, "detail", None) or str(exc)
+    return f"{constraint}: {detail}" if constraint else detail
 
 
 def _glob_escape(text: str) -> str:

@@ -8,9 +8,11 @@ that belong to the whole tenant (the blackboard, checkpoints, workflows,
 the bus, items, predicates, the audit trail) are left out of a per-user
 export.
 
-Not exported, because the target rebuilds them: the audit chain heads
-(the audit trigger recomputes chain_seq, prev_hash and hash on insert, the
-same values since the chain is replayed in order from an empty head),
+Not exported, because the target rebuilds them: the audit chain (the
+audit trigger recomputes chain_seq, prev_hash and hash of each inserted
+row, the same values since the rows are replayed in chain order from an
+empty head; on PostgreSQL chain_seq follows the order of the commits, not
+of audit_id, so the export sorts by chain_seq),
 the lexical index of episodes (SQLite FTS5 rows, written by the import;
 PostgreSQL's `lexical` column is generated), the vector-change feed of
 PostgreSQL (memory_change_heads, memory_vector_changes), vector index
@@ -35,8 +37,12 @@ class Table:
     # Columns numbered by a database sequence (PostgreSQL identity, SQLite
     # AUTOINCREMENT): kept as exported, the sequence moved past them.
     identity: str = ""
-    # Columns the database computes (never inserted).
+    # Columns the database computes (never exported nor inserted; an import
+    # drops them from files that carry them).
     generated: tuple[str, ...] = ()
+    # The export order when it is not the store's allocation order (an SQL
+    # ORDER BY list the same on both dialects).
+    sort: str = ""
 
     def where(self, user_filter: bool) -> str:
         """The filter, with {1} for the tenant and {2} for the user."""
@@ -65,6 +71,9 @@ TABLES: tuple[Table, ...] = (
         generated=("lexical",),
     ),
     Table("memory_facts", "memory", ("create_time", "fact_id"), user="column"),
+    # The promotion watermarks of sessions feeding memory (a session's row
+    # travels with the session, in a per-user export too).
+    Table("memory_promotions", "memory", ("session_id",), user="session"),
     Table("cp_executions", "checkpoints", ("execution_id",)),
     Table(
         "cp_checkpoints", "checkpoints", ("execution_id", "namespace", "sequence", "checkpoint_id")
@@ -92,7 +101,14 @@ TABLES: tuple[Table, ...] = (
     Table("mb_messages", "bus", ("send_time", "message_id"), identity="seq"),
     Table("mb_dedup", "bus", ("to_agent", "idempotency_key")),
     Table("items", "items", ("path", "key")),
-    Table("audit_log", "audit", ("audit_id",), identity="audit_id"),
+    Table(
+        "audit_log",
+        "audit",
+        ("audit_id",),
+        identity="audit_id",
+        generated=("chain_seq", "prev_hash", "hash"),
+        sort="chain_seq NULLS FIRST, audit_id",
+    ),
 )
 
 
