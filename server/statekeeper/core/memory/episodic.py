@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import threadpoolctl  # type: ignore[import-untyped]
 
 from statekeeper.core import paging
 from statekeeper.core.audit.service import Actor
@@ -539,6 +540,9 @@ def _episode_text(draft: EpisodeDraft) -> str:
     return "\n".join(p for p in (draft.user_message, draft.assistant_response) if p)
 
 
+_BLAS = threadpoolctl.ThreadpoolController()
+
+
 class _BatchTwins:
     """Near duplicates among the items of one batch: the similarities of
     every pair of a user's items are computed at once (one matrix product),
@@ -556,7 +560,11 @@ class _BatchTwins:
         self._index_of: dict[str, list[int]] = {}  # per user, row -> item index
         for user_id, items in by_user.items():
             matrix = np.stack([item.vector for item in items if item.vector is not None])
-            self._similarity[user_id] = matrix @ matrix.T
+            with _BLAS.limit(limits=1, user_api="blas"):
+                # One BLAS thread: on a busy 2-core box OpenBLAS's own
+                # threads wait for each other many times longer than the
+                # product of a batch takes on one core.
+                self._similarity[user_id] = matrix @ matrix.T
             self._kept[user_id] = np.full(len(items), -np.inf, dtype=np.float32)
             self._index_of[user_id] = [item.index for item in items]
             for row, item in enumerate(items):
