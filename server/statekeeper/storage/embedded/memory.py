@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -63,6 +63,7 @@ from statekeeper.storage.shared.memory import (
     neighbourhood_from_rows,
     predicate_from_row,
 )
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
 
 T = TypeVar("T")
 
@@ -216,8 +217,7 @@ class EmbeddedMemoryStore(MemoryStore):
         def work(db: sqlite3.Connection) -> list[Episode]:
             with db:
                 stored = _insert_new_episodes(db, tenant, episodes)
-                for episode in stored:
-                    write_audit(db, tenant, audit, "episode", episode.episode_id, summary)
+                _write_episode_audits(db, tenant, audit, stored, summary)
             return stored
 
         return await self._run(work)
@@ -730,6 +730,34 @@ def _insert_new_episodes(
         "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)", term_rows
     )
     return stored
+
+
+def _write_episode_audits(
+    db: sqlite3.Connection,
+    tenant: str,
+    audit: AuditRecord | None,
+    episodes: Sequence[Episode],
+    summary: str,
+) -> None:
+    """`write_audit` for each episode, in order, in one statement."""
+    if audit is None or not episodes:
+        return
+    db.executemany(
+        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+        [
+            audit_values(
+                replace(
+                    audit,
+                    entity_type="episode",
+                    entity_id=episode.episode_id,
+                    revision=0,
+                    summary=summary,
+                ),
+                tenant,
+            )
+            for episode in episodes
+        ],
+    )
 
 
 def _stored_hashes(
