@@ -3,7 +3,12 @@
 //!
 //! * Deliveries come from a `ReceiveMessages` stream that is reopened with
 //!   backoff when it breaks (UNAVAILABLE, a server restart, SLOW_CONSUMER);
-//!   any other error ends [`Inbox::run`].
+//!   any other error ends [`Inbox::run`], and so does having no working
+//!   stream for [`InboxOptions::reconnect_timeout`] (default 60 s). A run of
+//!   failures starts at the first break and ends when a stream works again:
+//!   it delivered messages or stayed open for a second (an idle inbox stream
+//!   sends nothing), so an idle consumer survives any number of restarts,
+//!   each shorter than the timeout.
 //! * While the handler runs, the delivery's visibility timeout is extended
 //!   (every third of it), so a slow handler keeps the message to itself.
 //! * [`Outcome::Ack`] (or `Ok(())`) acknowledges; [`Outcome::Nack`] (or
@@ -14,6 +19,9 @@
 //! * Delivery is at least once: a message whose ack was lost (server restart)
 //!   is delivered again after its visibility timeout, so handlers should be
 //!   idempotent (`delivery.message.message_id` is stable).
+//! * [`InboxStats`] counts what the server answered to each ack or nack: an
+//!   ack answered EXPIRED (the lease was lost: the message is delivered
+//!   again) is counted in `expired`, not in `acked`.
 //!
 //! ```no_run
 //! # async fn demo(sk: statekeeper_client::Client) -> Result<(), statekeeper_client::RpcError> {
@@ -38,12 +46,14 @@ use std::time::Duration;
 
 use tonic::Code;
 
+use crate::reconnect::{Reconnects, DEFAULT_RECONNECT_TIMEOUT};
 use crate::services::MessageService;
 use crate::v1::{
-    AckMessagesRequest, Delivery, ExtendVisibilityRequest, NackMessagesRequest,
-    ReceiveMessagesRequest, ReceiveMessagesResponse,
+    AckMessagesRequest, Delivery, ExtendVisibilityRequest, NackMessagesRequest, ReceiptResult,
+    ReceiptStatus, ReceiveMessagesRequest, ReceiveMessagesResponse,
 };
 use crate::{call, CallPolicy, ErrorReason, RetryPolicy, RpcError};
+use tokio::time::Instant;
 
 /// What to do with a handled delivery.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,14 +92,15 @@ pub struct InboxOptions {
     visibility_timeout: Duration,
     extend_every: Option<Duration>,
     reconnect: RetryPolicy,
+    reconnect_timeout: Option<Duration>,
     redelivery: RetryPolicy,
 }
 
 impl InboxOptions {
     /// The inbox of `agent_id`: all types, 30 s visibility timeout extended
-    /// every 10 s while the handler runs, up to 10 reconnects in a row
-    /// (100 ms doubling to 5 s), redelivery after a nack from 1 s doubling to
-    /// 1 min.
+    /// every 10 s while the handler runs, reconnects (100 ms doubling to 5 s)
+    /// until there was no working stream for 60 s, redelivery after a nack
+    /// from 1 s doubling to 1 min.
     pub fn new(agent_id: impl Into<String>) -> Self {
         Self {
             agent_id: agent_id.into(),
@@ -97,9 +108,10 @@ impl InboxOptions {
             visibility_timeout: Duration::from_secs(30),
             extend_every: None,
             reconnect: RetryPolicy {
-                max_attempts: 10,
+                max_attempts: u32::MAX,
                 ..RetryPolicy::default()
             },
+            reconnect_timeout: Some(DEFAULT_RECONNECT_TIMEOUT),
             redelivery: RetryPolicy {
                 max_attempts: u32::MAX,
                 initial_backoff: Duration::from_secs(1),
@@ -131,9 +143,18 @@ impl InboxOptions {
     }
 
     /// Backoff between reconnects of the receive stream; `max_attempts`
-    /// bounds the reconnects in a row that receive nothing.
+    /// bounds the attempts of one run of failures (default: unbounded, see
+    /// [`reconnect_timeout`](Self::reconnect_timeout)).
     pub fn reconnect(mut self, retry: RetryPolicy) -> Self {
         self.reconnect = retry;
+        self
+    }
+
+    /// How long the consumer keeps reconnecting without a working stream,
+    /// counted from the first break of a run of failures (default 60 s);
+    /// `None`: as long as the errors can be resumed.
+    pub fn reconnect_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.reconnect_timeout = timeout.into();
         self
     }
 
@@ -145,17 +166,44 @@ impl InboxOptions {
     }
 }
 
-/// What a consumer did (see [`Inbox::run_until`]).
+/// What a consumer did (see [`Inbox::run_until`]), by what the server
+/// answered to each settlement.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct InboxStats {
     /// Deliveries given to the handler.
     pub handled: u64,
-    /// Of those, acknowledged.
+    /// Of those, acknowledged (the server answered OK, or ALREADY_ACKED to a
+    /// retried ack).
     pub acked: u64,
-    /// Given back for redelivery.
+    /// Given back for redelivery (nack answered OK).
     pub nacked: u64,
-    /// Moved to the dead-letter list.
+    /// Moved to the dead-letter list (DEAD_LETTERED: asked for, or the
+    /// message ran out of deliveries).
     pub dead_lettered: u64,
+    /// Settled too late: the server answered EXPIRED (the lease had passed or
+    /// the message was given back meanwhile), so it is (or was) delivered
+    /// again.
+    pub expired: u64,
+    /// Not settled for another reason: the handle was NOT_FOUND, or the ack
+    /// or nack failed after its retries; the message comes back after its
+    /// visibility timeout if it is still there.
+    pub unsettled: u64,
+}
+
+impl InboxStats {
+    fn count(&mut self, settled: Option<ReceiptStatus>, outcome: &Outcome) {
+        match (settled, outcome) {
+            (Some(ReceiptStatus::Ok | ReceiptStatus::AlreadyAcked), Outcome::Ack) => {
+                self.acked += 1
+            }
+            (Some(ReceiptStatus::Ok), Outcome::Nack { .. }) => self.nacked += 1,
+            (Some(ReceiptStatus::Ok), Outcome::DeadLetter { .. })
+            | (Some(ReceiptStatus::DeadLettered), _) => self.dead_lettered += 1,
+            (Some(ReceiptStatus::Expired), _) => self.expired += 1,
+            _ => self.unsettled += 1,
+        }
+    }
 }
 
 /// A consumer of one inbox (see the module documentation).
@@ -200,7 +248,9 @@ impl Inbox {
         const RECEIVE: &str = "statekeeper.v1.MessageService/ReceiveMessages";
         tokio::pin!(stop);
         let mut stats = InboxStats::default();
-        let mut failures = 0u32;
+        let mut reconnects = Reconnects::default();
+        // When the current receive stream was (or was tried to be) opened.
+        let mut opened = Instant::now();
         // Deliveries received and not yet handled: their visibility is
         // extended too, while the handler works on the one before them.
         let mut queue: VecDeque<Delivery> = VecDeque::new();
@@ -231,13 +281,12 @@ impl Inbox {
                     stream = None;
                 }
                 stats.handled += 1;
-                match &outcome {
-                    Outcome::Ack => stats.acked += 1,
-                    Outcome::Nack { .. } => stats.nacked += 1,
-                    Outcome::DeadLetter { .. } => stats.dead_lettered += 1,
-                }
-                self.settle(delivery, outcome).await?;
+                let settled = self.settle(delivery, &outcome).await?;
+                stats.count(settled, &outcome);
                 continue;
+            }
+            if stream.is_none() {
+                opened = Instant::now();
             }
             let received = async {
                 match stream.as_mut() {
@@ -266,7 +315,7 @@ impl Inbox {
             let error = match received {
                 Ok(deliveries) => {
                     if !deliveries.is_empty() {
-                        failures = 0;
+                        reconnects.working();
                     }
                     queue.extend(deliveries);
                     continue;
@@ -279,12 +328,16 @@ impl Inbox {
             if !(error.is_transient() || slow) {
                 return Err(error);
             }
-            failures += 1;
-            if failures >= self.options.reconnect.max_attempts.max(1) {
+            let Some(pause) = reconnects.broken(
+                opened,
+                error.status(),
+                &self.options.reconnect,
+                self.options.reconnect_timeout,
+            ) else {
                 return Err(error);
-            }
+            };
             tokio::select! {
-                _ = tokio::time::sleep(self.options.reconnect.backoff(failures)) => {}
+                _ = tokio::time::sleep(pause) => {}
                 _ = &mut stop => return Ok(stats),
             }
         }
@@ -355,10 +408,15 @@ impl Inbox {
         }
     }
 
-    /// Acks, nacks or dead-letters a handled delivery. A failure that
+    /// Acks, nacks or dead-letters a handled delivery: what the server
+    /// answered for its receipt handle (None: no answer). A failure that
     /// outlives the retries is not fatal: the message comes back after its
     /// visibility timeout.
-    async fn settle(&self, delivery: Delivery, outcome: Outcome) -> Result<(), RpcError> {
+    async fn settle(
+        &self,
+        delivery: Delivery,
+        outcome: &Outcome,
+    ) -> Result<Option<ReceiptStatus>, RpcError> {
         let handle = delivery.receipt_handle;
         let count = delivery.delivery_count.max(1) as u32;
         let settled = match outcome {
@@ -376,17 +434,20 @@ impl Inbox {
                 self.nack(NackMessagesRequest {
                     receipt_handles: vec![handle],
                     dead_letter: true,
-                    reason,
+                    reason: reason.clone(),
                     ..Default::default()
                 })
                 .await
             }
         };
         match settled {
+            Ok(results) => Ok(results
+                .first()
+                .map(|r| ReceiptStatus::try_from(r.status).unwrap_or(ReceiptStatus::Unspecified))),
             Err(error) if !error.is_transient() && error.code() != Code::DeadlineExceeded => {
                 Err(error)
             }
-            _ => Ok(()),
+            Err(_) => Ok(None),
         }
     }
 
@@ -402,7 +463,7 @@ impl Inbox {
         }
     }
 
-    async fn ack(&self, handle: String) -> Result<(), RpcError> {
+    async fn ack(&self, handle: String) -> Result<Vec<ReceiptResult>, RpcError> {
         let raw = self.service.raw();
         let request = AckMessagesRequest {
             receipt_handles: vec![handle],
@@ -418,10 +479,10 @@ impl Inbox {
             },
         )
         .await
-        .map(|_| ())
+        .map(|response| response.results)
     }
 
-    async fn nack(&self, request: NackMessagesRequest) -> Result<(), RpcError> {
+    async fn nack(&self, request: NackMessagesRequest) -> Result<Vec<ReceiptResult>, RpcError> {
         let raw = self.service.raw();
         call::unary(
             &self.settle_policy(),
@@ -434,6 +495,6 @@ impl Inbox {
             },
         )
         .await
-        .map(|_| ())
+        .map(|response| response.results)
     }
 }

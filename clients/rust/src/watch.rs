@@ -9,8 +9,14 @@
 //! * UNAVAILABLE (server restart, lost connection, shutdown) and
 //!   RESOURCE_EXHAUSTED/SLOW_CONSUMER are resumed; each break is reported as
 //!   [`WatchUpdate::Interrupted`] (its `error.reason()` says which), so that a
-//!   consumer can log it or slow down. The reconnect attempts in a row are
-//!   bounded by [`WatchOptions::retry`]; any message received resets them.
+//!   consumer can log it or slow down. The watch gives up (returns the
+//!   error) when it has had no working stream for
+//!   [`WatchOptions::reconnect_timeout`] (default 60 s): a run of failures
+//!   starts at the first break and ends when a stream works again (it
+//!   delivered an update other than `Started`, or stayed open for a second),
+//!   so a quiet watch survives any number of restarts, each shorter than the
+//!   timeout. [`WatchOptions::retry`] sets the backoff (and can bound the
+//!   reconnects of one run with `max_attempts`).
 //! * OUT_OF_RANGE/REVISION_COMPACTED (the history to replay is gone): with
 //!   [`OnCompaction::Relist`] (the default) the watch lists the matching keys
 //!   (all pages at one revision R), reports them as [`WatchUpdate::Relisted`]
@@ -41,12 +47,14 @@ use std::time::Duration;
 
 use tonic::{Code, Status};
 
+use crate::reconnect::{Reconnects, DEFAULT_RECONNECT_TIMEOUT};
 use crate::services::BlackboardService;
 use crate::v1::{
     list_entries_request, watch_request, watch_response, BlackboardEntry, BlackboardEvent,
     BlackboardEventType, ListEntriesRequest, WatchRequest, WatchResponse,
 };
 use crate::{ErrorReason, RetryPolicy, RpcError};
+use tokio::time::Instant;
 
 const METHOD: &str = "statekeeper.v1.BlackboardService/Watch";
 
@@ -72,13 +80,15 @@ pub struct WatchOptions {
     progress_notify_interval: Option<Duration>,
     event_types: Vec<BlackboardEventType>,
     retry: RetryPolicy,
+    reconnect_timeout: Option<Duration>,
     on_compaction: OnCompaction,
     resume_slow_consumer: bool,
 }
 
 impl WatchOptions {
-    /// Every key of `board`, changes after now, resumed up to 10 reconnects
-    /// in a row (100 ms doubling to 5 s), compaction answered by a relist.
+    /// Every key of `board`, changes after now, resumed after breaks (100 ms
+    /// doubling to 5 s) until there was no working stream for 60 s,
+    /// compaction answered by a relist.
     pub fn new(board: impl Into<String>) -> Self {
         Self {
             board: board.into(),
@@ -89,9 +99,10 @@ impl WatchOptions {
             progress_notify_interval: None,
             event_types: Vec::new(),
             retry: RetryPolicy {
-                max_attempts: 10,
+                max_attempts: u32::MAX,
                 ..RetryPolicy::default()
             },
+            reconnect_timeout: Some(DEFAULT_RECONNECT_TIMEOUT),
             on_compaction: OnCompaction::Relist,
             resume_slow_consumer: true,
         }
@@ -141,10 +152,19 @@ impl WatchOptions {
         self
     }
 
-    /// Backoff between reconnects; `max_attempts` bounds the reconnects in a
-    /// row that receive nothing.
+    /// Backoff between reconnects; `max_attempts` bounds the attempts of one
+    /// run of failures (default: unbounded, see
+    /// [`reconnect_timeout`](Self::reconnect_timeout)).
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
+        self
+    }
+
+    /// How long the watch keeps reconnecting without a working stream,
+    /// counted from the first break of a run of failures (default 60 s);
+    /// `None`: as long as the errors can be resumed.
+    pub fn reconnect_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.reconnect_timeout = timeout.into();
         self
     }
 
@@ -205,7 +225,9 @@ pub struct Watch {
     snapshot_pending: bool,
     snapshot: Vec<BlackboardEntry>,
     stream: Option<tonic::Streaming<WatchResponse>>,
-    failures: u32,
+    /// When the current stream was (or was tried to be) opened.
+    opened: Instant,
+    reconnects: Reconnects,
     pause: Option<Duration>,
     streams_opened: u32,
 }
@@ -230,7 +252,8 @@ impl Watch {
             options,
             snapshot: Vec::new(),
             stream: None,
-            failures: 0,
+            opened: Instant::now(),
+            reconnects: Reconnects::default(),
             pause: None,
             streams_opened: 0,
         }
@@ -283,6 +306,7 @@ impl Watch {
                 tokio::time::sleep(pause).await;
             }
             if self.stream.is_none() {
+                self.opened = Instant::now();
                 let mut raw = self.service.raw();
                 match raw.watch(self.request()).await {
                     Ok(response) => {
@@ -297,7 +321,11 @@ impl Watch {
             };
             match stream.message().await {
                 Ok(Some(response)) => {
-                    self.failures = 0;
+                    // Started alone does not show a working stream: one that
+                    // breaks right after it is a failure of the same run.
+                    if !matches!(response.kind, Some(watch_response::Kind::Started(_))) {
+                        self.reconnects.working();
+                    }
                     if let Some(update) = self.observe(response) {
                         return Ok(update);
                     }
@@ -355,6 +383,12 @@ impl Watch {
     async fn broken(&mut self, status: Status) -> Result<WatchUpdate, RpcError> {
         self.stream = None;
         self.snapshot.clear();
+        let pause = self.reconnects.broken(
+            self.opened,
+            &status,
+            &self.options.retry,
+            self.options.reconnect_timeout,
+        );
         let error = RpcError::new(status, METHOD);
         if error.code() == Code::OutOfRange && error.is(ErrorReason::RevisionCompacted) {
             return match self.options.on_compaction {
@@ -366,11 +400,9 @@ impl Watch {
         if !(error.is_transient() || (slow && self.options.resume_slow_consumer)) {
             return Err(error);
         }
-        self.failures += 1;
-        if self.failures >= self.options.retry.max_attempts.max(1) {
+        let Some(retry_in) = pause else {
             return Err(error);
-        }
-        let retry_in = self.options.retry.backoff(self.failures);
+        };
         self.pause = Some(retry_in);
         Ok(WatchUpdate::Interrupted {
             error,
@@ -411,6 +443,7 @@ impl Watch {
         }
         self.resume_revision = revision + 1;
         self.snapshot_pending = false;
+        self.reconnects.working();
         Ok(WatchUpdate::Relisted { revision, entries })
     }
 }
