@@ -154,7 +154,11 @@ public final class InboxConsumer implements AutoCloseable {
       return this;
     }
 
-    /** How long the consumer keeps reconnecting while no stream works (default 2 minutes). */
+    /**
+     * How long the consumer keeps reconnecting while no stream works (default 2 minutes), counted
+     * from the first failure since a stream last worked (delivered, or stayed open for a second:
+     * an idle inbox sends nothing).
+     */
     public Options reconnectFor(Duration budget) {
       this.reconnectFor = budget;
       return this;
@@ -181,6 +185,14 @@ public final class InboxConsumer implements AutoCloseable {
   public static Options options(String agentId) {
     return new Options(agentId);
   }
+
+  /** The server's limit of receipt handles per call. */
+  static final int MAX_RECEIPT_HANDLES = 100;
+
+  /**
+   * How long a receive stream must stay open to count as working though it delivered nothing.
+   */
+  static final Duration STREAM_GRACE = Duration.ofSeconds(1);
 
   private final StatekeeperClient client;
   private final Options options;
@@ -236,13 +248,17 @@ public final class InboxConsumer implements AutoCloseable {
     long failingSince = 0;
     while (!closed) {
       StatekeeperException last = null;
+      long opened = 0;
+      boolean delivered = false;
       try {
         Iterator<ReceiveMessagesResponse> stream = open();
         if (stream == null) {
           break;
         }
+        opened = System.nanoTime();
         while (stream.hasNext()) {
           ReceiveMessagesResponse response = stream.next();
+          delivered = true;
           failures = 0;
           for (Delivery delivery : response.getDeliveriesList()) {
             dispatch(delivery);
@@ -272,8 +288,13 @@ public final class InboxConsumer implements AutoCloseable {
       if (closed) {
         break;
       }
-      failures++;
       long now = System.nanoTime();
+      // The server sends nothing on an idle inbox: a stream that stayed open for STREAM_GRACE
+      // worked all the same, and the run of failures (and the reconnect budget) starts anew.
+      if (delivered || (opened != 0 && now - opened >= STREAM_GRACE.toNanos())) {
+        failures = 0;
+      }
+      failures++;
       if (failures == 1) {
         failingSince = now;
       } else if (now - failingSince > options.reconnectFor.toNanos()) {
@@ -350,20 +371,34 @@ public final class InboxConsumer implements AutoCloseable {
   }
 
   private void handle(Delivery delivery) {
-    Outcome outcome;
+    // Whatever the handler or a listener throws (an Error too), the delivery is settled and no
+    // longer held: a held receipt would be extended for ever, never settled nor redelivered.
     try {
-      outcome = handler.handle(delivery);
-      if (outcome == null) {
-        outcome = Outcome.ack();
+      Outcome outcome;
+      try {
+        outcome = handler.handle(delivery);
+        if (outcome == null) {
+          outcome = Outcome.ack();
+        }
+      } catch (Throwable thrown) {
+        Duration delay = nackDelay(delivery.getDeliveryCount());
+        Exception error =
+            thrown instanceof Exception e
+                ? e
+                : new java.util.concurrent.ExecutionException("handler threw " + thrown, thrown);
+        try {
+          options.listener.onHandlerError(delivery, error, delay);
+        } catch (Throwable ignored) {
+          // A listener's failure changes nothing: the delivery is nacked.
+        }
+        outcome = Outcome.nack(delay);
       }
-    } catch (Exception error) {
-      Duration delay = nackDelay(delivery.getDeliveryCount());
-      options.listener.onHandlerError(delivery, error, delay);
-      outcome = Outcome.nack(delay);
-    }
-    try {
       ReceiptStatus status = settle(delivery, outcome);
-      options.listener.onSettled(delivery, outcome, status);
+      try {
+        options.listener.onSettled(delivery, outcome, status);
+      } catch (Throwable ignored) {
+        // Settled all the same.
+      }
     } finally {
       held.remove(delivery.getReceiptHandle());
     }
@@ -424,17 +459,33 @@ public final class InboxConsumer implements AutoCloseable {
     if (held.isEmpty()) {
       return;
     }
-    try {
-      List<String> handles = new ArrayList<>(held.keySet());
-      client
-          .messages()
-          .extendVisibility(
-              ExtendVisibilityRequest.newBuilder()
-                  .addAllReceiptHandles(handles)
-                  .setVisibilityTimeout(proto(options.visibilityTimeout))
-                  .build());
-    } catch (StatusRuntimeException e) {
-      // The next round tries again; a delivery that expired meanwhile is redelivered.
+    List<String> handles = new ArrayList<>(held.keySet());
+    // At most MAX_RECEIPT_HANDLES per call (the server's limit: a larger call extends nothing).
+    for (int from = 0; from < handles.size(); from += MAX_RECEIPT_HANDLES) {
+      List<String> batch = handles.subList(from, Math.min(handles.size(), from + MAX_RECEIPT_HANDLES));
+      try {
+        List<ReceiptResult> results =
+            client
+                .messages()
+                .extendVisibility(
+                    ExtendVisibilityRequest.newBuilder()
+                        .addAllReceiptHandles(batch)
+                        .setVisibilityTimeout(proto(options.visibilityTimeout))
+                        .build())
+                .getResultsList();
+        for (ReceiptResult result : results) {
+          ReceiptStatus status = result.getStatus();
+          if (status != ReceiptStatus.RECEIPT_STATUS_OK) {
+            // Stale (EXPIRED, NOT_FOUND, settled meanwhile): extending it again is pointless; the
+            // message is or will be delivered again, and the handler's settle reports the status.
+            held.remove(result.getReceiptHandle());
+          }
+        }
+      } catch (StatusRuntimeException e) {
+        // The next round tries again; a delivery that expired meanwhile is redelivered.
+      } catch (RuntimeException unexpected) {
+        // Never let the scheduled task die: the next round tries again.
+      }
     }
   }
 

@@ -82,6 +82,8 @@ public final class Watch implements Iterable<BlackboardEvent>, AutoCloseable {
   private final StatekeeperClient client;
   private final WatchOptions options;
   private final ArrayDeque<BlackboardEvent> pending = new ArrayDeque<>();
+  // The resume revision of the response whose events are pending.
+  private long pendingResume;
   private long resumeRevision;
   private boolean snapshotPending;
   private StatekeeperException compacted;
@@ -99,7 +101,12 @@ public final class Watch implements Iterable<BlackboardEvent>, AutoCloseable {
     this.snapshotPending = options.initialSnapshot;
   }
 
-  /** The revision a new Watch would start at to continue this one (0: "now", nothing seen yet). */
+  /**
+   * The revision a new Watch would start at to continue this one (0: "now", nothing seen yet).
+   * While the event iterator hands out the events of one response, it does not pass the revision
+   * of the event last handed out until every event of that revision was (a checkpoint may repeat
+   * events of one revision, never miss one).
+   */
   public synchronized long resumeRevision() {
     return resumeRevision;
   }
@@ -327,6 +334,11 @@ public final class Watch implements Iterable<BlackboardEvent>, AutoCloseable {
           if (response == null) {
             return false;
           }
+          if (response.getEvents().getEventsCount() > 0) {
+            synchronized (Watch.this) {
+              pendingResume = resumeRevision;
+            }
+          }
           pending.addAll(response.getEvents().getEventsList());
         }
         return true;
@@ -337,9 +349,31 @@ public final class Watch implements Iterable<BlackboardEvent>, AutoCloseable {
         if (!hasNext()) {
           throw new NoSuchElementException();
         }
-        return pending.poll();
+        BlackboardEvent event = pending.poll();
+        yielding(event);
+        return event;
       }
     };
+  }
+
+  /**
+   * Sets the resume revision for the moment {@code event}, polled from {@link #pending}, is handed
+   * out: its revision while events of the same revision follow (a transaction's events share one),
+   * past it otherwise, and the response's resume point after its last event. A checkpoint taken
+   * after any event may repeat events of that revision but never misses one.
+   */
+  private synchronized void yielding(BlackboardEvent event) {
+    if (snapshotPending) {
+      return;
+    }
+    BlackboardEvent following = pending.peek();
+    if (following == null) {
+      resumeRevision = pendingResume;
+    } else if (following.getRevision() == event.getRevision()) {
+      resumeRevision = event.getRevision();
+    } else {
+      resumeRevision = event.getRevision() + 1;
+    }
   }
 
   /** Ends the watch; an iteration in progress (on another thread) stops. */
