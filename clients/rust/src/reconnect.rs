@@ -72,3 +72,89 @@ impl Reconnects {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn retry() -> RetryPolicy {
+        RetryPolicy {
+            max_attempts: u32::MAX,
+            jitter: 0.0,
+            ..RetryPolicy::default()
+        }
+    }
+
+    fn ago(seconds: u64) -> Instant {
+        Instant::now() - Duration::from_secs(seconds)
+    }
+
+    #[test]
+    fn failures_of_one_run_back_off_and_a_stream_that_stayed_up_starts_a_new_run() {
+        let down = Status::unavailable("tcp connect error");
+        let mut r = Reconnects::default();
+        let timeout = Some(DEFAULT_RECONNECT_TIMEOUT);
+        // A stream that worked for a while breaks: the first failure of a run.
+        let broke = Status::unavailable("the receive stream ended");
+        assert_eq!(
+            r.broken(ago(30), &broke, &retry(), timeout),
+            Some(Duration::from_millis(100))
+        );
+        // Refused reconnects: the backoff grows.
+        assert_eq!(
+            r.broken(Instant::now(), &down, &retry(), timeout),
+            Some(Duration::from_millis(200))
+        );
+        assert_eq!(
+            r.broken(Instant::now(), &down, &retry(), timeout),
+            Some(Duration::from_millis(400))
+        );
+        // A connection that could not be made, however long it took, does
+        // not end the run.
+        assert_eq!(
+            r.broken(ago(10), &down, &retry(), timeout),
+            Some(Duration::from_millis(800))
+        );
+        // A stream that stayed open (idle) then broke: a new run.
+        assert_eq!(
+            r.broken(ago(2), &broke, &retry(), timeout),
+            Some(Duration::from_millis(100))
+        );
+        // So does one that delivered.
+        r.broken(Instant::now(), &down, &retry(), timeout);
+        r.working();
+        assert_eq!(
+            r.broken(Instant::now(), &broke, &retry(), timeout),
+            Some(Duration::from_millis(100))
+        );
+    }
+
+    #[test]
+    fn the_run_gives_up_past_its_budget_or_its_attempts() {
+        let down = Status::unavailable("tcp connect error");
+        let mut r = Reconnects::default();
+        // A budget shorter than the next pause: give up.
+        assert_eq!(
+            r.broken(
+                Instant::now(),
+                &down,
+                &retry(),
+                Some(Duration::from_millis(50))
+            ),
+            None
+        );
+        // No budget: as many attempts as max_attempts allows.
+        let mut r = Reconnects::default();
+        let three = RetryPolicy {
+            max_attempts: 3,
+            ..retry()
+        };
+        assert!(r.broken(Instant::now(), &down, &three, None).is_some());
+        assert!(r.broken(Instant::now(), &down, &three, None).is_some());
+        assert_eq!(r.broken(Instant::now(), &down, &three, None), None);
+        let mut r = Reconnects::default();
+        for _ in 0..1000 {
+            assert!(r.broken(Instant::now(), &down, &retry(), None).is_some());
+        }
+    }
+}
