@@ -107,6 +107,15 @@ class Writer(threading.Thread):
         self.sessions[session_id].append(f"{turn}")
 
 
+def archived_a_batch(server: ServerProcess, writers: list[Writer]) -> bool:
+    """True once this run of the server has archived a batch; raises a
+    writer's error at once (a writer that stopped writes nothing more)."""
+    for writer in writers:
+        if writer.error is not None:
+            raise AssertionError(f"{writer.prefix}: {writer.error!r}\n{server.log_tail()}")
+    return "archived a batch" in server.log()
+
+
 def archived_units(directory: Path) -> dict[str, int]:
     units = {}
     for path in directory.rglob("manifest.json"):
@@ -143,17 +152,15 @@ def crash_cycles(tmp_path: Path, where: Production | None) -> None:
         for writer in writers:
             writer.start()
         rng = random.Random(18)
-        archived_seen = 0
         for _ in range(KILLS):
             # Let sessions go idle and the archiver work, then kill it mid-way.
             wait_until(
-                lambda seen=archived_seen: len(server.log().split("archived a batch")) > seen + 1,
+                lambda: archived_a_batch(server, writers),
                 120,
                 "the archiver moving a batch",
                 server.log_tail,
             )
             time.sleep(rng.uniform(0.0, 0.5))
-            archived_seen = 0
             server.kill()
             time.sleep(rng.uniform(0.1, 0.5))
             server.start()

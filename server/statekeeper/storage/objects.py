@@ -11,8 +11,10 @@ plain http on a loopback address.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import os
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +23,9 @@ import obstore
 from obstore.store import LocalStore, S3Store
 
 from statekeeper.core.errors import StorageUnavailableError
+
+# A temporary file of obstore's local put: the key, '#' and a counter.
+_PARTIAL = re.compile(r".+#[0-9]+")
 
 
 class ObjectStore:
@@ -89,6 +94,26 @@ class ObjectStore:
             return []
         except Exception as exc:
             raise StorageUnavailableError(f"archive listing of {prefix} failed: {exc}") from exc
+
+    async def remove_partial_writes(self) -> int:
+        """Deletes what interrupted writes left in a local directory (a put
+        writes `KEY#N` and renames it to KEY; a kill -9 in between leaves the
+        temporary file, which listings do not show). Call it only while no
+        put runs. S3 puts are atomic: nothing to do."""
+        if self._directory is None or not self._directory.is_dir():
+            return 0
+
+        def sweep(root: Path) -> int:
+            # os.walk skips directories removed meanwhile (restores delete).
+            removed = 0
+            for folder, _, names in os.walk(root):
+                for name in names:
+                    if _PARTIAL.fullmatch(name):
+                        (Path(folder) / name).unlink(missing_ok=True)
+                        removed += 1
+            return removed
+
+        return await asyncio.to_thread(sweep, self._directory)
 
 
 def open_store(url: str, data_dir: Path) -> ObjectStore:

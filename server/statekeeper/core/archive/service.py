@@ -269,13 +269,25 @@ class Archive:
             await self._sessions.delete_session(tenant, session_id, exported.version, audit)
         except ConcurrentModificationError:
             # Written to after the snapshot: the hot rows stay, the objects go.
-            await self._remove_unit(tenant, session_id, manifest)
+            await self._abandon(tenant, session_id, manifest)
             return None
         except NotFoundError:
             # Deleted (or erased) meanwhile: its archive copy must go too.
-            await self._remove_unit(tenant, session_id, manifest)
+            await self._abandon(tenant, session_id, manifest)
             return 0
         return rows
+
+    async def _abandon(self, tenant: str, session_id: str, manifest: dict[str, Any]) -> None:
+        """Removes the objects of an archive attempt that did not delete the
+        hot rows; only its own chunk if the manifest is no longer its own
+        (never the case with one archiver at a time, which the database's
+        lock ensures; this keeps another's archive whole if it ever is)."""
+        current = await self._manifest(tenant, session_id)
+        if current is None or current.get("chunks") == manifest["chunks"]:
+            await self._remove_unit(tenant, session_id, manifest)
+            return
+        for chunk in manifest["chunks"]:
+            await self.objects.delete(chunk["key"])
 
     async def _remove_unit(self, tenant: str, session_id: str, manifest: dict[str, Any]) -> int:
         """Deletes a unit's objects, manifest first (without it nothing
@@ -396,6 +408,9 @@ class Archive:
         async with self._db.exclusive() as held:
             if not held:
                 return 0
+            # Under the lock no put runs (puts are the archiver's, and this is
+            # the archiver's task, or another process's that waits for the lock).
+            removed += await self.objects.remove_partial_writes()
             keys = await self.objects.list(f"{ROOT}/")
             manifests = {key for key in keys if key.endswith("/manifest.json")}
             live_chunks: set[str] = set()
@@ -425,12 +440,19 @@ class Archive:
 
     # ----- the background loop ---------------------------------------------
 
-    async def run_forever(self) -> None:
-        """Repairs once, then (when a policy is set) archives every interval."""
+    async def _repair_logged(self) -> None:
+        """`repair`, whose failure never stops the archiver (it runs again
+        later; what it would have removed waits until then)."""
         try:
             await self.repair()
         except StorageUnavailableError as exc:
             log.warning("archive repair skipped: %s", exc.message)
+        except Exception:
+            log.exception("archive repair failed; will retry")
+
+    async def run_forever(self) -> None:
+        """Repairs once, then (when a policy is set) archives every interval."""
+        await self._repair_logged()
         if self.policy.sessions_after_days <= 0:
             return
         repair_every = max(1, round(REPAIR_SECONDS / self.policy.interval_seconds))
@@ -438,7 +460,7 @@ class Archive:
             await asyncio.sleep(self.policy.interval_seconds)
             try:
                 if self.counters.passes % repair_every == repair_every - 1:
-                    await self.repair()
+                    await self._repair_logged()
                 result = await self.archive_sessions()
                 if result.units or result.changed:
                     log.info(

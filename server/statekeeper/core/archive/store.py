@@ -29,6 +29,9 @@ class ObjectStore(Protocol):
 
     async def list(self, prefix: str) -> list[str]: ...
 
+    async def remove_partial_writes(self) -> int:
+        """Removes leftovers of interrupted puts (only while no put runs)."""
+
 
 @dataclass(frozen=True)
 class SessionCandidate:
