@@ -648,6 +648,12 @@ def test_user_export_inspect_and_refusals(stores: Callable[[str], Store], tmp_pa
     clash = cli("import", *occupied.import_args(), "--no-progress", str(exported), check=False)
     assert clash.returncode == 1, clash.stderr
     assert "table sessions: a row conflicts" in clash.stderr and "Traceback" not in clash.stderr
+    # It says what clashed (PostgreSQL: the constraint and key; SQLite: the columns).
+    assert "(tenant, session_id)=(acme, s-1)" in clash.stderr or (
+        "sessions.tenant, sessions.session_id" in clash.stderr
+    ), clash.stderr
+    # Nothing reached the occupied target: no checkpoint binds the file to it.
+    assert not exported.with_name(exported.name + ".import-checkpoint").exists()
     cli("import", *target.import_args(), "--no-progress", str(exported))
     with running(target) as channel:
         after = reads_of_user(channel)

@@ -493,14 +493,17 @@ async def _import(
     bar = progress(f"import {header.tenant}", sum(header.counts.values()))
     counts = {name: 0 for name, _, _ in header.tables}
     rows = _Rows(path, _header_record(header))
+    committed = False
     try:
         with _reader(path, raw) as stream:
             current: tuple[Table, list[str]] | None = None
             batch: list[list[Any]] = []
 
             async def flush() -> None:
+                nonlocal committed
                 if current is not None and batch:
                     await target.insert(current[0], current[1], batch)
+                    committed = True
                     batch.clear()
 
             columns_of = {table.name: columns for table, columns in tables}
@@ -527,6 +530,12 @@ async def _import(
                 if len(batch) >= BATCH_ROWS:
                     await flush()
             await flush()
+    except BaseException:
+        if not resumed and not committed:
+            # Nothing of this import reached the target (refused at its
+            # first batch): no checkpoint to hold against another target.
+            sidecar.unlink(missing_ok=True)
+        raise
     finally:
         bar.close()
     await target.finish([table for table, _ in tables], header.tenant)
