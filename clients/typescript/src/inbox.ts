@@ -39,8 +39,20 @@ export function nack(options: Omit<Nack, "nack"> = {}): Nack {
   return { nack: true, ...options };
 }
 
-/** Returning (anything but a {@link Nack}) acks the delivery; throwing nacks it. */
-export type DeliveryHandler = (delivery: Delivery) => unknown | Promise<unknown>;
+/**
+ * Returning (anything but a {@link Nack}) acks the delivery; throwing nacks it.
+ * `signal` aborts when the consumer stops (`stop()` or the consumer's own
+ * signal): a long handler should give up then (throw or return), since
+ * `stop()` waits for every running handler and settles its delivery.
+ */
+export type DeliveryHandler = (delivery: Delivery, signal: AbortSignal) => unknown | Promise<unknown>;
+
+/**
+ * How long (ms) a ReceiveMessages stream must stay open to count as working:
+ * it then ends a run of failures even if nothing came (an idle inbox sends
+ * neither a message nor headers).
+ */
+export const STREAM_WORKING_AFTER_MS = 1_000;
 
 /** Options of {@link InboxConsumer} (`sk.consume(agentId, handler, options)`). */
 export interface ConsumeOptions {
@@ -59,7 +71,10 @@ export interface ConsumeOptions {
   nackDelayMs?: number | ((delivery: Delivery) => number);
   /** Backoff between reconnects of the stream (partial; default 100 ms doubling up to 5 s). */
   reconnect?: Partial<RetryPolicy>;
-  /** Stop with the last error when the stream could not be opened for this long (ms); default 60 000. */
+  /**
+   * Stop with the last error when the stream could not be opened for this long (ms), counted from the
+   * first failure of the current run (a stream open for {@link STREAM_WORKING_AFTER_MS} ends a run); default 60 000.
+   */
   giveUpAfterMs?: number;
   /** Deadline of each ack / nack / extend call, UNAVAILABLE retried within it (ms); default 30 000. */
   settleTimeoutMs?: number;
@@ -140,7 +155,10 @@ export class InboxConsumer {
     if (options.signal?.aborted) void this.stop();
   }
 
-  /** Stops receiving, waits for the running handlers and their acks/nacks. */
+  /**
+   * Stops receiving, aborts the handlers' signal, and waits for the running
+   * handlers and their acks/nacks (a handler that ignores its signal delays this).
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.abort.abort();
@@ -158,7 +176,8 @@ export class InboxConsumer {
 
   private async loop(): Promise<void> {
     let failures = 0;
-    let lastSuccess = Date.now();
+    // When the current run of failures began (undefined while a stream works).
+    let brokenSince: number | undefined;
     const giveUpAfterMs = this.options.giveUpAfterMs ?? 60_000;
     try {
       while (!this.stopping) {
@@ -172,16 +191,18 @@ export class InboxConsumer {
         );
         this.call = call;
         this.stats.streamsOpened++;
+        const openedAt = Date.now();
+        const working = () => {
+          failures = 0;
+          brokenSince = undefined;
+        };
         let failure: StatekeeperError | undefined;
         try {
-          // The stream is open once its headers arrive (an idle inbox sends no message).
-          call.on("metadata", () => {
-            failures = 0;
-            lastSuccess = Date.now();
-          });
+          // The stream works once its headers or a message arrive; an idle inbox
+          // may send neither, so staying open for a while counts too (below).
+          call.on("metadata", working);
           for await (const response of call as AsyncIterable<ReceiveMessagesResponse>) {
-            failures = 0;
-            lastSuccess = Date.now();
+            working();
             for (const delivery of response.deliveries) this.spawn(delivery);
           }
         } catch (error) {
@@ -193,9 +214,11 @@ export class InboxConsumer {
           call.cancel();
         }
         if (this.stopping) break;
+        if (Date.now() - openedAt >= STREAM_WORKING_AFTER_MS) working();
         failures++;
+        brokenSince ??= Date.now();
         const pause = backoffMs(this.policy, failures);
-        if (failures >= this.policy.maxAttempts || Date.now() + pause - lastSuccess > giveUpAfterMs) {
+        if (failures >= this.policy.maxAttempts || Date.now() + pause - brokenSince > giveUpAfterMs) {
           throw failure ?? new StatekeeperError(status.UNAVAILABLE, "ReceiveMessages kept ending", { method: METHOD });
         }
         this.report(failure ?? new StatekeeperError(status.UNAVAILABLE, "ReceiveMessages ended", { method: METHOD }));
@@ -228,7 +251,7 @@ export class InboxConsumer {
     let result: unknown;
     let threw = false;
     try {
-      result = await this.handler(delivery);
+      result = await this.handler(delivery, this.abort.signal);
     } catch (error) {
       threw = true;
       this.report(error, delivery);

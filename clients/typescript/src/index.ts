@@ -12,7 +12,7 @@ export {
   toStatekeeperError,
 } from "./errors";
 export type { Reason, ReasonError, ReasonErrorClass } from "./errors";
-export { InboxConsumer, nack } from "./inbox";
+export { InboxConsumer, nack, STREAM_WORKING_AFTER_MS } from "./inbox";
 export type { ConsumeOptions, ConsumerStats, DeliveryHandler, Nack } from "./inbox";
 export { backoffMs, DEFAULT_RETRY, NO_RETRY, RETRYABLE_CODES, retryPolicy } from "./retry";
 export type { RetryPolicy } from "./retry";

@@ -65,7 +65,10 @@ export interface WatchOptions extends Selector {
   timeoutMs?: number;
   /** Backoff between reconnects (partial; defaults: 100 ms doubling up to 5 s, unlimited attempts). */
   reconnect?: Partial<RetryPolicy>;
-  /** Give up (throw the last error) when no stream could be opened for this long (ms); default 60 000. */
+  /**
+   * Give up (throw the last error) when no stream could be opened for this long (ms), counted from the
+   * break (a quiet board's idle time does not count); default 60 000.
+   */
   giveUpAfterMs?: number;
   /** Resume after SLOW_CONSUMER (default true); false: throw it. `onSlowConsumer` is called either way. */
   resumeOnSlowConsumer?: boolean;
@@ -217,7 +220,9 @@ export class Watch implements AsyncIterable<BlackboardEvent> {
   /** Every message of the stream(s), reconnecting as needed. */
   async *responses(): AsyncGenerator<WatchResponse, void, undefined> {
     let failures = 0;
-    let lastSuccess = Date.now();
+    // When the current run of failures began (undefined while a stream works):
+    // the give-up time counts from the break, not from the last message.
+    let brokenSince: number | undefined;
     const giveUpAfterMs = this.options.giveUpAfterMs ?? 60_000;
     try {
       while (!this.cancelled) {
@@ -231,7 +236,7 @@ export class Watch implements AsyncIterable<BlackboardEvent> {
         try {
           for await (const response of call as AsyncIterable<WatchResponse>) {
             failures = 0;
-            lastSuccess = Date.now();
+            brokenSince = undefined;
             this.observe(response);
             yield response;
             if (this.cancelled) return;
@@ -243,27 +248,42 @@ export class Watch implements AsyncIterable<BlackboardEvent> {
             return; // the watch's own deadline: the iteration ends
           }
           if (failure.reason === "REVISION_COMPACTED" && this.options.onCompacted) {
-            const listing = await relist(this.sk, this.board, this.options);
-            await this.options.onCompacted(listing, failure as ReasonError<"REVISION_COMPACTED">);
-            this.resume = listing.startRevision;
-            this.snapshotPending = false;
-            failures = 0;
-            lastSuccess = Date.now();
-            continue;
+            let listing: Relisting | undefined;
+            try {
+              listing = await relist(this.sk, this.board, this.options);
+            } catch (error) {
+              // A transient failure of the re-list (the server away after the
+              // unary retries, or compacting again) is a broken stream: back
+              // off and try again (the next stream fails compacted again).
+              if (!(error instanceof StatekeeperError) || !(resumable(error) || error.reason === "REVISION_COMPACTED")) {
+                throw error;
+              }
+              failure = error;
+            }
+            if (listing !== undefined) {
+              await this.options.onCompacted(listing, failure as ReasonError<"REVISION_COMPACTED">);
+              this.resume = listing.startRevision;
+              this.snapshotPending = false;
+              failures = 0;
+              brokenSince = undefined;
+              continue;
+            }
+          } else {
+            if (failure.reason === "SLOW_CONSUMER") {
+              this.options.onSlowConsumer?.(failure as ReasonError<"SLOW_CONSUMER">);
+              if (this.options.resumeOnSlowConsumer === false) throw failure;
+            }
+            if (!resumable(failure)) throw failure;
           }
-          if (failure.reason === "SLOW_CONSUMER") {
-            this.options.onSlowConsumer?.(failure as ReasonError<"SLOW_CONSUMER">);
-            if (this.options.resumeOnSlowConsumer === false) throw failure;
-          }
-          if (!resumable(failure)) throw failure;
         } finally {
           this.call = undefined;
           call.cancel();
         }
         if (this.cancelled) return;
         failures++;
+        brokenSince ??= Date.now();
         const pause = backoffMs(this.policy, failures);
-        if (failures >= this.policy.maxAttempts || Date.now() + pause - lastSuccess > giveUpAfterMs) {
+        if (failures >= this.policy.maxAttempts || Date.now() + pause - brokenSince > giveUpAfterMs) {
           throw failure ?? new StatekeeperError(status.UNAVAILABLE, "Watch stream kept ending", { method: METHOD });
         }
         if (this.deadline !== undefined && this.deadline - Date.now() <= pause) return;
