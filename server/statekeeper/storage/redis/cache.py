@@ -324,7 +324,10 @@ class SessionCache:
 
     def _send_batch(self) -> None:
         batch, self._batch = self._batch, []
-        task = asyncio.create_task(self._run_batch(batch), context=contextvars.Context())
+        # One caller: its own context (call_soon ran this in it), so its spans
+        # stay in its trace; several: none of theirs (a span per trace is wrong).
+        context = None if len(batch) == 1 else contextvars.Context()
+        task = asyncio.create_task(self._run_batch(batch), context=context)
         self._batch_tasks.add(task)
         task.add_done_callback(self._batch_tasks.discard)
 
