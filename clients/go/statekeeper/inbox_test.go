@@ -128,7 +128,13 @@ func TestConsumerAcksEveryMessageAcrossARestart(t *testing.T) {
 	go func() {
 		consumed <- c.Consume(cctx, agent, func(ctx context.Context, d *sk.Delivery) error {
 			log.handle(d)
-			if d.GetMessage().GetHeaders()["fail-first"] != "" && d.GetDeliveryCount() == 1 {
+			// The first run of its handler fails (usually delivery 1; a later one
+			// when the lease of delivery 1 lapsed during the restart, as the
+			// consumer does not handle a delivery whose receipt went stale).
+			log.mu.Lock()
+			firstRun := len(log.handled[d.GetMessage().GetMessageId()]) == 1
+			log.mu.Unlock()
+			if d.GetMessage().GetHeaders()["fail-first"] != "" && firstRun {
 				return errors.New("first attempt fails")
 			}
 			select {
@@ -198,7 +204,7 @@ func TestConsumerAcksEveryMessageAcrossARestart(t *testing.T) {
 	}
 	for id := range failFirst {
 		runs := log.handled[id]
-		if len(runs) < 2 || runs[0] != 1 || runs[len(runs)-1] < 2 {
+		if len(runs) < 2 || runs[len(runs)-1] <= runs[0] {
 			t.Errorf("nacked message %s: handler runs with delivery counts %v, want a redelivery", id, runs)
 		}
 		if log.nacked[id] < 1 {
