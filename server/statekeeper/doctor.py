@@ -43,7 +43,7 @@ class Finding:
 
 
 async def examine(settings: Settings) -> list[Finding]:
-    findings = [_config(settings)]
+    findings = [_config(settings), _encryption(settings)]
     if settings.production:
         findings += await _production(settings)
     else:
@@ -72,6 +72,30 @@ def _config(settings: Settings) -> Finding:
         "config",
         f"{tier}; listen {settings.listen} ({transport}); {settings.worker_count} worker(s);"
         f" {keys}" + ("" if credentials else " (single tenant, unauthenticated)"),
+    )
+
+
+def _encryption(settings: Settings) -> Finding:
+    """The key ring (ids only, never a key) and what it seals."""
+    from statekeeper.storage.sealing import KeyRingError, load_key_ring
+
+    try:
+        ring = load_key_ring(
+            settings.encryption_keys_file, settings.encryption_keys, settings.encryption_active_key
+        )
+    except (KeyRingError, OSError) as exc:
+        return Finding(FAIL, "keys", f"encryption key ring: {exc}")
+    tenants = settings.sensitive_tenants or "none"
+    if ring is None:
+        if settings.sensitive_tenants or settings.sensitive_boards:
+            return Finding(FAIL, "keys", f"sensitive tenants {tenants} but no encryption key")
+        return Finding(OK, "keys", "encryption at rest off (no encryption key configured)")
+    boards = f", sensitive boards {settings.sensitive_boards}" if settings.sensitive_boards else ""
+    return Finding(
+        OK if settings.sensitive_tenants or settings.sensitive_boards else WARN,
+        "keys",
+        f"{len(ring.keys)} encryption key(s) ({', '.join(ring.keys)}), active {ring.active};"
+        f" sensitive tenants {tenants}{boards}",
     )
 
 

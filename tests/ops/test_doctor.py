@@ -5,6 +5,7 @@ and exits non-zero when a check fails."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import subprocess
 import sys
@@ -118,3 +119,23 @@ def test_an_api_keys_file_counts_as_credentials(tmp_path: Path) -> None:
     config_line = finding(keyed, "config")
     assert config_line.startswith("ok ") and "unauthenticated" not in config_line
     assert str(keys) in config_line
+
+
+def test_the_encryption_key_ring_is_reported_by_id_never_by_key(tmp_path: Path) -> None:
+    key = base64.b64encode(bytes(range(32))).decode()
+    keys = tmp_path / "encryption-keys"
+    other = base64.b64encode(bytes(range(32, 64))).decode()
+    keys.write_text(f"k1 {key}\nk2 {other}\n")
+    keys.chmod(0o600)
+    config_file = tmp_path / "statekeeper.toml"
+    config_file.write_text(f'encryption_keys_file = "{keys}"\nsensitive_tenants = "acme"\n')
+    result = doctor("--data-dir", str(tmp_path), "--config", str(config_file))
+    line = finding(result, "keys")
+    assert line.startswith("ok ") and "k1" in line and "active k2" in line and "acme" in line
+    assert key not in result.stdout and other not in result.stdout
+    off = finding(doctor("--data-dir", str(tmp_path)), "keys")
+    assert "encryption at rest off" in off
+    orphan = tmp_path / "sensitive-only.toml"
+    orphan.write_text('sensitive_tenants = "acme"\n')
+    broken = finding(doctor("--data-dir", str(tmp_path), "--config", str(orphan)), "keys")
+    assert broken.startswith("FAIL") and "no encryption key" in broken
