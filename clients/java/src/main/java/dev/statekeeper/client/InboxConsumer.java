@@ -98,7 +98,11 @@ public final class InboxConsumer implements AutoCloseable {
     /** The delivery was settled: {@code status} is the server's answer to the ack or nack. */
     default void onSettled(Delivery delivery, Outcome outcome, ReceiptStatus status) {}
 
-    /** The handler threw; the delivery is nacked with {@code delay}. */
+    /**
+     * The handler threw; the delivery is nacked with {@code delay}. An {@code Error} (such as an
+     * AssertionError) arrives wrapped in an {@link java.util.concurrent.ExecutionException}. What
+     * a listener method throws is ignored: the delivery is settled all the same.
+     */
     default void onHandlerError(Delivery delivery, Exception error, Duration delay) {}
 
     /** The stream broke ({@code cause}: UNAVAILABLE or SLOW_CONSUMER); a new one follows. */
