@@ -242,11 +242,11 @@ def _private(path: Path) -> BinaryIO:
 
 
 @contextlib.contextmanager
-def _reader(path: Path, raw: BinaryIO | None = None) -> Iterator[Iterable[bytes]]:
+def open_lines(path: Path, raw: BinaryIO | None = None) -> Iterator[Iterable[bytes]]:
     """The lines of the export file at `path`, or of the file already open
     as `raw` from its start (left open: the import reads it twice)."""
     if raw is None:
-        with open(path, "rb") as opened, _reader(path, opened) as lines:
+        with open(path, "rb") as opened, open_lines(path, opened) as lines:
             yield lines
         return
     raw.seek(0)
@@ -350,7 +350,7 @@ def read_header(path: Path, raw: BinaryIO | None = None) -> Header:
     counts: dict[str, int] = {}
     rows: _Rows | None = None
     foreign: TransferError | None = None
-    with _reader(path, raw) as stream:
+    with open_lines(path, raw) as stream:
         for number, line in enumerate(stream):
             if number == 0:
                 header = _parse(path, line)
@@ -495,7 +495,7 @@ async def _import(
     rows = _Rows(path, _header_record(header))
     committed = False
     try:
-        with _reader(path, raw) as stream:
+        with open_lines(path, raw) as stream:
             current: tuple[Table, list[str]] | None = None
             batch: list[list[Any]] = []
 

@@ -35,7 +35,7 @@ def chunk_rows(path: Path) -> tuple[transfer.Header, dict[str, tuple[list[str], 
     header = transfer.read_header(path)
     columns = {name: cols for name, cols, _ in header.tables}
     rows: dict[str, tuple[list[str], list[list[Any]]]] = {}
-    with transfer._reader(path) as stream:
+    with transfer.open_lines(path) as stream:
         for line in stream:
             if not line.startswith(b'{"t":'):
                 continue
