@@ -298,3 +298,17 @@ async def test_over_limit_and_unknown_inputs(stubs: tuple[MessageServiceStub, ..
     with pytest.raises(grpc.aio.AioRpcError) as bad_stream:
         await stream.read()
     assert bad_field(bad_stream.value) == "agent_id"
+
+
+async def test_a_receive_stream_sends_its_headers_before_any_delivery(
+    stubs: tuple[MessageServiceStub, ...],
+) -> None:
+    """On an idle inbox the stream still answers at once with its headers, so
+    a client can tell an open stream from one still connecting."""
+    stub = stubs[0]
+    call = stub.ReceiveMessages(pb.ReceiveMessagesRequest(agent_id=agent()), metadata=ALPHA)
+    try:
+        await asyncio.wait_for(call.initial_metadata(), timeout=scaled(10))
+        assert not call.done()  # open, nothing delivered
+    finally:
+        call.cancel()

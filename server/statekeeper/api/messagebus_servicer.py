@@ -34,6 +34,9 @@ class MessageServicer(message_pb2_grpc.MessageServiceServicer):
         self, request: pb.ReceiveMessagesRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.ReceiveMessagesResponse]:
         stream = self._bus.receive(current_tenant(), convert.receive_options(request))
+        # Headers at once: a client can tell an open stream on an idle inbox
+        # (nothing to deliver yet) from one still connecting.
+        await context.send_initial_metadata(())
         async for deliveries in stream:
             yield pb.ReceiveMessagesResponse(
                 deliveries=[convert.delivery_to_proto(d) for d in deliveries]
