@@ -49,8 +49,9 @@ promotion that read messages before it checks, after recording, that the
 session still exists (same user, same create_time), and deletes the
 episodes it just created if not (retried; the watermark does not move
 while that delete fails, so the sweep tries again), so no erased turn
-comes back as an episode. The erasure also removes the user's watermark
-rows (`PromotionStore.erase_user`).
+comes back as an episode. The user's watermark rows go with the erased
+sessions at the next sweeps (below); `PromotionStore.erase_user` deletes
+them at once, for EraseUser to call as one of its participants.
 
 A watermark belongs to one incarnation of a session: its row holds the
 session's user and create_time, and a session deleted (DeleteSession, TTL
