@@ -421,6 +421,9 @@ def user_eraser(
                 indexes.forget(tenant, subject.user_id)
 
             participants.append(Participant("memory", capability.app.store, forget))
+            # After the sessions: the user's promotion watermarks.
+            if capability.app.promotions is not None:
+                participants.append(Participant("memory", capability.app.promotions))
         elif isinstance(capability, Checkpoints):
             participants.append(Participant("checkpoints", capability.checkpoint_store))
             participants.append(Participant("workflows", capability.workflow_store))
