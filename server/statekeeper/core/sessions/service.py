@@ -30,11 +30,11 @@ from statekeeper.core.errors import (
     EtagMismatchError,
     FailedPreconditionError,
     InvalidArgumentError,
-    LimitExceededError,
     NotFoundError,
     SessionExpiredError,
 )
 from statekeeper.core.limits import Limits
+from statekeeper.core.sessions.checks import check_draft, check_message, check_window_request
 from statekeeper.core.sessions.context_window import (
     CachedTail,
     compaction_cut,
@@ -60,7 +60,6 @@ from statekeeper.core.sessions.models import (
     SessionStatus,
     SessionVersion,
     TokenAccounting,
-    ToolCall,
     WindowRequest,
 )
 from statekeeper.core.sessions.store import SessionStore
@@ -69,10 +68,7 @@ from statekeeper.core.tokens import REPLY_PRIMING, TokenCounter
 from statekeeper.core.validation import (
     check_count,
     check_id,
-    check_json_size,
-    check_metadata,
     check_non_negative,
-    check_text,
     page_size,
 )
 
@@ -181,7 +177,7 @@ class SessionManager:
         check_id("session_id", session_id, self._limits, required=False)
         check_id("session.user_id", draft.user_id, self._limits)
         check_id("session.agent_id", draft.agent_id, self._limits, required=False)
-        self._check_draft(draft)
+        check_draft(self._limits, draft)
         now = self._clock()
         record = SessionRecord(
             session_id=session_id or str(uuid.uuid4()),
@@ -267,7 +263,7 @@ class SessionManager:
             check_id("session.agent_id", draft.agent_id, self._limits, required=False)
         if "status" in paths and draft.status is None:
             raise InvalidArgumentError("session.status", "must be set when updated")
-        self._check_draft(draft)
+        check_draft(self._limits, draft)
 
         async def build(current: SessionRecord) -> _Mutation:
             now = self._clock()
@@ -328,7 +324,7 @@ class SessionManager:
             raise InvalidArgumentError("messages", "at least one message is required")
         check_count("messages", drafts, self._limits.max_messages_per_append)
         for index, draft in enumerate(drafts):
-            self._check_message(f"messages[{index}]", draft)
+            check_message(self._limits, f"messages[{index}]", draft)
         tenant = actor.tenant
         found, ticket = await self._store.read_for_change(tenant, session_id)
         if found is None and self.restorer is not None and await self.restorer(tenant, session_id):
@@ -443,7 +439,7 @@ class SessionManager:
     async def context_window(
         self, tenant: str, session_id: str, request: WindowRequest
     ) -> ContextWindow:
-        self._check_window_request(request)
+        check_window_request(self._limits, request)
         record = await self.get(tenant, session_id)
         # A window is a function of the record's version and the request:
         # a client polling an unchanged session gets the one computed before.
@@ -771,67 +767,6 @@ class SessionManager:
         raise ConcurrentModificationError(
             f"session {session_id!r} is changing too fast; retry the call"
         )
-
-    def _check_draft(self, draft: SessionDraft) -> None:
-        limits = self._limits
-        check_json_size(
-            "session.context_variables", draft.context_variables, limits.max_context_variables_bytes
-        )
-        check_count("session.active_tools", draft.active_tools, limits.max_active_tools)
-        for index, tool in enumerate(draft.active_tools):
-            if not tool:
-                raise InvalidArgumentError(f"session.active_tools[{index}]", "must not be empty")
-            check_text(f"session.active_tools[{index}]", tool, limits.max_metadata_key_bytes)
-        check_count(
-            "session.pending_tool_calls", draft.pending_tool_calls, limits.max_pending_tool_calls
-        )
-        for index, call in enumerate(draft.pending_tool_calls):
-            self._check_tool_call(f"session.pending_tool_calls[{index}]", call)
-        check_metadata("session.metadata", draft.metadata, limits)
-        check_non_negative("session.ttl", draft.ttl_seconds)
-        if draft.ttl_seconds > limits.max_ttl_seconds:
-            raise LimitExceededError(
-                "session.ttl", int(limits.max_ttl_seconds), f"is {draft.ttl_seconds:.0f} seconds"
-            )
-
-    def _check_tool_call(self, field: str, call: ToolCall) -> None:
-        if not call.id:
-            raise InvalidArgumentError(f"{field}.id", "is required")
-        if not call.name:
-            raise InvalidArgumentError(f"{field}.name", "is required")
-        check_text(f"{field}.id", call.id, self._limits.max_metadata_key_bytes)
-        check_text(f"{field}.name", call.name, self._limits.max_metadata_key_bytes)
-        check_text(f"{field}.arguments", call.arguments, self._limits.max_message_bytes)
-
-    def _check_message(self, field: str, draft: MessageDraft) -> None:
-        limits = self._limits
-        check_text(f"{field}.content", draft.content, limits.max_message_bytes)
-        check_text(f"{field}.name", draft.name, limits.max_metadata_key_bytes)
-        check_metadata(f"{field}.metadata", draft.metadata, limits)
-        check_count(f"{field}.tool_calls", draft.tool_calls, limits.max_tool_calls_per_message)
-        if draft.tool_calls and draft.role != Role.ASSISTANT:
-            raise InvalidArgumentError(f"{field}.tool_calls", "only ASSISTANT messages call tools")
-        for index, call in enumerate(draft.tool_calls):
-            self._check_tool_call(f"{field}.tool_calls[{index}]", call)
-        if draft.role == Role.TOOL:
-            if not draft.tool_call_id:
-                raise InvalidArgumentError(f"{field}.tool_call_id", "is required for TOOL messages")
-            check_text(f"{field}.tool_call_id", draft.tool_call_id, limits.max_metadata_key_bytes)
-        elif draft.tool_call_id:
-            raise InvalidArgumentError(f"{field}.tool_call_id", "is only allowed on TOOL messages")
-        if not draft.content and not draft.tool_calls:
-            raise InvalidArgumentError(f"{field}.content", "is required")
-
-    def _check_window_request(self, request: WindowRequest) -> None:
-        if request.token_budget <= 0:
-            raise InvalidArgumentError("token_budget", "must be positive")
-        if request.token_budget > self._limits.max_token_budget:
-            raise LimitExceededError(
-                "token_budget", self._limits.max_token_budget, f"is {request.token_budget}"
-            )
-        check_non_negative("reserved_output_tokens", request.reserved_output_tokens)
-        check_text("system_prompt", request.system_prompt, self._limits.max_message_bytes)
-        check_text("tools_json", request.tools_json, self._limits.max_message_bytes)
 
 
 def _check_etag(record: SessionRecord, expected_etag: str) -> None:
