@@ -21,6 +21,10 @@
 #                        embedded store the scenario runs against)
 #   CONFORMANCE_ONLY     run only these languages (e.g. "go,rust")
 #   CONFORMANCE_TLS      1 (default): mTLS as above; 0: plaintext
+#   CONFORMANCE_CLIENT_TESTS 1 (default): also run each client's own test suite
+#                        (go test, npm test, mvn test, cargo test), which
+#                        kills and restarts real servers under the Watch
+#                        helper and the inbox consumer; 0: scenarios only
 #   CONFORMANCE_BACKENDS the server tiers the scenarios run against, in turn
 #                        (default "embedded,production": the embedded store,
 #                        then PostgreSQL + Redis started by scripts/services.sh
@@ -34,6 +38,7 @@ REQUIRE=${CONFORMANCE_REQUIRE:-all}
 ONLY=${CONFORMANCE_ONLY:-python,go,typescript,java,rust}
 TLS=${CONFORMANCE_TLS:-1}
 BACKENDS=${CONFORMANCE_BACKENDS:-embedded,production}
+CLIENT_TESTS=${CONFORMANCE_CLIENT_TESTS:-1}
 BACKEND=embedded
 SERVICES_DIR=""
 
@@ -198,6 +203,31 @@ build_rust() {
   (cd clients/rust && cargo build --quiet --locked --examples)
 }
 
+# ---------------------------------------------------------------- client test suites
+# Each starts its own `statekeeper serve` processes (STATEKEEPER_BIN) and kills
+# and restarts them under the Watch helper and the inbox consumer; with
+# STATEKEEPER_TEST_POSTGRES_DSN / _REDIS_URL in the environment (make test)
+# their replica tests run on the production tier too.
+client_env() {
+  env STATEKEEPER_BIN="$(dirname "$PY")/statekeeper" STATEKEEPER_PYTHON="$PY" "$@"
+}
+
+test_go_client() {
+  (cd clients/go && client_env go test -count=1 ./...)
+}
+
+test_typescript_client() {
+  (cd clients/typescript && client_env npm test --silent)
+}
+
+test_java_client() {
+  (cd clients/java && client_env mvn -q -B -Dstyle.color=never test)
+}
+
+test_rust_client() {
+  (cd clients/rust && client_env cargo test --quiet --locked)
+}
+
 # ---------------------------------------------------------------- server
 free_port() {
   "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -332,6 +362,12 @@ wanted python && stage "python client: ruff, mypy, tests" test_python_layer
 wanted go && stage "build go client" build_go
 wanted typescript && stage "build typescript client" build_typescript
 wait_stages
+if [ "$CLIENT_TESTS" = 1 ]; then
+  wanted go && stage "go client tests" test_go_client
+  wanted typescript && stage "typescript client tests" test_typescript_client
+  wanted java && stage "java client tests" test_java_client
+  wanted rust && stage "rust client tests" test_rust_client
+fi
 [ "$TLS" = 1 ] && stage "issue CA and certificates (mTLS)" setup_tls
 
 # Every scenario against one server of each tier in turn.
