@@ -58,7 +58,14 @@ from statekeeper_client.v1 import (
     session_pb2,
     session_pb2_grpc,
 )
-from tests.harness.backends import BACKENDS, PRODUCTION, Production, backend
+from tests.harness.backends import (
+    BACKENDS,
+    PRODUCTION,
+    Production,
+    backend,
+    redis_prefix,
+    running_services,
+)
 from tests.harness.deploy import statekeeper_replicas
 
 KEYS = {"alpha": "key-alpha", "beta": "key-beta"}
@@ -442,7 +449,7 @@ def redis_dump(url: str, prefix: str) -> bytes:
     client = redis.Redis.from_url(url)
     try:
         parts: list[bytes] = []
-        for key in client.scan_iter(match=f"{prefix}*", count=500):
+        for key in client.scan_iter(match=f"{prefix}:*", count=500):
             kind = client.type(key)
             kind = kind.decode() if isinstance(kind, bytes) else str(kind)
             value: object
@@ -875,3 +882,38 @@ def test_rotation_while_serving(backend_name: str, tmp_path: Path) -> None:
                     break
             assert contents == [f"{alpha.mark('content')} {i}" for i in range(written)]
             assert alpha.marker.encode() not in dump(data_dir, where)
+
+
+# ----- Redis rotation stays inside its own deployment's keys -----------------
+
+
+def test_redis_rotation_leaves_other_deployments_keys_alone() -> None:
+    """Two deployments share one Redis under prefixes "P" and "P2" (and a
+    stray "P-x"): rotating P re-wraps P's values only."""
+    from statekeeper.storage.rotation import rotate_redis
+    from statekeeper.storage.sealing import sealer_from
+
+    url = running_services().redis_url
+    k1, k2 = new_key(), new_key()
+    old = sealer_from("", f"k1:{k1}", "", ["alpha"], [])
+    rotated = sealer_from("", f"k1:{k1},k2:{k2}", "k2", ["alpha"], [])
+    assert old is not None and rotated is not None
+    prefix = redis_prefix("encp")
+    ours, neighbour, stray = f"{prefix}:{{alpha}}:v", f"{prefix}2:{{alpha}}:v", f"{prefix}-x"
+    token = old.seal_text("alpha", "f", (), "secret")
+    client = redis.Redis.from_url(url)
+    try:
+        for key in (ours, neighbour, stray):
+            client.set(key, token)
+            client.hset(key + ":h", "field", token)
+        report = asyncio.run(rotate_redis(url, prefix, rotated, 10))
+        assert report.rewrapped == 2
+        assert key_ids(bytes(client.get(ours) or b"")) == {"k2"}  # type: ignore[arg-type]
+        assert key_ids(bytes(client.hget(ours + ":h", "field") or b"")) == {"k2"}  # type: ignore[arg-type]
+        for key in (neighbour, stray):
+            assert client.get(key) == token.encode()
+            assert client.hget(key + ":h", "field") == token.encode()
+    finally:
+        for key in (ours, neighbour, stray):
+            client.delete(key, key + ":h")
+        client.close()

@@ -531,7 +531,9 @@ async def rotate_redis(url: str, prefix: str, sealer: Sealer, batch: int) -> Rot
     try:
         set_if_same = client.register_script(_SET_IF_SAME)
         hset_if_same = client.register_script(_HSET_IF_SAME)
-        async for key in client.scan_iter(match=f"{prefix}*", count=batch):
+        # "prefix:*", never "prefix*": another deployment sharing the
+        # Redis under "prefix2" (or "prefix-x") is not ours to re-wrap.
+        async for key in client.scan_iter(match=f"{prefix}:*", count=batch):
             kind = await client.type(key)
             kind = kind.decode() if isinstance(kind, bytes) else str(kind)
             if kind == "string":
