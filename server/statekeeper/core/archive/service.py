@@ -30,7 +30,10 @@ removes the objects); after 4, the session lives in the archive only.
 Restoring (on a read that finds no hot session, or in bulk): the manifest
 and chunk are read, the chunk's sha256 checked, its rows inserted in one
 transaction unless the session is hot again, and only then are the
-manifest, chunk and marker deleted, in that order. The archiver skips a
+manifest, chunk and marker deleted, in that order. If the session was hot
+already, nothing is deleted: the archiver may be between steps 3 and 4
+(its delete would then leave the objects the only copy); `repair`, which
+holds the archiver's lock, removes the objects of a session still hot. The archiver skips a
 session while its manifest or marker exists, so it never archives a
 session again while a restore (here or on another replica) is still
 removing the previous objects.
@@ -345,7 +348,14 @@ class Archive:
                 path.write_bytes(data)
                 restored = await self._db.restore_session(tenant, session_id, path)
                 rows += int(entry["rows"])
-        # Hot again (by us, or it was hot already): the archive copy goes.
+        if not restored:
+            # Hot already: the archiver may be between writing this manifest
+            # and deleting the hot rows (its compare-and-delete still holds),
+            # so the objects may be about to become the only copy. They stay;
+            # `repair` (under the archiver's lock) removes them if the session
+            # is still hot then.
+            return False
+        # Hot again by us: the archive copy goes.
         await self._remove_unit(tenant, session_id, manifest)
         if restored:
             self.counters.restored_units += 1
