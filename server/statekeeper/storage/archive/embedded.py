@@ -118,8 +118,13 @@ class EmbeddedArchiveDatabase:
                     continue
                 columns, values = rows[name]
                 marks = ", ".join("?" for _ in columns)
+                # Receipts are keyed by (tenant, request_id) alone: a later
+                # append in another session may have reused one meanwhile;
+                # that one keeps it (an INSERT failing here would fail every
+                # read of this session). Other tables are keyed by session.
+                verb = "INSERT OR IGNORE" if name == "append_receipts" else "INSERT"
                 db.executemany(
-                    f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks})", values
+                    f"{verb} INTO {name} ({', '.join(columns)}) VALUES ({marks})", values
                 )
             return True
 

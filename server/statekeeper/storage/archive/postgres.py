@@ -127,8 +127,13 @@ class PostgresArchiveDatabase:
                     continue
                 columns, values = rows[name]
                 marks = ", ".join(f"${i + 1}" for i in range(len(columns)))
+                # Receipts are keyed by (tenant, request_id) alone: a later
+                # append in another session may have reused one meanwhile;
+                # that one keeps it (a unique violation here would fail every
+                # read of this session). Other tables are keyed by session.
+                tail = " ON CONFLICT DO NOTHING" if name == "append_receipts" else ""
                 await conn.executemany(
-                    f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks})", values
+                    f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks}){tail}", values
                 )
         return True
 
