@@ -403,12 +403,18 @@ CAPABILITY_SERVICES = [
 
 
 def user_eraser(
-    storage: Storage, capabilities: list[Capability], audit: AuditStore, limits: Limits
+    storage: Storage,
+    capabilities: list[Capability],
+    audit: AuditStore,
+    limits: Limits,
+    first: list[Participant] | None = None,
 ) -> UserEraser:
     """EraseUser over the sessions and every capability's stores: each
     store erases its own rows; memory also drops the user's vector index
-    and snapshot in this process (other replicas through the change feed)."""
-    participants = [Participant("sessions", storage.sessions)]
+    and snapshot in this process (other replicas through the change feed).
+    `first` run before the sessions (the archive: so that a read during the
+    erasure finds no archived session of the user left to restore)."""
+    participants = [*(first or []), Participant("sessions", storage.sessions)]
     for capability in capabilities:
         if isinstance(capability, Memory | ProductionMemory):
             indexes = capability.app.indexes

@@ -38,6 +38,7 @@ from statekeeper.capabilities import (
 )
 from statekeeper.config import Settings
 from statekeeper.core import observations
+from statekeeper.core.archive.service import ArchiveErasureAgain
 from statekeeper.core.audit.service import AuditLog
 from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.limits import Limits
@@ -197,11 +198,20 @@ class StatekeeperServer:
         session_pb2_grpc.add_SessionServiceServicer_to_server(
             SessionServicer(self.sessions), server
         )
+        # The archive's participant runs before the sessions (a concurrent
+        # read then finds nothing archived of the user to restore hot) and
+        # again after them (a session the archiver moved out meanwhile);
+        # it is idempotent, the second run counts only what the first missed.
+        archive_hook = [] if self.archive is None else [ArchiveHook("archive", self.archive)]
         eraser = user_eraser(
-            self.storage, self.capabilities, self.storage.audit, self.settings.limits
+            self.storage,
+            self.capabilities,
+            self.storage.audit,
+            self.settings.limits,
+            first=archive_hook,
         )
         if self.archive is not None:
-            eraser.add(ArchiveHook("archive", self.archive))
+            eraser.add(ArchiveHook("archive", ArchiveErasureAgain(self.archive)))
         admin_pb2_grpc.add_AdminServiceServicer_to_server(
             AdminServicer(self.audit, eraser, self.archive), server
         )

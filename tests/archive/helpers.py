@@ -124,13 +124,18 @@ def chunk_lines(data: bytes) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
-def erase_user(channel: grpc.Channel, tenant: str, user_id: str) -> admin_pb2.EraseUserResponse:
+def erase_user(
+    channel: grpc.Channel, tenant: str, user_id: str, dry_run: bool = False
+) -> admin_pb2.EraseUserResponse:
     from statekeeper_client.v1 import admin_pb2_grpc
 
     stub = admin_pb2_grpc.AdminServiceStub(channel)  # type: ignore[no-untyped-call]
-    return stub.EraseUser(
-        admin_pb2.EraseUserRequest(user_id=user_id), metadata=auth(tenant), timeout=120
+    answer: admin_pb2.EraseUserResponse = stub.EraseUser(
+        admin_pb2.EraseUserRequest(user_id=user_id, dry_run=dry_run),
+        metadata=auth(tenant),
+        timeout=120,
     )
+    return answer
 
 
 def statekeeper(*args: str) -> subprocess.CompletedProcess[str]:

@@ -490,5 +490,22 @@ class Archive:
                 log.exception("archive pass failed; resumes next interval")
 
 
+class ArchiveErasureAgain:
+    """The archive's second EraseUser participant, run after the sessions
+    (the first runs before them): removes what the archiver moved out of
+    the user's hot sessions meanwhile. A dry run counts nothing here (the
+    first run counted it all)."""
+
+    def __init__(self, archive: Archive) -> None:
+        self._archive = archive
+
+    async def erase_user(
+        self, tenant: str, subject: ErasureSubject, dry_run: bool
+    ) -> ErasureCounts:
+        if dry_run:
+            return ErasureCounts()
+        return await self._archive.erase_user(tenant, subject, dry_run)
+
+
 def _json(value: dict[str, Any]) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
