@@ -40,6 +40,7 @@ ROTATE_OPTIONS = (
     "encryption_keys_file",
     "encryption_keys",
     "encryption_active_key",
+    "archive_url",
 )
 
 
@@ -279,6 +280,17 @@ def _keys_rotate(settings: config.Settings, args: argparse.Namespace) -> int:
     )
     for place, count in sorted(report.by_place.items()):
         print(f"{place}: {count} re-wrapped")
+    if report.archived_stale:
+        # Archive objects are not rewritten: "0 values re-wrapped" alone
+        # would read as "done, the old key can go".
+        print(
+            f"rotated to key {ring.active}: {report.rewrapped} values re-wrapped in the store,"
+            f" {report.unreadable} left (key not in the ring or damaged); NOT DONE:"
+            f" {report.archived_stale} archived sessions still hold values under another key"
+            " (restore them with RestoreArchived and run keys rotate again before removing"
+            " any key)"
+        )
+        return 1
     print(
         f"rotated to key {ring.active}: {report.rewrapped} values re-wrapped,"
         f" {report.unreadable} left (key not in the ring or damaged)"

@@ -66,6 +66,7 @@ from tests.harness.backends import (
     redis_prefix,
     running_services,
 )
+from tests.harness.deadlines import wait_until
 from tests.harness.deploy import statekeeper_replicas
 
 KEYS = {"alpha": "key-alpha", "beta": "key-beta"}
@@ -917,3 +918,81 @@ def test_redis_rotation_leaves_other_deployments_keys_alone() -> None:
         for key in (ours, neighbour, stray):
             client.delete(key, key + ":h")
         client.close()
+
+
+# ----- archived sessions and rotation ----------------------------------------
+
+
+def test_rotation_reports_archived_sessions_under_the_old_key(tmp_path: Path) -> None:
+    """`keys rotate` does not rewrite archive objects: while an archived
+    session of a sensitive tenant holds values under the old key it fails
+    (never "done"); after the session is restored (a read brings it back)
+    a second run re-wraps it, and with the old key gone it still reads."""
+    alpha, _, _ = owners()
+    keys_file = tmp_path / "encryption.keys"
+    old_key, new = ("k1", new_key()), ("k2", new_key())
+    write_keys(keys_file, [old_key])
+    archive = tmp_path / "archive"
+    encrypted = [*SERVE_ARGS, "--encryption-keys-file", str(keys_file)]
+    archiving = [
+        *encrypted,
+        "--archive-url",
+        str(archive),
+        "--archive-sessions-after-days",
+        "0.00002",
+        "--archive-interval-seconds",
+        "0.3",
+    ]
+    sid = f"s-{alpha.ident}"
+    text = f"{alpha.mark('content')} archived"
+    with (
+        statekeeper_replicas(tmp_path, None, 1, archiving) as servers,
+        stubs(servers[0].address) as stub,
+    ):
+        data_dir = servers[0].data_dir
+        stub.sessions.CreateSession(
+            session_pb2.CreateSessionRequest(
+                session_id=sid, session=session_pb2.Session(user_id="u")
+            ),
+            metadata=alpha.auth,
+        )
+        stub.sessions.AppendMessages(
+            session_pb2.AppendMessagesRequest(
+                session_id=sid,
+                messages=[session_pb2.SessionMessage(role=session_pb2.ROLE_USER, content=text)],
+            ),
+            metadata=alpha.auth,
+        )
+        wait_until(
+            lambda: any(archive.rglob("manifest.json")), 60, "the session archived", servers[0].log
+        )
+    write_keys(keys_file, [old_key, new])
+    first = rotate(None, data_dir, keys_file, "--archive-url", str(archive))
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "1 archived sessions still hold values under another key" in first.stdout
+    # Restored by a read (no archiving now), then rotated: done.
+    with (
+        statekeeper_replicas(
+            tmp_path, None, 1, [*encrypted, "--archive-url", str(archive)]
+        ) as servers,
+        stubs(servers[0].address) as stub,
+    ):
+        page = stub.sessions.ListMessages(
+            session_pb2.ListMessagesRequest(session_id=sid), metadata=alpha.auth
+        )
+        assert [m.content for m in page.messages] == [text]
+        assert not any(archive.rglob("manifest.json"))
+    second = rotate(None, data_dir, keys_file, "--archive-url", str(archive))
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "archived sessions" not in second.stdout
+    write_keys(keys_file, [new])
+    with (
+        statekeeper_replicas(
+            tmp_path, None, 1, [*encrypted, "--archive-url", str(archive)]
+        ) as servers,
+        stubs(servers[0].address) as stub,
+    ):
+        page = stub.sessions.ListMessages(
+            session_pb2.ListMessagesRequest(session_id=sid), metadata=alpha.auth
+        )
+        assert [m.content for m in page.messages] == [text]

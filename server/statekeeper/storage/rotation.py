@@ -21,17 +21,27 @@ counted as `unreadable`.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
-from collections.abc import Callable
+import tempfile
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tqdm import tqdm
 
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.models import content_hash, entity_key
-from statekeeper.storage.sealing import DET_MAGIC, HASH_MAGIC, MAGIC, SealedValueError, Sealer
+from statekeeper.storage.sealing import (
+    DET_MAGIC,
+    HASH_MAGIC,
+    MAGIC,
+    TOKEN_BYTES,
+    SealedValueError,
+    Sealer,
+)
 
 SQLITE_FILE = "statekeeper.sqlite3"
 # Deterministically sealed values (fact objects) are sealed again under the
@@ -89,6 +99,11 @@ class RotationReport:
     unreadable: int = 0
     # (where, rows rewritten) per table/column or Redis
     by_place: dict[str, int] = field(default_factory=dict)
+
+    # Archived sessions (chunks in the archive tier) holding a value under
+    # another key: rotation does not rewrite archive objects; restore them
+    # (RestoreArchived) and rotate again before removing the old key.
+    archived_stale: int = 0
 
     def add(self, place: str, count: int) -> None:
         if count:
@@ -555,6 +570,77 @@ async def rotate_redis(url: str, prefix: str, sealer: Sealer, batch: int) -> Rot
     return report
 
 
+# -- the archive tier ----------------------------------------------------------
+
+
+def _stale_in(sealer: Sealer, value: Any) -> bool:
+    active = sealer.ring.active if sealer.ring else ""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return any(m.group(1) != active.encode() for m in TOKEN_BYTES.finditer(bytes(value)))
+    if value is None:
+        return False
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return sealer.stale(text)
+
+
+async def _archive_chunks(settings: Any) -> AsyncIterator[tuple[str, bytes]]:
+    """(key, bytes) of every archive chunk. A local directory is read
+    directly: obstore's runtime can abort a short-lived process at exit."""
+    url = settings.archive_url
+    parts = urlsplit(url)
+    if not url or parts.scheme in ("", "file"):
+        root = (
+            Path(settings.data_dir) / "archive"
+            if not url
+            else Path(parts.path if parts.scheme else url)
+        )
+        for path in sorted((root / "v1").rglob("*.ndjson.zst")):
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:  # restored meanwhile
+                continue
+            yield path.relative_to(root).as_posix(), data
+        return
+    from statekeeper.storage.objects import open_store
+
+    objects = open_store(url, Path(settings.data_dir))
+    for key in await objects.list("v1/"):
+        if key.endswith(".ndjson.zst"):
+            found = await objects.get(key)
+            if found is not None:  # else restored meanwhile
+                yield key, found
+
+
+async def stale_archive(settings: Any, sealer: Sealer, log: Callable[[str], None]) -> int:
+    """How many archived sessions (their chunks in the archive tier, under
+    --archive-url or DATA_DIR/archive) hold a sealed value under a key other
+    than the active one, or could not be checked. Rotation does not rewrite
+    archive objects: such a session becomes unreadable once its key leaves
+    the ring, so it must be restored (RestoreArchived) and rotated first."""
+    from statekeeper.storage.archive.chunks import chunk_rows
+
+    stale: set[str] = set()
+    async for key, data in _archive_chunks(settings):
+        unit = key.rsplit("/", 1)[0]
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / "chunk.ndjson.zst"
+                path.write_bytes(data)
+                _, rows = chunk_rows(path)
+        except Exception as exc:  # counted: the operator must look at it
+            log(f"archive object {key} could not be checked: {exc}")
+            stale.add(unit)
+            continue
+        if any(
+            _stale_in(sealer, value)
+            for _, values in rows.values()
+            for row in values
+            for value in row
+        ):
+            stale.add(unit)
+    return len(stale)
+
+
 def rotate(
     settings: Any,
     sealer: Sealer,
@@ -575,9 +661,13 @@ def rotate(
             )
             report.add("redis", cached.rewrapped)
             report.unreadable += cached.unreadable
-        return report
-    path = Path(settings.data_dir) / SQLITE_FILE
-    if not path.exists():
-        log(f"no embedded store at {path}")
-        return RotationReport()
-    return rotate_sqlite(path, sealer, batch, progress, stop_after)
+    else:
+        path = Path(settings.data_dir) / SQLITE_FILE
+        if not path.exists():
+            log(f"no embedded store at {path}")
+            report = RotationReport()
+        else:
+            report = rotate_sqlite(path, sealer, batch, progress, stop_after)
+    if stop_after is None:
+        report.archived_stale = asyncio.run(stale_archive(settings, sealer, log))
+    return report
