@@ -996,3 +996,71 @@ def test_rotation_reports_archived_sessions_under_the_old_key(tmp_path: Path) ->
             session_pb2.ListMessagesRequest(session_id=sid), metadata=alpha.auth
         )
         assert [m.content for m in page.messages] == [text]
+
+
+# ----- facts while a rotation is under way -----------------------------------
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_a_fact_stored_under_the_old_key_still_deduplicates(
+    backend_name: str, tmp_path: Path
+) -> None:
+    """Between activating a new key and finishing `keys rotate`, adding a
+    fact already stored under the old key deduplicates with it: no
+    duplicate, and on a single-valued predicate no contradiction of the
+    identical old fact."""
+    alpha, _, _ = owners()
+    keys_file = tmp_path / "encryption.keys"
+    old_key, new = ("k1", new_key()), ("k2", new_key())
+    write_keys(keys_file, [old_key])
+    encrypted = [*SERVE_ARGS, "--encryption-keys-file", str(keys_file)]
+    user = f"u-{alpha.ident}"
+    city = f"{alpha.mark('fact')} Paris"
+
+    def add(stub: Stubs) -> memory_pb2.FactResult:
+        response = stub.memory.AddFacts(
+            memory_pb2.AddFactsRequest(
+                user_id=user,
+                facts=[memory_pb2.FactInput(subject="the user", predicate="lives_in", object=city)],
+            ),
+            metadata=alpha.auth,
+        )
+        result: memory_pb2.FactResult = response.results[0]
+        return result
+
+    with backend(backend_name, "encf") as where:
+        with (
+            statekeeper_replicas(tmp_path, where, 1, encrypted) as servers,
+            stubs(servers[0].address) as stub,
+        ):
+            data_dir = servers[0].data_dir
+            stub.memory.DeclarePredicate(
+                memory_pb2.DeclarePredicateRequest(name="lives_in", single_valued=True),
+                metadata=alpha.auth,
+            )
+            first = add(stub)
+            assert first.outcome == memory_pb2.FACT_OUTCOME_CREATED
+        write_keys(keys_file, [old_key, new])
+        with (
+            statekeeper_replicas(tmp_path, where, 1, encrypted) as servers,
+            stubs(servers[0].address) as stub,
+        ):
+            again = add(stub)
+            assert again.outcome == memory_pb2.FACT_OUTCOME_DEDUPLICATED, again
+            assert again.fact.id == first.fact.id
+            assert list(again.invalidated_fact_ids) == []
+            facts = stub.memory.ListFacts(
+                memory_pb2.ListFactsRequest(user_id=user), metadata=alpha.auth
+            ).facts
+            assert [(f.id, f.object) for f in facts] == [(first.fact.id, city)]
+        # After the rotation, under the new key alone: still one fact.
+        done = rotate(where, data_dir, keys_file)
+        assert done.returncode == 0, done.stdout + done.stderr
+        write_keys(keys_file, [new])
+        with (
+            statekeeper_replicas(tmp_path, where, 1, encrypted) as servers,
+            stubs(servers[0].address) as stub,
+        ):
+            last = add(stub)
+            assert last.outcome == memory_pb2.FACT_OUTCOME_DEDUPLICATED, last
+            assert last.fact.id == first.fact.id

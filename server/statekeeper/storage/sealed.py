@@ -80,7 +80,7 @@ from statekeeper.core.sessions.models import (
     ToolCall,
 )
 from statekeeper.core.sessions.store import SessionStore
-from statekeeper.storage.sealing import HASH_MAGIC, SealedValueError, Sealer
+from statekeeper.storage.sealing import DET_MAGIC, HASH_MAGIC, SealedValueError, Sealer
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -363,19 +363,53 @@ class SealedMemory(_Forwarding):
         )
         return dataclasses.replace(batch, drafts=drafts)
 
+    async def _stable_batch(self, tenant: str, batch: FactBatch) -> FactBatch:
+        """The batch sealed as `_batch` does, except that a draft whose
+        object is already stored for the same subject and predicate in the
+        scope under another key of the ring (a key rotation is under way:
+        `keys rotate` has not re-sealed it yet) takes that stored form. A
+        deterministic seal depends on the key, so "Paris" under the new key
+        would otherwise neither deduplicate with "Paris" under the old one
+        nor spare it from contradiction on a single-valued predicate."""
+        sealed = self._batch(tenant, batch)
+        s = self._sealer
+        ring = s.ring
+        if ring is None or len(ring.keys) < 2:
+            return sealed
+        drafts = []
+        for draft in sealed.drafts:
+            if draft.object.startswith(DET_MAGIC):
+                plain = s.open_det(tenant, "fact.object", draft.object)
+                for key_id in ring.keys:
+                    if key_id == ring.active:
+                        continue
+                    older = s.seal_det(tenant, "fact.object", plain, key_id)
+                    query = FactQuery(
+                        user_id=batch.user_id,
+                        subject=entity_key(draft.subject),
+                        predicate=entity_key(draft.predicate),
+                        object=entity_key(older),
+                    )
+                    stored = await self._inner.list_facts(tenant, query, batch.now, None, 100)
+                    if any(f.user_id == batch.user_id and f.object == older for f in stored):
+                        draft = dataclasses.replace(draft, object=older)
+                        break
+            drafts.append(draft)
+        return dataclasses.replace(sealed, drafts=tuple(drafts))
+
     def _results(self, tenant: str, results: list[FactResult]) -> list[FactResult]:
         return [dataclasses.replace(r, fact=self._fact(tenant, r.fact)) for r in results]
 
     async def apply_facts(
         self, tenant: str, batch: FactBatch, audit: Any = None
     ) -> list[FactResult]:
-        got = await self._inner.apply_facts(tenant, self._batch(tenant, batch), audit)
+        got = await self._inner.apply_facts(tenant, await self._stable_batch(tenant, batch), audit)
         return self._results(tenant, got)
 
     async def consolidate(
         self, tenant: str, plan: ConsolidationPlan, audit: Any = None
     ) -> list[FactResult]:
-        sealed_plan = dataclasses.replace(plan, facts=self._batch(tenant, plan.facts))
+        sealed_plan = dataclasses.replace(plan, facts=await self._stable_batch(tenant, plan.facts))
         return self._results(tenant, await self._inner.consolidate(tenant, sealed_plan, audit))
 
     async def get_fact(self, tenant: str, fact_id: str) -> Fact | None:
