@@ -113,6 +113,7 @@ class StatekeeperServer:
         self.archive = build_archive(settings, self.storage)
         if self.archive is not None:
             self.sessions.restorer = self.archive.restore_session
+            self.sessions.archived = self.archive.is_archived
             self.archive.after_pass = lambda _: observations.swept("archiver")
         self.capabilities: list[Capability] = build_capabilities(
             settings,

@@ -130,6 +130,18 @@ def test_restore_after_another_session_reused_a_request_id(
             serve(server, base)
             with grpc.insecure_channel(server.address) as channel:
                 stub = session_pb2_grpc.SessionServiceStub(channel)  # type: ignore[no-untyped-call]
+                # Creating an archived id fails as for a hot one, and restores nothing.
+                with pytest.raises(grpc.RpcError) as exists:
+                    stub.CreateSession(
+                        session_pb2.CreateSessionRequest(
+                            session_id="s-old",
+                            session=session_pb2.Session(user_id="u1", agent_id="agent-1"),
+                        ),
+                        metadata=auth("alpha"),
+                        timeout=60,
+                    )
+                assert exists.value.code() == grpc.StatusCode.ALREADY_EXISTS
+                assert not hot(server, where)
                 stub.CreateSession(
                     session_pb2.CreateSessionRequest(
                         session_id="s-new",

@@ -369,6 +369,11 @@ class Archive:
             )
         return restored
 
+    async def is_archived(self, tenant: str, session_id: str) -> bool:
+        """True while a manifest of that session exists (it may be hot too,
+        between the archiver's manifest write and its delete)."""
+        return await self.objects.get(manifest_key(tenant, session_id)) is not None
+
     async def restore(self, tenant: str, user_id: str = "") -> int:
         """Brings back every archived session of a tenant (or of one user of
         it); returns how many."""

@@ -156,6 +156,8 @@ class SessionManager:
         # hot; called when a session is not found (True: restored, read it
         # again). None: no archive.
         self.restorer: Callable[[str, str], Awaitable[bool]] | None = None
+        # True if that session is archived (CreateSession: not restored).
+        self.archived: Callable[[str, str], Awaitable[bool]] | None = None
         self._append_listeners: list[AppendListener] = []
 
     def add_append_listener(self, listener: AppendListener) -> None:
@@ -194,10 +196,9 @@ class SessionManager:
             update_time=now,
             version=1,
         )
-        if session_id and self.restorer is not None:
-            # An archived session of that id is restored, so that the
-            # create below fails with ALREADY_EXISTS as for a hot one.
-            await self.restorer(actor.tenant, session_id)
+        archived = self.archived
+        if session_id and archived is not None and await archived(actor.tenant, session_id):
+            raise AlreadyExistsError(f"session {session_id!r} already exists")
         audit = record_for(actor, ENTITY, record.session_id, 1, now, "created")
         await self._store.create_session(
             actor.tenant, SessionVersion(1, 0, ChangeKind.CREATE, now, record), audit
