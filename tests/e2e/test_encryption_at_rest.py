@@ -1064,3 +1064,75 @@ def test_a_fact_stored_under_the_old_key_still_deduplicates(
             last = add(stub)
             assert last.outcome == memory_pb2.FACT_OUTCOME_DEDUPLICATED, last
             assert last.fact.id == first.fact.id
+
+
+# ----- RequestReply replies between replicas ----------------------------------
+
+
+def test_reply_offers_cross_redis_sealed() -> None:
+    """A RequestReply reply handed to the waiter on another replica goes
+    through Redis pub/sub: for a sensitive tenant its payload crosses sealed
+    (a subscriber sees no marker) and the waiter gets it opened."""
+    from statekeeper.core.messagebus.models import AgentMessage, Payload
+    from statekeeper.storage import sealed
+    from statekeeper.storage.redis.bus import RedisReplyWaiters
+    from statekeeper.storage.redis.codec import decode_message
+    from statekeeper.storage.sealing import sealer_from
+
+    url = running_services().redis_url
+    prefix = redis_prefix("encw")
+    sealer = sealer_from("", f"k1:{new_key()}", "", ["alpha"], [])
+    marker = f"ZQREPLY{uuid.uuid4().hex[:8].upper()}"
+
+    async def scenario() -> tuple[bytes, list[bytes]]:
+        import redis.asyncio as redis_asyncio
+
+        waiting_side = RedisReplyWaiters(url, prefix)
+        offering_side = RedisReplyWaiters(url, prefix)
+        waiting, offering = (
+            sealed.waiters(waiting_side, sealer),
+            sealed.waiters(offering_side, sealer),
+        )
+        spy = redis_asyncio.Redis.from_url(url)
+        pubsub = spy.pubsub()
+        await pubsub.psubscribe(f"{prefix}:mb:replica:*")
+        seen: list[bytes] = []
+        try:
+            await waiting_side.start()
+            await offering_side.start()
+            future = await waiting.register("alpha", "agent", "corr-1")
+            message = AgentMessage(
+                message_id="m-1",
+                to_agent="agent",
+                correlation_id="corr-1",
+                payload=Payload("application/json", 0, json.dumps(marker).encode()),
+            )
+            taken = False
+            for _ in range(100):  # bounded: the subscription of the waiting side
+                taken = await offering.offer("alpha", message)
+                if taken:
+                    break
+                await asyncio.sleep(0.1)
+            assert taken
+            got = await asyncio.wait_for(future, 30)
+            for _ in range(50):
+                item = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.2)
+                if item is None and seen:
+                    break
+                if item is not None:
+                    seen.append(bytes(item["data"]))
+            return got.payload.data, seen
+        finally:
+            await waiting_side.stop()
+            await offering_side.stop()
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await spy.aclose()
+
+    data, seen = asyncio.run(scenario())
+    assert data == json.dumps(marker).encode()
+    offers = [body for body in seen if b'"offer"' in body]
+    assert offers, seen  # the reply did cross Redis
+    assert not any(marker.encode() in body for body in offers), offers
+    # As it crossed (the message's JSON form encodes the payload): sealed.
+    payloads = [decode_message(json.loads(body)["message"]).payload.data for body in offers]
+    assert all(p.startswith(b"~sk1~k1~") for p in payloads), payloads

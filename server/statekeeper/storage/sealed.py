@@ -29,6 +29,7 @@ episodes, equality of content hashes).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 from collections.abc import Callable, Sequence
@@ -70,7 +71,7 @@ from statekeeper.core.memory.models import (
 )
 from statekeeper.core.memory.store import MemoryStore
 from statekeeper.core.messagebus.models import AgentMessage, DeadLetter, Delivery, SendOutcome
-from statekeeper.core.messagebus.store import MessageStore
+from statekeeper.core.messagebus.store import MessageStore, ReplyWaiters
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.core.sessions.models import (
     Message,
@@ -699,16 +700,20 @@ class _OpeningFeed:
 # -- message bus ----------------------------------------------------------
 
 
+def _message(s: Sealer, tenant: str, message: AgentMessage, seal: bool) -> AgentMessage:
+    """The message with its payload sealed (or opened), bound to its id."""
+    ids = (message.message_id,)
+    data = (
+        s.seal_bytes(tenant, "message.payload", ids, message.payload.data)
+        if seal
+        else s.open_bytes(tenant, "message.payload", ids, message.payload.data)
+    )
+    return dataclasses.replace(message, payload=dataclasses.replace(message.payload, data=data))
+
+
 class SealedMessages(_Forwarding):
     def _message(self, tenant: str, message: AgentMessage, seal: bool) -> AgentMessage:
-        s = self._sealer
-        ids = (message.message_id,)
-        data = (
-            s.seal_bytes(tenant, "message.payload", ids, message.payload.data)
-            if seal
-            else s.open_bytes(tenant, "message.payload", ids, message.payload.data)
-        )
-        return dataclasses.replace(message, payload=dataclasses.replace(message.payload, data=data))
+        return _message(self._sealer, tenant, message, seal)
 
     async def insert(
         self, tenant: str, message: AgentMessage, *args: Any, **kwargs: Any
@@ -735,6 +740,51 @@ class SealedMessages(_Forwarding):
         ]
 
 
+class SealedReplyWaiters(_Forwarding):
+    """RequestReply waiters whose offered replies cross replicas sealed
+    (the Redis waiters PUBLISH the message to the replica that waits): the
+    payload is sealed as the stored message's is, and opened on the waiting
+    replica before the waiter gets it."""
+
+    def _message(self, tenant: str, message: AgentMessage, seal: bool) -> AgentMessage:
+        return _message(self._sealer, tenant, message, seal)
+
+    async def offer(self, tenant: str, message: AgentMessage) -> bool:
+        return bool(await self._inner.offer(tenant, self._message(tenant, message, True)))
+
+    async def register(
+        self, tenant: str, agent: str, correlation_id: str
+    ) -> asyncio.Future[AgentMessage]:
+        inner: asyncio.Future[AgentMessage] = await self._inner.register(
+            tenant, agent, correlation_id
+        )
+        outer: asyncio.Future[AgentMessage] = asyncio.get_running_loop().create_future()
+
+        def relay(done: asyncio.Future[AgentMessage]) -> None:
+            if outer.done():
+                return
+            if done.cancelled():
+                outer.cancel()
+                return
+            error = done.exception()
+            if error is not None:
+                outer.set_exception(error)
+                return
+            try:
+                outer.set_result(self._message(tenant, done.result(), False))
+            except Exception as exc:  # a reply that does not open
+                outer.set_exception(exc)
+
+        def cancel_inner(done: asyncio.Future[AgentMessage]) -> None:
+            # A waiter that left (timeout, cancellation) takes no more offers.
+            if done.cancelled() and not inner.done():
+                inner.cancel()
+
+        inner.add_done_callback(relay)
+        outer.add_done_callback(cancel_inner)
+        return outer
+
+
 # -- assembly -------------------------------------------------------------
 
 
@@ -756,3 +806,7 @@ def blackboard(store: BlackboardStore, sealer: Sealer | None) -> BlackboardStore
 
 def messages(store: MessageStore, sealer: Sealer | None) -> MessageStore:
     return store if sealer is None else cast(MessageStore, SealedMessages(store, sealer))
+
+
+def waiters(inner: ReplyWaiters, sealer: Sealer | None) -> ReplyWaiters:
+    return inner if sealer is None else cast(ReplyWaiters, SealedReplyWaiters(inner, sealer))
