@@ -249,7 +249,8 @@ class ProductionMessageBus:
         self.bus = MessageBus(
             self.store,
             self.notifier,
-            self.waiters,
+            # Replies cross Redis sealed for sensitive tenants, as stored.
+            sealed.waiters(self.waiters, sealer_for(settings)),
             settings.capability_limits.messagebus,
             settings.limits,
         )
