@@ -446,7 +446,10 @@ async def test_async_inbox_consumer_and_watch_across_restarts(server: LiveServer
     async def handle(delivery: message_pb2.Delivery) -> None:
         if int(delivery.message.payload.data) == 3:
             third.append(delivery.delivery_count)
-            if delivery.delivery_count == 1:
+            # Its first handler run fails, whichever delivery that is: a
+            # delivery whose lease lapsed during a restart is not handled, so
+            # the first run may be of delivery 2.
+            if len(third) == 1:
                 raise RuntimeError("fail once")
         await asyncio.sleep(0.01)
         done.append(delivery.message.message_id)
@@ -488,6 +491,6 @@ async def test_async_inbox_consumer_and_watch_across_restarts(server: LiveServer
         watcher.cancel()
     assert set(done) == set(sent)
     assert seen == acked
-    assert consumer.stats.failed == 1 and third[0] == 1 and third[-1] >= 2
+    assert consumer.stats.failed == 1 and len(third) >= 2 and third[-1] > third[0]
     # The nack is settled, unless a kill took it (then the lease ran out).
     assert consumer.stats.nacked + consumer.stats.expired >= 1
