@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +44,7 @@ from statekeeper.core.blackboard.store import (
 from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.embedded.erasure import run_steps
+from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.blackboard import (
     above_current,
@@ -434,22 +434,7 @@ class EmbeddedBlackboardStore(BlackboardStore):
 
 
 def _migrate(db: sqlite3.Connection) -> None:
-    with db:
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS blackboard_schema"
-            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
-        )
-    applied = {row[0] for row in db.execute("SELECT version FROM blackboard_schema")}
-    for version, statements in SCHEMA:
-        if version in applied:
-            continue
-        with db:
-            for statement in statements:
-                db.execute(statement)
-            db.execute(
-                "INSERT INTO blackboard_schema (version, applied_at) VALUES (?, ?)",
-                (version, time.time()),
-            )
+    apply_migrations(db, "blackboard_schema", SCHEMA)
 
 
 def _consume(future: asyncio.Future[Any]) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import time
 from collections.abc import Callable, Sequence
 
 from statekeeper.core.audit.models import AuditRecord
@@ -38,6 +37,7 @@ from statekeeper.core.messagebus.store import (
 )
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.embedded.erasure import run_steps
+from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.erasure import messagebus_steps
 from statekeeper.storage.shared.messagebus import (
@@ -367,22 +367,7 @@ _REDRIVE = (
 
 
 def _migrate(db: sqlite3.Connection) -> None:
-    with db:
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS messagebus_schema"
-            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
-        )
-    applied = {row[0] for row in db.execute("SELECT version FROM messagebus_schema")}
-    for version, statements in SCHEMA:
-        if version in applied:
-            continue
-        with db:
-            for statement in statements:
-                db.execute(statement)
-            db.execute(
-                "INSERT INTO messagebus_schema (version, applied_at) VALUES (?, ?)",
-                (version, time.time()),
-            )
+    apply_migrations(db, "messagebus_schema", SCHEMA)
 
 
 def _row(db: sqlite3.Connection, tenant: str, message_id: str) -> sqlite3.Row | None:
