@@ -156,11 +156,11 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             code = "UNKNOWN"
             response = None
             try:
-                response = await _run(inner(request, context), context)
-                code = _code_of(context, "OK")
+                response = await run_behavior(inner(request, context), context)
+                code = ending_code(context, "OK")
                 return response
             except BaseException as exc:
-                code = _code_of(context, _code_for(exc))
+                code = ending_code(context, exception_code(exc))
                 raise
             finally:
                 # A single response is serialized after this returns: its size
@@ -216,7 +216,7 @@ def _counting(
     return serialize
 
 
-async def _run(result: Any, context: grpc.aio.ServicerContext) -> Any:
+async def run_behavior(result: Any, context: grpc.aio.ServicerContext) -> Any:
     """Runs a behaviour's result: a coroutine (returning the response, or
     writing a stream through the context itself) or an async generator,
     whose responses are written here."""
@@ -231,7 +231,7 @@ async def _run(result: Any, context: grpc.aio.ServicerContext) -> Any:
     return None
 
 
-def _code_of(context: grpc.aio.ServicerContext, fallback: str) -> str:
+def ending_code(context: grpc.aio.ServicerContext, fallback: str) -> str:
     """The code the call ends with: the one its handler set or aborted
     with, else `fallback`."""
     code = context.code()
@@ -242,7 +242,7 @@ def _code_of(context: grpc.aio.ServicerContext, fallback: str) -> str:
     return fallback
 
 
-def _code_for(exc: BaseException) -> str:
+def exception_code(exc: BaseException) -> str:
     if isinstance(exc, asyncio.CancelledError):
         return "CANCELLED"
     if isinstance(exc, StatekeeperError):

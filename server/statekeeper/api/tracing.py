@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from statekeeper.api.access_log import _code_for, _code_of, _run
+from statekeeper.api.access_log import ending_code, exception_code, run_behavior
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -204,11 +204,11 @@ class TracingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             ) as span:
                 code = "UNKNOWN"
                 try:
-                    response = await _run(inner(request, context), context)
-                    code = _code_of(context, "OK")
+                    response = await run_behavior(inner(request, context), context)
+                    code = ending_code(context, "OK")
                     return response
                 except BaseException as exc:
-                    code = _code_of(context, _code_for(exc))
+                    code = ending_code(context, exception_code(exc))
                     raise
                 finally:
                     status = grpc.StatusCode[code] if code in grpc.StatusCode.__members__ else None
