@@ -27,7 +27,7 @@ from typing import Any
 
 import grpc
 
-from statekeeper.api.interceptor import _presented_key, certificate_names
+from statekeeper.api.interceptor import certificate_names, presented_key
 from statekeeper.core.errors import StatekeeperError
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.telemetry import CallRecord, RpcMetrics
@@ -114,7 +114,7 @@ class AccessLog:
         logged (the domain interceptor's identity ends with the call)."""
         try:
             return self._authenticator.authenticate(
-                _presented_key(context), certificate_names(context)
+                presented_key(context), certificate_names(context)
             ).tenant
         except StatekeeperError:
             return "-"  # unauthenticated: the code says so

@@ -121,7 +121,7 @@ def _pack(message: Any) -> any_pb2.Any:
     return packed
 
 
-def _presented_key(context: grpc.aio.ServicerContext) -> str | None:
+def presented_key(context: grpc.aio.ServicerContext) -> str | None:
     for key, value in context.invocation_metadata() or ():
         if key == "x-api-key" and isinstance(value, str):
             return value
@@ -259,7 +259,7 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         outcome = "OK"
         token: contextvars.Token[Actor] | None = None
         try:
-            presented = _presented_key(context)
+            presented = presented_key(context)
             try:
                 principal = self._authenticator.authenticate(presented, certificate_names(context))
             except UnauthenticatedError as exc:
