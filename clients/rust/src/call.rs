@@ -96,9 +96,10 @@ const CONNECTION_LOST: &[&str] = &[
 ];
 
 /// True if `status` says the server was not reached, the connection was lost,
-/// or the server asked to be retried: UNAVAILABLE, or the UNKNOWN status tonic
+/// or the server asked to be retried: UNAVAILABLE, the UNKNOWN status tonic
 /// reports for a channel without a connection or a connection that broke
-/// (what grpc-core calls UNAVAILABLE).
+/// (what grpc-core calls UNAVAILABLE), or the CANCELLED it reports for a
+/// request that was queued on a connection that closed.
 pub fn is_transient(status: &Status) -> bool {
     match status.code() {
         Code::Unavailable => true,
@@ -108,9 +109,21 @@ pub fn is_transient(status: &Status) -> bool {
                 .any(|prefix| status.message().starts_with(prefix))
                 || caused_by_io(status)
         }
+        // hyper cancels a request it had queued on a connection that then
+        // closed: the request never reached the server, so sending it again
+        // is as safe as after UNAVAILABLE. A CANCELLED the server sent has no
+        // transport error behind it.
+        Code::Cancelled => {
+            status.message().starts_with(REQUEST_NOT_SENT)
+                && std::error::Error::source(status).is_some()
+        }
         _ => false,
     }
 }
+
+/// The message of hyper's error for a request canceled because its
+/// connection closed before the request was sent.
+const REQUEST_NOT_SENT: &str = "operation was canceled";
 
 /// True if an I/O error is in the status's source chain.
 fn caused_by_io(status: &Status) -> bool {
@@ -182,5 +195,25 @@ where
             }
             Err(status) => return Err(RpcError::new(status, method)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_request_canceled_by_its_closed_connection_is_transient() {
+        let mut status = Status::cancelled(REQUEST_NOT_SENT);
+        let closed = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection closed");
+        status.set_source(Arc::new(closed));
+        assert!(is_transient(&status));
+    }
+
+    #[test]
+    fn a_cancelled_status_from_the_server_is_not_transient() {
+        assert!(!is_transient(&Status::cancelled(REQUEST_NOT_SENT)));
+        assert!(!is_transient(&Status::cancelled("Timeout expired")));
     }
 }
