@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import grpc
 
@@ -20,6 +20,7 @@ from statekeeper.api import blackboard_servicer, messagebus_servicer
 from statekeeper.api.checkpoint_servicer import register as register_checkpoints
 from statekeeper.api.items_servicer import register as register_items
 from statekeeper.config import CapabilityLimits, Settings
+from statekeeper.core.archive.service import Archive
 from statekeeper.core.audit.store import AuditStore
 from statekeeper.core.blackboard.models import BlackboardLimits
 from statekeeper.core.blackboard.service import Blackboard
@@ -88,6 +89,15 @@ class Capability(Protocol):
 
     async def close(self) -> None:
         """Releases stores, after the server stopped."""
+
+
+@runtime_checkable
+class ArchivingCapability(Protocol):
+    """A capability whose cold state the archive tier moves (core/archive):
+    it adds its unit kind to the archive and lets its service read archived
+    state (restore or read through)."""
+
+    def attach_archive(self, archive: Archive, settings: Settings) -> None: ...
 
 
 class BlackboardCapability:

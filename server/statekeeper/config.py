@@ -85,6 +85,10 @@ class Settings:
     # configured by the AWS_* environment variables), and when.
     archive_url: str = ""
     archive_sessions_after_days: float = 0.0
+    archive_checkpoints_after_days: float = 0.0
+    archive_episodes_after_days: float = 0.0
+    archive_audit_after_days: float = 0.0
+    archive_blackboard_history: bool = False
     archive_interval_seconds: float = 300.0
     archive_batch_size: int = 100
     shutdown_grace_seconds: float = 10.0
@@ -181,6 +185,15 @@ _OPTIONS: dict[str, str] = {
     " AWS_SECRET_ACCESS_KEY, AWS_REGION; unset: DATA_DIR/archive)",
     "archive_sessions_after_days": "archive sessions without a TTL not updated for this many days"
     " (0: never); a read brings an archived session back",
+    "archive_checkpoints_after_days": "archive the checkpoint history of executions whose last"
+    " checkpoint is this many days old (the latest checkpoint of each namespace stays hot;"
+    " 0: never); reading an archived checkpoint brings the history back",
+    "archive_episodes_after_days": "archive the episodes of users who recorded none for this"
+    " many days (they leave the vector index; 0: never); listing them brings them back",
+    "archive_audit_after_days": "archive audit records older than this many days (0: never);"
+    " audit queries read archived records through",
+    "archive_blackboard_history": "archive blackboard history before compaction deletes it"
+    " (history reads of compacted revisions read it through)",
     "archive_interval_seconds": "seconds between passes of the archiver",
     "archive_batch_size": "units (e.g. sessions) the archiver moves per batch",
     "shutdown_grace_seconds": "seconds in-flight calls get to finish on SIGTERM",
@@ -514,6 +527,16 @@ def _checked_limit(name: str, value: Any) -> Any:
     return value
 
 
+# The settings that turn an archive unit kind on (core/archive).
+ARCHIVE_POLICIES = (
+    "archive_sessions_after_days",
+    "archive_checkpoints_after_days",
+    "archive_episodes_after_days",
+    "archive_audit_after_days",
+    "archive_blackboard_history",
+)
+
+
 def _check(settings: Settings) -> None:
     host, sep, port = settings.listen.rpartition(":")
     if not sep or not host or not port.isdigit():
@@ -534,18 +557,19 @@ def _check(settings: Settings) -> None:
         raise ConfigError("metrics_sample_interval_seconds: must be positive")
     if settings.expired_retention_seconds < 0:
         raise ConfigError("expired_retention_seconds: must not be negative")
-    if settings.archive_sessions_after_days < 0:
-        raise ConfigError("archive_sessions_after_days: must not be negative")
     if settings.archive_interval_seconds <= 0:
         raise ConfigError("archive_interval_seconds: must be positive")
     if settings.archive_batch_size <= 0:
         raise ConfigError("archive_batch_size: must be positive")
-    archiving = settings.archive_sessions_after_days > 0
-    if archiving and settings.production and not settings.archive_url:
-        raise ConfigError(
-            "archive_sessions_after_days: the production tier needs archive_url, a store every"
-            " replica reaches (e.g. s3://bucket/prefix)"
-        )
+    for name in ARCHIVE_POLICIES:
+        days = getattr(settings, name)
+        if isinstance(days, float) and days < 0:
+            raise ConfigError(f"{name}: must not be negative")
+        if days and settings.production and not settings.archive_url:
+            raise ConfigError(
+                f"{name}: the production tier needs archive_url, a store every"
+                " replica reaches (e.g. s3://bucket/prefix)"
+            )
     if settings.usage_interval_seconds <= 0:
         raise ConfigError("usage_interval_seconds: must be positive")
     if settings.shutdown_grace_seconds < 0:

@@ -30,6 +30,7 @@ from statekeeper.api.interceptor import DomainInterceptor, FailedAuthentications
 from statekeeper.api.session_servicer import SessionServicer
 from statekeeper.capabilities import (
     CAPABILITY_SERVICES,
+    ArchivingCapability,
     Capability,
     Memory,
     ProductionMemory,
@@ -109,7 +110,7 @@ class StatekeeperServer:
             summarizer,
             settings.limits,
         )
-        # The archive tier: cold sessions in an object store, restored on read.
+        # The archive tier: cold state in an object store, restored on read.
         self.archive = build_archive(settings, self.storage)
         if self.archive is not None:
             self.sessions.restorer = self.archive.restore_session
@@ -122,6 +123,11 @@ class StatekeeperServer:
             counter,
             summarizer if settings.summarizer_url else None,
         )
+        if self.archive is not None:
+            # Capabilities that archive register their unit kinds and hooks.
+            for capability in self.capabilities:
+                if isinstance(capability, ArchivingCapability):
+                    capability.attach_archive(self.archive, settings)
         self.audit = AuditLog(self.storage.audit, settings.limits)
         self.authenticator = Authenticator(
             settings.api_keys, settings.tls_client_tenants, keys_file=bool(settings.api_keys_file)

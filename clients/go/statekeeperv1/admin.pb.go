@@ -597,8 +597,8 @@ func (x *EraseUserResponse) GetUserHash() string {
 // RestoreArchivedRequest is the request of AdminService.RestoreArchived.
 type RestoreArchivedRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Only this user's archived sessions; unset: every archived session of the
-	// caller's tenant.
+	// Only this user's archived units (sessions, episodes); unset: every
+	// archived unit of the caller's tenant.
 	UserId        string `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -647,8 +647,12 @@ type RestoreArchivedResponse struct {
 	// Sessions brought back hot by this call (0 when nothing was archived, or
 	// the deployment has no archive).
 	RestoredSessions int64 `protobuf:"varint,1,opt,name=restored_sessions,json=restoredSessions,proto3" json:"restored_sessions,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Units brought back hot by this call, per capability that restores
+	// ("sessions", "checkpoints", "episodes"); capabilities whose archive is
+	// read through (audit records, blackboard history) are not listed.
+	Restored      []*RestoredCount `protobuf:"bytes,2,rep,name=restored,proto3" json:"restored,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RestoreArchivedResponse) Reset() {
@@ -684,6 +688,70 @@ func (*RestoreArchivedResponse) Descriptor() ([]byte, []int) {
 func (x *RestoreArchivedResponse) GetRestoredSessions() int64 {
 	if x != nil {
 		return x.RestoredSessions
+	}
+	return 0
+}
+
+func (x *RestoreArchivedResponse) GetRestored() []*RestoredCount {
+	if x != nil {
+		return x.Restored
+	}
+	return nil
+}
+
+// RestoredCount is how many archived units of one capability a restore
+// brought back.
+type RestoredCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The capability, e.g. "checkpoints" (a checkpoint history of one
+	// execution is one unit) or "episodes" (one user's archived episodes).
+	Capability string `protobuf:"bytes,1,opt,name=capability,proto3" json:"capability,omitempty"`
+	// Units brought back hot.
+	Count         int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoredCount) Reset() {
+	*x = RestoredCount{}
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoredCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoredCount) ProtoMessage() {}
+
+func (x *RestoredCount) ProtoReflect() protoreflect.Message {
+	mi := &file_statekeeper_v1_admin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoredCount.ProtoReflect.Descriptor instead.
+func (*RestoredCount) Descriptor() ([]byte, []int) {
+	return file_statekeeper_v1_admin_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *RestoredCount) GetCapability() string {
+	if x != nil {
+		return x.Capability
+	}
+	return ""
+}
+
+func (x *RestoredCount) GetCount() int64 {
+	if x != nil {
+		return x.Count
 	}
 	return 0
 }
@@ -740,9 +808,15 @@ const file_statekeeper_v1_admin_proto_rawDesc = "" +
 	"\adry_run\x18\x02 \x01(\bB\x04\xe2A\x01\x03R\x06dryRun\x12!\n" +
 	"\tuser_hash\x18\x03 \x01(\tB\x04\xe2A\x01\x03R\buserHash\"7\n" +
 	"\x16RestoreArchivedRequest\x12\x1d\n" +
-	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x01R\x06userId\"F\n" +
+	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x01R\x06userId\"\x81\x01\n" +
 	"\x17RestoreArchivedResponse\x12+\n" +
-	"\x11restored_sessions\x18\x01 \x01(\x03R\x10restoredSessions2\xab\x02\n" +
+	"\x11restored_sessions\x18\x01 \x01(\x03R\x10restoredSessions\x129\n" +
+	"\brestored\x18\x02 \x03(\v2\x1d.statekeeper.v1.RestoredCountR\brestored\"E\n" +
+	"\rRestoredCount\x12\x1e\n" +
+	"\n" +
+	"capability\x18\x01 \x01(\tR\n" +
+	"capability\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count2\xab\x02\n" +
 	"\fAdminService\x12e\n" +
 	"\x10ListAuditRecords\x12'.statekeeper.v1.ListAuditRecordsRequest\x1a(.statekeeper.v1.ListAuditRecordsResponse\x12P\n" +
 	"\tEraseUser\x12 .statekeeper.v1.EraseUserRequest\x1a!.statekeeper.v1.EraseUserResponse\x12b\n" +
@@ -762,7 +836,7 @@ func file_statekeeper_v1_admin_proto_rawDescGZIP() []byte {
 	return file_statekeeper_v1_admin_proto_rawDescData
 }
 
-var file_statekeeper_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_statekeeper_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_statekeeper_v1_admin_proto_goTypes = []any{
 	(*AuditRecord)(nil),              // 0: statekeeper.v1.AuditRecord
 	(*ListAuditRecordsRequest)(nil),  // 1: statekeeper.v1.ListAuditRecordsRequest
@@ -773,26 +847,28 @@ var file_statekeeper_v1_admin_proto_goTypes = []any{
 	(*EraseUserResponse)(nil),        // 6: statekeeper.v1.EraseUserResponse
 	(*RestoreArchivedRequest)(nil),   // 7: statekeeper.v1.RestoreArchivedRequest
 	(*RestoreArchivedResponse)(nil),  // 8: statekeeper.v1.RestoreArchivedResponse
-	(*timestamppb.Timestamp)(nil),    // 9: google.protobuf.Timestamp
+	(*RestoredCount)(nil),            // 9: statekeeper.v1.RestoredCount
+	(*timestamppb.Timestamp)(nil),    // 10: google.protobuf.Timestamp
 }
 var file_statekeeper_v1_admin_proto_depIdxs = []int32{
-	9, // 0: statekeeper.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	9, // 1: statekeeper.v1.ListAuditRecordsRequest.start_time:type_name -> google.protobuf.Timestamp
-	9, // 2: statekeeper.v1.ListAuditRecordsRequest.end_time:type_name -> google.protobuf.Timestamp
-	0, // 3: statekeeper.v1.ListAuditRecordsResponse.audit_records:type_name -> statekeeper.v1.AuditRecord
-	4, // 4: statekeeper.v1.EraseUserRequest.item_namespaces:type_name -> statekeeper.v1.ErasedItemNamespace
-	5, // 5: statekeeper.v1.EraseUserResponse.counts:type_name -> statekeeper.v1.ErasedCount
-	1, // 6: statekeeper.v1.AdminService.ListAuditRecords:input_type -> statekeeper.v1.ListAuditRecordsRequest
-	3, // 7: statekeeper.v1.AdminService.EraseUser:input_type -> statekeeper.v1.EraseUserRequest
-	7, // 8: statekeeper.v1.AdminService.RestoreArchived:input_type -> statekeeper.v1.RestoreArchivedRequest
-	2, // 9: statekeeper.v1.AdminService.ListAuditRecords:output_type -> statekeeper.v1.ListAuditRecordsResponse
-	6, // 10: statekeeper.v1.AdminService.EraseUser:output_type -> statekeeper.v1.EraseUserResponse
-	8, // 11: statekeeper.v1.AdminService.RestoreArchived:output_type -> statekeeper.v1.RestoreArchivedResponse
-	9, // [9:12] is the sub-list for method output_type
-	6, // [6:9] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	10, // 0: statekeeper.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	10, // 1: statekeeper.v1.ListAuditRecordsRequest.start_time:type_name -> google.protobuf.Timestamp
+	10, // 2: statekeeper.v1.ListAuditRecordsRequest.end_time:type_name -> google.protobuf.Timestamp
+	0,  // 3: statekeeper.v1.ListAuditRecordsResponse.audit_records:type_name -> statekeeper.v1.AuditRecord
+	4,  // 4: statekeeper.v1.EraseUserRequest.item_namespaces:type_name -> statekeeper.v1.ErasedItemNamespace
+	5,  // 5: statekeeper.v1.EraseUserResponse.counts:type_name -> statekeeper.v1.ErasedCount
+	9,  // 6: statekeeper.v1.RestoreArchivedResponse.restored:type_name -> statekeeper.v1.RestoredCount
+	1,  // 7: statekeeper.v1.AdminService.ListAuditRecords:input_type -> statekeeper.v1.ListAuditRecordsRequest
+	3,  // 8: statekeeper.v1.AdminService.EraseUser:input_type -> statekeeper.v1.EraseUserRequest
+	7,  // 9: statekeeper.v1.AdminService.RestoreArchived:input_type -> statekeeper.v1.RestoreArchivedRequest
+	2,  // 10: statekeeper.v1.AdminService.ListAuditRecords:output_type -> statekeeper.v1.ListAuditRecordsResponse
+	6,  // 11: statekeeper.v1.AdminService.EraseUser:output_type -> statekeeper.v1.EraseUserResponse
+	8,  // 12: statekeeper.v1.AdminService.RestoreArchived:output_type -> statekeeper.v1.RestoreArchivedResponse
+	10, // [10:13] is the sub-list for method output_type
+	7,  // [7:10] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_statekeeper_v1_admin_proto_init() }
@@ -806,7 +882,7 @@ func file_statekeeper_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_statekeeper_v1_admin_proto_rawDesc), len(file_statekeeper_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

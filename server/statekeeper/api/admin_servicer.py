@@ -66,5 +66,11 @@ class AdminServicer(admin_pb2_grpc.AdminServiceServicer):
         tenant = current_tenant()
         if self._archive is None:
             return pb.RestoreArchivedResponse(restored_sessions=0)
-        restored = await self._archive.restore(tenant, request.user_id)
-        return pb.RestoreArchivedResponse(restored_sessions=restored)
+        restored = await self._archive.restore_all(tenant, request.user_id)
+        return pb.RestoreArchivedResponse(
+            restored_sessions=restored.get("sessions", 0),
+            restored=[
+                pb.RestoredCount(capability=capability, count=count)
+                for capability, count in sorted(restored.items())
+            ],
+        )

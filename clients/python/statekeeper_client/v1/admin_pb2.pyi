@@ -109,7 +109,17 @@ class RestoreArchivedRequest(_message.Message):
     def __init__(self, user_id: _Optional[str] = ...) -> None: ...
 
 class RestoreArchivedResponse(_message.Message):
-    __slots__ = ("restored_sessions",)
+    __slots__ = ("restored_sessions", "restored")
     RESTORED_SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    RESTORED_FIELD_NUMBER: _ClassVar[int]
     restored_sessions: int
-    def __init__(self, restored_sessions: _Optional[int] = ...) -> None: ...
+    restored: _containers.RepeatedCompositeFieldContainer[RestoredCount]
+    def __init__(self, restored_sessions: _Optional[int] = ..., restored: _Optional[_Iterable[_Union[RestoredCount, _Mapping]]] = ...) -> None: ...
+
+class RestoredCount(_message.Message):
+    __slots__ = ("capability", "count")
+    CAPABILITY_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    capability: str
+    count: int
+    def __init__(self, capability: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...

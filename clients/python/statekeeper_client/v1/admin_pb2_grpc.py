@@ -118,13 +118,15 @@ class AdminServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RestoreArchived(self, request, context):
-        """Brings the caller's archived sessions back hot in bulk (the archive tier,
-        README "The archive tier"): every archived session of the tenant, or only
-        those of `user_id`. A read of one archived session restores it by itself;
-        this call is for bringing a whole tenant or user back at once (e.g.
-        before the archive policy is turned off). Restored sessions are not
-        archived again for one policy period. Idempotent: a session already hot
-        is skipped, and a call that fails half-way can be repeated.
+        """Brings the caller's archived units back hot in bulk (the archive tier,
+        README "The archive tier"): sessions, checkpoint histories and users'
+        episodes, every one of the tenant, or only those of `user_id`. A read of
+        one archived unit restores it by itself; this call is for bringing a
+        whole tenant or user back at once (e.g. before the archive policy is
+        turned off). Restored units are not archived again for one policy
+        period. Idempotent: a unit already hot is skipped, and a call that fails
+        half-way can be repeated. Archived audit records and blackboard history
+        are read through and stay archived.
 
         Errors: INVALID_ARGUMENT (INVALID_FIELD) for a malformed `user_id`;
         UNAVAILABLE (STORAGE_UNAVAILABLE) if the durable store or the object

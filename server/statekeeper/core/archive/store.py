@@ -1,18 +1,21 @@
-"""What the archive needs from the database, per backend
-(storage/archive/embedded.py and postgres.py).
+"""What the archive needs from the object store and from each capability.
 
-A unit is what is archived and restored as one: here a session with its
-messages, versions and append receipts. Its rows travel as a chunk in the
-export format of `statekeeper export` (admin/transfer.py), so a chunk can
-be checked and imported by that tooling.
+A unit is what is archived and restored as one (a session with its rows;
+a checkpoint history; a user's episodes; ...). Its rows travel as a chunk
+in the export format of `statekeeper export` (admin/transfer.py), so a
+chunk can be checked and imported by that tooling. Each capability that
+archives is a `UnitKind` (sessions: core/archive/sessions.py); the archive
+(core/archive/service.py) does the rest the same way for every kind:
+object keys, verified writes, manifests, markers, ordering for crash
+safety, restore locks, erasure and repair.
 """
 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class ObjectStore(Protocol):
@@ -34,12 +37,18 @@ class ObjectStore(Protocol):
 
 
 @dataclass(frozen=True)
-class SessionCandidate:
+class Candidate:
+    """A unit a kind offers the archiver."""
+
     tenant: str
-    session_id: str
+    unit: str  # the unit's id within its capability
+    # The user the unit belongs to ("": the tenant's; it gets no user
+    # marker, so EraseUser and a per-user restore do not see it).
     user_id: str
-    create_time: float
-    update_time: float
+    # Where the next page of candidates starts (the kind's own order).
+    cursor: tuple[Any, ...]
+    # False: listed for paging only (not cold yet).
+    due: bool = True
 
 
 @dataclass(frozen=True)
@@ -48,14 +57,72 @@ class ExportedUnit:
 
     path: Path
     user_id: str
-    # The session's version in the snapshot the chunk was read from: its
-    # hot rows are deleted only if the session is still at this version.
+    # What the hot rows must still be for the archiver to delete them (a
+    # session's version, a history's last checkpoint, ...): the kind's
+    # compare-and-delete checks it.
     version: int
     counts: dict[str, int]
     rows_sha256: str
+    # Kept in the manifest for the kind (e.g. the ids of the archived rows,
+    # or the time range they cover).
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
-class ArchiveDatabase(Protocol):
+class UnitKind(Protocol):
+    """One capability's units: how to find, export, delete, restore them."""
+
+    # The key segment and the manifest's "capability" (never "users").
+    capability: str
+    # Units idle this many days are archived (0: this kind is not).
+    after_days: float
+    # False: archived units are read through (by the capability, through
+    # Archive.unit_rows), never restored hot.
+    restorable: bool
+
+    async def candidates(
+        self, cutoff: float, after: tuple[Any, ...] | None, limit: int
+    ) -> list[Candidate]:
+        """Up to `limit` units after cursor `after`, in the kind's order;
+        `due` for those idle since before `cutoff` (epoch seconds)."""
+
+    async def export(self, tenant: str, unit: str, path: Path) -> ExportedUnit | None:
+        """Writes the unit's rows as one chunk, read in one snapshot (None:
+        nothing to archive)."""
+
+    async def delete_hot(self, tenant: str, unit: str, exported: ExportedUnit) -> bool | None:
+        """Deletes the exported rows in one transaction if the unit is still
+        as exported (and drops caches of them, and writes an audit record
+        when the capability audits): True deleted, None changed since the
+        export (nothing deleted), False gone meanwhile (nothing to delete)."""
+
+    async def restore(self, tenant: str, unit: str, chunk: Path, extra: dict[str, Any]) -> bool:
+        """Inserts the chunk's rows in one transaction; False (and nothing
+        written) when the unit's rows are hot already."""
+
+    async def is_hot(self, tenant: str, unit: str, extra: dict[str, Any]) -> bool:
+        """True when the rows a manifest stands for are in the database
+        (hot rows win: `repair` then removes the objects)."""
+
+
+class ArchiveLock(Protocol):
+    def exclusive(self) -> AbstractAsyncContextManager[bool]:
+        """Held for an archiver pass: True when this process may run it (one
+        archiver at a time over one database), False when another has it."""
+
+
+@dataclass(frozen=True)
+class SessionCandidate:
+    tenant: str
+    session_id: str
+    user_id: str
+    create_time: float
+    update_time: float
+
+
+class ArchiveDatabase(ArchiveLock, Protocol):
+    """The sessions' side of the archive, per backend
+    (storage/archive/embedded.py and postgres.py)."""
+
     backend: str
 
     async def session_candidates(
@@ -73,7 +140,3 @@ class ArchiveDatabase(Protocol):
 
     async def session_version(self, tenant: str, session_id: str) -> int | None:
         """The hot session's version, None if it is not hot."""
-
-    def exclusive(self) -> AbstractAsyncContextManager[bool]:
-        """Held for an archiver pass: True when this process may run it (one
-        archiver at a time over one database), False when another has it."""

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from statekeeper.config import Settings
+from statekeeper.config import ARCHIVE_POLICIES, Settings
 from statekeeper.core.archive.service import Archive, ArchivePolicy
-from statekeeper.core.archive.store import ArchiveDatabase
+from statekeeper.core.archive.sessions import SessionUnits
+from statekeeper.core.archive.store import ArchiveDatabase, UnitKind
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.objects import open_store
@@ -19,9 +20,10 @@ def build_archive(settings: Settings, storage: Storage) -> Archive | None:
     database: ArchiveDatabase
     if isinstance(storage, ProductionStorage):
         if not settings.archive_url:
-            if settings.archive_sessions_after_days > 0:
+            policies = [name for name in ARCHIVE_POLICIES if getattr(settings, name)]
+            if policies:
                 raise ValueError(
-                    "archive_sessions_after_days: the production tier needs --archive-url"
+                    f"{policies[0]}: the production tier needs --archive-url"
                     " (a store every replica reaches, e.g. s3://bucket/prefix)"
                 )
             return None
@@ -34,10 +36,12 @@ def build_archive(settings: Settings, storage: Storage) -> Archive | None:
         database = EmbeddedArchiveDatabase(storage, Path(settings.data_dir))
     else:
         return None
+    kinds: list[UnitKind] = [
+        SessionUnits(database, storage.sessions, settings.archive_sessions_after_days)
+    ]
     policy = ArchivePolicy(
-        sessions_after_days=settings.archive_sessions_after_days,
         interval_seconds=settings.archive_interval_seconds,
         batch_size=settings.archive_batch_size,
     )
     objects = open_store(settings.archive_url, Path(settings.data_dir))
-    return Archive(objects, database, storage.sessions, policy, limits=settings.limits)
+    return Archive(objects, database, kinds, policy, limits=settings.limits)
