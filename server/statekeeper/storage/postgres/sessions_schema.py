@@ -155,6 +155,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION audit_chain_link()",
         ),
     ),
+    Migration(
+        5,
+        "audit_log by (tenant, time), for the audit archiver's whole UTC days",
+        ("CREATE INDEX audit_by_time ON audit_log (tenant, time)",),
+    ),
 )
 
 
