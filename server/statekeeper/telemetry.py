@@ -230,6 +230,32 @@ class HookCollector(Collector):
         for sweeper, when in sorted(sweeps.items()):
             age.add_metric((sweeper,), now - when)
         yield age
+        yield from _archive_families()
+
+
+def _archive_families() -> Iterator[Any]:
+    moves, failures = observations.archive_snapshot()
+    units = CounterMetricFamily(
+        "statekeeper_archive_units",
+        "Units (a session, a checkpoint history, a user's episodes, ...) the archive tier"
+        " moved out of the database (archived) or back (restored).",
+        labels=("capability", "direction"),
+    )
+    rows = CounterMetricFamily(
+        "statekeeper_archive_rows",
+        "Database rows in those units.",
+        labels=("capability", "direction"),
+    )
+    for (capability, direction), (unit_count, row_count) in sorted(moves.items()):
+        units.add_metric((capability, direction), unit_count)
+        rows.add_metric((capability, direction), row_count)
+    yield units
+    yield rows
+    yield CounterMetricFamily(
+        "statekeeper_archive_failed_passes",
+        "Archiver passes stopped by an error (each resumes at the next interval).",
+        value=failures,
+    )
 
 
 # ----- sources read from the server's own objects ---------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, session_pb2, session_pb2_grpc
 from tests.archive.conftest import ArchiveView, S3Endpoint
@@ -183,8 +184,25 @@ def test_creating_an_archived_id_is_refused_and_restores_it(tmp_path: Path) -> N
                     session_pb2.GetSessionRequest(session_id="never"), metadata=auth("alpha")
                 )
             )
+        # What moved is counted per capability and direction.
+        text = scrape(metrics)
+        for direction in ("archived", "restored"):
+            moved = units_moved(text, "sessions", direction)
+            assert moved is not None and moved >= 1, (direction, text)
+        assert "statekeeper_archive_failed_passes_total 0.0" in text
     finally:
         server.stop()
+
+
+def units_moved(text: str, capability: str, direction: str) -> float | None:
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "statekeeper_archive_units_total" and sample.labels == {
+                "capability": capability,
+                "direction": direction,
+            }:
+                return float(sample.value)
+    return None
 
 
 def test_erase_user_removes_archived_sessions(tmp_path: Path) -> None:

@@ -64,6 +64,31 @@ def swept(sweeper: str) -> None:
         _sweeps[sweeper] = time.time()
 
 
+_archive_moves: dict[tuple[str, str], tuple[int, int]] = {}
+_archive_failures = [0]
+
+
+def archive_moved(capability: str, direction: str, units: int, rows: int) -> None:
+    """The archive tier moved `units` of `capability` (`rows` rows) in
+    `direction`: "archived" (out of the database) or "restored"."""
+    key = (capability, direction)
+    with _hook_lock:
+        before = _archive_moves.get(key, (0, 0))
+        _archive_moves[key] = (before[0] + units, before[1] + rows)
+
+
+def archive_failed() -> None:
+    """An archiver pass stopped on an error (it resumes next interval)."""
+    with _hook_lock:
+        _archive_failures[0] += 1
+
+
+def archive_snapshot() -> tuple[dict[tuple[str, str], tuple[int, int]], int]:
+    """(units, rows) moved by (capability, direction), and failed passes."""
+    with _hook_lock:
+        return dict(_archive_moves), _archive_failures[0]
+
+
 def snapshot() -> tuple[
     dict[tuple[str, str], int], dict[str, tuple[list[tuple[str, float]], float]], dict[str, float]
 ]:

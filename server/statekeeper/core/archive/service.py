@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from statekeeper.core import observations
 from statekeeper.core.archive.keys import (
     ROOT,
     capability_prefix,
@@ -211,6 +212,8 @@ class Archive:
         self.counters.archived_rows += rows
         by_capability = self.counters.by_capability
         by_capability[capability] = by_capability.get(capability, 0) + units
+        if units:
+            observations.archive_moved(capability, "archived", units, rows)
 
     def _recently_restored(self, kind: UnitKind, candidate: Candidate) -> bool:
         at = self._restored.get((kind.capability, candidate.tenant, candidate.unit))
@@ -394,6 +397,7 @@ class Archive:
         rows = sum(int(entry["rows"]) for entry in manifest["chunks"])
         self.counters.restored_units += 1
         self.counters.restored_rows += rows
+        observations.archive_moved(kind.capability, "restored", 1, rows)
         self._restored[(kind.capability, tenant, unit)] = self._clock()
         while len(self._restored) > RECENT_RESTORES:
             self._restored.popitem(last=False)
@@ -540,9 +544,11 @@ class Archive:
                     )
             except StorageUnavailableError as exc:
                 self.counters.failures += 1
+                observations.archive_failed()
                 log.warning("archive pass stopped; resumes next interval: %s", exc.message)
             except Exception:
                 self.counters.failures += 1
+                observations.archive_failed()
                 log.exception("archive pass failed; resumes next interval")
 
 
