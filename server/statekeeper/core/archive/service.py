@@ -45,6 +45,7 @@ import tempfile
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,6 +215,19 @@ class Archive:
         by_capability[capability] = by_capability.get(capability, 0) + units
         if units:
             observations.archive_moved(capability, "archived", units, rows)
+
+    def exclusive(self) -> AbstractAsyncContextManager[bool]:
+        """The archiver's lock (one archiver at a time over one database):
+        held, a kind may archive a unit outside a pass (`archive_unit`)."""
+        return self._lock.exclusive()
+
+    async def archive_unit(self, kind: UnitKind, candidate: Candidate) -> int | None:
+        """Archives one unit now (the caller holds `exclusive()`): rows
+        archived, 0 nothing to do, None if the unit changed meanwhile."""
+        moved = await self._archive_unit(kind, candidate)
+        if moved:
+            self._count(kind.capability, 1, moved, PassResult())
+        return moved
 
     def _recently_restored(self, kind: UnitKind, candidate: Candidate) -> bool:
         at = self._restored.get((kind.capability, candidate.tenant, candidate.unit))
