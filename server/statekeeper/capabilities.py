@@ -186,6 +186,15 @@ class Memory:
     def __init__(self, app: MemoryApp) -> None:
         self.app = app
 
+    def attach_archive(self, archive: Archive, settings: Settings) -> None:
+        """Episodes of idle users leave for the archive (core/archive/episodes.py)."""
+        from statekeeper.storage.archive.episodes_embedded import EmbeddedEpisodeArchive
+
+        storage = self.app.storage
+        if isinstance(storage, EmbeddedStorage):
+            database = EmbeddedEpisodeArchive(storage, Path(settings.data_dir))
+            self.app.attach_archive(database, archive, settings.archive_episodes_after_days)
+
     async def start(self) -> None:
         await self.app.start()
 
@@ -226,6 +235,15 @@ class ProductionMemory:
             index_dir=index_dir(settings),
         )
         self.feed.attach(self.app.indexes)
+        self.durable = storage.durable
+
+    def attach_archive(self, archive: Archive, settings: Settings) -> None:
+        """Episodes of idle users leave for the archive (core/archive/episodes.py);
+        their vectors leave every replica's index through the change log."""
+        from statekeeper.storage.archive.episodes_postgres import PostgresEpisodeArchive
+
+        database = PostgresEpisodeArchive(self.durable, self.store)
+        self.app.attach_archive(database, archive, settings.archive_episodes_after_days)
 
     async def start(self) -> None:
         # The feed first: it migrates the memory schema and notes the change

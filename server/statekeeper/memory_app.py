@@ -31,6 +31,8 @@ import grpc
 from statekeeper.adapters.openai_embeddings import OpenAIEmbedder
 from statekeeper.adapters.openai_facts import OpenAIFactExtractor
 from statekeeper.api.memory_servicer import MemoryDomain, MemoryServicer, register
+from statekeeper.core.archive.episodes import EpisodeArchiveDatabase, EpisodeUnits
+from statekeeper.core.archive.service import Archive
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory.config import MemoryConfig
 from statekeeper.core.memory.context import MemoryContextBuilder
@@ -220,6 +222,17 @@ class MemoryApp:
         interval = self.config.index_snapshot_interval_seconds
         if self.snapshots is not None and interval > 0:
             self._saver = asyncio.create_task(self._save_forever(interval), name="memory-snapshots")
+
+    def attach_archive(
+        self, database: EpisodeArchiveDatabase, archive: Archive, after_days: float
+    ) -> EpisodeUnits:
+        """The archive tier's `episodes` kind (core/archive/episodes.py):
+        registered on `archive` whatever `after_days` (0: nothing is archived,
+        what was stays readable), and the reads' restore hook."""
+        units = EpisodeUnits(database, self.store, self.indexes, after_days)
+        units.attach(archive)
+        self.domain.episodes.archived = units
+        return units
 
     def index_loading(self) -> LoadingState:
         """How many indexes are loading, and whether the startup load ended:

@@ -1617,8 +1617,15 @@ type RecallRequest struct {
 	Weights *RecallWeights `protobuf:"bytes,7,opt,name=weights,proto3" json:"weights,omitempty"`
 	// Whether to return the embedding values of the episodes. Unset: omitted.
 	IncludeEmbedding bool `protobuf:"varint,8,opt,name=include_embedding,json=includeEmbedding,proto3" json:"include_embedding,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Whether the user's archived episodes are recalled too. The archive tier
+	// (`--archive-episodes-after-days`) moves all episodes of a user who
+	// recorded none for that long to the object store; with this set they are
+	// restored first (hot again, their vectors back in the index) and then
+	// ranked with the others, as they were before archiving. Unset: only
+	// episodes in the database are candidates, and nothing is restored.
+	IncludeArchived bool `protobuf:"varint,9,opt,name=include_archived,json=includeArchived,proto3" json:"include_archived,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *RecallRequest) Reset() {
@@ -1714,6 +1721,13 @@ func (x *RecallRequest) GetWeights() *RecallWeights {
 func (x *RecallRequest) GetIncludeEmbedding() bool {
 	if x != nil {
 		return x.IncludeEmbedding
+	}
+	return false
+}
+
+func (x *RecallRequest) GetIncludeArchived() bool {
+	if x != nil {
+		return x.IncludeArchived
 	}
 	return false
 }
@@ -3819,9 +3833,13 @@ type BuildContextRequest struct {
 	RecallWeights *RecallWeights `protobuf:"bytes,9,opt,name=recall_weights,json=recallWeights,proto3" json:"recall_weights,omitempty"`
 	// Episodes whose combined score is under this are left out. Unset (0):
 	// none.
-	MinScore      float32 `protobuf:"fixed32,10,opt,name=min_score,json=minScore,proto3" json:"min_score,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MinScore float32 `protobuf:"fixed32,10,opt,name=min_score,json=minScore,proto3" json:"min_score,omitempty"`
+	// Whether the user's archived episodes are recalled too (restored first,
+	// as RecallRequest.include_archived). Unset: only episodes in the
+	// database are used.
+	IncludeArchived bool `protobuf:"varint,11,opt,name=include_archived,json=includeArchived,proto3" json:"include_archived,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *BuildContextRequest) Reset() {
@@ -3922,6 +3940,13 @@ func (x *BuildContextRequest) GetMinScore() float32 {
 		return x.MinScore
 	}
 	return 0
+}
+
+func (x *BuildContextRequest) GetIncludeArchived() bool {
+	if x != nil {
+		return x.IncludeArchived
+	}
+	return false
 }
 
 // Response of MemoryService.BuildContext.
@@ -4922,7 +4947,7 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\v_similarityB\n" +
 	"\n" +
 	"\b_recencyB\r\n" +
-	"\v_importance\"\xe9\x02\n" +
+	"\v_importance\"\x94\x03\n" +
 	"\rRecallRequest\x12\x1d\n" +
 	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06userId\x12\x1f\n" +
 	"\n" +
@@ -4932,7 +4957,8 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\x06filter\x18\x05 \x01(\v2\x1d.statekeeper.v1.EpisodeFilterR\x06filter\x12\x1b\n" +
 	"\tmin_score\x18\x06 \x01(\x02R\bminScore\x127\n" +
 	"\aweights\x18\a \x01(\v2\x1d.statekeeper.v1.RecallWeightsR\aweights\x12+\n" +
-	"\x11include_embedding\x18\b \x01(\bR\x10includeEmbeddingB\a\n" +
+	"\x11include_embedding\x18\b \x01(\bR\x10includeEmbedding\x12)\n" +
+	"\x10include_archived\x18\t \x01(\bR\x0fincludeArchivedB\a\n" +
 	"\x05query\"\x83\x01\n" +
 	"\vRecallScore\x12\x1e\n" +
 	"\n" +
@@ -5098,7 +5124,7 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\bepisodes\x18\x05 \x01(\x05R\bepisodes\x12\x14\n" +
 	"\x05facts\x18\x06 \x01(\x05R\x05facts\x12\x14\n" +
 	"\x05total\x18\a \x01(\x05R\x05total\x12\x1c\n" +
-	"\tremaining\x18\b \x01(\x05R\tremaining\"\xb3\x03\n" +
+	"\tremaining\x18\b \x01(\x05R\tremaining\"\xde\x03\n" +
 	"\x13BuildContextRequest\x12\x1d\n" +
 	"\auser_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06userId\x12\x1d\n" +
 	"\n" +
@@ -5111,7 +5137,8 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\x12max_working_tokens\x18\b \x01(\x05H\x00R\x10maxWorkingTokens\x88\x01\x01\x12D\n" +
 	"\x0erecall_weights\x18\t \x01(\v2\x1d.statekeeper.v1.RecallWeightsR\rrecallWeights\x12\x1b\n" +
 	"\tmin_score\x18\n" +
-	" \x01(\x02R\bminScoreB\x15\n" +
+	" \x01(\x02R\bminScore\x12)\n" +
+	"\x10include_archived\x18\v \x01(\bR\x0fincludeArchivedB\x15\n" +
 	"\x13_max_working_tokens\"\xef\x03\n" +
 	"\x14BuildContextResponse\x12O\n" +
 	"\x10working_messages\x18\x01 \x03(\v2$.statekeeper.v1.MemoryContextMessageR\x0fworkingMessages\x12@\n" +

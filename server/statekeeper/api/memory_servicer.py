@@ -141,6 +141,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
                 min_score=request.min_score,
                 weights=convert.weight_overrides(request.weights),
                 include_embedding=request.include_embedding,
+                include_archived=request.include_archived,
             ),
         )
         return pb.RecallResponse(
@@ -288,6 +289,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
                 ),
                 weights=convert.weight_overrides(request.recall_weights),
                 min_score=request.min_score,
+                include_archived=request.include_archived,
             ),
         )
         return convert.built_context_to_proto(built, self._episode)

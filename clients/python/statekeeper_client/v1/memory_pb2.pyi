@@ -299,7 +299,7 @@ class RecallWeights(_message.Message):
     def __init__(self, similarity: _Optional[float] = ..., recency: _Optional[float] = ..., importance: _Optional[float] = ..., recency_half_life: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class RecallRequest(_message.Message):
-    __slots__ = ("user_id", "query_text", "query_vector", "top_k", "filter", "min_score", "weights", "include_embedding")
+    __slots__ = ("user_id", "query_text", "query_vector", "top_k", "filter", "min_score", "weights", "include_embedding", "include_archived")
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     QUERY_TEXT_FIELD_NUMBER: _ClassVar[int]
     QUERY_VECTOR_FIELD_NUMBER: _ClassVar[int]
@@ -308,6 +308,7 @@ class RecallRequest(_message.Message):
     MIN_SCORE_FIELD_NUMBER: _ClassVar[int]
     WEIGHTS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_ARCHIVED_FIELD_NUMBER: _ClassVar[int]
     user_id: str
     query_text: str
     query_vector: QueryVector
@@ -316,7 +317,8 @@ class RecallRequest(_message.Message):
     min_score: float
     weights: RecallWeights
     include_embedding: bool
-    def __init__(self, user_id: _Optional[str] = ..., query_text: _Optional[str] = ..., query_vector: _Optional[_Union[QueryVector, _Mapping]] = ..., top_k: _Optional[int] = ..., filter: _Optional[_Union[EpisodeFilter, _Mapping]] = ..., min_score: _Optional[float] = ..., weights: _Optional[_Union[RecallWeights, _Mapping]] = ..., include_embedding: _Optional[bool] = ...) -> None: ...
+    include_archived: bool
+    def __init__(self, user_id: _Optional[str] = ..., query_text: _Optional[str] = ..., query_vector: _Optional[_Union[QueryVector, _Mapping]] = ..., top_k: _Optional[int] = ..., filter: _Optional[_Union[EpisodeFilter, _Mapping]] = ..., min_score: _Optional[float] = ..., weights: _Optional[_Union[RecallWeights, _Mapping]] = ..., include_embedding: _Optional[bool] = ..., include_archived: _Optional[bool] = ...) -> None: ...
 
 class RecallScore(_message.Message):
     __slots__ = ("similarity", "recency", "importance", "combined")
@@ -645,7 +647,7 @@ class MemoryContextTokens(_message.Message):
     def __init__(self, budget: _Optional[int] = ..., reserved_output: _Optional[int] = ..., overhead: _Optional[int] = ..., working: _Optional[int] = ..., episodes: _Optional[int] = ..., facts: _Optional[int] = ..., total: _Optional[int] = ..., remaining: _Optional[int] = ...) -> None: ...
 
 class BuildContextRequest(_message.Message):
-    __slots__ = ("user_id", "session_id", "message", "token_budget", "reserved_output_tokens", "max_episodes", "max_facts", "max_working_tokens", "recall_weights", "min_score")
+    __slots__ = ("user_id", "session_id", "message", "token_budget", "reserved_output_tokens", "max_episodes", "max_facts", "max_working_tokens", "recall_weights", "min_score", "include_archived")
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
@@ -656,6 +658,7 @@ class BuildContextRequest(_message.Message):
     MAX_WORKING_TOKENS_FIELD_NUMBER: _ClassVar[int]
     RECALL_WEIGHTS_FIELD_NUMBER: _ClassVar[int]
     MIN_SCORE_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_ARCHIVED_FIELD_NUMBER: _ClassVar[int]
     user_id: str
     session_id: str
     message: str
@@ -666,7 +669,8 @@ class BuildContextRequest(_message.Message):
     max_working_tokens: int
     recall_weights: RecallWeights
     min_score: float
-    def __init__(self, user_id: _Optional[str] = ..., session_id: _Optional[str] = ..., message: _Optional[str] = ..., token_budget: _Optional[int] = ..., reserved_output_tokens: _Optional[int] = ..., max_episodes: _Optional[int] = ..., max_facts: _Optional[int] = ..., max_working_tokens: _Optional[int] = ..., recall_weights: _Optional[_Union[RecallWeights, _Mapping]] = ..., min_score: _Optional[float] = ...) -> None: ...
+    include_archived: bool
+    def __init__(self, user_id: _Optional[str] = ..., session_id: _Optional[str] = ..., message: _Optional[str] = ..., token_budget: _Optional[int] = ..., reserved_output_tokens: _Optional[int] = ..., max_episodes: _Optional[int] = ..., max_facts: _Optional[int] = ..., max_working_tokens: _Optional[int] = ..., recall_weights: _Optional[_Union[RecallWeights, _Mapping]] = ..., min_score: _Optional[float] = ..., include_archived: _Optional[bool] = ...) -> None: ...
 
 class BuildContextResponse(_message.Message):
     __slots__ = ("working_messages", "episodes", "facts", "markdown", "tokens", "omitted_messages", "omitted_episodes", "omitted_facts", "ranking")

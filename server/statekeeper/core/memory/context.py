@@ -66,6 +66,8 @@ class ContextRequest:
     max_working_tokens: int | None = None
     weights: WeightOverrides = field(default_factory=WeightOverrides)
     min_score: float = 0.0
+    # Recall the user's archived episodes too (restoring them first).
+    include_archived: bool = False
 
 
 @dataclass(frozen=True)
@@ -252,6 +254,7 @@ class MemoryContextBuilder:
                 top_k=wanted * _EPISODE_SURPLUS,
                 min_score=request.min_score,
                 weights=request.weights,
+                include_archived=request.include_archived,
             ),
         )
         chosen.ranking = outcome.ranking

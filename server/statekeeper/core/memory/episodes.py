@@ -92,6 +92,9 @@ class RecallQuery:
     min_score: float = 0.0
     weights: WeightOverrides = field(default_factory=WeightOverrides)
     include_embedding: bool = False
+    # Restore the user's archived episodes first (the archive tier), so
+    # they are recalled too; unset: only hot episodes are candidates.
+    include_archived: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,3 +120,14 @@ class RecallOutcome:
     candidate_count: int
     # Candidates at or above min_score, before the top_k cut.
     qualified_count: int = 0
+
+
+class ArchivedEpisodes(Protocol):
+    """The archive tier's side of episodic memory (core/archive/episodes.py):
+    a user's episodes archived as one unit, brought back hot on demand."""
+
+    async def restore_user(self, tenant: str, user_id: str) -> bool:
+        """Restores the user's archived episodes (True: some came back)."""
+
+    async def owner_of(self, tenant: str, episode_id: str) -> str | None:
+        """The user whose archived episodes hold `episode_id`, or None."""

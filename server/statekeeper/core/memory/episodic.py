@@ -118,6 +118,7 @@ class EpisodicMemory(EpisodicRecall):
         self, tenant: str, draft: EpisodeDraft, actor: Actor | None = None
     ) -> RecordOutcome:
         self._check_draft(draft)
+        await self._restore_archived(tenant, [draft.user_id])
         digest = content_hash(draft.user_message, draft.assistant_response)
         existing = await self._store.find_by_hash(tenant, draft.user_id, digest)
         if existing is not None:
@@ -185,6 +186,7 @@ class EpisodicMemory(EpisodicRecall):
             digest = content_hash(draft.user_message, draft.assistant_response)
             source = ValueSource.NONE if vector is None else ValueSource.CLIENT
             pending.append(_Pending(index, draft, digest, vector, source))
+        await self._restore_archived(tenant, [p.draft.user_id for p in pending])
         await self._batch_vectors(tenant, pending, outcomes, field_name)
         pending = [p for p in pending if p.index not in outcomes]
         same_as = await self._batch_duplicates(tenant, pending, outcomes)
@@ -454,11 +456,24 @@ class EpisodicMemory(EpisodicRecall):
                 return one_line(result.text), ValueSource.MODEL
         return offline_summary(draft.user_message, draft.assistant_response), ValueSource.FALLBACK
 
+    async def _restore_archived(self, tenant: str, user_ids: Sequence[str]) -> None:
+        """Brings the users' archived episodes back hot before a write or a
+        listing that must see their whole history (deduplication included)."""
+        if self.archived is None:
+            return
+        for user_id in dict.fromkeys(user_ids):
+            await self.archived.restore_user(tenant, user_id)
+
     # ----- read and delete -------------------------------------------------
 
     async def get(self, tenant: str, episode_id: str, include_embedding: bool) -> Episode:
         check_id("episode_id", episode_id, self._limits)
         episode = await self._store.get_episode(tenant, episode_id, include_embedding)
+        if episode is None and self.archived is not None:
+            # Archived with its user's other episodes: all come back hot.
+            owner = await self.archived.owner_of(tenant, episode_id)
+            if owner is not None and await self.archived.restore_user(tenant, owner):
+                episode = await self._store.get_episode(tenant, episode_id, include_embedding)
         if episode is None:
             raise NotFoundError(f"episode {episode_id!r} not found")
         return episode
@@ -475,6 +490,10 @@ class EpisodicMemory(EpisodicRecall):
         check_id("user_id", user_id, self._limits, required=False)
         check_filter(episode_filter)
         size = page_size("page_size", requested_page_size, self._limits)
+        if user_id:
+            # Every user's listing would restore every archived user: only
+            # a listing of one user brings that user's episodes back.
+            await self._restore_archived(tenant, [user_id])
         filters = [user_id, *episode_filter.as_key()]
         after = _episode_cursor(paging.decode(page_token, "episodes", filters))
         rows = await self._store.list_episodes(

@@ -169,6 +169,18 @@ class _FaissIndex:
     def add(self, keys: npt.NDArray[np.int64], vectors: Vector) -> None:
         if len(keys) == 0:
             return
+        if self._tombstones:
+            # A key removed and added again (an archived episode restored):
+            # its vector is still in the graph, and a key's vector never
+            # changes (keys are never reused), so it only comes back to life.
+            back = np.isin(keys, np.fromiter(self._tombstones, np.int64, len(self._tombstones)))
+            if back.any():
+                revived = [int(k) for k in keys[back]]
+                self._tombstones.difference_update(revived)
+                self._live.update(revived)
+                keys, vectors = keys[~back], vectors[~back]
+                if len(keys) == 0:
+                    return
         self._faiss.omp_set_num_threads(_ALL_CORES if len(keys) >= _PARALLEL_ADD_MIN else 1)
         self._index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), keys)
         self._live.update(int(k) for k in keys)

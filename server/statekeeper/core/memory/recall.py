@@ -20,6 +20,7 @@ from statekeeper.core.limits import Limits
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.config import MemoryConfig, RecallDefaults
 from statekeeper.core.memory.episodes import (
+    ArchivedEpisodes,
     Embedder,
     Recalled,
     RecallOutcome,
@@ -66,6 +67,9 @@ class EpisodicRecall:
         self._embedder = embedder
         self._summarizer = summarizer
         self._clock = clock
+        # The archive tier's hook (None: no archive): episodes of an idle
+        # user that were archived are restored by the reads that need them.
+        self.archived: ArchivedEpisodes | None = None
 
     @property
     def has_embedder(self) -> bool:
@@ -128,6 +132,9 @@ class EpisodicRecall:
         if query.min_score < 0 or math.isnan(query.min_score):
             raise InvalidArgumentError("min_score", "must not be negative")
         weights = self.resolve_weights(query.weights)
+        if query.include_archived and self.archived is not None:
+            # Opt-in: archived episodes are recalled only when asked for.
+            await self.archived.restore_user(tenant, query.user_id)
         top_k = min(query.top_k or limits.default_top_k, limits.max_top_k)
         if query.query_vector is not None:
             if not query.query_vector:

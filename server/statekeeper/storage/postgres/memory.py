@@ -332,6 +332,15 @@ class PostgresMemoryStore(MemoryStore):
                 _LOG_CHANGE, tenant, user_id, op, chunk, self.origin if origin is None else origin
             )
 
+    async def log_vector_change(
+        self, conn: Connection, tenant: str, user_id: str, op: str, keys: Sequence[int]
+    ) -> None:
+        """`_log` for the archive tier (storage/archive/episodes_postgres.py):
+        its deletes and restores of a user's episodes reach the other
+        replicas' indexes through the log like any delete or insert; this
+        replica's indexes get them in process (this store's origin)."""
+        await self._log(conn, tenant, user_id, op, keys)
+
     async def get_episode(
         self, tenant: str, episode_id: str, include_embedding: bool
     ) -> Episode | None:

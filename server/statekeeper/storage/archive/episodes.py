@@ -1,0 +1,60 @@
+"""What both backends share for archiving a user's episodes: the table, the
+queries that read a unit's guard and the idle users, and the rows of a
+chunk (an export file of that user holding only `memory_episodes`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from statekeeper.admin import transfer
+from statekeeper.admin.tables import Table
+
+EPISODES = "memory_episodes"
+
+# What the compare-and-delete guard covers (core/archive/episodes.py:
+# guard_of), the episode id, and whether the episode has a vector; {1} is
+# the tenant, {2} the user.
+GUARD_QUERY = (
+    "SELECT vector_key, importance, consolidate_time, derived_fact_ids, episode_id, dimension"
+    " FROM memory_episodes WHERE tenant = {1} AND user_id = {2} ORDER BY vector_key"
+)
+
+# Users with episodes, after a (tenant, user_id) position, with the time
+# their newest episode was recorded ({1}, {2}: the position; {3}: limit).
+USERS_QUERY = (
+    "SELECT tenant, user_id, max(create_time) FROM memory_episodes"
+    " WHERE (tenant, user_id) > ({1}, {2})"
+    " GROUP BY tenant, user_id ORDER BY tenant, user_id LIMIT {3}"
+)
+
+
+def dialect(query: str, style: Callable[[int], str]) -> str:
+    """A query above with {n} in a dialect's parameter style."""
+    return re.sub(r"\{(\d)\}", lambda match: style(int(match.group(1))), query)
+
+
+def is_unit_table(table: Table) -> bool:
+    return table.name == EPISODES
+
+
+def chunk_episodes(path: Path, tenant: str, user_id: str) -> tuple[list[str], list[list[Any]]]:
+    """The chunk's episode rows with their columns, after its checksum and
+    every row's tenant and user were verified against the header."""
+    header = transfer.read_header(path)
+    if header.tenant != tenant or header.user != user_id:
+        raise transfer.TransferError(f"{path} belongs to another tenant or user")
+    columns = next((cols for name, cols, _ in header.tables if name == EPISODES), [])
+    rows: list[list[Any]] = []
+    with transfer.open_lines(path) as stream:
+        for line in stream:
+            if not line.startswith(b'{"t":'):
+                continue
+            record = json.loads(line)
+            if record["t"] != EPISODES:
+                raise transfer.TransferError(f"{path}: table {record['t']!r} is not episodes")
+            rows.append([transfer.decode_value(v) for v in record["r"]])
+    return columns, rows

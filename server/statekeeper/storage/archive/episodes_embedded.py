@@ -1,0 +1,160 @@
+"""Archiving a user's episodes on the embedded store: the chunk is read on a
+connection of its own (one read transaction, in a worker thread); the
+compare-and-delete and the restore run through the store's group commit,
+each in one transaction (the FTS5 lexical rows go with the episodes: a
+trigger deletes them, the restore writes them as an import does)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from statekeeper.admin import transfer
+from statekeeper.admin.embedded import EmbeddedSource, _index_episodes, open_existing
+from statekeeper.admin.tables import Table
+from statekeeper.core.archive.episodes import (
+    EPISODE_IDS,
+    GUARD,
+    HotDelete,
+    IdleUser,
+    guard_of,
+)
+from statekeeper.core.archive.store import ExportedUnit
+from statekeeper.core.audit.models import AuditRecord
+from statekeeper.storage.archive.episodes import (
+    GUARD_QUERY,
+    USERS_QUERY,
+    chunk_episodes,
+    dialect,
+    is_unit_table,
+)
+from statekeeper.storage.embedded.memory_facts import write_audit
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+
+# Ids per IN (...) list (SQLite's default limit on variables is 32766).
+_IN_CHUNK = 500
+
+
+def _param(number: int) -> str:
+    return f"?{number}"
+
+
+_GUARD = dialect(GUARD_QUERY, _param)
+
+
+class _UserEpisodes(EmbeddedSource):
+    """The user's episodes alone (the other tables of a user export are empty)."""
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        return await super().count(table, tenant, user) if is_unit_table(table) else 0
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        if is_unit_table(table):
+            async for row in super().rows(table, columns, tenant, user):
+                yield row
+
+
+def _export(data_dir: Path, tenant: str, user_id: str, path: Path) -> ExportedUnit | None:
+    with contextlib.closing(open_existing(data_dir)) as db:
+        db.execute("BEGIN")
+        try:
+            rows = db.execute(_GUARD, (tenant, user_id)).fetchall()
+            if not rows:
+                return None
+            source = _UserEpisodes(db, data_dir)
+            summary = asyncio.run(transfer.export(source, path, tenant, user_id))
+        finally:
+            db.execute("ROLLBACK")
+    extra = {EPISODE_IDS: [row[4] for row in rows], GUARD: guard_of([row[:4] for row in rows])}
+    return ExportedUnit(path, user_id, len(rows), summary.counts, summary.sha256, extra)
+
+
+class EmbeddedEpisodeArchive:
+    def __init__(self, storage: EmbeddedStorage, data_dir: Path) -> None:
+        self._storage = storage
+        self._data_dir = data_dir
+
+    async def users(self, after: tuple[str, str] | None, limit: int) -> list[IdleUser]:
+        start = after or ("", "")
+
+        def work(db: sqlite3.Connection) -> list[IdleUser]:
+            query = dialect(USERS_QUERY, _param)
+            rows = db.execute(query, (*start, limit)).fetchall()
+            return [IdleUser(row[0], row[1], float(row[2])) for row in rows]
+
+        return await self._storage.read(work)
+
+    async def export_user(self, tenant: str, user_id: str, path: Path) -> ExportedUnit | None:
+        return await asyncio.to_thread(_export, self._data_dir, tenant, user_id, path)
+
+    async def delete_user(
+        self, tenant: str, user_id: str, guard: str, audit: AuditRecord
+    ) -> HotDelete:
+        def work(db: sqlite3.Connection) -> HotDelete:
+            rows = db.execute(_GUARD, (tenant, user_id)).fetchall()
+            if not rows:
+                return HotDelete(False)
+            if guard_of([row[:4] for row in rows]) != guard:
+                return HotDelete(None)
+            db.execute(
+                "DELETE FROM memory_episodes WHERE tenant = ? AND user_id = ?", (tenant, user_id)
+            )
+            write_audit(db, tenant, audit, audit.entity_type, audit.entity_id, audit.summary)
+            return HotDelete(True, tuple(int(row[0]) for row in rows if row[5] > 0))
+
+        return await self._storage.write(work)
+
+    async def restore_user(
+        self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str]
+    ) -> list[int] | None:
+        columns, rows = await asyncio.to_thread(chunk_episodes, chunk, tenant, user_id)
+        at_hash, at_key, at_dimension = (
+            columns.index("content_hash"),
+            columns.index("vector_key"),
+            columns.index("dimension"),
+        )
+
+        def work(db: sqlite3.Connection) -> list[int] | None:
+            if _any_hot(db, tenant, episode_ids):
+                return None
+            # An identical episode recorded while the user's were archiving
+            # (a write racing the archiver) is the same content: it stays,
+            # its archived twin is not inserted again.
+            hashes = {
+                row[0]
+                for row in db.execute(
+                    "SELECT content_hash FROM memory_episodes WHERE tenant = ? AND user_id = ?",
+                    (tenant, user_id),
+                )
+            }
+            fresh = [row for row in rows if row[at_hash] not in hashes]
+            if fresh:
+                marks = ", ".join("?" for _ in columns)
+                db.executemany(
+                    f"INSERT INTO memory_episodes ({', '.join(columns)}) VALUES ({marks})", fresh
+                )
+                _index_episodes(db, columns, fresh)
+            return [int(row[at_key]) for row in fresh if row[at_dimension] > 0]
+
+        return await self._storage.write(work)
+
+    async def any_hot(self, tenant: str, episode_ids: list[str]) -> bool:
+        return await self._storage.read(lambda db: _any_hot(db, tenant, episode_ids))
+
+
+def _any_hot(db: sqlite3.Connection, tenant: str, episode_ids: list[str]) -> bool:
+    for start in range(0, len(episode_ids), _IN_CHUNK):
+        chunk = episode_ids[start : start + _IN_CHUNK]
+        marks = ", ".join("?" for _ in chunk)
+        if db.execute(
+            f"SELECT 1 FROM memory_episodes WHERE tenant = ? AND episode_id IN ({marks}) LIMIT 1",
+            (tenant, *chunk),
+        ).fetchone():
+            return True
+    return False

@@ -1,0 +1,178 @@
+"""Archiving a user's episodes on PostgreSQL: the chunk is read in one
+REPEATABLE READ transaction; the compare-and-delete and the restore are
+one transaction each, under the user's insert lock (the one recording
+takes for its dimension check), and log their vector changes in the
+memory change log, so every replica's index drops and regains the
+vectors (storage/postgres/memory_feed.py)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import asyncpg
+
+from statekeeper.admin import transfer
+from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.tables import Table
+from statekeeper.core.archive.episodes import (
+    EPISODE_IDS,
+    GUARD,
+    HotDelete,
+    IdleUser,
+    guard_of,
+)
+from statekeeper.core.archive.store import ExportedUnit
+from statekeeper.core.audit.models import AuditRecord
+from statekeeper.storage.archive.episodes import (
+    GUARD_QUERY,
+    USERS_QUERY,
+    chunk_episodes,
+    dialect,
+    is_unit_table,
+)
+from statekeeper.storage.postgres.memory import OP_ADD, OP_REMOVE, PostgresMemoryStore
+from statekeeper.storage.postgres.memory_episodes import established_dimensions
+from statekeeper.storage.postgres.memory_facts import write_audit
+from statekeeper.storage.postgres.sessions import PostgresStorage
+
+if TYPE_CHECKING:
+    from statekeeper.storage.postgres.sessions import Connection
+
+
+def _param(number: int) -> str:
+    return f"${number}"
+
+
+_GUARD = dialect(GUARD_QUERY, _param)
+
+
+class _UserEpisodes(PostgresSource):
+    """The user's episodes alone (the other tables of a user export are empty)."""
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        return await super().count(table, tenant, user) if is_unit_table(table) else 0
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        if is_unit_table(table):
+            async for row in super().rows(table, columns, tenant, user):
+                yield row
+
+
+async def _lock_user(conn: Connection, tenant: str, user_id: str) -> None:
+    """The user's insert lock (recording an embedded episode takes it for
+    its dimension check), held to commit: no such insert interleaves."""
+    await established_dimensions(conn, tenant, [user_id])
+
+
+class PostgresEpisodeArchive:
+    def __init__(self, durable: PostgresStorage, store: PostgresMemoryStore) -> None:
+        self._durable = durable
+        self._store = store
+
+    async def users(self, after: tuple[str, str] | None, limit: int) -> list[IdleUser]:
+        start = after or ("", "")
+        async with self._durable.connection("archive episode candidates") as conn:
+            rows = await conn.fetch(dialect(USERS_QUERY, _param), *start, limit)
+        return [IdleUser(row[0], row[1], float(row[2])) for row in rows]
+
+    async def export_user(self, tenant: str, user_id: str, path: Path) -> ExportedUnit | None:
+        async with (
+            self._durable.connection("archive episodes export") as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            rows = await conn.fetch(_GUARD, tenant, user_id)
+            if not rows:
+                return None
+            source = _UserEpisodes(cast(asyncpg.Connection, conn))
+            summary = await transfer.export(source, path, tenant, user_id)
+        extra = {
+            EPISODE_IDS: [row[4] for row in rows],
+            GUARD: guard_of([tuple(row)[:4] for row in rows]),
+        }
+        return ExportedUnit(path, user_id, len(rows), summary.counts, summary.sha256, extra)
+
+    async def delete_user(
+        self, tenant: str, user_id: str, guard: str, audit: AuditRecord
+    ) -> HotDelete:
+        async with self._durable.transaction("archive episodes delete") as conn:
+            await _lock_user(conn, tenant, user_id)
+            rows = await conn.fetch(_GUARD, tenant, user_id)
+            if not rows:
+                return HotDelete(False)
+            if guard_of([tuple(row)[:4] for row in rows]) != guard:
+                return HotDelete(None)
+            # By key: an episode without a vector recorded meanwhile (its
+            # insert takes no lock) is not the archive's to delete.
+            await conn.execute(
+                "DELETE FROM memory_episodes WHERE tenant = $1 AND user_id = $2"
+                " AND vector_key = ANY($3::bigint[])",
+                tenant,
+                user_id,
+                [int(row[0]) for row in rows],
+            )
+            await write_audit(
+                conn, tenant, audit, audit.entity_type, [audit.entity_id], audit.summary
+            )
+            keys = [int(row[0]) for row in rows if row[5] > 0]
+            if keys:
+                await self._store.log_vector_change(conn, tenant, user_id, OP_REMOVE, keys)
+        return HotDelete(True, tuple(keys))
+
+    async def restore_user(
+        self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str]
+    ) -> list[int] | None:
+        columns, rows = chunk_episodes(chunk, tenant, user_id)
+        at_hash, at_key, at_dimension = (
+            columns.index("content_hash"),
+            columns.index("vector_key"),
+            columns.index("dimension"),
+        )
+        async with self._durable.transaction("archive episodes restore") as conn:
+            # Two replicas restoring the user at once insert the rows once.
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                f"archive\x1fepisodes\x1f{tenant}\x1f{user_id}",
+            )
+            await _lock_user(conn, tenant, user_id)
+            if await _any_hot(conn, tenant, episode_ids):
+                return None
+            # An identical episode recorded while the user's were archiving
+            # (a write racing the archiver) is the same content: it stays,
+            # its archived twin is not inserted again.
+            hashes = {
+                row[0]
+                for row in await conn.fetch(
+                    "SELECT content_hash FROM memory_episodes WHERE tenant = $1 AND user_id = $2",
+                    tenant,
+                    user_id,
+                )
+            }
+            fresh = [row for row in rows if row[at_hash] not in hashes]
+            if fresh:
+                marks = ", ".join(f"${i + 1}" for i in range(len(columns)))
+                await conn.executemany(
+                    f"INSERT INTO memory_episodes ({', '.join(columns)})"
+                    f" OVERRIDING SYSTEM VALUE VALUES ({marks}) ON CONFLICT DO NOTHING",
+                    fresh,
+                )
+            keys = [int(row[at_key]) for row in fresh if row[at_dimension] > 0]
+            if keys:
+                await self._store.log_vector_change(conn, tenant, user_id, OP_ADD, keys)
+        return keys
+
+    async def any_hot(self, tenant: str, episode_ids: list[str]) -> bool:
+        async with self._durable.connection("archive episodes check") as conn:
+            return await _any_hot(conn, tenant, episode_ids)
+
+
+async def _any_hot(conn: Connection, tenant: str, episode_ids: list[str]) -> bool:
+    found = await conn.fetchval(
+        "SELECT 1 FROM memory_episodes WHERE tenant = $1 AND episode_id = ANY($2::text[]) LIMIT 1",
+        tenant,
+        episode_ids,
+    )
+    return found is not None
