@@ -50,6 +50,7 @@ from statekeeper.core.sessions.summarizer import ExtractiveSummarizer, Summarize
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage import sealed
+from statekeeper.storage.archive.audit import attach_audit
 from statekeeper.storage.archive.factory import build_archive
 from statekeeper.storage.factory import build_storage
 from statekeeper.storage.production import ProductionStorage
@@ -128,7 +129,11 @@ class StatekeeperServer:
             for capability in self.capabilities:
                 if isinstance(capability, ArchivingCapability):
                     capability.attach_archive(self.archive, settings)
-        self.audit = AuditLog(self.storage.audit, settings.limits)
+        # Audit records (not a capability object): archived by UTC day, read through.
+        archived_audit = (
+            None if self.archive is None else attach_audit(self.archive, settings, self.storage)
+        )
+        self.audit = AuditLog(self.storage.audit, settings.limits, archived_audit)
         self.authenticator = Authenticator(
             settings.api_keys, settings.tls_client_tenants, keys_file=bool(settings.api_keys_file)
         )

@@ -10,6 +10,7 @@ and the domain never learns about gRPC.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from statekeeper.core import paging
 from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
@@ -91,12 +92,33 @@ def blackboard_record(template: AuditRecord | None, batch: RevisionBatch) -> Aud
     )
 
 
-class AuditLog:
-    """Reads the audit trail, newest first, a page at a time (AIP-158)."""
+class ArchivedRecords(Protocol):
+    """Audit records moved to the archive tier, read through
+    (core/archive/audit.py: ArchivedAudit)."""
 
-    def __init__(self, store: AuditStore, limits: Limits) -> None:
+    async def merge_page(
+        self,
+        tenant: str | None,
+        audit_filter: AuditFilter,
+        before_id: int,
+        limit: int,
+        hot: list[AuditRecord],
+    ) -> list[AuditRecord]:
+        """The first `limit` records (audit_id descending, below `before_id`
+        when > 0) of `hot` and the archived records of the filter."""
+
+
+class AuditLog:
+    """Reads the audit trail, newest first, a page at a time (AIP-158).
+    Archived days are read through and merged in the same order, with the
+    same page tokens (the audit_id each record keeps in the archive)."""
+
+    def __init__(
+        self, store: AuditStore, limits: Limits, archived: ArchivedRecords | None = None
+    ) -> None:
         self._store = store
         self._limits = limits
+        self.archived = archived
 
     async def list_records(
         self,
@@ -112,7 +134,13 @@ class AuditLog:
         before = paging.decode(page_token, "audit", filters)
         if before is not None and not isinstance(before, int):
             raise InvalidArgumentError("page_token", "is malformed")
+        # Hot first: a day the archiver moves out meanwhile is then found in
+        # the archive (its manifest is written before its rows are deleted).
         records = await self._store.list_audit(tenant, audit_filter, before or 0, size + 1)
+        if self.archived is not None:
+            records = await self.archived.merge_page(
+                tenant, audit_filter, before or 0, size + 1, records
+            )
         next_token = ""
         if len(records) > size:
             records = records[:size]
