@@ -22,10 +22,14 @@ import signal
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from statekeeper import __version__, config, data_dir, logs
 from statekeeper.core.errors import InvalidArgumentError, StatekeeperError
+
+if TYPE_CHECKING:
+    from statekeeper.core.archive.audit import ArchivedAudit
+    from statekeeper.storage.interfaces import Storage
 
 log = logging.getLogger("statekeeper")
 
@@ -33,6 +37,8 @@ log = logging.getLogger("statekeeper")
 # The options each command other than `serve` reads (its --help lists only
 # these; the others would change nothing it does).
 STORE_OPTIONS = ("data_dir", "postgres_dsn", "log_level", "log_format")
+# `audit list` and `audit verify` read archived audit records through too.
+AUDIT_OPTIONS = (*STORE_OPTIONS, "archive_url")
 ROTATE_OPTIONS = (
     *STORE_OPTIONS,
     "redis_url",
@@ -75,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_audit_list(audit_commands.add_parser("list", help=list_help, description=list_help))
     verify_help = "recompute every tenant's hash chain and report the first broken record"
     verify = audit_commands.add_parser("verify", help=verify_help, description=verify_help)
-    config.add_arguments(verify, only=STORE_OPTIONS)
+    config.add_arguments(verify, only=AUDIT_OPTIONS)
     verify.add_argument("--tenant", help="only this tenant (default: every tenant)")
     from statekeeper.admin import commands as admin_commands
 
@@ -299,7 +305,7 @@ def _keys_rotate(settings: config.Settings, args: argparse.Namespace) -> int:
 
 
 def _add_audit_list(parser: argparse.ArgumentParser) -> None:
-    config.add_arguments(parser, only=STORE_OPTIONS)
+    config.add_arguments(parser, only=AUDIT_OPTIONS)
     every = "(default: every one)"
     parser.add_argument("--tenant", help="only this tenant (default: every tenant)")
     parser.add_argument("--entity-type", default="", help=f"e.g. session {every}")
@@ -442,7 +448,8 @@ async def _audit_list(settings: config.Settings, args: argparse.Namespace, out: 
     storage = build_storage(settings)
     await storage.start()
     try:
-        records, next_token = await AuditLog(storage.audit, settings.limits).list_records(
+        archived = _archived_audit(settings, storage)
+        records, next_token = await AuditLog(storage.audit, settings.limits, archived).list_records(
             args.tenant, audit_filter, args.page_size, args.page_token
         )
     finally:
@@ -464,26 +471,46 @@ async def _audit_list(settings: config.Settings, args: argparse.Namespace, out: 
 
 async def _audit_verify(settings: config.Settings, tenant: str | None, out: TextIO) -> int:
     """Exit 0 when every chain is intact, 1 naming the first broken record."""
+    from statekeeper.core.archive.audit import merge_links
     from statekeeper.core.audit.service import verify_chain
     from statekeeper.storage.factory import build_storage
 
     storage = build_storage(settings)
     await storage.start()
     try:
+        # Hot first: a day archived meanwhile is then read from the archive.
         links, heads = await storage.audit.audit_chain(tenant)
+        archived = _archived_audit(settings, storage)
+        if archived is not None:
+            links = merge_links(links, await archived.chain_links(tenant))
     finally:
         await storage.close()
     report = verify_chain(links, heads)
     if report.broken is not None:
         broken = report.broken
+        hint = (
+            " (archived records are read with --archive-url)"
+            if archived is None and "missing" in broken.reason
+            else ""
+        )
         out.write(
             f"audit chain broken at record {broken.audit_id} (tenant {broken.tenant}):"
-            f" {broken.reason}\n"
+            f" {broken.reason}{hint}\n"
         )
         return 1
     older = f", {report.unchained} older than the chain" if report.unchained else ""
     out.write(f"audit chain intact: {report.records} records of {report.tenants} tenants{older}\n")
     return 0
+
+
+def _archived_audit(settings: config.Settings, storage: Storage) -> ArchivedAudit | None:
+    """The reader of archived audit records (None: no archive configured
+    on the production tier; the embedded store's is DATA_DIR/archive)."""
+    from statekeeper.storage.archive.audit import attach_audit
+    from statekeeper.storage.archive.factory import build_archive
+
+    archive = build_archive(settings, storage)
+    return None if archive is None else attach_audit(archive, settings, storage)
 
 
 def _parse_time(flag: str, text: str) -> float:
