@@ -104,9 +104,35 @@ class BlackboardCapability:
     """The blackboard over either backend's store (both fan events out: in
     process on the embedded store, through Redis Streams in production)."""
 
-    def __init__(self, store: BlackboardStore, limits: BlackboardLimits) -> None:
+    def __init__(
+        self,
+        store: BlackboardStore,
+        limits: BlackboardLimits,
+        storage: EmbeddedStorage | ProductionStorage | None = None,
+    ) -> None:
         self.store = store
         self.blackboard = Blackboard(store, limits)
+        self.storage = storage
+        # EraseUser's participants besides the store (archived history).
+        self.archive_participants: list[Participant] = []
+
+    def attach_archive(self, archive: Archive, settings: Settings) -> None:
+        """Blackboard history as archive units (core/archive/blackboard.py):
+        read through below the oldest hot revision; with
+        --archive-blackboard-history, archived before compaction."""
+        if self.storage is None:
+            return
+        from statekeeper.storage.archive.blackboard import attach_history_archive
+
+        participant = attach_history_archive(
+            self.blackboard,
+            self.storage,
+            archive,
+            Path(settings.data_dir),
+            settings.archive_blackboard_history,
+            sealer_for(settings),
+        )
+        self.archive_participants = [participant]
 
     async def start(self) -> None:
         await self.store.start()
@@ -335,7 +361,7 @@ def blackboard_on(
     sealer = sealer_for(settings)
     if isinstance(storage, EmbeddedStorage):
         return BlackboardCapability(
-            sealed.blackboard(EmbeddedBlackboardStore(storage), sealer), limits
+            sealed.blackboard(EmbeddedBlackboardStore(storage), sealer), limits, storage
         )
     return BlackboardCapability(
         sealed.blackboard(
@@ -348,6 +374,7 @@ def blackboard_on(
             sealer,
         ),
         limits,
+        storage,
     )
 
 
@@ -464,6 +491,7 @@ def user_eraser(
             participants.append(Participant("workflows", capability.workflow_store))
         elif isinstance(capability, BlackboardCapability):
             participants.append(Participant("blackboard", capability.store))
+            participants.extend(capability.archive_participants)
         elif isinstance(capability, EmbeddedMessageBus | ProductionMessageBus):
             participants.append(Participant("messagebus", capability.store))
         elif isinstance(capability, Items):

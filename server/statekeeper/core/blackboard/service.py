@@ -30,13 +30,14 @@ from statekeeper.core.blackboard.models import (
     EventType,
     Header,
     MutationView,
+    ReadResult,
     RevisionCompactedError,
     RevisionMismatchError,
     Value,
     ValueKind,
     tombstone,
 )
-from statekeeper.core.blackboard.store import BlackboardStore
+from statekeeper.core.blackboard.store import ArchivedHistory, BlackboardStore, HistoryCompactor
 from statekeeper.core.blackboard.watch import WatchHub, WatchMessage, WatchSpec
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
 from statekeeper.core.validation import check_non_negative
@@ -182,6 +183,19 @@ class Blackboard:
         self._clock = clock
         self.hub = WatchHub(store, self._limits)
         self._tasks: list[asyncio.Task[None]] = []
+        # History archived before compaction (--archive-blackboard-history;
+        # attached by the capability): reads below the oldest hot revision
+        # read it through, and while `compactor` is set compaction goes
+        # through the archive (the automatic one is then the archiver's).
+        self.archived: ArchivedHistory | None = None
+        self.compactor: HistoryCompactor | None = None
+
+    def attach_archived_history(
+        self, archived: ArchivedHistory, compactor: HistoryCompactor | None
+    ) -> None:
+        self.archived = archived
+        self.hub.archived = archived
+        self.compactor = compactor
 
     @property
     def limits(self) -> BlackboardLimits:
@@ -238,6 +252,8 @@ class Blackboard:
         return total
 
     async def compact_expired_history(self) -> list[tuple[str, int]]:
+        if self.compactor is not None:
+            return []  # the archiver archives, then compacts, by the same rule
         compacted = await self._store.compact_expired_history(
             self._clock(),
             self._limits.history_retention_seconds,
@@ -315,7 +331,14 @@ class Blackboard:
         # Expiry hides a key from current reads at once; a read at a past
         # revision shows that revision as it was recorded.
         visible_at = self._clock() if revision == 0 else None
-        result = await self._store.read(tenant, board, [key], revision, visible_at)
+        try:
+            result = await self._store.read(tenant, board, [key], revision, visible_at)
+        except RevisionCompactedError as error:
+            if self.archived is None:
+                raise
+            oldest = error.oldest_revision
+            entries = await self.archived.read(tenant, board, [key], revision, oldest)
+            result = ReadResult(Header(revision, oldest), revision, entries)
         entry = result.entries[0] if result.entries else None
         return GetOutcome(Header(result.revision, result.header.oldest_revision), entry)
 
@@ -344,12 +367,7 @@ class Blackboard:
             after_key = None
         else:
             at_revision, visible_at, after_key = _list_position(position)
-        result = await self._store.list_entries(
-            tenant, board, matcher, at_revision, visible_at, after_key, size + 1
-        )
-        # The store admits oldest - 1 for watch snapshots; a listing does not.
-        if at_revision and at_revision < result.header.oldest_revision:
-            raise RevisionCompactedError(at_revision, result.header.oldest_revision)
+        result = await self._list(tenant, board, matcher, at_revision, visible_at, after_key, size)
         entries = result.entries
         next_token = ""
         if len(entries) > size:
@@ -361,6 +379,37 @@ class Blackboard:
             entries = [entry.without_value() for entry in entries]
         header = Header(result.revision, result.header.oldest_revision)
         return ListOutcome(header, entries, next_token)
+
+    async def _list(
+        self,
+        tenant: str,
+        board: str,
+        matcher: KeyMatcher,
+        revision: int,
+        visible_at: float | None,
+        after_key: str | None,
+        size: int,
+    ) -> ReadResult:
+        """One page (and one entry more), read through archived history
+        when `revision` is below the oldest hot one."""
+        try:
+            result = await self._store.list_entries(
+                tenant, board, matcher, revision, visible_at, after_key, size + 1
+            )
+            oldest = result.header.oldest_revision
+        except RevisionCompactedError as error:
+            if self.archived is None:
+                raise
+            oldest = error.oldest_revision
+        # The store admits oldest - 1 for watch snapshots; a listing does not.
+        if revision and revision < oldest:
+            if self.archived is None:
+                raise RevisionCompactedError(revision, oldest)
+            entries = await self.archived.list_entries(
+                tenant, board, matcher, revision, after_key, size + 1, oldest
+            )
+            return ReadResult(Header(revision, oldest), revision, entries)
+        return result
 
     def _page_size(self, requested: int) -> int:
         check_non_negative("page_size", requested)
@@ -433,6 +482,8 @@ class Blackboard:
     async def compact(self, tenant: str, revision: int) -> Header:
         if revision <= 0:
             raise InvalidArgumentError("revision", "must be positive")
+        if self.compactor is not None:
+            return await self.compactor.archive_and_compact(tenant, revision)
         return await self._store.compact(tenant, revision)
 
     async def header(self, tenant: str) -> Header:

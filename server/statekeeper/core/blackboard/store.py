@@ -48,12 +48,14 @@ Notes for the production backend (PostgreSQL + Redis Streams):
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.blackboard.keys import KeyMatcher
 from statekeeper.core.blackboard.models import (
     Decide,
+    Entry,
     Header,
     MutationOutcome,
     ReadResult,
@@ -243,3 +245,44 @@ class BlackboardStore(abc.ABC):
         bounded batches, without a revision: nothing is published, and a
         shared event feed holding copies of them is dropped. Returns the
         rows deleted per kind; `dry_run` deletes nothing. Idempotent."""
+
+
+class ArchivedHistory(Protocol):
+    """History below the oldest hot revision, archived before compaction
+    removed it (core/archive/blackboard.py; --archive-blackboard-history).
+    Each method raises `RevisionCompactedError` (with the oldest revision
+    it could answer) for a revision no archived range holds."""
+
+    async def read(
+        self, tenant: str, board: str, keys: Iterable[str], revision: int, oldest_hot: int
+    ) -> list[Entry]:
+        """The entries of `keys` at `revision` (absent keys left out)."""
+
+    async def list_entries(
+        self,
+        tenant: str,
+        board: str,
+        matcher: KeyMatcher,
+        revision: int,
+        after_key: str | None,
+        limit: int,
+        oldest_hot: int,
+    ) -> list[Entry]:
+        """Up to `limit` entries live at `revision`, key > `after_key`."""
+
+    async def history(
+        self,
+        tenant: str,
+        board: str | None,
+        from_revision: int,
+        to_revision: int,
+        with_previous: bool,
+        oldest_hot: int,
+    ) -> list[RevisionBatch]:
+        """Every batch of [from_revision, to_revision], ascending."""
+
+
+class HistoryCompactor(Protocol):
+    """CompactBlackboard while history is archived: archives, then compacts."""
+
+    async def archive_and_compact(self, tenant: str, revision: int) -> Header: ...

@@ -39,7 +39,7 @@ from statekeeper.core.blackboard.models import (
     RevisionCompactedError,
     SlowConsumerError,
 )
-from statekeeper.core.blackboard.store import BlackboardStore
+from statekeeper.core.blackboard.store import ArchivedHistory, BlackboardStore
 from statekeeper.core.errors import (
     InvalidArgumentError,
     LimitExceededError,
@@ -173,6 +173,9 @@ class WatchHub:
         # at each change: the metrics thread reads this int and never walks
         # the dicts the loop is resizing.
         self.open_watches = 0
+        # Archived history (core/archive/blackboard.py): a watch may start
+        # below the oldest hot revision; its replay reads the archive first.
+        self.archived: ArchivedHistory | None = None
 
     async def start(self) -> None:
         self._closed = False
@@ -388,6 +391,7 @@ class WatchHub:
         hub = await self._register(tenant, watcher)
         try:
             stream = _WatchStream(self._store, self._limits, tenant, spec, hub, watcher)
+            stream.archived = self.archived
             async for message in stream.run():
                 yield message
         finally:
@@ -445,11 +449,16 @@ class _WatchStream:
         # the queue holds exactly the revisions above H.
         self._caught_up_through = hub.last_revision
         self._next = spec.start_revision or hub.last_revision + 1
+        self.archived: ArchivedHistory | None = None
 
     async def run(self) -> AsyncIterator[WatchMessage]:
         start = self._next
-        if start <= self._hub.oldest_revision - 1 and self._spec.start_revision:
-            raise RevisionCompactedError(start, self._hub.oldest_revision)
+        oldest = self._hub.oldest_revision
+        if start <= oldest - 1 and self._spec.start_revision:
+            if self.archived is None:
+                raise RevisionCompactedError(start, oldest)
+            # Raises now (before STARTED) when no archived range holds it.
+            await self.archived.history(self._tenant, self._spec.board, start, start, False, oldest)
         yield WatchMessage(WatchMessageKind.STARTED, self._header(), start, revision=start)
         if self._spec.initial_snapshot:
             async for message in self._snapshot(start - 1):
@@ -473,22 +482,14 @@ class _WatchStream:
         count = 0
         after: str | None = None
         while True:
-            page = await self._store.list_entries(
-                self._tenant,
-                self._spec.board,
-                self._spec.matcher,
-                revision,
-                None,
-                after,
-                self._limits.snapshot_chunk_entries,
-            )
-            count += len(page.entries)
-            for chunk in _chunks(page.entries, self._limits.max_response_bytes):
+            entries = await self._snapshot_page(revision, after)
+            count += len(entries)
+            for chunk in _chunks(entries, self._limits.max_response_bytes):
                 after = chunk[-1].key
                 yield WatchMessage(
                     WatchMessageKind.SNAPSHOT_CHUNK, self._header(), 0, entries=tuple(chunk)
                 )
-            if len(page.entries) < self._limits.snapshot_chunk_entries:
+            if len(entries) < self._limits.snapshot_chunk_entries:
                 break
         yield WatchMessage(
             WatchMessageKind.SNAPSHOT_END,
@@ -498,19 +499,66 @@ class _WatchStream:
             entry_count=count,
         )
 
+    async def _snapshot_page(self, revision: int, after: str | None) -> list[Entry]:
+        """One page of the snapshot, from the archive below the hot history."""
+        size = self._limits.snapshot_chunk_entries
+        try:
+            page = await self._store.list_entries(
+                self._tenant, self._spec.board, self._spec.matcher, revision, None, after, size
+            )
+            return page.entries
+        except RevisionCompactedError as error:
+            if self.archived is None:
+                raise
+            return await self.archived.list_entries(
+                self._tenant,
+                self._spec.board,
+                self._spec.matcher,
+                revision,
+                after,
+                size,
+                error.oldest_revision,
+            )
+
+    async def _archived_batches(self, error: RevisionCompactedError, target: int) -> int:
+        """The last revision the archive can replay from `next` on (at most
+        a page, never into the hot history), or raises `error`."""
+        through = min(target, error.oldest_revision - 1, self._next + HISTORY_PAGE_REVISIONS - 1)
+        if self.archived is None or through < self._next:
+            raise error
+        return through
+
     async def _catch_up(self) -> AsyncIterator[WatchMessage]:
-        """Replays [next, H] from the store's history."""
+        """Replays [next, H] from the store's history (archived history
+        first, when `next` is below the oldest hot revision)."""
         target = self._caught_up_through
         while self._next <= target:
             self._raise_if_failed()
-            batches = await self._store.history(
-                self._tenant,
-                self._spec.board,
-                self._next,
-                target,
-                HISTORY_PAGE_REVISIONS,
-                self._spec.prev_value,
-            )
+            try:
+                batches = await self._store.history(
+                    self._tenant,
+                    self._spec.board,
+                    self._next,
+                    target,
+                    HISTORY_PAGE_REVISIONS,
+                    self._spec.prev_value,
+                )
+            except RevisionCompactedError as error:
+                through = await self._archived_batches(error, target)
+                assert self.archived is not None
+                archived = await self.archived.history(
+                    self._tenant,
+                    self._spec.board,
+                    self._next,
+                    through,
+                    self._spec.prev_value,
+                    error.oldest_revision,
+                )
+                wanted = [w for w in map(self._watcher.select, archived) if w is not None]
+                for message in self._event_messages(wanted):
+                    yield message
+                self._next = max(self._next, through + 1)
+                continue
             wanted = [w for w in map(self._watcher.select, batches) if w is not None]
             for message in self._event_messages(wanted):
                 yield message

@@ -724,6 +724,12 @@ def _upsert_entry(db: sqlite3.Connection, tenant: str, entry: Entry) -> None:
     )
 
 
+def compact_history(db: sqlite3.Connection, tenant: str, revision: int) -> None:
+    """Compaction to `revision` inside the caller's transaction (the
+    archive's compare-and-compact of archived history)."""
+    _compact(db, _load_tenant(db, tenant), revision)
+
+
 def _compact(db: sqlite3.Connection, state: _Tenant, revision: int) -> None:
     """Drops history below `revision` except each key's latest PUT below it."""
     db.execute(

@@ -718,6 +718,13 @@ async def _write_batch(
     state.revision = batch.revision
 
 
+async def compact_history(conn: Connection, tenant: str, revision: int) -> None:
+    """Compaction to `revision` inside the caller's transaction, which has
+    locked the tenant's counter row (the archive's compare-and-compact of
+    archived history)."""
+    await _compact(conn, await _lock_tenant(conn, tenant, create=False), revision)
+
+
 async def _compact(conn: Connection, state: Tenant, revision: int) -> None:
     """Drops history below `revision` except each key's latest PUT below it."""
     await conn.execute(

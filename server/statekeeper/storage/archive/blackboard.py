@@ -1,0 +1,394 @@
+"""Archived blackboard history on both backends (core/archive/blackboard.py):
+which tenants are due, a unit's rows as one chunk (an export file of
+bb_versions and bb_log rows, admin/transfer.py), the compare-and-compact,
+and the chunk parsing and rewriting both share."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import asyncpg
+
+from statekeeper.admin import transfer
+from statekeeper.admin.embedded import EmbeddedSource, open_existing
+from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.tables import Table
+from statekeeper.core.archive.blackboard import (
+    ArchivedHistoryEraser,
+    ArchivedHistoryReader,
+    BlackboardHistoryUnits,
+    DueHistory,
+)
+from statekeeper.core.archive.service import Archive
+from statekeeper.core.archive.store import ExportedUnit
+from statekeeper.core.blackboard.models import Entry, Header, Value
+from statekeeper.core.blackboard.service import Blackboard
+from statekeeper.core.privacy.service import Participant
+from statekeeper.storage.embedded.blackboard import compact_history as compact_embedded
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.postgres.blackboard import compact_history as compact_postgres
+from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.production import ProductionStorage
+from statekeeper.storage.sealing import Sealer
+
+VERSIONS = "bb_versions"
+LOG = "bb_log"
+# The unit's rows ({1} tenant, {2} low, {3} high): history below high + 1
+# (the range and, below low, the base compaction keeps), log rows of the range.
+_FILTERS = {
+    VERSIONS: "tenant = {1} AND revision <= {3}",
+    LOG: "tenant = {1} AND revision >= {2} AND revision <= {3}",
+}
+
+
+def _where(table: str, mark: str) -> str | None:
+    template = _FILTERS.get(table)
+    if template is None:
+        return None
+    return template.format(*(mark.format(n) for n in range(4)))
+
+
+def _exported(summary: transfer.ExportSummary) -> ExportedUnit:
+    # The version guarding the compaction: how many history rows the unit has.
+    return ExportedUnit(
+        summary.path, "", summary.counts.get(VERSIONS, 0), summary.counts, summary.sha256
+    )
+
+
+# ----- embedded -------------------------------------------------------------------------
+
+
+class _EmbeddedRange(EmbeddedSource):
+    def __init__(self, db: sqlite3.Connection, data_dir: Path, low: int, high: int) -> None:
+        super().__init__(db, data_dir)
+        self._range = (low, high)
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        where = _where(table.name, "?{}")
+        if where is None:
+            return 0
+        sql = f"SELECT count(*) FROM {table.name} WHERE {where}"
+        return int(self._db.execute(sql, (tenant, *self._range)).fetchone()[0])
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        where = _where(table.name, "?{}")
+        if where is None:
+            return
+        cursor = self._db.execute(
+            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where}"
+            f" ORDER BY {', '.join(table.order)}",
+            (tenant, *self._range),
+        )
+        for row in cursor:
+            yield row
+
+
+def _export_embedded(
+    data_dir: Path, tenant: str, low: int, high: int, path: Path
+) -> ExportedUnit | None:
+    with contextlib.closing(open_existing(data_dir)) as db:
+        db.execute("BEGIN")
+        try:
+            row = db.execute(
+                "SELECT oldest_revision FROM bb_tenants WHERE tenant = ?", (tenant,)
+            ).fetchone()
+            if row is None or int(row[0]) != low:
+                return None
+            source = _EmbeddedRange(db, data_dir, low, high)
+            summary = asyncio.run(transfer.export(source, path, tenant, None))
+        finally:
+            db.execute("ROLLBACK")
+    return _exported(summary)
+
+
+class EmbeddedHistoryDatabase:
+    def __init__(self, storage: EmbeddedStorage, data_dir: Path) -> None:
+        self._storage = storage
+        self._data_dir = data_dir
+
+    async def due(
+        self, cutoff: float, max_revisions: int, after: str, limit: int, only: str = ""
+    ) -> list[DueHistory]:
+        def work(db: sqlite3.Connection) -> list[DueHistory]:
+            found: list[DueHistory] = []
+            rows = db.execute(
+                "SELECT tenant, revision, oldest_revision FROM bb_tenants"
+                " WHERE tenant > ? AND (? = '' OR tenant = ?) AND oldest_revision < revision"
+                " ORDER BY tenant",
+                (after, only, only),
+            )
+            for tenant, revision, oldest in rows.fetchall():
+                first_kept = db.execute(
+                    "SELECT revision FROM bb_log WHERE tenant = ? AND revision >= ?"
+                    " AND commit_time > ? ORDER BY revision LIMIT 1",
+                    (tenant, oldest, cutoff),
+                ).fetchone()
+                target = _target(first_kept[0] if first_kept else None, revision, max_revisions)
+                if target > oldest:
+                    found.append(DueHistory(tenant, oldest, target))
+                    if len(found) >= limit:
+                        break
+            return found
+
+        return await self._storage.read(work)
+
+    async def header(self, tenant: str) -> Header:
+        def work(db: sqlite3.Connection) -> Header:
+            row = db.execute(
+                "SELECT revision, oldest_revision FROM bb_tenants WHERE tenant = ?", (tenant,)
+            ).fetchone()
+            return Header(0, 1) if row is None else Header(int(row[0]), int(row[1]))
+
+        return await self._storage.read(work)
+
+    async def export_range(
+        self, tenant: str, low: int, high: int, path: Path
+    ) -> ExportedUnit | None:
+        return await asyncio.to_thread(_export_embedded, self._data_dir, tenant, low, high, path)
+
+    async def compact_range(self, tenant: str, low: int, high: int, version: int) -> bool | None:
+        def work(db: sqlite3.Connection) -> bool | None:
+            row = db.execute(
+                "SELECT oldest_revision FROM bb_tenants WHERE tenant = ?", (tenant,)
+            ).fetchone()
+            if row is None or int(row[0]) > high:
+                return False
+            count = db.execute(
+                "SELECT count(*) FROM bb_versions WHERE tenant = ? AND revision <= ?",
+                (tenant, high),
+            ).fetchone()[0]
+            if int(row[0]) != low or int(count) != version:
+                return None
+            compact_embedded(db, tenant, high + 1)
+            return True
+
+        return await self._storage.write(work)
+
+
+# ----- PostgreSQL -----------------------------------------------------------------------
+
+
+class _PostgresRange(PostgresSource):
+    def __init__(self, conn: asyncpg.Connection, low: int, high: int) -> None:
+        super().__init__(conn)
+        self._range = (low, high)
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        where = _where(table.name, "${}")
+        if where is None:
+            return 0
+        sql = f"SELECT count(*) FROM {table.name} WHERE {where}"
+        return int(await self._conn.fetchval(sql, tenant, *self._range))
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        where = _where(table.name, "${}")
+        if where is None:
+            return
+        records = await self._conn.fetch(
+            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where}"
+            f" ORDER BY {', '.join(table.order)}",
+            tenant,
+            *self._range,
+        )
+        for record in records:
+            yield tuple(record.values())
+
+
+class PostgresHistoryDatabase:
+    def __init__(self, durable: PostgresStorage) -> None:
+        self._durable = durable
+
+    async def due(
+        self, cutoff: float, max_revisions: int, after: str, limit: int, only: str = ""
+    ) -> list[DueHistory]:
+        async with self._durable.connection("blackboard archive candidates") as conn:
+            rows = await conn.fetch(
+                "SELECT t.tenant, t.revision, t.oldest_revision,"
+                " (SELECT l.revision FROM bb_log l WHERE l.tenant = t.tenant"
+                "  AND l.revision >= t.oldest_revision AND l.commit_time > $2"
+                "  ORDER BY l.revision LIMIT 1) AS first_kept"
+                " FROM bb_tenants t WHERE t.tenant > $1 AND ($3 = '' OR t.tenant = $3)"
+                " AND t.oldest_revision < t.revision ORDER BY t.tenant",
+                after,
+                cutoff,
+                only,
+            )
+        found: list[DueHistory] = []
+        for row in rows:
+            target = _target(row["first_kept"], row["revision"], max_revisions)
+            if target > row["oldest_revision"]:
+                found.append(DueHistory(row["tenant"], row["oldest_revision"], target))
+                if len(found) >= limit:
+                    break
+        return found
+
+    async def header(self, tenant: str) -> Header:
+        async with self._durable.connection("blackboard archive header") as conn:
+            row = await conn.fetchrow(
+                "SELECT revision, oldest_revision FROM bb_tenants WHERE tenant = $1", tenant
+            )
+        return Header(0, 1) if row is None else Header(int(row[0]), int(row[1]))
+
+    async def export_range(
+        self, tenant: str, low: int, high: int, path: Path
+    ) -> ExportedUnit | None:
+        async with (
+            self._durable.connection("blackboard archive export") as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            oldest = await conn.fetchval(
+                "SELECT oldest_revision FROM bb_tenants WHERE tenant = $1", tenant
+            )
+            if oldest is None or int(oldest) != low:
+                return None
+            source = _PostgresRange(cast(asyncpg.Connection, conn), low, high)
+            summary = await transfer.export(source, path, tenant, None)
+        return _exported(summary)
+
+    async def compact_range(self, tenant: str, low: int, high: int, version: int) -> bool | None:
+        async with (
+            self._durable.connection("blackboard archive compaction") as conn,
+            conn.transaction(),
+        ):
+            oldest = await conn.fetchval(
+                "SELECT oldest_revision FROM bb_tenants WHERE tenant = $1 FOR UPDATE", tenant
+            )
+            if oldest is None or int(oldest) > high:
+                return False
+            count = await conn.fetchval(
+                "SELECT count(*) FROM bb_versions WHERE tenant = $1 AND revision <= $2",
+                tenant,
+                high,
+            )
+            if int(oldest) != low or int(count) != version:
+                return None
+            await compact_postgres(conn, tenant, high + 1)
+            return True
+
+
+def _target(first_kept: int | None, revision: int, max_revisions: int) -> int:
+    """Retention's oldest revision to keep (as the stores compute it)."""
+    target = first_kept if first_kept is not None else revision
+    target = max(target, revision - max_revisions + 1)
+    return int(min(target, revision))
+
+
+# ----- chunks -------------------------------------------------------------------------------
+
+
+def _read(path: Path) -> tuple[transfer.Header, dict[str, list[list[Any]]]]:
+    """The chunk's header (checksum verified) and its raw rows per table."""
+    header = transfer.read_header(path)
+    rows: dict[str, list[list[Any]]] = {}
+    with transfer.open_lines(path) as stream:
+        for line in stream:
+            if not line.startswith(b'{"t":'):
+                continue
+            record = json.loads(line)
+            if record["t"] not in _FILTERS:
+                raise transfer.TransferError(f"{path}: table {record['t']!r} is not history")
+            rows.setdefault(record["t"], []).append([transfer.decode_value(v) for v in record["r"]])
+    return header, rows
+
+
+def load_versions(path: Path) -> list[dict[str, Any]]:
+    """The bb_versions rows of a chunk, by column name."""
+    header, rows = _read(path)
+    columns = {name: cols for name, cols, _ in header.tables}[VERSIONS]
+    return [dict(zip(columns, row, strict=True)) for row in rows.get(VERSIONS, [])]
+
+
+class _ChunkSource:
+    """A chunk's rows (minus some) as an export source, to rewrite it."""
+
+    def __init__(self, header: transfer.Header, rows: dict[str, list[list[Any]]]) -> None:
+        self.backend = header.backend
+        self._header = header
+        self._columns = {name: cols for name, cols, _ in header.tables}
+        self._rows = rows
+
+    async def schema_versions(self) -> dict[str, int]:
+        return self._header.schemas
+
+    async def columns(self, table: Table) -> list[str]:
+        return self._columns.get(table.name, ["tenant"])
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        return len(self._rows.get(table.name, []))
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        for row in self._rows.get(table.name, []):
+            yield row
+
+
+def rewrite_chunk(chunk: Path, target: Path, prefixes: tuple[str, ...]) -> tuple[ExportedUnit, int]:
+    """`chunk` without the history rows whose key begins with one of
+    `prefixes`, written to `target`; and how many rows were dropped."""
+    header, rows = _read(chunk)
+    columns = {name: cols for name, cols, _ in header.tables}[VERSIONS]
+    key_at = columns.index("key")
+    kept = [row for row in rows.get(VERSIONS, []) if not str(row[key_at]).startswith(prefixes)]
+    dropped = len(rows.get(VERSIONS, [])) - len(kept)
+    rows[VERSIONS] = kept
+    summary = asyncio.run(transfer.export(_ChunkSource(header, rows), target, header.tenant, None))
+    return _exported(summary), dropped
+
+
+# ----- wiring -------------------------------------------------------------------------------
+
+
+def attach_history_archive(
+    blackboard: Blackboard,
+    storage: EmbeddedStorage | ProductionStorage,
+    archive: Archive,
+    data_dir: Path,
+    enabled: bool,
+    sealer: Sealer | None,
+) -> Participant:
+    """Adds the blackboard history kind to `archive` (always, so archived
+    history stays readable when the option is later turned off), gives the
+    blackboard its read-through (and, when `enabled`, the archiving
+    compaction), and returns EraseUser's participant for archived history."""
+    database: EmbeddedHistoryDatabase | PostgresHistoryDatabase
+    if isinstance(storage, EmbeddedStorage):
+        database = EmbeddedHistoryDatabase(storage, data_dir)
+    else:
+        database = PostgresHistoryDatabase(storage.durable)
+    limits = blackboard.limits
+    kind = BlackboardHistoryUnits(
+        database, limits.history_retention_seconds, limits.history_max_revisions, enabled
+    )
+    kind.archive = archive
+    archive.add_kind(kind)
+    reader = ArchivedHistoryReader(archive, load_versions, entry_opener(sealer))
+    blackboard.attach_archived_history(reader, kind if enabled else None)
+    return Participant("blackboard", ArchivedHistoryEraser(archive, rewrite_chunk))
+
+
+def entry_opener(sealer: Sealer | None) -> Callable[[str, Entry], Entry]:
+    """Opens an archived entry's value as the sealed store does (chunks
+    keep the values as stored: sealed for sensitive tenants)."""
+
+    def opened(tenant: str, entry: Entry) -> Entry:
+        value = entry.value
+        if sealer is None or value is None:
+            return entry
+        data = sealer.open_bytes(tenant, "blackboard.value", (entry.board, entry.key), value.data)
+        return dataclasses.replace(
+            entry, value=Value(value.kind, data, value.content_type, value.schema_version)
+        )
+
+    return opened
