@@ -310,11 +310,15 @@ class ArchivedHistoryReader:
         units = await self.units(tenant)
         return units[0][0] if units else None
 
-    async def _unit_at(self, tenant: str, revision: int, oldest_hot: int) -> _Unit:
-        """The unit answering reads at `revision` (its base answers low - 1)."""
+    async def _unit_at(
+        self, tenant: str, revision: int, oldest_hot: int, slack: int = 0
+    ) -> _Unit:
+        """The unit answering reads at `revision`. Its base also answers
+        low - 1; below the first unit, only a snapshot (`slack` 1) reads
+        that, as the hot store admits oldest - 1 for snapshots only."""
         units = await self.units(tenant)
-        for low, high, unit in units:
-            if low - 1 <= revision <= high:
+        for index, (low, high, unit) in enumerate(units):
+            if low - (slack if index == 0 else 1) <= revision <= high:
                 return await self._parsed(tenant, unit, low, high)
         floor = units[0][0] if units else oldest_hot
         raise RevisionCompactedError(revision, min(floor, oldest_hot))
@@ -360,10 +364,11 @@ class ArchivedHistoryReader:
         after_key: str | None,
         limit: int,
         oldest_hot: int,
+        snapshot: bool = False,
     ) -> list[Entry]:
         """Up to `limit` entries of `board` at `revision` that `matcher`
         selects, with key > `after_key`, by key."""
-        unit = await self._unit_at(tenant, revision, oldest_hot)
+        unit = await self._unit_at(tenant, revision, oldest_hot, 1 if snapshot else 0)
         keys = sorted(
             key
             for (row_board, key) in unit.versions

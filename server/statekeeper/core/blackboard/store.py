@@ -267,8 +267,11 @@ class ArchivedHistory(Protocol):
         after_key: str | None,
         limit: int,
         oldest_hot: int,
+        snapshot: bool = False,
     ) -> list[Entry]:
-        """Up to `limit` entries live at `revision`, key > `after_key`."""
+        """Up to `limit` entries live at `revision`, key > `after_key`
+        (a watch's `snapshot` may read one revision below the oldest
+        archived one, as the store's snapshots may below its oldest)."""
 
     async def history(
         self,

@@ -518,6 +518,7 @@ class _WatchStream:
                 after,
                 size,
                 error.oldest_revision,
+                snapshot=True,
             )
 
     async def _archived_batches(self, error: RevisionCompactedError, target: int) -> int:
