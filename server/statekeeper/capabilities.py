@@ -186,6 +186,33 @@ class Checkpoints:
         self.checkpoints = CheckpointManager(self.checkpoint_store, limits.checkpoints, upgrades)
         self.workflows = WorkflowManager(self.workflow_store, limits.workflows, upgrades)
         self._maintenance: asyncio.Task[None] | None = None
+        # The backend the checkpoint store runs on (the archive's histories
+        # read and write the same tables).
+        self.storage: EmbeddedStorage | ProductionStorage | None = None
+
+    def attach_archive(self, archive: Archive, settings: Settings) -> None:
+        """Checkpoint histories as archive units (core/archive/checkpoints.py),
+        registered even without a policy so that archived ones stay readable;
+        the service restores them when a read or an operation needs them."""
+        from statekeeper.core.archive.checkpoints import (
+            ArchivedHistories,
+            CheckpointHistories,
+            HistoryDatabase,
+        )
+
+        database: HistoryDatabase
+        if isinstance(self.storage, EmbeddedStorage):
+            from statekeeper.storage.archive.checkpoints_embedded import EmbeddedHistoryDatabase
+
+            database = EmbeddedHistoryDatabase(self.storage, Path(settings.data_dir))
+        elif isinstance(self.storage, ProductionStorage):
+            from statekeeper.storage.archive.checkpoints_postgres import PostgresHistoryDatabase
+
+            database = PostgresHistoryDatabase(self.storage.durable)
+        else:
+            return
+        archive.add_kind(CheckpointHistories(database, settings.archive_checkpoints_after_days))
+        self.checkpoints.histories = ArchivedHistories(archive)
 
     async def start(self) -> None:
         await self.checkpoint_store.start()
@@ -382,16 +409,19 @@ def checkpoints_on(storage: EmbeddedStorage | ProductionStorage, settings: Setti
     limits = settings.capability_limits
     sealer = sealer_for(settings)
     if isinstance(storage, EmbeddedStorage):
-        return Checkpoints(
+        capability = Checkpoints(
             sealed.checkpoints(EmbeddedCheckpointStore(storage), sealer),
             EmbeddedWorkflowStore(storage),
             limits,
         )
-    return Checkpoints(
-        sealed.checkpoints(PostgresCheckpointStore(storage.durable), sealer),
-        PostgresWorkflowStore(storage.durable),
-        limits,
-    )
+    else:
+        capability = Checkpoints(
+            sealed.checkpoints(PostgresCheckpointStore(storage.durable), sealer),
+            PostgresWorkflowStore(storage.durable),
+            limits,
+        )
+    capability.storage = storage
+    return capability
 
 
 def index_dir(settings: Settings) -> Path:

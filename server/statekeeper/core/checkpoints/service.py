@@ -31,7 +31,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from statekeeper.core import paging
 from statekeeper.core.audit.models import AuditRecord
@@ -39,6 +39,7 @@ from statekeeper.core.audit.service import Actor, record_for
 from statekeeper.core.checkpoints.models import (
     EXECUTION_ENTITY,
     ChannelEntry,
+    ChannelValueMissingError,
     CheckpointDraft,
     CheckpointLimits,
     CheckpointQuery,
@@ -81,6 +82,21 @@ _MAX_SAFE_INTEGER = 2**53
 # ----- the capability ----------------------------------------------------------
 
 
+class HistoryRestorer(Protocol):
+    """Brings archived checkpoint histories back (core/archive/checkpoints.py
+    ArchivedHistories); each returns True when it restored something."""
+
+    async def execution(self, tenant: str, execution_id: str) -> bool: ...
+
+    async def tenant(self, tenant: str) -> bool: ...
+
+    async def runs(self, tenant: str, run_ids: Sequence[str]) -> bool: ...
+
+    async def values(self, tenant: str, content_hashes: Sequence[str]) -> bool: ...
+
+    async def discard(self, tenant: str, execution_id: str) -> None: ...
+
+
 class CheckpointManager:
     """The checkpoint capability, independent of transport and storage."""
 
@@ -95,6 +111,9 @@ class CheckpointManager:
         self._limits = limits
         self._upgrades = upgrades
         self._clock_ns = clock_ns
+        # Set when the archive tier keeps checkpoint histories: what reads
+        # and whole-history operations use to restore them first.
+        self.histories: HistoryRestorer | None = None
 
     async def save(self, actor: Actor, draft: CheckpointDraft, ownership_epoch: int) -> SaveOutcome:
         self._check_draft(draft)
@@ -112,7 +131,14 @@ class CheckpointManager:
             f"saved checkpoint {draft.checkpoint_id or '(server id)'}"
             f" in namespace {draft.namespace!r}",
         )
-        return await self._store.save_checkpoint(actor.tenant, record, ownership_epoch, audit)
+        try:
+            return await self._store.save_checkpoint(actor.tenant, record, ownership_epoch, audit)
+        except ChannelValueMissingError:
+            # A channel named by version whose value only the archived
+            # history holds: restored, the save resolves it.
+            if not await self._restore_execution(actor.tenant, draft.execution_id):
+                raise
+            return await self._store.save_checkpoint(actor.tenant, record, ownership_epoch, audit)
 
     async def get(
         self,
@@ -128,6 +154,10 @@ class CheckpointManager:
         found = await self._store.get_checkpoint(
             tenant, execution_id, namespace, checkpoint_id or None, options
         )
+        if found is None and checkpoint_id and await self._restore_execution(tenant, execution_id):
+            found = await self._store.get_checkpoint(
+                tenant, execution_id, namespace, checkpoint_id, options
+            )
         if found is None:
             what = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "a checkpoint"
             raise NotFoundError(
@@ -150,6 +180,13 @@ class CheckpointManager:
         self._check_query(query)
         filters = _query_digest(query, options)
         after = _position_from(paging.decode(page_token, "checkpoints", filters))
+        if self.histories is not None:
+            # Archived checkpoints may sort anywhere among the hot ones (of
+            # other namespaces): the history comes back before any page.
+            if query.execution_id:
+                await self.histories.execution(tenant, query.execution_id)
+            else:
+                await self.histories.tenant(tenant)
         found = await self._store.list_checkpoints(tenant, query, after, size + 1, options)
         next_token = ""
         if len(found) > size:
@@ -168,7 +205,12 @@ class CheckpointManager:
             f"stored {len(draft.writes)} write(s) of task {draft.task_id}"
             f" against checkpoint {draft.checkpoint_id} in namespace {draft.namespace!r}",
         )
-        return await self._store.put_writes(actor.tenant, draft, ownership_epoch, audit)
+        try:
+            return await self._store.put_writes(actor.tenant, draft, ownership_epoch, audit)
+        except NotFoundError:
+            if not await self._restore_execution(actor.tenant, draft.execution_id):
+                raise
+            return await self._store.put_writes(actor.tenant, draft, ownership_epoch, audit)
 
     async def channel_values(
         self, tenant: str, content_hashes: Sequence[str]
@@ -181,15 +223,23 @@ class CheckpointManager:
             _check_content_hash(f"content_hashes[{index}]", content_hash)
         wanted = list(dict.fromkeys(content_hashes))
         found = await self._store.get_channel_values(tenant, wanted)
+        missing = [key for key in wanted if key not in found]
+        if missing and self.histories and await self.histories.values(tenant, missing):
+            found = await self._store.get_channel_values(tenant, wanted)
         values = {key: self._upgrades.upgrade(value) for key, value in found.items()}
         return values, [key for key in wanted if key not in found]
 
     async def delete_execution(self, actor: Actor, execution_id: str) -> RemovalCounts:
         self._check_key("execution_id", execution_id)
         audit = self._audit(actor, execution_id, "deleted the execution (final)")
-        return await self._store.delete_execution(
+        # Restored first, so that its ids are remembered as deleted too.
+        await self._restore_execution(actor.tenant, execution_id)
+        counts = await self._store.delete_execution(
             actor.tenant, execution_id, self._clock_ns(), audit
         )
+        if self.histories is not None:
+            await self.histories.discard(actor.tenant, execution_id)
+        return counts
 
     async def delete_runs(self, actor: Actor, run_ids: Sequence[str]) -> RemovalCounts:
         self._check_batch("run_ids", run_ids)
@@ -200,6 +250,8 @@ class CheckpointManager:
             return RemovalCounts()
         shown = ", ".join(wanted[:10]) + (" ..." if len(wanted) > 10 else "")
         audit = self._audit(actor, "", f"deleted the checkpoints of runs {shown} (final)")
+        if self.histories is not None:
+            await self.histories.runs(actor.tenant, wanted)
         return await self._store.delete_runs(actor.tenant, wanted, self._clock_ns(), audit)
 
     async def copy_execution(
@@ -213,6 +265,7 @@ class CheckpointManager:
             raise InvalidArgumentError("target_execution_id", "must differ from the source")
         until = f" until checkpoint {until_checkpoint_id}" if until_checkpoint_id else ""
         audit = self._audit(actor, target_id, f"copied from execution {source_id}{until}")
+        await self._restore_execution(actor.tenant, source_id)
         return await self._store.copy_execution(
             actor.tenant, source_id, target_id, until_checkpoint_id or None, audit
         )
@@ -237,6 +290,11 @@ class CheckpointManager:
         if not execution_ids and not all_executions:
             return RemovalCounts()
         targets = None if all_executions else sorted(set(execution_ids))
+        if self.histories is not None:
+            if targets is None:
+                await self.histories.tenant(actor.tenant)
+            for execution_id in targets or ():
+                await self.histories.execution(actor.tenant, execution_id)
         audit = None if dry_run else self._audit(actor, "", f"pruned to the newest {keep}")
         return await self._store.prune(actor.tenant, targets, keep, dry_run, audit)
 
@@ -258,6 +316,12 @@ class CheckpointManager:
         return total
 
     # ----- helpers -----------------------------------------------------------
+
+    async def _restore_execution(self, tenant: str, execution_id: str) -> bool:
+        """Brings the execution's archived history back; True if it did."""
+        if self.histories is None:
+            return False
+        return await self.histories.execution(tenant, execution_id)
 
     def _audit(self, actor: Actor, execution_id: str, summary: str) -> AuditRecord:
         """The record of one mutation; the store sets the revision (and the

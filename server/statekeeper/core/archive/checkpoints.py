@@ -1,0 +1,188 @@
+"""Checkpoint histories as archive units.
+
+An execution (a LangGraph thread) whose newest checkpoint is older than
+`after_days` has its history archived: every checkpoint but the newest of
+each namespace, with their pending writes, channel rows and the values
+only they reference. The newest checkpoints stay hot, so resuming a thread
+never touches the archive. The unit's id is the execution id; it is the
+tenant's (no user marker) unless the history's checkpoints name exactly one
+user in their metadata (`user_id`), whose marker it then gets, so that
+EraseUser removes it with the user's other archived state.
+
+Reads that need the history bring it back first (`ArchivedHistories`,
+the checkpoint service's hook): a checkpoint id not found hot, any listing
+of an execution with an archived history (and a tenant-wide listing of a
+tenant that has any), values not found hot, writes against or saves
+resolving a version of an archived checkpoint, and the operations on the
+whole history (copy, delete runs, prune, delete execution).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from statekeeper.core.archive.keys import manifest_key, marker_key
+from statekeeper.core.archive.service import Archive
+from statekeeper.core.archive.store import Candidate, ExportedUnit
+from statekeeper.core.audit.models import AuditRecord
+from statekeeper.core.audit.service import record_for, system_actor
+from statekeeper.core.checkpoints.models import EXECUTION_ENTITY
+
+CAPABILITY = "checkpoints"
+# Manifests read at once when looking for histories by run id or value.
+MANIFEST_READS = 16
+
+
+class HistoryDatabase(Protocol):
+    """The checkpoint histories' side of the archive, per backend
+    (storage/archive/checkpoints_embedded.py and checkpoints_postgres.py)."""
+
+    async def history_candidates(
+        self, cutoff_ns: int, after: tuple[str, str] | None, limit: int
+    ) -> list[tuple[str, str]]:
+        """(tenant, execution_id) of executions with a history whose newest
+        checkpoint is older than `cutoff_ns`, in that order after `after`."""
+
+    async def export_history(
+        self, tenant: str, execution_id: str, path: Path
+    ) -> ExportedUnit | None:
+        """Writes the history as one chunk read in one snapshot (None: no
+        history); `extra` as storage/archive/checkpoints.py `extra_of`."""
+
+    async def delete_history(
+        self, tenant: str, execution_id: str, extra: dict[str, Any], audit: AuditRecord
+    ) -> bool | None:
+        """Deletes the exported checkpoints with their writes, channel rows
+        and the values nothing hot references any more, in one transaction,
+        if their rows still have the exported fingerprint: True deleted,
+        None changed, False gone."""
+
+    async def restore_history(self, tenant: str, execution_id: str, chunk: Path) -> bool:
+        """Inserts the chunk's rows in one transaction (values if absent;
+        checkpoints saved again under the same id meanwhile stay as they
+        are); False when every checkpoint of it is hot."""
+
+    async def hot_checkpoints(
+        self, tenant: str, execution_id: str, keys: Sequence[tuple[str, str]]
+    ) -> int:
+        """How many of (namespace, checkpoint_id) `keys` are hot."""
+
+
+class CheckpointHistories:
+    capability = CAPABILITY
+    restorable = True
+
+    def __init__(
+        self,
+        database: HistoryDatabase,
+        after_days: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._db = database
+        self.after_days = after_days
+        self._clock = clock
+
+    async def candidates(
+        self, cutoff: float, after: tuple[Any, ...] | None, limit: int
+    ) -> list[Candidate]:
+        start = None if after is None else (str(after[0]), str(after[1]))
+        found = await self._db.history_candidates(int(cutoff * 1e9), start, limit)
+        return [Candidate(tenant, unit, "", (tenant, unit)) for tenant, unit in found]
+
+    async def export(self, tenant: str, unit: str, path: Path) -> ExportedUnit | None:
+        return await self._db.export_history(tenant, unit, path)
+
+    async def delete_hot(self, tenant: str, unit: str, exported: ExportedUnit) -> bool | None:
+        audit = record_for(
+            system_actor("ArchiveCheckpoints"),
+            EXECUTION_ENTITY,
+            unit,
+            0,  # the store sets the execution's last sequence
+            self._clock(),
+            f"archived the history ({exported.counts.get('cp_checkpoints', 0)} checkpoints)",
+        )
+        return await self._db.delete_history(tenant, unit, exported.extra, audit)
+
+    async def restore(self, tenant: str, unit: str, chunk: Path, extra: dict[str, Any]) -> bool:
+        return await self._db.restore_history(tenant, unit, chunk)
+
+    async def is_hot(self, tenant: str, unit: str, extra: dict[str, Any]) -> bool:
+        keys = [(str(key[0]), str(key[1])) for key in extra.get("keys", [])]
+        # Every archived checkpoint hot: the archiver stopped before its
+        # delete. Some only: saved again under their ids after the archive
+        # (the others live in the archive only).
+        return bool(keys) and await self._db.hot_checkpoints(tenant, unit, keys) == len(keys)
+
+
+class ArchivedHistories:
+    """The checkpoint service's way back to archived histories
+    (CheckpointManager.histories): each method restores what a read or an
+    operation needs and says whether it restored anything (then the caller
+    runs its query again)."""
+
+    def __init__(self, archive: Archive) -> None:
+        self._archive = archive
+
+    async def execution(self, tenant: str, execution_id: str) -> bool:
+        """The execution's history (one object read when it has none)."""
+        return await self._archive.restore_unit(CAPABILITY, tenant, execution_id)
+
+    async def tenant(self, tenant: str) -> bool:
+        """Every archived history of the tenant (one listing when it has none)."""
+        return await self._restore_each(tenant, await self._archive.units(CAPABILITY, tenant))
+
+    async def runs(self, tenant: str, run_ids: Sequence[str]) -> bool:
+        """The histories holding checkpoints of these runs."""
+        wanted = set(run_ids)
+        return await self._restore_matching(
+            tenant, lambda extra: bool(wanted.intersection(extra.get("run_ids", [])))
+        )
+
+    async def values(self, tenant: str, content_hashes: Sequence[str]) -> bool:
+        """The histories that reference any of these values."""
+        wanted = {content_hash[:16] for content_hash in content_hashes}
+        return await self._restore_matching(
+            tenant, lambda extra: bool(wanted.intersection(extra.get("value_prefixes", [])))
+        )
+
+    async def discard(self, tenant: str, execution_id: str) -> None:
+        """Removes what is left of the execution's archived history (after
+        DeleteExecution: a restore that found it hot leaves the objects),
+        manifest first, so nothing reads the rest."""
+        manifest = await self._archive.manifest(CAPABILITY, tenant, execution_id)
+        if manifest is None:
+            return
+        objects = self._archive.objects
+        await objects.delete(manifest_key(tenant, CAPABILITY, execution_id))
+        for chunk in manifest.get("chunks", []):
+            await objects.delete(chunk["key"])
+        user_id = manifest.get("user_id")
+        if isinstance(user_id, str) and user_id:
+            await objects.delete(marker_key(tenant, user_id, CAPABILITY, execution_id))
+
+    async def _restore_matching(
+        self, tenant: str, matches: Callable[[dict[str, Any]], bool]
+    ) -> bool:
+        units = await self._archive.units(CAPABILITY, tenant)
+        gate = asyncio.Semaphore(MANIFEST_READS)
+
+        async def wanted(unit: str) -> bool:
+            async with gate:
+                manifest = await self._archive.manifest(CAPABILITY, tenant, unit)
+            return manifest is not None and matches(manifest.get("extra", {}))
+
+        chosen = await asyncio.gather(*(wanted(unit) for unit in units))
+        return await self._restore_each(
+            tenant, [unit for unit, take in zip(units, chosen, strict=True) if take]
+        )
+
+    async def _restore_each(self, tenant: str, units: Sequence[str]) -> bool:
+        restored = False
+        for unit in units:
+            if unit and await self._archive.restore_unit(CAPABILITY, tenant, unit):
+                restored = True
+        return restored

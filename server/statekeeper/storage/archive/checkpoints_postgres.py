@@ -1,0 +1,240 @@
+"""Checkpoint histories in the archive, on PostgreSQL: a history is read in
+one REPEATABLE READ transaction; deleted and restored each in one
+transaction that follows the checkpoint store's locking protocol
+(storage/postgres/checkpoints.py: the tenant's value lock, then the
+execution's row): the delete holds the value lock exclusively (it collects
+values), a restore shared (it adds references), under a transaction-scoped
+advisory lock on the unit so that two replicas restoring it at once insert
+it once."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import asyncpg
+
+from statekeeper.admin import transfer
+from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.tables import Table
+from statekeeper.core.archive.store import ExportedUnit
+from statekeeper.core.audit.models import AuditRecord
+from statekeeper.core.privacy.models import USER_METADATA_KEY
+from statekeeper.storage.archive.checkpoints import (
+    CANDIDATES,
+    FINGERPRINTED,
+    HISTORY_KEYS,
+    HISTORY_TABLES,
+    ORDER,
+    Fingerprint,
+    Key,
+    absent_rows,
+    chunk_keys,
+    chunk_rows,
+    extra_of,
+    history_tables,
+    keys_of,
+    single_user,
+    unit_filter,
+)
+from statekeeper.storage.postgres.checkpoints import insert_audit
+from statekeeper.storage.postgres.checkpoints_schema import VALUE_LOCK_CLASS
+from statekeeper.storage.postgres.sessions import PostgresStorage
+
+if TYPE_CHECKING:
+    from statekeeper.storage.postgres.sessions import Connection
+
+# "(namespace, checkpoint_id) is one of the keys", bound as two arrays.
+_KEYS = "(namespace, checkpoint_id) IN (SELECT * FROM unnest($3::text[], $4::text[]))"
+_FILTER = {table.name: unit_filter(table, "$1", "$2", _KEYS) for table in history_tables()}
+_BY_NAME = {table.name: table for table in history_tables()}
+
+
+def _key_arrays(keys: Sequence[Key]) -> tuple[list[str], list[str]]:
+    return [key[0] for key in keys], [key[1] for key in keys]
+
+
+def _select(table: str, columns: Sequence[str]) -> str:
+    return (
+        f"SELECT {', '.join(columns)} FROM {table} WHERE {_FILTER[table]} ORDER BY {ORDER[table]}"
+    )
+
+
+class _HistorySource(PostgresSource):
+    """The history's rows, fingerprinted as they are read."""
+
+    def __init__(self, conn: asyncpg.Connection, execution: str, keys: Sequence[Key]) -> None:
+        super().__init__(conn)
+        self._unit = (execution, *_key_arrays(keys))
+        self.fingerprint = Fingerprint()
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        if table.name not in HISTORY_TABLES:
+            return 0
+        sql = f"SELECT count(*) FROM {table.name} WHERE {_FILTER[table.name]}"
+        return int(await self._conn.fetchval(sql, tenant, *self._unit))
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        if table.name not in HISTORY_TABLES:
+            return
+        for record in await self._conn.fetch(_select(table.name, columns), tenant, *self._unit):
+            row = tuple(record.values())
+            self.fingerprint.add(table.name, row)
+            yield row
+
+
+async def _history_keys(conn: Connection, tenant: str, execution_id: str) -> list[Key]:
+    sql = HISTORY_KEYS.format(tenant="$1", execution="$2")
+    return [(str(row[0]), str(row[1])) for row in await conn.fetch(sql, tenant, execution_id)]
+
+
+async def _fingerprint(conn: Connection, params: Sequence[Any]) -> str:
+    fingerprint = Fingerprint()
+    source = PostgresSource(cast(asyncpg.Connection, conn))
+    for table in FINGERPRINTED:
+        columns = await source.columns(_BY_NAME[table])
+        for record in await conn.fetch(_select(table, columns), *params):
+            fingerprint.add(table, tuple(record.values()))
+    return fingerprint.hexdigest()
+
+
+async def _lock(conn: Connection, tenant: str, execution_id: str, exclusive: bool) -> None:
+    """The checkpoint store's locks, in its order: the tenant's value lock,
+    then the execution's row."""
+    lock = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    await conn.execute(f"SELECT {lock}($1, hashtext($2))", VALUE_LOCK_CLASS, tenant)
+    await conn.execute(
+        "SELECT 1 FROM cp_executions WHERE tenant = $1 AND execution_id = $2 FOR UPDATE",
+        tenant,
+        execution_id,
+    )
+
+
+async def _hot_count(conn: Connection, tenant: str, execution_id: str, keys: Sequence[Key]) -> int:
+    sql = f"SELECT count(*) FROM cp_checkpoints WHERE {_FILTER['cp_checkpoints']}"
+    return int(await conn.fetchval(sql, tenant, execution_id, *_key_arrays(keys)))
+
+
+class PostgresHistoryDatabase:
+    backend = "postgres"
+
+    def __init__(self, durable: PostgresStorage) -> None:
+        self._durable = durable
+
+    async def history_candidates(
+        self, cutoff_ns: int, after: tuple[str, str] | None, limit: int
+    ) -> list[tuple[str, str]]:
+        start = after or ("", "")
+        sql = CANDIDATES.format(tenant="$1", execution="$2", cutoff="$3", limit="$4")
+        async with self._durable.connection("archive checkpoint candidates") as conn:
+            rows = await conn.fetch(sql, *start, cutoff_ns, limit)
+        return [(str(row[0]), str(row[1])) for row in rows]
+
+    async def export_history(
+        self, tenant: str, execution_id: str, path: Path
+    ) -> ExportedUnit | None:
+        async with (
+            self._durable.connection("archive checkpoint export") as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            keys = await _history_keys(conn, tenant, execution_id)
+            if not keys:
+                return None
+            source = _HistorySource(cast(asyncpg.Connection, conn), execution_id, keys)
+            summary = await transfer.export(source, path, tenant, None)
+            params = (tenant, execution_id, *_key_arrays(keys))
+            checkpoints = await conn.fetch(
+                _select("cp_checkpoints", ["run_id", "metadata"]), *params
+            )
+            hashes = [
+                row[0]
+                for row in await conn.fetch(_select("cp_channels", ["content_hash"]), *params)
+            ]
+        extra = extra_of(
+            keys, (row[0] for row in checkpoints), hashes, source.fingerprint.hexdigest()
+        )
+        user = single_user((row[1] for row in checkpoints), USER_METADATA_KEY)
+        return ExportedUnit(path, user, len(keys), summary.counts, summary.sha256, extra)
+
+    async def delete_history(
+        self, tenant: str, execution_id: str, extra: dict[str, Any], audit: AuditRecord
+    ) -> bool | None:
+        keys = keys_of(extra)
+        params = (tenant, execution_id, *_key_arrays(keys))
+        async with self._durable.transaction("archive checkpoint delete") as conn:
+            await _lock(conn, tenant, execution_id, exclusive=True)
+            if await _fingerprint(conn, params) != extra.get("fingerprint"):
+                return None if await _hot_count(conn, tenant, execution_id, keys) else False
+            released = await conn.fetch(
+                f"DELETE FROM cp_channels WHERE {_FILTER['cp_channels']} RETURNING content_hash",
+                *params,
+            )
+            for table in ("cp_writes", "cp_checkpoints"):
+                await conn.execute(f"DELETE FROM {table} WHERE {_FILTER[table]}", *params)
+            # Values still referenced hot (by the newest checkpoints, other
+            # executions) stay: they are shared.
+            await conn.execute(
+                "DELETE FROM cp_blobs b WHERE b.tenant = $1 AND b.content_hash = ANY($2::text[])"
+                " AND NOT EXISTS (SELECT 1 FROM cp_channels x WHERE x.tenant = $1"
+                " AND x.content_hash = b.content_hash)",
+                tenant,
+                sorted({row[0] for row in released}),
+            )
+            last = await conn.fetchval(
+                "SELECT last_sequence FROM cp_executions WHERE tenant = $1 AND execution_id = $2",
+                tenant,
+                execution_id,
+            )
+            await insert_audit(conn, tenant, audit, int(last or 0))
+        return True
+
+    async def restore_history(self, tenant: str, execution_id: str, chunk: Path) -> bool:
+        header, rows = chunk_rows(chunk)
+        if header.tenant != tenant:
+            raise transfer.TransferError(f"{chunk} belongs to another tenant")
+        keys = chunk_keys(rows)
+        async with self._durable.transaction("archive checkpoint restore") as conn:
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                f"archive\x1fcheckpoints\x1f{tenant}\x1f{execution_id}",
+            )
+            await _lock(conn, tenant, execution_id, exclusive=False)
+            hot = {
+                (str(row[0]), str(row[1]))
+                for row in await conn.fetch(
+                    _select("cp_checkpoints", ["namespace", "checkpoint_id"]),
+                    tenant,
+                    execution_id,
+                    *_key_arrays(keys),
+                )
+            }
+            if len(hot) == len(keys):
+                return False
+            for name, (columns, values) in absent_rows(rows, hot).items():
+                await _insert(conn, name, columns, values)
+        return True
+
+    async def hot_checkpoints(
+        self, tenant: str, execution_id: str, keys: Sequence[tuple[str, str]]
+    ) -> int:
+        async with self._durable.connection("archive checkpoint check") as conn:
+            return await _hot_count(conn, tenant, execution_id, keys)
+
+
+async def _insert(
+    conn: Connection, table: str, columns: Sequence[str], values: Sequence[Sequence[Any]]
+) -> None:
+    if not values:
+        return
+    marks = ", ".join(f"${i + 1}" for i in range(len(columns)))
+    # cp_channels.saved (an identity) keeps its value: the rows keep their
+    # order of saving, which resolving a channel by version relies on.
+    overriding = " OVERRIDING SYSTEM VALUE" if "saved" in columns else ""
+    # Values are shared: one stored meanwhile by another save is the same.
+    tail = " ON CONFLICT DO NOTHING" if table == "cp_blobs" else ""
+    await conn.executemany(
+        f"INSERT INTO {table} ({', '.join(columns)}){overriding} VALUES ({marks}){tail}", values
+    )
