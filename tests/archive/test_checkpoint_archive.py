@@ -23,7 +23,7 @@ from google.protobuf import struct_pb2
 
 from statekeeper_client.v1 import checkpoint_pb2, checkpoint_pb2_grpc, common_pb2
 from tests.archive.conftest import ArchiveView, S3Endpoint
-from tests.archive.helpers import auth, chunk_lines
+from tests.archive.helpers import auth, chunk_lines, erase_user
 from tests.archive.test_archive import archive_store, manifests, serve
 from tests.harness.backends import EMBEDDED, PRODUCTION, Production, backend
 from tests.harness.deadlines import Deadline, wait_until
@@ -32,6 +32,9 @@ from tests.harness.servers import ServerProcess
 
 # A newest checkpoint older than 0.00002 days (1.7 s) is idle; passes every 0.3 s.
 ARCHIVE_NOW = ["--archive-checkpoints-after-days", "0.00002", "--archive-interval-seconds", "0.3"]
+# The conformance saver's pause before a read (the archiver's idle time is
+# 0.086 s and it runs every 0.05 s).
+IDLE_SECONDS = 0.2
 CP_TABLES = ("cp_checkpoints", "cp_channels", "cp_writes", "cp_blobs")
 Stub = checkpoint_pb2_grpc.CheckpointServiceStub
 
@@ -402,7 +405,8 @@ def test_tenant_isolation(archiving_server: tuple[ServerProcess, ArchiveView, li
         stub = Stub(channel)  # type: ignore[no-untyped-call]
         make_history(stub, "alpha", "same", 3)
         beta = make_history(stub, "beta", "other", 3)
-    archive_all(server, view, base, 2)
+        make_history(stub, "beta", "users", 3, user="u1")
+    archive_all(server, view, base, 3)
     with grpc.insecure_channel(server.address) as channel:
         stub = Stub(channel)  # type: ignore[no-untyped-call]
         # alpha asks for beta's archived checkpoint by id: not found, and
@@ -419,7 +423,15 @@ def test_tenant_isolation(archiving_server: tuple[ServerProcess, ArchiveView, li
         assert {item.execution_id for item in listed} == {"same"}
         assert len(listed) == 6
         assert [key for key in history_manifests(view) if "/alpha/" in key] == []
-        assert len([key for key in history_manifests(view) if "/beta/" in key]) == 1
+        assert len([key for key in history_manifests(view) if "/beta/" in key]) == 2
+
+        # A history whose checkpoints name one user is that user's: EraseUser
+        # removes its archived objects with the hot rows.
+        assert "v1/beta/users/u1/checkpoints/users" in view.all_keys()
+        erase_user(channel, "beta", "u1")
+        assert not any("/users/" in key for key in view.all_keys())
+        assert everything(stub, "beta", "users") == []
+        assert len(everything(stub, "beta", "other")) == 6
 
 
 class Writer(threading.Thread):
@@ -510,5 +522,55 @@ def test_kill_mid_archive_loses_and_duplicates_nothing(tmp_path: Path) -> None:
                 assert sorted(listed) == sorted(expected), execution
         # Every history restored by its listing; repair removed what a kill left.
         assert history_manifests(view) == []
+    finally:
+        server.stop()
+
+
+def test_langgraph_conformance_suite_with_archiving_on(tmp_path: Path) -> None:
+    """LangGraph's checkpointer conformance suite against a server whose
+    archiver moves every history out as soon as it is 0.1 s idle, so the
+    suite's reads keep meeting archived histories."""
+    conformance = pytest.importorskip("langgraph.checkpoint.conformance")
+    saver_lib = pytest.importorskip("statekeeper_client.langgraph")
+    directory = tmp_path / "archive"
+    args = [
+        *key_args(API_KEYS),
+        "--archive-url",
+        str(directory),
+        "--archive-checkpoints-after-days",
+        "0.000001",
+        "--archive-interval-seconds",
+        "0.05",
+    ]
+    server = ServerProcess(tmp_path / "server", extra_args=args)
+    server.start()
+    try:
+
+        class IdleSaver(saver_lib.StatekeeperSaver):  # type: ignore[misc,name-defined]
+            """Pauses before each read, long enough for the archiver to move
+            the history out (the suite writes, then reads at once)."""
+
+            async def aget_tuple(self, config: Any) -> Any:
+                await asyncio.sleep(IDLE_SECONDS)
+                return await super().aget_tuple(config)
+
+            async def alist(self, config: Any, **kwargs: Any) -> Any:
+                await asyncio.sleep(IDLE_SECONDS)
+                async for item in super().alist(config, **kwargs):
+                    yield item
+
+        @conformance.checkpointer_test(name="StatekeeperSaver")
+        async def statekeeper_saver() -> Any:
+            saver = IdleSaver(server.address, api_key="key-alpha")
+            yield saver
+            await saver.aclose()
+
+        report = asyncio.run(conformance.validate(statekeeper_saver))
+        failures = {n: r.failures for n, r in report.results.items() if r.failures}
+        assert failures == {}
+        assert report.conformance_level() == "FULL"
+        assert "archived a batch of checkpoints" in server.log()
+        # The suite's reads met archived histories and brought them back.
+        assert "restored an archived unit" in server.log()
     finally:
         server.stop()
