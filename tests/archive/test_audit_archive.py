@@ -28,7 +28,12 @@ import grpc
 import pytest
 from google.protobuf import timestamp_pb2
 
+from statekeeper.core.archive.audit import AuditUnits, day_unit
+from statekeeper.storage.archive.audit_embedded import EmbeddedAuditArchive
+from statekeeper.storage.archive.audit_postgres import PostgresAuditArchive
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.embedded.sessions_schema import AUDIT_DIGEST, DATABASE_FILE, audit_digest
+from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.sql import AUDIT_COLUMNS
 from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, common_pb2
 from statekeeper_client.v1 import blackboard_pb2 as bb
@@ -393,3 +398,53 @@ def test_kill_9_mid_batch_under_writes_loses_and_duplicates_nothing(
             0,
             f"audit chain intact: {len(ids)} records of 2 tenants\n",
         )
+
+
+@pytest.mark.parametrize("backend_name", [EMBEDDED, PRODUCTION])
+def test_days_found_in_order_and_a_day_written_after_its_export_stays_hot(
+    backend_name: str, tmp_path: Path
+) -> None:
+    """The kind on the real store: past days by tenant then day (and paged
+    by cursor); the compare-and-delete refuses a day that changed."""
+    with backend(backend_name, "auditcas") as where:
+        asyncio.run(days_and_delete(where, tmp_path))
+
+
+async def days_and_delete(where: Production | None, tmp_path: Path) -> None:
+    storage: EmbeddedStorage | PostgresStorage
+    if where is None:
+        storage = EmbeddedStorage(tmp_path)
+        await storage.start()
+        units = AuditUnits(EmbeddedAuditArchive(storage, tmp_path), 1.0)
+    else:
+        storage = PostgresStorage(where.postgres_dsn, pool_size=2, migrate_on_start=True)
+        await storage.start()
+        units = AuditUnits(PostgresAuditArchive(storage), 1.0)
+    try:
+        await asyncio.to_thread(seed, where, tmp_path, past_records((4, 3, 0), 2))
+        cutoff = time.time() - DAY
+        found = await units.candidates(cutoff, None, 10)
+        four, three = day_unit(day_start(4)), day_unit(day_start(3))
+        expected = [("alpha", four), ("alpha", three), ("beta", four), ("beta", three)]
+        assert [(c.tenant, c.unit, c.user_id) for c in found] == [(*e, "") for e in expected]
+        assert await units.candidates(cutoff, found[1].cursor, 10) == found[2:]
+        assert await units.candidates(cutoff, None, 1) == found[:1]
+
+        exported = await units.export("alpha", four, tmp_path / "chunk")
+        assert exported is not None and exported.extra["records"] == 2
+        late = past_records((4,), 1)[0]  # alpha, day four: committed after the export
+        await asyncio.to_thread(seed, where, tmp_path, [late])
+        assert await units.delete_hot("alpha", four, exported) is None
+        assert await units.is_hot("alpha", four, exported.extra)
+        again = await units.export("alpha", four, tmp_path / "chunk-2")
+        assert again is not None and again.extra["records"] == 3
+        assert await units.delete_hot("alpha", four, again) is True
+        assert not await units.is_hot("alpha", four, again.extra)
+        assert await units.delete_hot("alpha", four, again) is False
+        assert await units.export("alpha", four, tmp_path / "chunk-3") is None
+        left = await asyncio.to_thread(run_sql, where, tmp_path, SELECT_ROWS)
+        # 3 days x 2 records x 2 tenants, but alpha's day four (with the late one).
+        assert len(left) == 10
+        assert all(row[1] == "beta" or row[8] >= day_start(3) for row in left)
+    finally:
+        await storage.close()
