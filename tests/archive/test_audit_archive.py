@@ -116,7 +116,7 @@ def put(server: ServerProcess, tenant: str, keys: list[str]) -> None:
     """One audit record per key (a blackboard put)."""
     value = bb.BlackboardValue(payload=common_pb2.Payload(data=b"v"))
     with grpc.insecure_channel(server.address) as channel:
-        stub = BlackboardServiceStub(channel)
+        stub = BlackboardServiceStub(channel)  # type: ignore[no-untyped-call]
         for key in keys:
             request = bb.PutEntryRequest(board="b", key=key, value=value)
             stub.PutEntry(request, metadata=auth(tenant), timeout=60)
