@@ -284,10 +284,11 @@ def test_operations_on_archived_histories(
     archiving_server: tuple[ServerProcess, ArchiveView, list[str]],
 ) -> None:
     server, view, base = archiving_server
-    executions = ("copy-me", "delete-me", "runs", "prune-me", "writes", "values", "saves")
+    executions = ("copy-me", "delete-me", "runs", "prune-me", "writes", "values", "saves", "gone")
     with grpc.insecure_channel(server.address) as channel:
         stub = Stub(channel)  # type: ignore[no-untyped-call]
         ids = {e: make_history(stub, "alpha", e, 3, run=f"run-{e}") for e in executions}
+        save(stub, "alpha", "gone", "", "gone-newest", "gone-root-002", 3, {}, run_id="run-newest")
         before = {e: everything(stub, "alpha", e) for e in executions}
         oldest = checkpoint_pb2.Checkpoint.FromString(before["values"][-1])
         hashes = {name: entry.content_hash for name, entry in oldest.channels.items()}
@@ -324,6 +325,17 @@ def test_operations_on_archived_histories(
         )
         assert runs.deleted_checkpoints == 6
         assert everything(stub, "alpha", "runs") == []
+
+        # The newest checkpoint deleted (its run is not in the archived
+        # history): the namespace's newest is then the archived one before it.
+        stub.DeleteRuns(
+            checkpoint_pb2.DeleteRunsRequest(run_ids=["run-newest"]), metadata=meta, timeout=60
+        )
+        assert any("/gone/" in key for key in view.all_keys())
+        newest = stub.GetCheckpoint(
+            checkpoint_pb2.GetCheckpointRequest(execution_id="gone"), metadata=meta, timeout=60
+        )
+        assert newest.checkpoint.checkpoint_id == "gone-root-002"
 
         # PruneCheckpoints counts and removes the archived checkpoints too.
         pruned = stub.PruneCheckpoints(

@@ -154,9 +154,11 @@ class CheckpointManager:
         found = await self._store.get_checkpoint(
             tenant, execution_id, namespace, checkpoint_id or None, options
         )
-        if found is None and checkpoint_id and await self._restore_execution(tenant, execution_id):
+        # Not hot: an archived checkpoint, or (its newest ones deleted since)
+        # the namespace's newest is in the archived history.
+        if found is None and await self._restore_execution(tenant, execution_id):
             found = await self._store.get_checkpoint(
-                tenant, execution_id, namespace, checkpoint_id, options
+                tenant, execution_id, namespace, checkpoint_id or None, options
             )
         if found is None:
             what = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "a checkpoint"
