@@ -492,3 +492,22 @@ def test_kill_9_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     finally:
         stop.set()
         server.stop()
+
+
+def test_an_hnsw_key_removed_and_added_again_is_found_again() -> None:
+    """A replica whose HNSW index tombstoned an archived episode's key finds
+    it again once the restore adds it back (the same key, the same vector)."""
+    from statekeeper.core.memory.config import IndexConfig
+    from statekeeper.core.memory.faiss_index import HnswIndex
+
+    vectors = np.random.default_rng(3).normal(size=(50, DIMENSION)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    keys = np.arange(1, 51, dtype=np.int64)
+    index = HnswIndex(DIMENSION, IndexConfig())
+    index.add(keys, vectors)
+    index.remove([7, 8])
+    assert 7 not in [key for key, _ in index.search(vectors[6], 3, None)]
+    index.add(keys[6:8], vectors[6:8])
+    assert index.contains(7) and index.tombstone_count == 0 and index.live_count == 50
+    assert index.search(vectors[6], 1, None)[0][0] == 7
+    assert index.search(vectors[7], 1, None)[0][0] == 8
