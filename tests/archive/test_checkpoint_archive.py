@@ -8,6 +8,8 @@ other's histories; a kill -9 mid-archive loses and duplicates nothing."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import os
 import random
 import sqlite3
 import threading
@@ -584,5 +586,47 @@ def test_langgraph_conformance_suite_with_archiving_on(tmp_path: Path) -> None:
         assert "archived a batch of checkpoints" in server.log()
         # The suite's reads met archived histories and brought them back.
         assert "restored an archived unit" in server.log()
+    finally:
+        server.stop()
+
+
+def test_sealed_history_stays_sealed_in_the_archive(tmp_path: Path) -> None:
+    """A sensitive tenant's history is archived as stored (sealed) and
+    reads back in the clear once restored."""
+    keys = tmp_path / "keys"
+    keys.write_text(f"k1 {base64.b64encode(os.urandom(32)).decode()}\n")
+    keys.chmod(0o600)
+    directory = tmp_path / "archive"
+    base = [
+        *key_args(API_KEYS),
+        "--archive-url",
+        str(directory),
+        "--encryption-keys-file",
+        str(keys),
+        "--sensitive-tenant",
+        "alpha",
+    ]
+    view = ArchiveView(directory=directory)
+    server = ServerProcess(tmp_path / "server", extra_args=base)
+    server.start()
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            stub = Stub(channel)  # type: ignore[no-untyped-call]
+            make_history(stub, "alpha", "secret", 3)
+            before = everything(stub, "alpha", "secret")
+        assert b"alpha secret" in b"".join(before)  # the API shows plaintext
+        archive_all(server, view, base, 1)
+        chunks = [key for key in view.all_keys() if "/chunk-" in key]
+        assert len(chunks) == 1
+        values = [
+            base64.b64decode(value["b64"]) if isinstance(value, dict) else str(value).encode()
+            for line in chunk_lines(view.read(chunks[0]))[1:-1]
+            for value in line["r"]
+        ]
+        assert any(b"~sk1" in value for value in values)  # sealed tokens
+        assert not any(b"alpha secret" in value for value in values)
+        with grpc.insecure_channel(server.address) as channel:
+            stub = Stub(channel)  # type: ignore[no-untyped-call]
+            assert everything(stub, "alpha", "secret") == before
     finally:
         server.stop()
