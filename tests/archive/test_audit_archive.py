@@ -185,9 +185,7 @@ def restart(server: ServerProcess, args: list[str]) -> None:
     server.start()
 
 
-@pytest.mark.parametrize(
-    ("backend_name", "store"), [(EMBEDDED, "local"), (PRODUCTION, "s3"), (PRODUCTION, "local")]
-)
+@pytest.mark.parametrize(("backend_name", "store"), [(EMBEDDED, "local"), (PRODUCTION, "s3")])
 def test_archived_days_read_through_same_pages_and_chain(
     backend_name: str,
     store: str,
