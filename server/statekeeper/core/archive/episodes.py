@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from statekeeper.core.archive.service import Archive
+from statekeeper.core.archive.service import DAY, Archive
 from statekeeper.core.archive.store import Candidate, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.audit.service import record_for, system_actor
@@ -45,6 +45,8 @@ _REFILL_CHUNK = 2_000
 # episode not found hot looks for its user in them).
 _KNOWN_UNITS = 10_000
 _KNOWN_SECONDS = 300.0
+# Users this process saw record a new episode, and when (at most this many).
+_RECORDED_USERS = 100_000
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ class EpisodeUnits:
         # (tenant, user) -> when read, and the episode ids of that user's
         # archived unit as its manifest listed them.
         self._known: OrderedDict[tuple[str, str], tuple[float, frozenset[str]]] = OrderedDict()
+        self._recorded: OrderedDict[tuple[str, str], float] = OrderedDict()
 
     def attach(self, archive: Archive) -> None:
         """Registers the kind; restores go through `archive` (its locks)."""
@@ -196,10 +199,28 @@ class EpisodeUnits:
 
     # ----- ArchivedEpisodes (episodic memory's hook) ---------------------------
 
-    async def restore_user(self, tenant: str, user_id: str) -> bool:
+    async def restore_user(self, tenant: str, user_id: str, writing: bool = False) -> bool:
         if self._archive is None or not user_id:
             return False
+        if writing and self._recently_recorded(tenant, user_id):
+            # Not archived: no archiver (same policy on every replica) takes
+            # a user whose newest episode is younger than the policy. Spares
+            # a write the object store round trip.
+            return False
         return await self._archive.restore_unit(CAPABILITY, tenant, user_id)
+
+    def recorded(self, tenant: str, user_id: str) -> None:
+        self._recorded[(tenant, user_id)] = self._clock()
+        self._recorded.move_to_end((tenant, user_id))
+        while len(self._recorded) > _RECORDED_USERS:
+            self._recorded.popitem(last=False)
+
+    def _recently_recorded(self, tenant: str, user_id: str) -> bool:
+        at = self._recorded.get((tenant, user_id))
+        if at is None or self.after_days <= 0:
+            return False
+        # Half the policy: room for clocks that disagree.
+        return self._clock() - at < self.after_days * DAY / 2
 
     async def owner_of(self, tenant: str, episode_id: str) -> str | None:
         """Looks in the tenant's archived units (their manifests, read once

@@ -126,8 +126,13 @@ class ArchivedEpisodes(Protocol):
     """The archive tier's side of episodic memory (core/archive/episodes.py):
     a user's episodes archived as one unit, brought back hot on demand."""
 
-    async def restore_user(self, tenant: str, user_id: str) -> bool:
-        """Restores the user's archived episodes (True: some came back)."""
+    async def restore_user(self, tenant: str, user_id: str, writing: bool = False) -> bool:
+        """Restores the user's archived episodes (True: some came back).
+        `writing`: before a write, which may skip the archive lookup for a
+        user known to have recorded recently (such a user is not archived)."""
 
     async def owner_of(self, tenant: str, episode_id: str) -> str | None:
         """The user whose archived episodes hold `episode_id`, or None."""
+
+    def recorded(self, tenant: str, user_id: str) -> None:
+        """The user just recorded a new episode (not archivable for a while)."""

@@ -118,7 +118,7 @@ class EpisodicMemory(EpisodicRecall):
         self, tenant: str, draft: EpisodeDraft, actor: Actor | None = None
     ) -> RecordOutcome:
         self._check_draft(draft)
-        await self._restore_archived(tenant, [draft.user_id])
+        await self._restore_archived(tenant, [draft.user_id], writing=True)
         digest = content_hash(draft.user_message, draft.assistant_response)
         existing = await self._store.find_by_hash(tenant, draft.user_id, digest)
         if existing is not None:
@@ -157,6 +157,8 @@ class EpisodicMemory(EpisodicRecall):
             return RecordOutcome(stored, DuplicateKind.EXACT, 1.0)
         if vector is not None:
             await self._indexes.publish(_added(tenant, stored, vector))
+        if self.archived is not None:
+            self.archived.recorded(tenant, draft.user_id)
         return RecordOutcome(stored.evolve(embedding=None))
 
     async def record_many(
@@ -186,7 +188,7 @@ class EpisodicMemory(EpisodicRecall):
             digest = content_hash(draft.user_message, draft.assistant_response)
             source = ValueSource.NONE if vector is None else ValueSource.CLIENT
             pending.append(_Pending(index, draft, digest, vector, source))
-        await self._restore_archived(tenant, [p.draft.user_id for p in pending])
+        await self._restore_archived(tenant, [p.draft.user_id for p in pending], writing=True)
         await self._batch_vectors(tenant, pending, outcomes, field_name)
         pending = [p for p in pending if p.index not in outcomes]
         same_as = await self._batch_duplicates(tenant, pending, outcomes)
@@ -340,6 +342,8 @@ class EpisodicMemory(EpisodicRecall):
                 outcomes[item.index] = await self._raced(tenant, item)
                 continue
             outcomes[item.index] = RecordOutcome(episode.evolve(embedding=None))
+            if self.archived is not None:
+                self.archived.recorded(tenant, episode.user_id)
             if item.vector is not None:
                 entry = IndexEntry(
                     episode.vector_key, episode.importance, episode.occur_time, item.vector
@@ -456,13 +460,15 @@ class EpisodicMemory(EpisodicRecall):
                 return one_line(result.text), ValueSource.MODEL
         return offline_summary(draft.user_message, draft.assistant_response), ValueSource.FALLBACK
 
-    async def _restore_archived(self, tenant: str, user_ids: Sequence[str]) -> None:
+    async def _restore_archived(
+        self, tenant: str, user_ids: Sequence[str], writing: bool = False
+    ) -> None:
         """Brings the users' archived episodes back hot before a write or a
         listing that must see their whole history (deduplication included)."""
         if self.archived is None:
             return
         for user_id in dict.fromkeys(user_ids):
-            await self.archived.restore_user(tenant, user_id)
+            await self.archived.restore_user(tenant, user_id, writing)
 
     # ----- read and delete -------------------------------------------------
 
