@@ -323,7 +323,7 @@ class ArchivedAudit:
             if current.manifest["chunks"] == day.manifest["chunks"]:
                 raise
             return await self._records(current, cache)
-        if cache and len(records) <= self._cached_records:
+        if cache and key not in self._chunks and len(records) <= self._cached_records:
             self._chunks[key] = records
             self._chunk_records += len(records)
             while self._chunk_records > self._cached_records:
