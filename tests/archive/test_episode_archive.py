@@ -408,14 +408,20 @@ def archived_episodes(directory: Path) -> dict[str, list[str]]:
     return units
 
 
-def hot_by_user(server: ServerProcess) -> dict[str, list[str]]:
+def hot_by_user(server: ServerProcess, where: Production | None) -> dict[str, list[str]]:
     users: dict[str, list[str]] = {}
-    for row in hot_episodes(server.data_dir, None)["episodes"]:
+    for row in hot_episodes(server.data_dir, where)["episodes"]:
         users.setdefault(row[3], []).append(row[2])
     return users
 
 
-def test_kill_9_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend_name", [EMBEDDED, PRODUCTION])
+def test_kill_9_mid_batch_loses_and_duplicates_nothing(backend_name: str, tmp_path: Path) -> None:
+    with backend(backend_name, "archepcrash") as where:
+        crash_cycles(tmp_path, where)
+
+
+def crash_cycles(tmp_path: Path, where: Production | None) -> None:
     archive = tmp_path / "archive"
     policy = [
         "--archive-url",
@@ -427,7 +433,7 @@ def test_kill_9_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) -> None:
         "--archive-batch-size",
         "2",
     ]
-    base = [*key_args(API_KEYS), *NO_EMBEDDER]
+    base = [*(where.serve_args() if where else []), *key_args(API_KEYS), *NO_EMBEDDER]
     server = ServerProcess(tmp_path / "server", extra_args=[*base, *policy])
     server.start()
     stop = threading.Event()
@@ -458,7 +464,7 @@ def test_kill_9_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) -> None:
         # Hot + archive = everything acknowledged; a user in both holds the
         # same episodes in both (the manifest written, the rows not deleted).
         acked = {i: u for w in writers for i, u in w.acked.items()}
-        hot_now, archived = hot_by_user(server), archived_episodes(archive)
+        hot_now, archived = hot_by_user(server, where), archived_episodes(archive)
         assert archived
         found = {i for ids in hot_now.values() for i in ids}
         found |= {i for ids in archived.values() for i in ids}
@@ -487,8 +493,18 @@ def test_kill_9_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) -> None:
             "an empty archive",
             lambda: "\n".join(str(p) for p in archive.rglob("*") if p.is_file()),
         )
-        ids = [i for ids in hot_by_user(server).values() for i in ids]
+        ids = [i for ids in hot_by_user(server, where).values() for i in ids]
         assert len(ids) == len(set(ids)) and set(acked) <= set(ids)
+        log = server.log()
+        print(
+            "kill test:",
+            len(acked),
+            "episodes,",
+            log.count("archived a batch of episodes"),
+            "batches,",
+            log.count("restored an archived unit"),
+            "restores",
+        )
     finally:
         stop.set()
         server.stop()
