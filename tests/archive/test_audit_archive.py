@@ -261,6 +261,18 @@ def test_archived_days_read_through_same_pages_and_chain(
                 0,
                 f"audit chain intact: {len(rows_before) + 1} records of 2 tenants\n",
             )
+            # `statekeeper audit list` reads the archived days through too.
+            target = ["--data-dir", str(server.data_dir)]
+            if where is not None:
+                target = ["--postgres-dsn", where.postgres_dsn]
+            listed = statekeeper(
+                "audit", "list", "--tenant", "alpha", "--json", *target, *store_args
+            )
+            records = [json.loads(line) for line in listed.stdout.splitlines()]
+            assert len(records) == 23 and records[0]["summary"] == "put later", listed.stderr
+            ids = [record["audit_id"] for record in records]
+            assert ids == sorted(ids, reverse=True)
+            assert sum(record["entity_id"].startswith("b-") for record in records) == 20
             if where is not None:
                 code, output = verify(where, server.data_dir, [])
                 assert code == 1 and "read with --archive-url" in output, output
