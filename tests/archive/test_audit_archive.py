@@ -458,3 +458,32 @@ async def days_and_delete(where: Production | None, tmp_path: Path) -> None:
         assert all(row[1] == "beta" or row[8] >= day_start(3) for row in left)
     finally:
         await storage.close()
+
+
+def test_listings_while_the_archiver_moves_days_see_every_record_once(tmp_path: Path) -> None:
+    """A listing reads hot records before the archive, and the archiver
+    writes a day's manifest before deleting its rows: a listing racing it
+    never misses nor repeats a record."""
+    days = tuple(range(30, 1, -1))
+    base = [*key_args(API_KEYS)]
+    server = ServerProcess(tmp_path / "server", extra_args=base)
+    server.start()
+    view = ArchiveView(directory=server.data_dir / "archive")
+    try:
+        server.stop()
+        seed(None, server.data_dir, past_records(days, 3))
+        server.start()
+        expected = listing(server, "alpha")
+        assert len(expected) == len(days) * 3 // 7 + 1
+        restart(server, [*base, *POLICY, "--archive-batch-size", "1"])
+        midway = 0
+        deadline = Deadline(180)
+        while len(audit_manifests(view)) < len(days) * 2:  # bounded by the deadline
+            archived = len(audit_manifests(view))
+            assert listing(server, "alpha") == expected
+            midway += 0 < archived < len(days) * 2
+            assert not deadline.expired(), server.log_tail()
+        assert midway >= 3  # listings did run while days moved
+        assert listing(server, "alpha") == expected
+    finally:
+        server.stop()
