@@ -40,19 +40,23 @@ from statekeeper.storage.sealing import Sealer
 
 VERSIONS = "bb_versions"
 LOG = "bb_log"
-# The unit's rows ({1} tenant, {2} low, {3} high): history below high + 1
-# (the range and, below low, the base compaction keeps), log rows of the range.
+# The unit's rows: history below high + 1 (the range and, below low, the
+# base compaction keeps; {1} tenant, {2} high), log rows of the range ({1}
+# tenant, {2} low, {3} high).
 _FILTERS = {
-    VERSIONS: "tenant = {1} AND revision <= {3}",
+    VERSIONS: "tenant = {1} AND revision <= {2}",
     LOG: "tenant = {1} AND revision >= {2} AND revision <= {3}",
 }
 
 
-def _where(table: str, mark: str) -> str | None:
+def _where(table: str, mark: str, low: int, high: int) -> tuple[str, tuple[int, ...]] | None:
+    """The table's filter with `mark` placeholders, and its revision
+    parameters (after the tenant)."""
     template = _FILTERS.get(table)
     if template is None:
         return None
-    return template.format(*(mark.format(n) for n in range(4)))
+    where = template.format(*(mark.format(n) for n in range(4)))
+    return where, ((high,) if table == VERSIONS else (low, high))
 
 
 def _exported(summary: transfer.ExportSummary) -> ExportedUnit:
@@ -71,22 +75,24 @@ class _EmbeddedRange(EmbeddedSource):
         self._range = (low, high)
 
     async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        where = _where(table.name, "?{}")
-        if where is None:
+        found = _where(table.name, "?{}", *self._range)
+        if found is None:
             return 0
+        where, params = found
         sql = f"SELECT count(*) FROM {table.name} WHERE {where}"
-        return int(self._db.execute(sql, (tenant, *self._range)).fetchone()[0])
+        return int(self._db.execute(sql, (tenant, *params)).fetchone()[0])
 
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        where = _where(table.name, "?{}")
-        if where is None:
+        found = _where(table.name, "?{}", *self._range)
+        if found is None:
             return
+        where, params = found
         cursor = self._db.execute(
             f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where}"
             f" ORDER BY {', '.join(table.order)}",
-            (tenant, *self._range),
+            (tenant, *params),
         )
         for row in cursor:
             yield row
@@ -183,23 +189,25 @@ class _PostgresRange(PostgresSource):
         self._range = (low, high)
 
     async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        where = _where(table.name, "${}")
-        if where is None:
+        found = _where(table.name, "${}", *self._range)
+        if found is None:
             return 0
+        where, params = found
         sql = f"SELECT count(*) FROM {table.name} WHERE {where}"
-        return int(await self._conn.fetchval(sql, tenant, *self._range))
+        return int(await self._conn.fetchval(sql, tenant, *params))
 
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        where = _where(table.name, "${}")
-        if where is None:
+        found = _where(table.name, "${}", *self._range)
+        if found is None:
             return
+        where, params = found
         records = await self._conn.fetch(
             f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where}"
             f" ORDER BY {', '.join(table.order)}",
             tenant,
-            *self._range,
+            *params,
         )
         for record in records:
             yield tuple(record.values())
