@@ -327,12 +327,28 @@ def test_recording_restores_and_erasure_removes_the_archive(tmp_path: Path) -> N
             ).facts
             assert [f.object for f in facts] == ["tea"]
             assert episode_units(view) == {("alpha", "u1")}
+            # BuildContext recalls archived episodes only when asked to.
+            assert context_episodes(stub, include_archived=False) == []
+            assert episode_units(view) == {("alpha", "u1")}
+            assert set(context_episodes(stub, include_archived=True)) <= set(first)
+            assert context_episodes(stub, include_archived=False)
+            assert episode_units(view) == set()
+            # Archived again; deleting an archived episode restores, then deletes.
+            wait_until(lambda: episode_units(view) == {("alpha", "u1")}, 120, "archived again")
+            stub.DeleteEpisode(
+                memory_pb2.DeleteEpisodeRequest(episode_id=first[0]),
+                metadata=auth("alpha"),
+                timeout=60,
+            )
+            listed = [memory_pb2.Episode.FromString(e).id for e in listing(stub, "alpha", "u1")]
+            assert sorted(listed) == sorted(first[1:])
+            wait_until(lambda: episode_units(view) == {("alpha", "u1")}, 120, "archived once more")
             # Recording restores first: the same turn is a duplicate of the
             # archived episode, not a second copy.
             again = record(stub, "alpha", "u1", 1)
             assert again.duplicate and again.duplicate_of == first[1]
             # Archived again (idle once more), then erased with the user.
-            wait_until(lambda: episode_units(view) == {("alpha", "u1")}, 120, "archived again")
+            wait_until(lambda: episode_units(view) == {("alpha", "u1")}, 120, "archived a 4th time")
             answer = erase_user(channel, "alpha", "u1")
             erased = {(c.capability, c.kind): c.count for c in answer.counts}
             assert erased.get(("archive", "episodes")) == 1, answer
@@ -340,6 +356,20 @@ def test_recording_restores_and_erasure_removes_the_archive(tmp_path: Path) -> N
             assert listing(stub, "alpha", "u1") == []
     finally:
         server.stop()
+
+
+def context_episodes(stub: memory_pb2_grpc.MemoryServiceStub, include_archived: bool) -> list[str]:
+    built = stub.BuildContext(
+        memory_pb2.BuildContextRequest(
+            user_id="u1",
+            message="what about the harbour topic",
+            token_budget=4000,
+            include_archived=include_archived,
+        ),
+        metadata=auth("alpha"),
+        timeout=60,
+    )
+    return [e.episode.id for e in built.episodes]
 
 
 # ----- kill -9 mid-batch ------------------------------------------------------

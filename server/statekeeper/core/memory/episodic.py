@@ -518,6 +518,11 @@ class EpisodicMemory(EpisodicRecall):
     async def delete(self, tenant: str, episode_id: str, actor: Actor | None = None) -> str:
         check_id("episode_id", episode_id, self._limits)
         deleted = await self.delete_many(tenant, [episode_id], actor)
+        if not deleted and self.archived is not None:
+            # Archived: restored with its user's episodes, then deleted.
+            owner = await self.archived.owner_of(tenant, episode_id)
+            if owner is not None and await self.archived.restore_user(tenant, owner):
+                deleted = await self.delete_many(tenant, [episode_id], actor)
         if not deleted:
             raise NotFoundError(f"episode {episode_id!r} not found")
         return episode_id
