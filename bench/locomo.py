@@ -85,6 +85,7 @@ class Turn:
 class Question:
     text: str
     evidence: frozenset[str]
+    category: int = 0  # LoCoMo's: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def load_locomo(path: Path) -> Conversation:
             turns.append(Turn(turn["dia_id"], text, when))
         session += 1
     questions = [
-        Question(q["question"], frozenset(_evidence_ids(q.get("evidence", []))))
+        Question(q["question"], frozenset(_evidence_ids(q.get("evidence", []))), int(q["category"]))
         for q in data["qa"]
         if q.get("category") != 5 and _evidence_ids(q.get("evidence", []))
     ]
