@@ -149,7 +149,12 @@ type BlackboardHeader struct {
 	// The tenant's store revision when the response was produced; for reads at
 	// a past revision, that revision.
 	Revision int64 `protobuf:"varint,1,opt,name=revision,proto3" json:"revision,omitempty"`
-	// The oldest revision still available for reads and watches.
+	// The oldest revision of the hot history (what compaction moves): reads,
+	// listings and watches reach it and every later revision. Older ones are
+	// OUT_OF_RANGE, unless the server archives blackboard history
+	// (--archive-blackboard-history): then they are read from the archive down
+	// to the oldest archived revision (an OUT_OF_RANGE below it names that
+	// revision in its metadata["oldest_revision"]).
 	OldestRevision int64 `protobuf:"varint,2,opt,name=oldest_revision,json=oldestRevision,proto3" json:"oldest_revision,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
