@@ -14,7 +14,8 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -185,7 +186,7 @@ def history_manifests(view: ArchiveView) -> list[str]:
 
 @pytest.mark.parametrize(
     ("backend_name", "store"),
-    [(EMBEDDED, "local"), (EMBEDDED, "s3"), (PRODUCTION, "local"), (PRODUCTION, "s3")],
+    [(EMBEDDED, "local"), (PRODUCTION, "local"), (PRODUCTION, "s3")],
 )
 def test_history_archived_and_read_back_byte_for_byte(
     backend_name: str, store: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -449,9 +450,10 @@ def test_tenant_isolation(archiving_server: tuple[ServerProcess, ArchiveView, li
 
 
 class Writer(threading.Thread):
-    """Saves new checkpoints to existing threads (which the archiver may be
-    archiving), retrying each until acknowledged (same id: a replay of an
-    acknowledged save replaces it with the same content)."""
+    """Saves new checkpoints to existing threads and writes against their
+    oldest checkpoint (which the archiver may be archiving, or have
+    archived), retrying each until acknowledged (idempotent: a replayed
+    save replaces with the same content, a replayed write is a duplicate)."""
 
     def __init__(self, address: str, executions: list[str], stop: threading.Event) -> None:
         super().__init__(daemon=True)
@@ -459,6 +461,7 @@ class Writer(threading.Thread):
         self.executions = executions
         self.stop = stop
         self.saved: dict[str, list[str]] = {}
+        self.tasks: dict[str, list[str]] = {}
         self.error: BaseException | None = None
 
     def run(self) -> None:
@@ -469,19 +472,21 @@ class Writer(threading.Thread):
                 execution = rng.choice(self.executions)
                 checkpoint_id = f"{execution}-late-{number:04d}"
                 number += 1
-                self._save(execution, checkpoint_id)
+                self._retried(partial(late_save, execution=execution, checkpoint_id=checkpoint_id))
                 self.saved.setdefault(execution, []).append(checkpoint_id)
+                task = f"late-{number:04d}"
+                self._retried(partial(old_write, execution=execution, task=task))
+                self.tasks.setdefault(execution, []).append(task)
                 time.sleep(rng.uniform(0.05, 0.2))
         except BaseException as exc:
             self.error = exc
 
-    def _save(self, execution: str, checkpoint_id: str) -> None:
+    def _retried(self, call: Callable[[Stub], object]) -> None:
         deadline = Deadline(120)
         while True:  # bounded by the deadline
             try:
                 with grpc.insecure_channel(self.address) as channel:
-                    stub = Stub(channel)  # type: ignore[no-untyped-call]
-                    save(stub, "alpha", execution, "", checkpoint_id, "", 9, {"n": ("9", '"late"')})
+                    call(Stub(channel))  # type: ignore[no-untyped-call]
                 return
             except grpc.RpcError as exc:
                 if exc.code() != grpc.StatusCode.UNAVAILABLE or deadline.expired():
@@ -489,11 +494,45 @@ class Writer(threading.Thread):
                 time.sleep(0.2)
 
 
-def test_kill_mid_archive_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    directory = tmp_path / "archive"
-    base = [*key_args(API_KEYS), "--archive-url", str(directory)]
+def late_save(stub: Stub, execution: str, checkpoint_id: str) -> None:
+    save(stub, "alpha", execution, "", checkpoint_id, "", 9, {"n": ("9", '"late"')})
+
+
+def old_write(stub: Stub, execution: str, task: str) -> None:
+    stub.PutWrites(
+        checkpoint_pb2.PutWritesRequest(
+            execution_id=execution,
+            checkpoint_id=f"{execution}-root-000",
+            task_id=task,
+            writes=[checkpoint_pb2.WriteInput(index=0, channel="late", value=payload('"w"'))],
+        ),
+        metadata=auth("alpha"),
+        timeout=60,
+    )
+
+
+def oldest_tasks(stub: Stub, execution: str) -> list[str]:
+    reply = stub.GetCheckpoint(
+        checkpoint_pb2.GetCheckpointRequest(
+            execution_id=execution, checkpoint_id=f"{execution}-root-000"
+        ),
+        metadata=auth("alpha"),
+        timeout=60,
+    )
+    return [write.task_id for write in reply.checkpoint.pending_writes]
+
+
+@pytest.mark.parametrize("backend_name", [EMBEDDED, PRODUCTION])
+def test_kill_mid_archive_loses_and_duplicates_nothing(backend_name: str, tmp_path: Path) -> None:
+    with backend(backend_name, "cpkill") as where:
+        directory = tmp_path / "archive"
+        base = [*(where.serve_args() if where else []), *key_args(API_KEYS)]
+        base += ["--archive-url", str(directory)]
+        kill_mid_archive(ServerProcess(tmp_path / "server", extra_args=base), base, directory)
+
+
+def kill_mid_archive(server: ServerProcess, base: list[str], directory: Path) -> None:
     view = ArchiveView(directory=directory)
-    server = ServerProcess(tmp_path / "server", extra_args=base)
     server.start()
     try:
         executions = [f"e-{number:02d}" for number in range(40)]
@@ -534,6 +573,8 @@ def test_kill_mid_archive_loses_and_duplicates_nothing(tmp_path: Path) -> None:
                     f"{execution}-{ns}-{step:03d}" for ns in ("root", "sub:1") for step in range(3)
                 ] + writer.saved.get(execution, [])
                 assert sorted(listed) == sorted(expected), execution
+                tasks = [f"task-{execution}-root-000", *writer.tasks.get(execution, [])]
+                assert sorted(oldest_tasks(stub, execution)) == sorted(tasks), execution
         # Every history restored by its listing; repair removed what a kill left.
         assert history_manifests(view) == []
     finally:
