@@ -287,7 +287,10 @@ def test_operations_on_archived_histories(
     archiving_server: tuple[ServerProcess, ArchiveView, list[str]],
 ) -> None:
     server, view, base = archiving_server
-    executions = ("copy-me", "delete-me", "runs", "prune-me", "writes", "values", "saves", "gone")
+    executions = (
+        *("copy-me", "delete-me", "runs", "prune-me", "writes", "values", "saves", "gone"),
+        "by-run",
+    )
     with grpc.insecure_channel(server.address) as channel:
         stub = Stub(channel)  # type: ignore[no-untyped-call]
         ids = {e: make_history(stub, "alpha", e, 3, run=f"run-{e}") for e in executions}
@@ -299,6 +302,15 @@ def test_operations_on_archived_histories(
     meta = auth("alpha")
     with grpc.insecure_channel(server.address) as channel:
         stub = Stub(channel)  # type: ignore[no-untyped-call]
+        # A tenant-wide listing of one run restores the histories holding it.
+        by_run = stub.ListCheckpoints(
+            checkpoint_pb2.ListCheckpointsRequest(run_id="run-by-run", page_size=100),
+            metadata=meta,
+            timeout=60,
+        ).checkpoints
+        assert len(by_run) == 6
+        assert len(history_manifests(view)) == len(executions) - 1
+
         # CopyExecution copies the whole history.
         copied = stub.CopyExecution(
             checkpoint_pb2.CopyExecutionRequest(

@@ -187,6 +187,8 @@ class CheckpointManager:
             # other namespaces): the history comes back before any page.
             if query.execution_id:
                 await self.histories.execution(tenant, query.execution_id)
+            elif query.run_id:
+                await self.histories.runs(tenant, [query.run_id])
             else:
                 await self.histories.tenant(tenant)
         found = await self._store.list_checkpoints(tenant, query, after, size + 1, options)
