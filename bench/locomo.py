@@ -100,13 +100,15 @@ class Tally:
     recall: list[float] = field(default_factory=list)
     hit10: list[float] = field(default_factory=list)
     hit3: list[float] = field(default_factory=list)
+    category: list[int] = field(default_factory=list)
     latency: list[float] = field(default_factory=list)
     context_episodes: list[int] = field(default_factory=list)
     context_total: list[int] = field(default_factory=list)
     recorded: int = 0
     record_seconds: float = 0.0
 
-    def add(self, ranked: Sequence[str], evidence: frozenset[str]) -> None:
+    def add(self, ranked: Sequence[str], evidence: frozenset[str], category: int = 0) -> None:
+        self.category.append(category)
         top = set(ranked[:TOP_K])
         self.recall.append(len(top & evidence) / len(evidence))
         self.hit10.append(1.0 if top & evidence else 0.0)
@@ -240,7 +242,7 @@ async def _ask(
         outcome = await episodes.recall(TENANT, query)
         tally.latency.append(time.perf_counter() - started)
         ranked = [d for r in outcome.results for d in sorted(by_episode[r.episode.episode_id])]
-        tally.add(ranked, question.evidence)
+        tally.add(ranked, question.evidence, question.category)
         if mode != "vector":
             built = await app.domain.context.build(
                 TENANT,
@@ -267,7 +269,7 @@ def run_baseline(conversation: Conversation, mode: str) -> Tally:
         order = sorted(range(len(texts)), key=lambda i: -scores[i])
         ranked = [conversation.turns[i].dia_id for i in order[:TOP_K] if scores[i] > 0]
         tally.latency.append(time.perf_counter() - started)
-        tally.add(ranked, question.evidence)
+        tally.add(ranked, question.evidence, question.category)
     return tally
 
 
@@ -298,7 +300,8 @@ def _bm25_words(
 def merge(into: dict[str, Tally], more: dict[str, Tally]) -> None:
     for mode, tally in more.items():
         total = into.setdefault(mode, Tally())
-        for name in ("recall", "hit10", "hit3", "latency", "context_episodes", "context_total"):
+        names = ("recall", "hit10", "hit3", "category", "latency")
+        for name in (*names, "context_episodes", "context_total"):
             getattr(total, name).extend(getattr(tally, name))
         total.recorded += tally.recorded
         total.record_seconds += tally.record_seconds
@@ -322,6 +325,16 @@ def report(title: str, tallies: dict[str, Tally], episodes: int) -> None:
             f" {_mean(tally.hit3):>6.3f} {p50:>7.2f} {p95:>7.2f} {episodes_tokens:>10.0f}"
             f" {total_tokens:>8.0f} {rate:>9.0f}"
         )
+    categories = sorted({c for tally in tallies.values() for c in tally.category if c})
+    if categories:
+        print(f"  recall@10 by LoCoMo category ({', '.join(_CATEGORIES[c] for c in categories)}):")
+        for mode, tally in tallies.items():
+            pairs = list(zip(tally.category, tally.recall, strict=True))
+            parts = [f"{c}: {_mean([r for k, r in pairs if k == c]):.3f}" for c in categories]
+            print(f"  {mode:<11} {'  '.join(parts)}")
+
+
+_CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 open-domain", 4: "4 single-hop"}
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -170,8 +170,18 @@ def match_terms(wanted: Sequence[str], frequency: dict[str, int], budget: int) -
     return [t for t in present if t in kept]
 
 
+# Okapi BM25 parameters: those commonly used for short passages (Anserini's
+# defaults) rather than the textbook 1.2 / 0.75 tuned for long documents. An
+# episode is a turn or two: a longer one is not less relevant for being
+# longer, and a term repeated in a short turn says little more. On the LoCoMo
+# development conversations (bench/locomo_offline.py) they lift hybrid hit@3
+# from 0.626 to 0.646 and lexical recall@10 from 0.695 to 0.702.
+BM25_K1 = 0.9
+BM25_B = 0.4
+
+
 def bm25_scores(
-    query: Sequence[str], matches: LexicalMatches, k1: float = 1.2, b: float = 0.75
+    query: Sequence[str], matches: LexicalMatches, k1: float = BM25_K1, b: float = BM25_B
 ) -> list[float]:
     """Okapi BM25 of each candidate for the distinct `query` terms, in the
     candidates' order. The average length is the candidates' (the stores do
