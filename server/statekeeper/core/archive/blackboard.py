@@ -310,9 +310,7 @@ class ArchivedHistoryReader:
         units = await self.units(tenant)
         return units[0][0] if units else None
 
-    async def _unit_at(
-        self, tenant: str, revision: int, oldest_hot: int, slack: int = 0
-    ) -> _Unit:
+    async def _unit_at(self, tenant: str, revision: int, oldest_hot: int, slack: int = 0) -> _Unit:
         """The unit answering reads at `revision`. Its base also answers
         low - 1; below the first unit, only a snapshot (`slack` 1) reads
         that, as the hot store admits oldest - 1 for snapshots only."""
@@ -503,17 +501,29 @@ class ArchivedHistoryEraser:
     def __init__(self, archive: Archive, rewrite: ChunkRewriter) -> None:
         self._archive = archive
         self._rewrite = rewrite
+        # Two erasures in this process never rewrite one chunk at once (the
+        # embedded store's archiver lock does not exclude this process).
+        self._local = asyncio.Lock()
 
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
     ) -> ErasureCounts:
         counts = ErasureCounts()
         prefixes = tuple(subject.all_blackboard_prefixes)
-        if not prefixes:
-            return counts
-        for unit in await self._archive.units(CAPABILITY, tenant):
-            dropped = await self._erase_unit(tenant, unit, prefixes, dry_run)
-            counts.add("blackboard", "archived_versions", dropped)
+        if not prefixes or not await self._archive.units(CAPABILITY, tenant):
+            return counts  # (nothing archived: the archiver's lock is not needed)
+        # Under the archiver's lock: `repair` (which removes chunks no
+        # manifest names) must not run between a new chunk and its
+        # manifest, and another replica's erasure must not rewrite the same
+        # manifest from the same old chunk (its erasure would be undone).
+        async with self._local, archiver_lock(self._archive) as held:
+            if not held:
+                raise StorageUnavailableError(
+                    "the archiver is running; erase the user again in a moment"
+                )
+            for unit in await self._archive.units(CAPABILITY, tenant):
+                dropped = await self._erase_unit(tenant, unit, prefixes, dry_run)
+                counts.add("blackboard", "archived_versions", dropped)
         return counts
 
     async def _erase_unit(
@@ -551,29 +561,23 @@ class ArchivedHistoryEraser:
         objects = self._archive.objects
         digest = hashlib.sha256(data).hexdigest()
         key = chunk_key(tenant, CAPABILITY, unit, digest)
-        # Under the archiver's lock: `repair` (which removes chunks no
-        # manifest names) must not run between the put and the manifest.
-        async with archiver_lock(self._archive) as held:
-            if not held:
-                raise StorageUnavailableError(
-                    "the archiver is running; erase the user again in a moment"
-                )
-            await objects.put(key, data)
-            stored = await objects.get(key)
-            if stored is None or hashlib.sha256(stored).hexdigest() != digest:
-                raise StorageUnavailableError(f"archive object {key} did not read back intact")
-            old = list(manifest["chunks"])
-            manifest["chunks"] = [
-                {
-                    "key": key,
-                    "sha256": digest,
-                    "rows": sum(rewritten.counts.values()),
-                    "counts": rewritten.counts,
-                    "rows_sha256": rewritten.rows_sha256,
-                }
-            ]
-            body = json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode()
-            await objects.put(manifest_key(tenant, CAPABILITY, unit), body)
-            for chunk in old:
-                if chunk["key"] != key:
-                    await objects.delete(chunk["key"])
+        # The caller holds the archiver's lock.
+        await objects.put(key, data)
+        stored = await objects.get(key)
+        if stored is None or hashlib.sha256(stored).hexdigest() != digest:
+            raise StorageUnavailableError(f"archive object {key} did not read back intact")
+        old = list(manifest["chunks"])
+        manifest["chunks"] = [
+            {
+                "key": key,
+                "sha256": digest,
+                "rows": sum(rewritten.counts.values()),
+                "counts": rewritten.counts,
+                "rows_sha256": rewritten.rows_sha256,
+            }
+        ]
+        body = json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode()
+        await objects.put(manifest_key(tenant, CAPABILITY, unit), body)
+        for chunk in old:
+            if chunk["key"] != key:
+                await objects.delete(chunk["key"])
