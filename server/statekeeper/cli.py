@@ -292,7 +292,7 @@ def _keys_rotate(settings: config.Settings, args: argparse.Namespace) -> int:
         print(
             f"rotated to key {ring.active}: {report.rewrapped} values re-wrapped in the store,"
             f" {report.unreadable} left (key not in the ring or damaged); NOT DONE:"
-            f" {report.archived_stale} archived sessions still hold values under another key"
+            f" {report.archived_stale} archived units still hold values under another key"
             " (restore them with RestoreArchived and run keys rotate again before removing"
             " any key)"
         )

@@ -969,7 +969,7 @@ def test_rotation_reports_archived_sessions_under_the_old_key(tmp_path: Path) ->
     write_keys(keys_file, [old_key, new])
     first = rotate(None, data_dir, keys_file, "--archive-url", str(archive))
     assert first.returncode == 1, first.stdout + first.stderr
-    assert "1 archived sessions still hold values under another key" in first.stdout
+    assert "1 archived units still hold values under another key" in first.stdout
     # Restored by a read (no archiving now), then rotated: done.
     with (
         statekeeper_replicas(

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from tqdm import tqdm
 
+from statekeeper.core.archive.keys import parse_key
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.models import content_hash, entity_key
 from statekeeper.storage.sealing import (
@@ -100,7 +101,7 @@ class RotationReport:
     # (where, rows rewritten) per table/column or Redis
     by_place: dict[str, int] = field(default_factory=dict)
 
-    # Archived sessions (chunks in the archive tier) holding a value under
+    # Archived units (chunks in the archive tier) holding a value under
     # another key: rotation does not rewrite archive objects; restore them
     # (RestoreArchived) and rotate again before removing the old key.
     archived_stale: int = 0
@@ -612,33 +613,45 @@ async def _archive_chunks(settings: Any) -> AsyncIterator[tuple[str, bytes]]:
 
 
 async def stale_archive(settings: Any, sealer: Sealer, log: Callable[[str], None]) -> int:
-    """How many archived sessions (their chunks in the archive tier, under
-    --archive-url or DATA_DIR/archive) hold a sealed value under a key other
-    than the active one, or could not be checked. Rotation does not rewrite
-    archive objects: such a session becomes unreadable once its key leaves
-    the ring, so it must be restored (RestoreArchived) and rotated first."""
-    from statekeeper.storage.archive.chunks import chunk_rows
-
+    """How many archived units of any capability (their chunks in the
+    archive tier, under --archive-url or DATA_DIR/archive) hold a sealed
+    value under a key other than the active one, or could not be checked.
+    Rotation does not rewrite archive objects: such a unit becomes
+    unreadable once its key leaves the ring, so it must be restored
+    (RestoreArchived) and rotated first."""
     stale: set[str] = set()
     async for key, data in _archive_chunks(settings):
         unit = key.rsplit("/", 1)[0]
+        capability = parse_key(key).capability
+        if capability in READ_THROUGH:
+            # Never restored, so never re-sealed: the operator keeps the key.
+            if await asyncio.to_thread(_chunk_is_stale, data, sealer):
+                log(f"archived {capability} {unit} holds values under another key: keep it")
+            continue
         try:
-            with tempfile.TemporaryDirectory() as tmp:
-                path = Path(tmp) / "chunk.ndjson.zst"
-                path.write_bytes(data)
-                _, rows = chunk_rows(path)
+            if await asyncio.to_thread(_chunk_is_stale, data, sealer):
+                stale.add(unit)
         except Exception as exc:  # counted: the operator must look at it
             log(f"archive object {key} could not be checked: {exc}")
             stale.add(unit)
-            continue
-        if any(
-            _stale_in(sealer, value)
-            for _, values in rows.values()
-            for row in values
-            for value in row
-        ):
-            stale.add(unit)
     return len(stale)
+
+
+# Capabilities whose archived units are read through, never restored (so
+# rotation cannot bring them back to re-seal them).
+READ_THROUGH = ("audit", "blackboard")
+
+
+def _chunk_is_stale(data: bytes, sealer: Sealer) -> bool:
+    from statekeeper.storage.archive.chunks import chunk_rows
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "chunk.ndjson.zst"
+        path.write_bytes(data)
+        _, rows = chunk_rows(path, tables=None)
+    return any(
+        _stale_in(sealer, value) for _, values in rows.values() for row in values for value in row
+    )
 
 
 def rotate(

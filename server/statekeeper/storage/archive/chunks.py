@@ -4,7 +4,7 @@ unit, its filter, and the rows of a chunk (an export file, admin/transfer.py).""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +29,12 @@ def unit_filter(table: Table, style: Callable[[int], str]) -> str | None:
     return f"{where} AND session_id = {style(3)}"
 
 
-def chunk_rows(path: Path) -> tuple[transfer.Header, dict[str, tuple[list[str], list[list[Any]]]]]:
+def chunk_rows(
+    path: Path, tables: Collection[str] | None = SESSION_TABLES
+) -> tuple[transfer.Header, dict[str, tuple[list[str], list[list[Any]]]]]:
     """The chunk's header (after its checksum was verified) and its rows per
-    table with their columns."""
+    table with their columns; a row of a table not in `tables` (None: any)
+    fails it."""
     header = transfer.read_header(path)
     columns = {name: cols for name, cols, _ in header.tables}
     rows: dict[str, tuple[list[str], list[list[Any]]]] = {}
@@ -41,8 +44,8 @@ def chunk_rows(path: Path) -> tuple[transfer.Header, dict[str, tuple[list[str], 
                 continue
             record = json.loads(line)
             name = record["t"]
-            if name not in SESSION_TABLES:
-                raise transfer.TransferError(f"{path}: table {name!r} is not part of a session")
+            if tables is not None and name not in tables:
+                raise transfer.TransferError(f"{path}: table {name!r} is not part of this unit")
             entry = rows.setdefault(name, (columns[name], []))
             entry[1].append([transfer.decode_value(v) for v in record["r"]])
     return header, rows
