@@ -82,7 +82,8 @@ class EpisodeArchiveDatabase(Protocol):
     ) -> HotDelete:
         """In one transaction: deletes the user's episodes if their guard is
         still `guard` (logging the vector removals where the store keeps a
-        change log) and writes `audit`."""
+        change log) and writes `audit` for each of them (its entity id set
+        to the episode's)."""
 
     async def restore_user(
         self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str]
@@ -147,13 +148,10 @@ class EpisodeUnits:
         return await self._db.export_user(tenant, unit, path)
 
     async def delete_hot(self, tenant: str, unit: str, exported: ExportedUnit) -> bool | None:
+        # One record per episode, as the store's delete writes (never one
+        # naming the user: erasure names users only by a salted hash).
         audit = record_for(
-            system_actor("ArchiveEpisodes"),
-            "episodes",
-            unit,
-            0,
-            self._clock(),
-            f"archived ({exported.version} episodes)",
+            system_actor("ArchiveEpisodes"), "episode", "", 0, self._clock(), "archived"
         )
         outcome = await self._db.delete_user(tenant, unit, str(exported.extra[GUARD]), audit)
         if outcome.vector_keys:

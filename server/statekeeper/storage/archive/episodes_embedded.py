@@ -105,7 +105,8 @@ class EmbeddedEpisodeArchive:
             db.execute(
                 "DELETE FROM memory_episodes WHERE tenant = ? AND user_id = ?", (tenant, user_id)
             )
-            write_audit(db, tenant, audit, audit.entity_type, audit.entity_id, audit.summary)
+            for row in rows:
+                write_audit(db, tenant, audit, audit.entity_type, row[4], audit.summary)
             return HotDelete(True, tuple(int(row[0]) for row in rows if row[5] > 0))
 
         return await self._storage.write(work)

@@ -115,7 +115,7 @@ class PostgresEpisodeArchive:
                 [int(row[0]) for row in rows],
             )
             await write_audit(
-                conn, tenant, audit, audit.entity_type, [audit.entity_id], audit.summary
+                conn, tenant, audit, audit.entity_type, [row[4] for row in rows], audit.summary
             )
             keys = [int(row[0]) for row in rows if row[5] > 0]
             if keys:
