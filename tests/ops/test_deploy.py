@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import re
 import shutil
 import socket
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tomllib
 import urllib.request
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +167,12 @@ def _run_production(directory: Path, dsn: str, redis_url: str) -> None:
             lambda: processes.log_tail(log),
         )
         for port in (metrics, metrics + 1):  # one /metrics per replica
-            wait_until(lambda p=port: _scrapes(p), 60, f"metrics on {port}")
+            wait_until(
+                lambda p=port: _scrapes(p),
+                60,
+                f"metrics on {port}",
+                partial(processes.log_tail, log),
+            )
         with grpc.insecure_channel(f"127.0.0.1:{listen}") as channel:
             reply = SessionServiceStub(channel).CreateSession(  # type: ignore[no-untyped-call]
                 session_pb2.CreateSessionRequest(
@@ -183,16 +190,24 @@ def _run_production(directory: Path, dsn: str, redis_url: str) -> None:
 
 
 def _free_port_pair() -> int:
-    """A port free now whose next port is free too (one per replica)."""
-    for _ in range(50):
-        first = free_port()
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", first + 1))
-            except OSError:
-                continue
-        return first
+    """A port free now whose next port is free too (one per replica), below
+    the kernel's ephemeral range (32768 and up), so that no outgoing
+    connection of another test takes one before the replica binds it."""
+    rng = random.Random()
+    for _ in range(200):
+        first = rng.randrange(20_000, 32_000)
+        if all(_bindable(port) for port in (first, first + 1)):
+            return first
     raise AssertionError("no two consecutive free ports")
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def _exited(log: Path) -> bool:

@@ -222,8 +222,11 @@ def run_worker(
     with grpc.insecure_channel(address) as channel:
         stub = Stub(channel)  # type: ignore[no-untyped-call]
         while not stop.is_set():
+            # The lease outlasts the work unless the machine is very busy (a
+            # lease that lapses anyway is refused below and handed over).
+            lease = seconds(scaled(0.4))
             for claimed in claim(
-                stub, name, max_steps=1, lease_duration=seconds(0.4), wait_timeout=seconds(0.2)
+                stub, name, max_steps=1, lease_duration=lease, wait_timeout=seconds(0.2)
             ):
                 step = claimed.step
                 claimed_so_far += 1
@@ -236,7 +239,14 @@ def run_worker(
                     seen.died_holding = step.step_id
                     return  # dead: no completion, no failure, no renewal
                 time.sleep(rng.uniform(0, 0.01))  # the work
-                finish(stub, claimed, plan, seen)
+                try:
+                    finish(stub, claimed, plan, seen)
+                except grpc.RpcError as lost:
+                    # Our lease lapsed (a slow machine): the server refuses
+                    # the result and hands the step to another worker, as
+                    # it must; this worker goes on claiming.
+                    if lost.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                        raise
 
 
 def finish(stub: Stub, claimed: pb.ClaimedStep, plan: Plan, seen: Observed) -> None:
@@ -254,11 +264,12 @@ def finish(stub: Stub, claimed: pb.ClaimedStep, plan: Plan, seen: Observed) -> N
         )
         return
     first = complete(stub, "dag", claimed)
-    # A worker that lost the reply retries: the server must not record twice.
-    again = complete(stub, "dag", claimed)
     with seen.lock:
         if not first.already_completed:
             seen.accepted_completions[step.step_id] += 1
+    # A worker that lost the reply retries: the server must not record twice.
+    again = complete(stub, "dag", claimed)
+    with seen.lock:
         if not again.already_completed:
             seen.violations.append(f"{step.step_id} completed twice under one lease")
 
