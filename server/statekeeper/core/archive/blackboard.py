@@ -210,8 +210,9 @@ class BlackboardHistoryUnits:
         if bounds is None:
             return False
         header = await self._db.header(tenant)
-        # Its highest revision still hot: the compaction did not happen.
-        return header.oldest_revision <= bounds[1]
+        # Its highest revision still hot: the compaction did not happen (a
+        # tenant with no blackboard row has nothing hot).
+        return header.revision > 0 and header.oldest_revision <= bounds[1]
 
     # ----- CompactBlackboard ------------------------------------------------------
 
