@@ -339,7 +339,7 @@ class EpisodicRecall:
         score_new: NewCandidates | None = None,
     ) -> dict[int, tuple[float, Candidate]]:
         """Adds to each candidate a share of its session neighbours'
-        similarity (see the module docstring), boosts those that occurred in
+        similarity (NEIGHBOUR_* below), boosts those that occurred in
         a period the query names, and makes the best similarity 1. With
         `score_new` (hybrid), a neighbour of a best candidate that is no
         candidate yet becomes one, scored by its own cosine: the answer to a
