@@ -10,8 +10,8 @@ here, through the change feed on PostgreSQL). A restore inserts them back
 with their ids and vector keys and puts their vectors back in the indexes
 the same way, so recall afterwards ranks them exactly as before.
 
-Reads: ListEpisodes of the user, GetEpisode of one of the episodes and
-RecordEpisode(s) by the user restore the unit first (recording must see
+Reads: ListEpisodes of the user, GetEpisode and DeleteEpisode of one of
+the episodes and RecordEpisode(s) by the user restore the unit first (recording must see
 the whole history to deduplicate); Recall and BuildContext only when asked
 (`include_archived`). The hooks are `restore_user` and `owner_of`
 (core/memory/episodes.py: ArchivedEpisodes).
