@@ -37,7 +37,7 @@ from tests.harness.servers import ServerProcess
 ARCHIVE_NOW = ["--archive-checkpoints-after-days", "0.00002", "--archive-interval-seconds", "0.3"]
 # The conformance saver's pause before a read (the archiver's idle time is
 # 0.086 s and it runs every 0.05 s).
-IDLE_SECONDS = 0.2
+IDLE_SECONDS = 0.15
 CP_TABLES = ("cp_checkpoints", "cp_channels", "cp_writes", "cp_blobs")
 Stub = checkpoint_pb2_grpc.CheckpointServiceStub
 
@@ -547,7 +547,7 @@ def kill_mid_archive(server: ServerProcess, base: list[str], directory: Path) ->
     view = ArchiveView(directory=directory)
     server.start()
     try:
-        executions = [f"e-{number:02d}" for number in range(40)]
+        executions = [f"e-{number:02d}" for number in range(25)]
         with grpc.insecure_channel(server.address) as channel:
             stub = Stub(channel)  # type: ignore[no-untyped-call]
             for execution in executions:
