@@ -432,8 +432,11 @@ def test_tenant_isolation(archiving_server: tuple[ServerProcess, ArchiveView, li
         stub = Stub(channel)  # type: ignore[no-untyped-call]
         make_history(stub, "alpha", "same", 3)
         beta = make_history(stub, "beta", "other", 3)
-        make_history(stub, "beta", "users", 3, user="u1")
-    archive_all(server, view, base, 3)
+        make_history(stub, "beta", "mine", 3, user="u1")
+        # Only its newest checkpoint (which stays hot) names the user.
+        make_history(stub, "beta", "late", 3)
+        save(stub, "beta", "late", "", "late-newest", "late-root-002", 3, {}, user="u2")
+    archive_all(server, view, base, 4)
     with grpc.insecure_channel(server.address) as channel:
         stub = Stub(channel)  # type: ignore[no-untyped-call]
         # alpha asks for beta's archived checkpoint by id: not found, and
@@ -450,14 +453,16 @@ def test_tenant_isolation(archiving_server: tuple[ServerProcess, ArchiveView, li
         assert {item.execution_id for item in listed} == {"same"}
         assert len(listed) == 6
         assert [key for key in history_manifests(view) if "/alpha/" in key] == []
-        assert len([key for key in history_manifests(view) if "/beta/" in key]) == 2
+        assert len([key for key in history_manifests(view) if "/beta/" in key]) == 3
 
-        # A history whose checkpoints name one user is that user's: EraseUser
-        # removes its archived objects with the hot rows.
-        assert "v1/beta/users/u1/checkpoints/users" in view.all_keys()
-        erase_user(channel, "beta", "u1")
-        assert not any("/users/" in key for key in view.all_keys())
-        assert everything(stub, "beta", "users") == []
+        # An execution whose checkpoints name one user is that user's:
+        # EraseUser removes its archived history with the hot rows.
+        for user, execution in (("u1", "mine"), ("u2", "late")):
+            assert f"v1/beta/users/{user}/checkpoints/{execution}" in view.all_keys()
+            erase_user(channel, "beta", user)
+            assert not any(f"/{execution}/" in key for key in view.all_keys())
+            assert not any(f"/{user}/" in key for key in view.all_keys())
+            assert everything(stub, "beta", execution) == []
         assert len(everything(stub, "beta", "other")) == 6
 
 

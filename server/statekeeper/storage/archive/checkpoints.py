@@ -113,9 +113,9 @@ def keys_of(extra: dict[str, Any]) -> list[Key]:
 
 
 def single_user(metadata: Iterable[Any], key: str) -> str:
-    """The one user the history's checkpoints name in their metadata (its
-    archive gets that user's marker, so EraseUser removes it), "" when
-    none or several do."""
+    """The one user an execution's checkpoints name in their metadata (the
+    archived history gets that user's marker, so EraseUser removes it, as
+    it deletes the execution's hot checkpoints), "" when none or several do."""
     users = set()
     for item in metadata:
         document = json.loads(item) if isinstance(item, str | bytes) else item

@@ -109,10 +109,18 @@ def _export(data_dir: Path, tenant: str, execution_id: str, path: Path) -> Expor
             summary = asyncio.run(transfer.export(source, path, tenant, None))
             checkpoints = _select(db, "cp_checkpoints", ["run_id", "metadata"], params).fetchall()
             hashes = [row[0] for row in _select(db, "cp_channels", ["content_hash"], params)]
+            # The user of the whole execution (its newest checkpoints too).
+            metadata = [
+                row[0]
+                for row in db.execute(
+                    "SELECT metadata FROM cp_checkpoints WHERE tenant = ? AND execution_id = ?",
+                    (tenant, execution_id),
+                )
+            ]
         finally:
             db.execute("ROLLBACK")
     extra = extra_of(keys, (row[0] for row in checkpoints), hashes, source.fingerprint.hexdigest())
-    user = single_user((row[1] for row in checkpoints), USER_METADATA_KEY)
+    user = single_user(metadata, USER_METADATA_KEY)
     return ExportedUnit(path, user, len(keys), summary.counts, summary.sha256, extra)
 
 

@@ -153,10 +153,16 @@ class PostgresHistoryDatabase:
                 row[0]
                 for row in await conn.fetch(_select("cp_channels", ["content_hash"]), *params)
             ]
+            # The user of the whole execution (its newest checkpoints too).
+            metadata = await conn.fetch(
+                "SELECT metadata FROM cp_checkpoints WHERE tenant = $1 AND execution_id = $2",
+                tenant,
+                execution_id,
+            )
         extra = extra_of(
             keys, (row[0] for row in checkpoints), hashes, source.fingerprint.hexdigest()
         )
-        user = single_user((row[1] for row in checkpoints), USER_METADATA_KEY)
+        user = single_user((row[0] for row in metadata), USER_METADATA_KEY)
         return ExportedUnit(path, user, len(keys), summary.counts, summary.sha256, extra)
 
     async def delete_history(
