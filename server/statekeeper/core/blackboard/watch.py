@@ -521,7 +521,7 @@ class _WatchStream:
                 snapshot=True,
             )
 
-    async def _archived_batches(self, error: RevisionCompactedError, target: int) -> int:
+    def _archived_through(self, error: RevisionCompactedError, target: int) -> int:
         """The last revision the archive can replay from `next` on (at most
         a page, never into the hot history), or raises `error`."""
         through = min(target, error.oldest_revision - 1, self._next + HISTORY_PAGE_REVISIONS - 1)
@@ -545,7 +545,7 @@ class _WatchStream:
                     self._spec.prev_value,
                 )
             except RevisionCompactedError as error:
-                through = await self._archived_batches(error, target)
+                through = self._archived_through(error, target)
                 assert self.archived is not None
                 archived = await self.archived.history(
                     self._tenant,
