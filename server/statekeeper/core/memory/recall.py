@@ -273,9 +273,9 @@ class EpisodicRecall:
         async def score_new(links: list[Neighbour]) -> dict[int, tuple[float, Candidate]]:
             """Neighbours that are not candidates yet, by their own cosine
             (the vector part of `_fuse`), within the filter."""
-            if allowed is not None:
-                permitted = set(allowed.tolist())
-                links = [link for link in links if link.neighbour_key in permitted]
+            if allowed is not None and links:
+                inside = np.isin([link.neighbour_key for link in links], allowed)
+                links = [link for link, kept in zip(links, inside, strict=True) if kept]
             keys = [link.neighbour_key for link in links]
             cosines = await self._cosines(tenant, query.user_id, vector, keys)
             new = {}
