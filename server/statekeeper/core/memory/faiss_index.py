@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol, overload
 
 import numpy as np
 import numpy.typing as npt
+import threadpoolctl  # type: ignore[import-untyped]
 
 from statekeeper.core.memory.config import IndexConfig
 from statekeeper.core.memory.models import Vector, VectorBatch
@@ -35,6 +36,12 @@ TUNING_SAMPLE = 100
 
 
 _ALL_CORES = os.cpu_count() or 1
+
+# Scores of a batched exact search held at once (queries x stored vectors):
+# the queries are split into blocks of about this many floats (16 MB).
+_SCORE_BLOCK_FLOATS = 4_000_000
+
+_BLAS = threadpoolctl.ThreadpoolController()
 
 
 class VectorIndex(Protocol):
@@ -262,16 +269,19 @@ class FlatIndex(_FaissIndex):
         return None  # exact: nothing to measure
 
     def search_many(self, queries: Vector, k: int) -> list[list[tuple[int, float]]]:
-        # One scan for every query: a matrix product instead of one per query.
-        k = min(k, len(self._live))
-        if k <= 0:
+        # One scan for every query: a matrix product of the queries with the
+        # stored vectors (read in place), not FAISS's batched search, which
+        # took 4-10x as long for a batch record's 1,000 queries here.
+        if self._tombstones:  # never for a flat index (removal is real); kept exact
+            return super().search_many(queries, k)
+        flat = self._faiss.downcast_index(self._index.index)
+        count = int(flat.ntotal)
+        if count == 0:
             return [[] for _ in queries]
-        self._faiss.omp_set_num_threads(1)
-        params = self._params(self._faiss.SearchParameters(), self._selector(None))
-        scores, ids = self._index.search(np.ascontiguousarray(queries), k, params=params)
-        return [
-            _pairs(row_ids, row_scores) for row_ids, row_scores in zip(ids, scores, strict=True)
-        ]
+        stored = self._faiss.rev_swig_ptr(flat.get_xb(), count * self.dimension)
+        return exact_search_many(
+            queries, stored.reshape(count, self.dimension), self._stored_ids(), k
+        )
 
     def remove(self, keys: Sequence[int]) -> None:
         present = [k for k in keys if k in self._live]
@@ -528,6 +538,46 @@ class FaissIndexFactory:
         return kind == "hnsw" or (kind == "auto" and size >= self._config.hnsw_min_vectors)
 
 
+def exact_search_many(
+    queries: Vector, stored: Vector, keys: npt.NDArray[np.int64], k: int
+) -> list[list[tuple[int, float]]]:
+    """Up to k (key, inner product) pairs of `stored` for each row of
+    `queries`, best first: one matrix
+    product per block of queries, on one BLAS thread (on a busy 2-core box
+    BLAS threads wait for each other longer than the product takes)."""
+    k = min(k, len(stored))
+    if k <= 0:
+        return [[] for _ in queries]
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    block = max(1, _SCORE_BLOCK_FLOATS // len(stored))
+    found: list[list[tuple[int, float]]] = []
+    with _BLAS.limit(limits=1, user_api="blas"):
+        for start in range(0, len(queries), block):
+            scores = queries[start : start + block] @ stored.T
+            best = _best_columns(scores, k)
+            best_scores = np.take_along_axis(scores, best, axis=1)
+            found.extend(
+                list(zip(keys[row].tolist(), row_scores.tolist(), strict=True))
+                for row, row_scores in zip(best, best_scores, strict=True)
+            )
+    return found
+
+
+def _best_columns(scores: Vector, k: int) -> npt.NDArray[np.intp]:
+    """Column positions of each row's k highest scores, highest first."""
+    if k == 1:
+        best: npt.NDArray[np.intp] = np.argmax(scores, axis=1).reshape(-1, 1)
+        return best
+    if k < scores.shape[1]:
+        candidates = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        candidates.sort(axis=1)  # equal scores: the earlier stored row first
+    else:
+        candidates = np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
+    order = np.argsort(-np.take_along_axis(scores, candidates, axis=1), axis=1, kind="stable")
+    ranked: npt.NDArray[np.intp] = np.take_along_axis(candidates, order, axis=1)
+    return ranked
+
+
 def _pairs(ids: npt.NDArray[np.int64], scores: npt.NDArray[np.float32]) -> list[tuple[int, float]]:
     return [(int(i), float(s)) for i, s in zip(ids, scores, strict=True) if i >= 0]
 
@@ -574,7 +624,7 @@ class ExactScan:
         raise TypeError("an exact scan over a loading batch is read-only")
 
     def search_many(self, queries: Vector, k: int) -> list[list[tuple[int, float]]]:
-        return [self.search(query, k, None) for query in queries]
+        return exact_search_many(queries, self._vectors, self._keys, k)
 
     def serialize(self) -> npt.NDArray[np.uint8]:
         raise TypeError("an exact scan over a loading batch is not saved")
