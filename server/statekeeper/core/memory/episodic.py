@@ -181,13 +181,14 @@ class EpisodicMemory(EpisodicRecall):
         pending: list[_Pending] = []
         for index, draft in enumerate(drafts):
             try:
-                vector = self._check_draft(draft)
+                self._check_fields(draft)
             except (InvalidArgumentError, LimitExceededError) as exc:
                 outcomes[index] = _item_error(field_name, index, exc)
                 continue
             digest = content_hash(draft.user_message, draft.assistant_response)
-            source = ValueSource.NONE if vector is None else ValueSource.CLIENT
-            pending.append(_Pending(index, draft, digest, vector, source))
+            pending.append(_Pending(index, draft, digest))
+        self._check_client_vectors(pending, outcomes, field_name)
+        pending = [p for p in pending if p.index not in outcomes]
         await self._restore_archived(tenant, [p.draft.user_id for p in pending], writing=True)
         await self._batch_vectors(tenant, pending, outcomes, field_name)
         pending = [p for p in pending if p.index not in outcomes]
@@ -197,6 +198,34 @@ class EpisodicMemory(EpisodicRecall):
         for index, (first, kind, similarity) in same_as.items():
             outcomes[index] = _as_duplicate(outcomes[first], kind, similarity)
         return [outcomes[index] for index in range(len(drafts))]
+
+    def _check_client_vectors(
+        self, pending: Sequence[_Pending], outcomes: dict[int, BatchOutcome], field_name: str
+    ) -> None:
+        """`_check_vector` for the client embedding of each item, as unit
+        vectors into the items (errors into `outcomes`): the checks run on
+        one matrix per length instead of per vector; an item failing them
+        gets the error `_check_vector` raises for it."""
+        by_length: dict[int, list[_Pending]] = {}
+        for item in pending:
+            if len(item.draft.embedding):
+                by_length.setdefault(len(item.draft.embedding), []).append(item)
+        limit = self._config.limits.max_embedding_dimension
+        for length, items in by_length.items():
+            matrix = np.zeros((len(items), 0), dtype=np.float32)  # over the limit: none good
+            if length <= limit:
+                matrix = np.stack([np.asarray(i.draft.embedding, np.float32) for i in items])
+            good = np.logical_and(np.isfinite(matrix).all(axis=1), matrix.any(axis=1))
+            for row, item in enumerate(items):
+                try:
+                    if bool(good[row]):  # per row, so the vector is bit for bit `record`'s
+                        item.vector = unit_vector(matrix[row])
+                    else:
+                        item.vector = self._check_vector("embedding", item.draft.embedding)
+                except (InvalidArgumentError, LimitExceededError) as exc:
+                    outcomes[item.index] = _item_error(field_name, item.index, exc)
+                    continue
+                item.source = ValueSource.CLIENT
 
     async def _batch_vectors(
         self,
@@ -396,6 +425,11 @@ class EpisodicMemory(EpisodicRecall):
     def _check_draft(self, draft: EpisodeDraft) -> Vector | None:
         """Raises for the first bad field; returns the client's embedding as
         a unit vector (None without one)."""
+        self._check_fields(draft)
+        return self._check_vector("embedding", draft.embedding) if draft.embedding else None
+
+    def _check_fields(self, draft: EpisodeDraft) -> None:
+        """`_check_draft` without the embedding (checked last)."""
         limits = self._config.limits
         check_id("user_id", draft.user_id, self._limits)
         check_id("session_id", draft.session_id, self._limits, required=False)
@@ -410,7 +444,6 @@ class EpisodicMemory(EpisodicRecall):
             _check_unit("importance", draft.importance)
         if draft.near_duplicate_threshold is not None:
             _check_unit("near_duplicate_threshold", draft.near_duplicate_threshold)
-        return self._check_vector("embedding", draft.embedding) if draft.embedding else None
 
     async def _embedding_for(
         self, tenant: str, draft: EpisodeDraft
