@@ -80,6 +80,7 @@ from statekeeper.storage.postgres.memory_episodes import (
     episode_columns_of,
     established_dimensions,
     vector_batch,
+    write_episode_audits,
 )
 from statekeeper.storage.postgres.memory_facts import (
     FACT_COLUMNS,
@@ -302,14 +303,19 @@ class PostgresMemoryStore(MemoryStore):
         """Inserts, in one statement, every episode whose content hash its
         user does not have yet (the first of equal ones in the batch), then
         checks dimensions, audits and logs the vector changes; returns the
-        inserted episodes with their keys, in batch order."""
+        inserted episodes with their keys (without their embeddings, as a
+        read returns them), in batch order."""
         embedded_users = sorted({e.user_id for e in episodes if e.embedding is not None})
         established = await established_dimensions(conn, tenant, embedded_users)
         rows = await conn.fetch(_INSERT_EPISODES, tenant, *episode_columns_of(episodes))
         keys = {row["episode_id"]: int(row["vector_key"]) for row in rows}
-        stored = [e.evolve(vector_key=keys[e.episode_id]) for e in episodes if e.episode_id in keys]
+        stored = [
+            e.evolve(vector_key=keys[e.episode_id], embedding=None)
+            for e in episodes
+            if e.episode_id in keys
+        ]
         check_dimensions(stored, established)  # raising rolls the insert back
-        await write_audit(conn, tenant, audit, "episode", [e.episode_id for e in stored], summary)
+        await write_episode_audits(conn, tenant, audit, [e.episode_id for e in stored], summary)
         for user_id, user_keys in embedded_keys_by_user(stored).items():
             await self._log(conn, tenant, user_id, OP_ADD, user_keys, origin)
         return stored

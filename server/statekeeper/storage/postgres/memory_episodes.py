@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.models import (
     DimensionMismatchError,
@@ -24,6 +25,7 @@ from statekeeper.storage.shared.memory import (
     EPISODE_COLUMNS,
     episode_from_row,
 )
+from statekeeper.storage.sql import AUDIT_COLUMNS
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
@@ -81,7 +83,8 @@ def check_dimensions(stored: Sequence[Episode], established: dict[str, int]) -> 
 
 
 def episode_columns_of(episodes: Sequence[Episode]) -> list[list[object]]:
-    """The episodes as column arrays, in the order of _INSERT_EPISODES."""
+    """The episodes as column arrays, in the order of _INSERT_EPISODES.
+    Empty metadata and fact ids (most episodes) skip the JSON encoder."""
     columns: list[list[object]] = [[] for _ in range(19)]
     for episode in episodes:
         blob = None
@@ -100,12 +103,12 @@ def episode_columns_of(episodes: Sequence[Episode]) -> list[list[object]]:
             int(episode.embedding_source),
             episode.embedding_model,
             episode.importance,
-            json.dumps(episode.metadata),
+            json.dumps(episode.metadata) if episode.metadata else "{}",
             episode.occur_time,
             episode.create_time,
             episode.content_hash,
             episode.consolidate_time,
-            json.dumps(list(episode.derived_fact_ids)),
+            json.dumps(list(episode.derived_fact_ids)) if episode.derived_fact_ids else "[]",
             lexical.document_terms(
                 episode.user_message, episode.assistant_response, episode.summary
             ),
@@ -113,6 +116,39 @@ def episode_columns_of(episodes: Sequence[Episode]) -> list[list[object]]:
         for column, value in zip(columns, values, strict=True):
             column.append(value)
     return columns
+
+
+# write_audit's records of a batch of episodes in one statement, in batch
+# order (the audit chain links them at commit in insertion order).
+_INSERT_EPISODE_AUDITS = f"""
+INSERT INTO audit_log ({AUDIT_COLUMNS})
+SELECT $1::text, $2::text, $3::text, $4::text, 'episode', e.episode_id, 0, $5::float8, $6::text
+FROM unnest($7::text[]) WITH ORDINALITY AS e(episode_id, position)
+ORDER BY e.position
+"""
+
+
+async def write_episode_audits(
+    conn: Connection,
+    tenant: str,
+    audit: AuditRecord | None,
+    episode_ids: Sequence[str],
+    summary: str,
+) -> None:
+    """`write_audit(conn, tenant, audit, "episode", episode_ids, summary)`
+    as one statement instead of one per episode."""
+    if audit is None or not episode_ids:
+        return
+    await conn.execute(
+        _INSERT_EPISODE_AUDITS,
+        tenant,
+        audit.principal,
+        audit.service,
+        audit.method,
+        audit.time,
+        summary,
+        list(episode_ids),
+    )
 
 
 def embedded_keys_by_user(episodes: Iterable[Episode]) -> dict[str, list[int]]:
