@@ -77,6 +77,7 @@ class EmbeddedArchiveDatabase:
     def __init__(self, storage: EmbeddedStorage, data_dir: Path) -> None:
         self._storage = storage
         self._data_dir = data_dir
+        self._exclusive = asyncio.Lock()
 
     async def session_candidates(
         self, created_before: float, after: tuple[float, str, str] | None, limit: int
@@ -142,5 +143,12 @@ class EmbeddedArchiveDatabase:
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[bool]:
-        """One process owns the SQLite file: its archiver is the only one."""
-        yield True
+        """One process owns the SQLite file, so its tasks are the only
+        archive writers: a pass, a repair, a blackboard compaction or an
+        erasure's chunk rewrite hold this in turn (False while another
+        does, as PostgreSQL's advisory lock answers)."""
+        if self._exclusive.locked():
+            yield False
+            return
+        async with self._exclusive:
+            yield True
