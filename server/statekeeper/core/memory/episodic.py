@@ -33,6 +33,7 @@ new episodes are stored without a server embedding (still found lexically).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Sequence
@@ -274,8 +275,10 @@ class EpisodicMemory(EpisodicRecall):
         as item -> the earlier item it repeats, how, and how closely)."""
         same_as: dict[int, _Repeat] = {}
         first_of: dict[tuple[str, str], int] = {}
-        stored = await self._stored_by_hash(tenant, pending)
-        nearest = await self._stored_nearest(tenant, pending)
+        async with asyncio.TaskGroup() as reads:  # the store and the index at once
+            by_hash = reads.create_task(self._stored_by_hash(tenant, pending))
+            by_vector = reads.create_task(self._stored_twins(tenant, pending))
+        stored, stored_twins = by_hash.result(), by_vector.result()
         twins = _BatchTwins(pending)
         for item in pending:
             user_id = item.draft.user_id
@@ -288,7 +291,7 @@ class EpisodicMemory(EpisodicRecall):
                 outcomes[item.index] = RecordOutcome(existing, DuplicateKind.EXACT, 1.0)
                 continue
             if item.vector is not None:
-                near = await self._stored_twin(tenant, item, nearest.get(item.index))
+                near = stored_twins.get(item.index)
                 if near is not None:
                     outcomes[item.index] = near
                     continue
@@ -315,33 +318,42 @@ class EpisodicMemory(EpisodicRecall):
 
     async def _stored_nearest(
         self, tenant: str, pending: Sequence[_Pending]
-    ) -> dict[int, Candidate]:
-        """The most similar stored episode of each item with a vector that
-        near-deduplication applies to, by item: one index search per user."""
+    ) -> list[tuple[_Pending, Candidate]]:
+        """Each item with a vector that near-deduplication applies to, with
+        its most similar stored episode (if its user has any): one index
+        search per user."""
         queries: dict[str, list[_Pending]] = {}
         for item in pending:
             if item.vector is not None and self._threshold(item.draft) < 1.0:
                 queries.setdefault(item.draft.user_id, []).append(item)
-        nearest: dict[int, Candidate] = {}
+        nearest: list[tuple[_Pending, Candidate]] = []
         for user_id, items in queries.items():
             matrix = np.stack([item.vector for item in items if item.vector is not None])
             found = await self._indexes.search_many(tenant, user_id, matrix, 1)
-            nearest.update(
-                (item.index, row[0]) for item, row in zip(items, found, strict=True) if row
-            )
+            nearest.extend((item, row[0]) for item, row in zip(items, found, strict=True) if row)
         return nearest
 
-    async def _stored_twin(
-        self, tenant: str, item: _Pending, best: Candidate | None
-    ) -> RecordOutcome | None:
-        """A NEAR duplicate outcome if `best` is at or above the item's threshold."""
-        if best is None or best.similarity < self._threshold(item.draft):
-            return None
-        user_id = item.draft.user_id
-        episodes = await self._store.get_episodes_by_keys(tenant, user_id, [best.key], False)
-        if not episodes:
-            return None  # deleted meanwhile
-        return RecordOutcome(episodes[0], DuplicateKind.NEAR, min(best.similarity, 1.0))
+    async def _stored_twins(
+        self, tenant: str, pending: Sequence[_Pending]
+    ) -> dict[int, RecordOutcome]:
+        """A NEAR duplicate outcome, by item, for each item whose most similar
+        stored episode is at or above its threshold: those episodes are read
+        in one store read per user, not one per item."""
+        matches: dict[str, list[tuple[_Pending, Candidate]]] = {}
+        for item, best in await self._stored_nearest(tenant, pending):
+            if best.similarity >= self._threshold(item.draft):
+                matches.setdefault(item.draft.user_id, []).append((item, best))
+        twins: dict[int, RecordOutcome] = {}
+        for user_id, pairs in matches.items():
+            keys = list(dict.fromkeys(best.key for _, best in pairs))
+            episodes = await self._store.get_episodes_by_keys(tenant, user_id, keys, False)
+            by_key = {episode.vector_key: episode for episode in episodes}
+            for item, best in pairs:
+                episode = by_key.get(best.key)
+                if episode is not None:  # else deleted meanwhile
+                    similarity = min(best.similarity, 1.0)
+                    twins[item.index] = RecordOutcome(episode, DuplicateKind.NEAR, similarity)
+        return twins
 
     async def _store_batch(
         self,
