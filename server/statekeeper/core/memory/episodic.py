@@ -382,9 +382,7 @@ class EpisodicMemory(EpisodicRecall):
             if episode is None:  # an identical episode won a race with this one
                 outcomes[item.index] = await self._raced(tenant, item)
                 continue
-            if episode.embedding is not None:  # the stores return none
-                episode = episode.evolve(embedding=None)
-            outcomes[item.index] = RecordOutcome(episode)
+            outcomes[item.index] = RecordOutcome(episode.evolve(embedding=None))
             if self.archived is not None:
                 self.archived.recorded(tenant, episode.user_id)
             if item.vector is not None:

@@ -708,8 +708,7 @@ def _insert_new_episodes(
 ) -> list[Episode]:
     """The batch form of `_insert_episode` for the episodes whose content
     their user does not have yet (the first of equal ones): hashes read and
-    dimensions checked once per user, the full-text rows in one statement.
-    Returns them with their keys, without their embeddings (as a read)."""
+    dimensions checked once per user, the full-text rows in one statement."""
     taken: set[tuple[str, str]] = set()
     for user_id in {e.user_id for e in episodes}:
         digests = [e.content_hash for e in episodes if e.user_id == user_id]
@@ -726,7 +725,7 @@ def _insert_new_episodes(
         terms = _terms_of(episode)
         key = _insert_row(db, tenant, episode, terms)
         term_rows.append((key, lexical.scope_token(tenant, episode.user_id), terms))
-        stored.append(episode.evolve(vector_key=key, embedding=None))
+        stored.append(episode.evolve(vector_key=key))
     db.executemany(
         "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)", term_rows
     )

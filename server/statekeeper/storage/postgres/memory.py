@@ -310,17 +310,13 @@ class PostgresMemoryStore(MemoryStore):
         """Inserts, in one statement (`columns`: episode_columns_of(episodes)),
         every episode whose content hash its user does not have yet (the
         first of equal ones in the batch), then checks dimensions, audits and
-        logs the vector changes; returns the inserted episodes with their keys
-        (without their embeddings, as a read returns them), in batch order."""
+        logs the vector changes; returns the inserted episodes with their
+        keys, in batch order."""
         embedded_users = sorted({e.user_id for e in episodes if e.embedding is not None})
         established = await established_dimensions(conn, tenant, embedded_users)
         rows = await conn.fetch(_INSERT_EPISODES, tenant, *columns)
         keys = {row["episode_id"]: int(row["vector_key"]) for row in rows}
-        stored = [
-            e.evolve(vector_key=keys[e.episode_id], embedding=None)
-            for e in episodes
-            if e.episode_id in keys
-        ]
+        stored = [e.evolve(vector_key=keys[e.episode_id]) for e in episodes if e.episode_id in keys]
         check_dimensions(stored, established)  # raising rolls the insert back
         await write_episode_audits(conn, tenant, audit, [e.episode_id for e in stored], summary)
         for user_id, user_keys in embedded_keys_by_user(stored).items():
