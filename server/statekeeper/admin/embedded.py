@@ -103,7 +103,7 @@ class EmbeddedTarget(_Embedded):
         try:
             db.executemany(f"INSERT INTO {table.name} ({names}) VALUES ({marks})", rows)
             if table.name == "memory_episodes":
-                _index_episodes(db, list(columns), rows)
+                index_episodes(db, list(columns), rows)
             db.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
             db.execute("ROLLBACK")
@@ -117,10 +117,11 @@ class EmbeddedTarget(_Embedded):
         and vector indexes are built from the rows when first used."""
 
 
-def _index_episodes(
+def index_episodes(
     db: sqlite3.Connection, columns: list[str], rows: Sequence[Sequence[Any]]
 ) -> None:
-    """The FTS5 rows of imported episodes, as the store writes them."""
+    """The FTS5 rows of imported (or restored) episodes, as the store
+    writes them (the import and the episodes' archive restore share it)."""
     at = {name: columns.index(name) for name in columns}
     for row in rows:
         key, tenant, user_id = row[at["vector_key"]], row[at["tenant"]], row[at["user_id"]]
@@ -137,6 +138,10 @@ def _index_episodes(
             "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)",
             (key, lexical.scope_token(tenant, user_id), terms),
         )
+
+
+# The former private name, until its last importer uses the public one.
+_index_episodes = index_episodes
 
 
 @contextlib.asynccontextmanager

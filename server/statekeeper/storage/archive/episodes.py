@@ -4,7 +4,6 @@ chunk (an export file of that user holding only `memory_episodes`)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 from statekeeper.admin import transfer
 from statekeeper.admin.tables import Table
+from statekeeper.storage.archive.chunks import chunk_rows
 
 EPISODES = "memory_episodes"
 
@@ -43,18 +43,10 @@ def is_unit_table(table: Table) -> bool:
 
 def chunk_episodes(path: Path, tenant: str, user_id: str) -> tuple[list[str], list[list[Any]]]:
     """The chunk's episode rows with their columns, after its checksum and
-    every row's tenant and user were verified against the header."""
-    header = transfer.read_header(path)
+    its tenant and user were verified against the header (any other table's
+    row fails it)."""
+    header, rows = chunk_rows(path, tables=(EPISODES,))
     if header.tenant != tenant or header.user != user_id:
         raise transfer.TransferError(f"{path} belongs to another tenant or user")
     columns = next((cols for name, cols, _ in header.tables if name == EPISODES), [])
-    rows: list[list[Any]] = []
-    with transfer.open_lines(path) as stream:
-        for line in stream:
-            if not line.startswith(b'{"t":'):
-                continue
-            record = json.loads(line)
-            if record["t"] != EPISODES:
-                raise transfer.TransferError(f"{path}: table {record['t']!r} is not episodes")
-            rows.append([transfer.decode_value(v) for v in record["r"]])
-    return columns, rows
+    return rows.get(EPISODES, (columns, []))
