@@ -17,6 +17,7 @@ import asyncio
 import datetime
 import heapq
 import json
+import logging
 import math
 import tempfile
 from collections import OrderedDict
@@ -25,16 +26,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from statekeeper.core.archive.damage import reading, scanned_manifest
 from statekeeper.core.archive.keys import ROOT, parse_key, unsegment
-from statekeeper.core.archive.service import Archive
+from statekeeper.core.archive.service import DAY, Archive
 from statekeeper.core.archive.store import Candidate, ExportedUnit
 from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
 from statekeeper.core.errors import StorageUnavailableError
 
+log = logging.getLogger(__name__)
+
 CAPABILITY = "audit"
-DAY = 86_400.0
 # Parsed archived days kept in memory for paging, in records (about 1 KB each).
 CACHED_RECORDS = 50_000
+# A day of more records than that is kept as its verified chunk instead (a
+# few dozen bytes a record), up to this many bytes of chunks: paging through
+# it parses it again but does not fetch it again.
+CACHED_CHUNK_BYTES = 64 * 1024 * 1024
 # Day summaries (from manifests) kept in memory.
 CACHED_DAYS = 100_000
 # Manifests read at once when a listing first meets many archived days.
@@ -206,7 +213,10 @@ class ArchivedAudit:
         self._days: OrderedDict[tuple[str, str], _Day] = OrderedDict()
         self._chunks: OrderedDict[str, list[ArchivedAuditRecord]] = OrderedDict()
         self._chunk_records = 0
-        self.chunk_reads = 0  # chunks fetched and parsed (not cached)
+        # Verified chunks of days too large for `_chunks`, by key.
+        self._raw: OrderedDict[str, bytes] = OrderedDict()
+        self._raw_bytes = 0
+        self.chunk_reads = 0  # chunks fetched from the object store
 
     async def merge_page(
         self,
@@ -289,19 +299,22 @@ class ArchivedAudit:
         return sorted(found)
 
     async def _load_day(self, tenant: str, unit: str) -> None:
-        manifest = await self._archive.manifest(CAPABILITY, tenant, unit)
+        """Caches the day's summary; a day whose manifest is damaged is left
+        out (logged): it fails no listing of other days."""
+        manifest = await scanned_manifest(self._archive, CAPABILITY, tenant, unit)
         bounds = day_bounds(unit)
         if manifest is None or bounds is None:
             return
         extra = manifest.get("extra", {})
-        self._days[(tenant, unit)] = _Day(
-            tenant,
-            unit,
-            *bounds,
-            int(extra.get("first_id", 0)),
-            int(extra.get("last_id", 2**63)),
-            manifest,
-        )
+        try:
+            first_id, last_id = int(extra.get("first_id", 0)), int(extra.get("last_id", 2**63))
+        except (TypeError, ValueError):
+            log.warning(
+                "archived audit day skipped: its manifest's ids are not numbers",
+                extra={"tenant": tenant, "unit": unit},
+            )
+            return
+        self._days[(tenant, unit)] = _Day(tenant, unit, *bounds, first_id, last_id, manifest)
 
     async def _records(self, day: _Day, cache: bool = True) -> list[ArchivedAuditRecord]:
         key = json.dumps([entry["key"] for entry in day.manifest["chunks"]])
@@ -333,11 +346,41 @@ class ArchivedAudit:
 
     async def _fetch(self, day: _Day) -> list[ArchivedAuditRecord]:
         records: list[ArchivedAuditRecord] = []
+        fetched: list[tuple[str, Path]] = []
         with tempfile.TemporaryDirectory(prefix="statekeeper-audit-") as work:
-            for path in await self._archive.chunks(day.manifest, Path(work)):
-                records += await asyncio.to_thread(self._read_chunk, path, day.tenant)
-        self.chunk_reads += 1
+            for number, entry in enumerate(day.manifest["chunks"]):
+                folder = Path(work) / str(number)
+                folder.mkdir()
+                path = await self._cached_chunk(entry, folder)
+                if path is None:
+                    [path] = await self._archive.chunks({"chunks": [entry]}, folder)
+                    fetched.append((entry["key"], path))
+                with reading(entry["key"]):
+                    records += await asyncio.to_thread(self._read_chunk, path, day.tenant)
+            if len(records) > self._cached_records:
+                for key, path in fetched:
+                    self._keep_raw(key, path.read_bytes())
+        self.chunk_reads += len(fetched)
         return records
+
+    async def _cached_chunk(self, entry: dict[str, Any], folder: Path) -> Path | None:
+        """The chunk from the raw cache as a file in `folder` (None: not cached)."""
+        data = self._raw.get(entry["key"])
+        if data is None:
+            return None
+        self._raw.move_to_end(entry["key"])
+        path = folder / "chunk.ndjson.zst"
+        await asyncio.to_thread(path.write_bytes, data)
+        return path
+
+    def _keep_raw(self, key: str, data: bytes) -> None:
+        if key in self._raw or len(data) > CACHED_CHUNK_BYTES:
+            return
+        self._raw[key] = data
+        self._raw_bytes += len(data)
+        while self._raw_bytes > CACHED_CHUNK_BYTES:
+            _, dropped = self._raw.popitem(last=False)
+            self._raw_bytes -= len(dropped)
 
 
 def merge_links(hot: list[ChainLink], archived: list[ChainLink]) -> list[ChainLink]:

@@ -42,7 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from statekeeper.core.archive.keys import chunk_key, manifest_key
+from statekeeper.core.archive.damage import manifest_of, reading
+from statekeeper.core.archive.keys import chunk_key, manifest_key, unit_prefix
+from statekeeper.core.archive.service import DAY
 from statekeeper.core.archive.store import Candidate, ExportedUnit
 from statekeeper.core.blackboard.keys import KeyMatcher
 from statekeeper.core.blackboard.models import (
@@ -63,7 +65,6 @@ if TYPE_CHECKING:
     from statekeeper.core.archive.service import Archive
 
 CAPABILITY = "blackboard"
-DAY = 86_400.0
 # Revisions per unit at most (a long backlog becomes several units).
 MAX_UNIT_REVISIONS = 100_000
 # Parsed units kept in memory for read-through (each is one chunk).
@@ -289,7 +290,7 @@ class ArchivedHistoryReader:
     def __init__(
         self,
         archive: Archive,
-        load: Callable[[Path], list[dict[str, Any]]],
+        load: Callable[[Path, str], list[dict[str, Any]]],
         open_entry: Callable[[str, Entry], Entry],
     ) -> None:
         self._archive = archive
@@ -323,7 +324,7 @@ class ArchivedHistoryReader:
         raise RevisionCompactedError(revision, min(floor, oldest_hot))
 
     async def _parsed(self, tenant: str, unit: str, low: int, high: int) -> _Unit:
-        manifest = await self._archive.manifest(CAPABILITY, tenant, unit)
+        manifest = await manifest_of(self._archive, CAPABILITY, tenant, unit)
         if manifest is None:
             raise StorageUnavailableError(f"archived blackboard history {unit} vanished")
         digest = ",".join(str(chunk["sha256"]) for chunk in manifest["chunks"])
@@ -332,11 +333,14 @@ class ArchivedHistoryReader:
         if cached is not None:
             self._cache.move_to_end(key)
             return cached
-        with tempfile.TemporaryDirectory(prefix="statekeeper-bb-archive-") as work:
+        with (
+            reading(unit_prefix(tenant, CAPABILITY, unit)),
+            tempfile.TemporaryDirectory(prefix="statekeeper-bb-archive-") as work,
+        ):
             rows: list[dict[str, Any]] = []
             for path in await self._archive.chunks(manifest, Path(work)):
-                rows.extend(await asyncio.to_thread(self._load, path))
-        parsed = _index(rows, low, high)
+                rows.extend(await asyncio.to_thread(self._load, path, tenant))
+            parsed = _index(rows, low, high)
         self._cache[key] = parsed
         while len(self._cache) > CACHED_UNITS:
             self._cache.popitem(last=False)
@@ -485,7 +489,7 @@ def _batch(
 
 class ChunkRewriter(Protocol):
     def __call__(
-        self, chunk: Path, target: Path, prefixes: tuple[str, ...]
+        self, chunk: Path, tenant: str, target: Path, prefixes: tuple[str, ...]
     ) -> tuple[ExportedUnit, int]:
         """Writes `chunk` to `target` without the bb_versions rows whose key
         begins with one of `prefixes`; returns the new chunk and how many
@@ -531,17 +535,22 @@ class ArchivedHistoryEraser:
         self, tenant: str, unit: str, prefixes: tuple[str, ...], dry_run: bool
     ) -> int:
         archive = self._archive
-        manifest = await archive.manifest(CAPABILITY, tenant, unit)
+        manifest = await manifest_of(archive, CAPABILITY, tenant, unit)
         if manifest is None:
             return 0
-        with tempfile.TemporaryDirectory(prefix="statekeeper-bb-erase-") as work:
+        with (
+            reading(unit_prefix(tenant, CAPABILITY, unit)),
+            tempfile.TemporaryDirectory(prefix="statekeeper-bb-erase-") as work,
+        ):
             paths = await archive.chunks(manifest, Path(work))
             if len(paths) != 1:
                 raise StorageUnavailableError(
                     f"archived blackboard history {unit} is not one chunk"
                 )
             target = Path(work) / "rewritten.ndjson.zst"
-            rewritten, dropped = await asyncio.to_thread(self._rewrite, paths[0], target, prefixes)
+            rewritten, dropped = await asyncio.to_thread(
+                self._rewrite, paths[0], tenant, target, prefixes
+            )
             if dropped == 0 or dry_run:
                 return dropped
             data = rewritten.path.read_bytes()

@@ -5,9 +5,11 @@ An execution (a LangGraph thread) whose newest checkpoint is older than
 each namespace, with their pending writes, channel rows and the values
 only they reference. The newest checkpoints stay hot, so resuming a thread
 never touches the archive. The unit's id is the execution id; it is the
-tenant's (no user marker) unless the history's checkpoints name exactly one
-user in their metadata (`user_id`), whose marker it then gets, so that
-EraseUser removes it with the user's other archived state.
+tenant's (no user marker) unless the execution's checkpoints name users in
+their metadata (`user_id`): the manifest's user_id is then the first of
+them (by id) and extra["user_ids"] lists them all, each with a marker, so
+that EraseUser of any of them removes the history, as it deletes the
+execution's hot checkpoints.
 
 Reads that need the history bring it back first (`ArchivedHistories`,
 the checkpoint service's hook): a checkpoint id not found hot, any listing
@@ -21,11 +23,27 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from statekeeper.core.archive.keys import manifest_key, marker_key
+from statekeeper.core.archive.damage import (
+    DamagedObjectError,
+    damaged,
+    manifest_of,
+    reading,
+    scanned_manifest,
+    skipped,
+)
+from statekeeper.core.archive.keys import (
+    capability_prefix,
+    manifest_key,
+    marker_key,
+    parse_key,
+    unit_prefix,
+)
 from statekeeper.core.archive.service import Archive
 from statekeeper.core.archive.store import Candidate, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
@@ -33,8 +51,14 @@ from statekeeper.core.audit.service import record_for, system_actor
 from statekeeper.core.checkpoints.models import EXECUTION_ENTITY
 
 CAPABILITY = "checkpoints"
+# The manifest's extra: every user the execution's checkpoints name.
+USER_IDS = "user_ids"
 # Manifests read at once when looking for histories by run id or value.
 MANIFEST_READS = 16
+# Archived histories whose run ids and value prefixes are kept in memory
+# (a few KB each at most), so a lookup by run id lists the tenant's
+# histories and reads only the manifests it has not seen.
+CACHED_LOOKUPS = 10_000
 
 
 class HistoryDatabase(Protocol):
@@ -108,7 +132,8 @@ class CheckpointHistories:
         return await self._db.delete_history(tenant, unit, exported.extra, audit)
 
     async def restore(self, tenant: str, unit: str, chunk: Path, extra: dict[str, Any]) -> bool:
-        return await self._db.restore_history(tenant, unit, chunk)
+        with reading(unit_prefix(tenant, CAPABILITY, unit)):
+            return await self._db.restore_history(tenant, unit, chunk)
 
     async def is_hot(self, tenant: str, unit: str, extra: dict[str, Any]) -> bool:
         keys = [(str(key[0]), str(key[1])) for key in extra.get("keys", [])]
@@ -126,10 +151,15 @@ class ArchivedHistories:
 
     def __init__(self, archive: Archive) -> None:
         self._archive = archive
+        # What the run id and value lookups match, per archived history as
+        # listed (tenant, unit, its chunk keys): a history archived again
+        # has a new chunk (rows differ), so an entry is never stale.
+        self._matched: OrderedDict[tuple[str, str, tuple[str, ...]], _Lookup] = OrderedDict()
+        self.manifest_reads = 0  # manifests read by the lookups (not cached)
 
     async def execution(self, tenant: str, execution_id: str) -> bool:
         """The execution's history (one object read when it has none)."""
-        return await self._archive.restore_unit(CAPABILITY, tenant, execution_id)
+        return await self._restore(tenant, execution_id)
 
     async def tenant(self, tenant: str) -> bool:
         """Every archived history of the tenant (one listing when it has none)."""
@@ -138,51 +168,106 @@ class ArchivedHistories:
     async def runs(self, tenant: str, run_ids: Sequence[str]) -> bool:
         """The histories holding checkpoints of these runs."""
         wanted = set(run_ids)
-        return await self._restore_matching(
-            tenant, lambda extra: bool(wanted.intersection(extra.get("run_ids", [])))
-        )
+        return await self._restore_matching(tenant, lambda lookup: bool(wanted & lookup.run_ids))
 
     async def values(self, tenant: str, content_hashes: Sequence[str]) -> bool:
         """The histories that reference any of these values."""
         wanted = {content_hash[:16] for content_hash in content_hashes}
         return await self._restore_matching(
-            tenant, lambda extra: bool(wanted.intersection(extra.get("value_prefixes", [])))
+            tenant, lambda lookup: bool(wanted & lookup.value_prefixes)
         )
 
     async def discard(self, tenant: str, execution_id: str) -> None:
         """Removes what is left of the execution's archived history (after
         DeleteExecution: a restore that found it hot leaves the objects),
         manifest first, so nothing reads the rest."""
-        manifest = await self._archive.manifest(CAPABILITY, tenant, execution_id)
+        manifest = await manifest_of(self._archive, CAPABILITY, tenant, execution_id)
         if manifest is None:
             return
         objects = self._archive.objects
         await objects.delete(manifest_key(tenant, CAPABILITY, execution_id))
         for chunk in manifest.get("chunks", []):
             await objects.delete(chunk["key"])
-        user_id = manifest.get("user_id")
-        if isinstance(user_id, str) and user_id:
+        for user_id in users_of(manifest):
             await objects.delete(marker_key(tenant, user_id, CAPABILITY, execution_id))
 
-    async def _restore_matching(
-        self, tenant: str, matches: Callable[[dict[str, Any]], bool]
-    ) -> bool:
-        units = await self._archive.units(CAPABILITY, tenant)
+    async def _restore(self, tenant: str, execution_id: str) -> bool:
+        with reading(unit_prefix(tenant, CAPABILITY, execution_id)):
+            return await self._archive.restore_unit(CAPABILITY, tenant, execution_id)
+
+    async def _restore_matching(self, tenant: str, matches: Callable[[_Lookup], bool]) -> bool:
+        listed = await self._listed(tenant)
         gate = asyncio.Semaphore(MANIFEST_READS)
 
-        async def wanted(unit: str) -> bool:
-            async with gate:
-                manifest = await self._archive.manifest(CAPABILITY, tenant, unit)
-            return manifest is not None and matches(manifest.get("extra", {}))
+        async def wanted(unit: str, chunks: tuple[str, ...]) -> bool:
+            lookup = self._matched.get((tenant, unit, chunks))
+            if lookup is None:
+                async with gate:
+                    lookup = await self._lookup(tenant, unit, chunks)
+            return lookup is not None and matches(lookup)
 
-        chosen = await asyncio.gather(*(wanted(unit) for unit in units))
+        chosen = await asyncio.gather(*(wanted(unit, chunks) for unit, chunks in listed.items()))
         return await self._restore_each(
-            tenant, [unit for unit, take in zip(units, chosen, strict=True) if take]
+            tenant, [unit for unit, take in zip(listed, chosen, strict=True) if take]
         )
+
+    async def _listed(self, tenant: str) -> dict[str, tuple[str, ...]]:
+        """The tenant's archived histories (those with a manifest), each with
+        its chunk keys, from one listing."""
+        chunks: dict[str, list[str]] = {}
+        with_manifest: set[str] = set()
+        for key in await self._archive.objects.list(capability_prefix(tenant, CAPABILITY)):
+            parsed = parse_key(key)
+            if parsed.kind == "manifest":
+                with_manifest.add(parsed.unit)
+            elif parsed.kind == "chunk":
+                chunks.setdefault(parsed.unit, []).append(key)
+        return {unit: tuple(sorted(chunks.get(unit, []))) for unit in sorted(with_manifest) if unit}
+
+    async def _lookup(self, tenant: str, unit: str, chunks: tuple[str, ...]) -> _Lookup | None:
+        """What the lookups match of the unit, cached; None (logged, not
+        cached) when its manifest is gone or damaged."""
+        self.manifest_reads += 1
+        manifest = await scanned_manifest(self._archive, CAPABILITY, tenant, unit)
+        if manifest is None:
+            return None
+        extra = manifest.get("extra", {})
+        try:
+            lookup = _Lookup(_strings(extra, "run_ids"), _strings(extra, "value_prefixes"))
+        except DamagedObjectError as exc:
+            skipped(manifest_key(tenant, CAPABILITY, unit), exc)
+            return None
+        self._matched[(tenant, unit, chunks)] = lookup
+        while len(self._matched) > CACHED_LOOKUPS:
+            self._matched.popitem(last=False)
+        return lookup
 
     async def _restore_each(self, tenant: str, units: Sequence[str]) -> bool:
         restored = False
         for unit in units:
-            if unit and await self._archive.restore_unit(CAPABILITY, tenant, unit):
+            if unit and await self._restore(tenant, unit):
                 restored = True
         return restored
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """What DeleteRuns, a run's listing and GetChannelValues match of an
+    archived history (its manifest's extra)."""
+
+    run_ids: frozenset[str]
+    value_prefixes: frozenset[str]
+
+
+def _strings(extra: dict[str, Any], name: str) -> frozenset[str]:
+    values = extra.get(name, [])
+    if not isinstance(values, list):
+        raise damaged(name, ValueError(f"extra.{name} is not a list"))
+    return frozenset(str(value) for value in values)
+
+
+def users_of(manifest: dict[str, Any]) -> list[str]:
+    """Every user whose marker the history has: the manifest's user_id and
+    extra["user_ids"] (a history whose checkpoints name several users)."""
+    named = [manifest.get("user_id"), *manifest.get("extra", {}).get(USER_IDS, [])]
+    return list(dict.fromkeys(user for user in named if isinstance(user, str) and user))

@@ -20,6 +20,7 @@ the whole history to deduplicate); Recall and BuildContext only when asked
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -27,12 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from statekeeper.core.archive.damage import reading, scanned_manifest
+from statekeeper.core.archive.keys import unit_prefix
 from statekeeper.core.archive.service import DAY, Archive
 from statekeeper.core.archive.store import Candidate, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.audit.service import record_for, system_actor
 from statekeeper.core.memory.store import EpisodeStore
 from statekeeper.core.memory.vector_index import IndexEntry, VectorChange, VectorIndexes
+
+log = logging.getLogger(__name__)
 
 CAPABILITY = "episodes"
 # The manifest's extra: the archived episode ids (GetEpisode finds its
@@ -162,7 +167,8 @@ class EpisodeUnits:
 
     async def restore(self, tenant: str, unit: str, chunk: Path, extra: dict[str, Any]) -> bool:
         ids = [str(i) for i in extra.get(EPISODE_IDS, [])]
-        keys = await self._db.restore_user(tenant, unit, chunk, ids)
+        with reading(unit_prefix(tenant, CAPABILITY, unit)):
+            keys = await self._db.restore_user(tenant, unit, chunk, ids)
         if keys is None:
             return False
         self._known.pop((tenant, unit), None)
@@ -205,7 +211,8 @@ class EpisodeUnits:
             # a user whose newest episode is younger than the policy. Spares
             # a write the object store round trip.
             return False
-        return await self._archive.restore_unit(CAPABILITY, tenant, user_id)
+        with reading(unit_prefix(tenant, CAPABILITY, user_id)):
+            return await self._archive.restore_unit(CAPABILITY, tenant, user_id)
 
     def recorded(self, tenant: str, user_id: str) -> None:
         self._recorded[(tenant, user_id)] = self._clock()
@@ -221,8 +228,9 @@ class EpisodeUnits:
         return self._clock() - at < self.after_days * DAY / 2
 
     async def owner_of(self, tenant: str, episode_id: str) -> str | None:
-        """Looks in the tenant's archived units (their manifests, read once
-        per unit by this process) for the one holding `episode_id`."""
+        """Looks in the tenant's archived units (their manifests, cached as
+        `_unit_ids` says) for the one holding `episode_id`; a unit whose
+        manifest is damaged is skipped (logged)."""
         if self._archive is None:
             return None
         for user_id in await self._archive.units(CAPABILITY, tenant):
@@ -242,15 +250,29 @@ class EpisodeUnits:
         if known is not None and now - known[0] < _KNOWN_SECONDS:
             self._known.move_to_end((tenant, user_id))
             return known[1]
-        manifest = await self._archive.manifest(CAPABILITY, tenant, user_id)
-        if manifest is None:
+        manifest = await scanned_manifest(self._archive, CAPABILITY, tenant, user_id)
+        ids = _episode_ids(manifest)
+        if ids is None:
             self._known.pop((tenant, user_id), None)
             return frozenset()
-        ids = frozenset(str(i) for i in manifest.get("extra", {}).get(EPISODE_IDS, []))
         self._known[(tenant, user_id)] = (now, ids)
         while len(self._known) > _KNOWN_UNITS:
             self._known.popitem(last=False)
         return ids
+
+
+def _episode_ids(manifest: dict[str, Any] | None) -> frozenset[str] | None:
+    """The manifest's episode ids; None (logged) when they are not a list."""
+    if manifest is None:
+        return None
+    ids = manifest.get("extra", {}).get(EPISODE_IDS, [])
+    if not isinstance(ids, list):
+        log.warning(
+            "archive scan skipped an episodes unit whose manifest lists no episode ids",
+            extra={"tenant": manifest.get("tenant"), "unit": manifest.get("unit")},
+        )
+        return None
+    return frozenset(str(i) for i in ids)
 
 
 def guard_of(rows: list[tuple[Any, ...]]) -> str:

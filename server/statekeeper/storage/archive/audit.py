@@ -26,6 +26,7 @@ from statekeeper.core.archive.audit import (
     AuditArchiveDatabase,
     AuditUnits,
 )
+from statekeeper.core.archive.damage import count_as_damage
 from statekeeper.core.archive.service import Archive
 from statekeeper.core.archive.store import ExportedUnit
 from statekeeper.core.audit.models import AuditRecord, ChainLink
@@ -41,6 +42,9 @@ CHAIN_COLUMNS = ("chain_seq", "prev_hash", "hash")
 # A chunk's audit_log columns: the id, the content, the chain as stored.
 CHUNK_COLUMNS = ("audit_id", *CONTENT_COLUMNS, *CHAIN_COLUMNS)
 CHAIN_ORDER = "chain_seq NULLS FIRST, audit_id"
+
+# A chunk that is not this tenant's audit day answers UNAVAILABLE, not INTERNAL.
+count_as_damage(transfer.TransferError)
 
 
 def day_filter(style: Callable[[int], str]) -> str:

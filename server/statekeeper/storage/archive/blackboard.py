@@ -26,6 +26,7 @@ from statekeeper.core.archive.blackboard import (
     BlackboardHistoryUnits,
     DueHistory,
 )
+from statekeeper.core.archive.damage import count_as_damage
 from statekeeper.core.archive.service import Archive
 from statekeeper.core.archive.store import ExportedUnit
 from statekeeper.core.blackboard.models import Entry, Header, Value
@@ -294,10 +295,16 @@ def _target(first_kept: int | None, revision: int, max_revisions: int) -> int:
 
 # ----- chunks -------------------------------------------------------------------------------
 
+# A chunk that is not this tenant's history answers UNAVAILABLE, not INTERNAL.
+count_as_damage(transfer.TransferError)
 
-def _read(path: Path) -> tuple[transfer.Header, dict[str, list[list[Any]]]]:
-    """The chunk's header (checksum verified) and its raw rows per table."""
+
+def _read(path: Path, tenant: str) -> tuple[transfer.Header, dict[str, list[list[Any]]]]:
+    """The chunk's header (checksum and tenant verified) and its raw rows
+    per table."""
     header = transfer.read_header(path)
+    if header.tenant != tenant:
+        raise transfer.TransferError(f"{path} belongs to another tenant")
     rows: dict[str, list[list[Any]]] = {}
     with transfer.open_lines(path) as stream:
         for line in stream:
@@ -310,9 +317,9 @@ def _read(path: Path) -> tuple[transfer.Header, dict[str, list[list[Any]]]]:
     return header, rows
 
 
-def load_versions(path: Path) -> list[dict[str, Any]]:
-    """The bb_versions rows of a chunk, by column name."""
-    header, rows = _read(path)
+def load_versions(path: Path, tenant: str) -> list[dict[str, Any]]:
+    """The bb_versions rows of a chunk of `tenant`, by column name."""
+    header, rows = _read(path, tenant)
     columns = {name: cols for name, cols, _ in header.tables}[VERSIONS]
     return [dict(zip(columns, row, strict=True)) for row in rows.get(VERSIONS, [])]
 
@@ -342,10 +349,12 @@ class _ChunkSource:
             yield row
 
 
-def rewrite_chunk(chunk: Path, target: Path, prefixes: tuple[str, ...]) -> tuple[ExportedUnit, int]:
-    """`chunk` without the history rows whose key begins with one of
-    `prefixes`, written to `target`; and how many rows were dropped."""
-    header, rows = _read(chunk)
+def rewrite_chunk(
+    chunk: Path, tenant: str, target: Path, prefixes: tuple[str, ...]
+) -> tuple[ExportedUnit, int]:
+    """`chunk` (of `tenant`) without the history rows whose key begins with
+    one of `prefixes`, written to `target`; and how many rows were dropped."""
+    header, rows = _read(chunk, tenant)
     columns = {name: cols for name, cols, _ in header.tables}[VERSIONS]
     key_at = columns.index("key")
     kept = [row for row in rows.get(VERSIONS, []) if not str(row[key_at]).startswith(prefixes)]

@@ -20,6 +20,7 @@ from typing import Any
 
 from statekeeper.admin import transfer
 from statekeeper.admin.tables import Table, selected
+from statekeeper.storage.archive import chunks
 
 # The tables of a history unit, in the order their rows are restored
 # (values before the channel rows that reference them).
@@ -112,36 +113,30 @@ def keys_of(extra: dict[str, Any]) -> list[Key]:
     return [(str(key[0]), str(key[1])) for key in extra.get("keys", [])]
 
 
-def single_user(metadata: Iterable[Any], key: str) -> str:
-    """The one user an execution's checkpoints name in their metadata (the
-    archived history gets that user's marker, so EraseUser removes it, as
-    it deletes the execution's hot checkpoints), "" when none or several do."""
+def named_users(metadata: Iterable[Any], key: str) -> list[str]:
+    """Every user an execution's checkpoints name in their metadata, by id
+    (the archived history gets a marker of each, so that EraseUser of any
+    of them removes it, as it deletes the execution's hot checkpoints)."""
     users = set()
     for item in metadata:
         document = json.loads(item) if isinstance(item, str | bytes) else item
         value = document.get(key) if isinstance(document, dict) else None
         if isinstance(value, str) and value:
             users.add(value)
-    return users.pop() if len(users) == 1 else ""
+    return sorted(users)
+
+
+def single_user(metadata: Iterable[Any], key: str) -> str:
+    """The manifest's user_id: the first of `named_users` ("" when none);
+    the others go in extra["user_ids"] (core/archive/checkpoints.py)."""
+    users = named_users(metadata, key)
+    return users[0] if users else ""
 
 
 def chunk_rows(path: Path) -> tuple[transfer.Header, dict[str, tuple[list[str], list[list[Any]]]]]:
-    """The chunk's header (after its checksum was verified) and its rows per
-    table with their columns."""
-    header = transfer.read_header(path)
-    columns = {name: cols for name, cols, _ in header.tables}
-    rows: dict[str, tuple[list[str], list[list[Any]]]] = {}
-    with transfer.open_lines(path) as stream:
-        for line in stream:
-            if not line.startswith(b'{"t":'):
-                continue
-            record = json.loads(line)
-            name = record["t"]
-            if name not in HISTORY_TABLES:
-                raise transfer.TransferError(f"{path}: table {name!r} is not part of a history")
-            entry = rows.setdefault(name, (columns[name], []))
-            entry[1].append([transfer.decode_value(v) for v in record["r"]])
-    return header, rows
+    """The chunk's header (checksum verified) and its rows per table with
+    their columns; a row of a table outside a history fails it."""
+    return chunks.chunk_rows(path, tables=HISTORY_TABLES)
 
 
 def absent_rows(

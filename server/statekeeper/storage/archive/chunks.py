@@ -10,6 +10,11 @@ from typing import Any
 
 from statekeeper.admin import transfer
 from statekeeper.admin.tables import Table, selected
+from statekeeper.core.archive.damage import count_as_damage
+
+# A chunk that is not what its manifest says (another tenant's, another
+# kind's) answers UNAVAILABLE naming its key, never INTERNAL.
+count_as_damage(transfer.TransferError)
 
 # The tables of a session unit, in the order their rows are restored.
 SESSION_TABLES = ("sessions", "messages", "session_versions", "append_receipts")
