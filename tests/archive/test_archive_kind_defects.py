@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -205,10 +206,18 @@ def test_damaged_or_foreign_objects_answer_unavailable_and_fail_only_their_reads
         assert code == grpc.StatusCode.UNAVAILABLE, (code, details)
         assert "v1/alpha/episodes/u-garbled/" in details
 
-        # An audit listing skips the garbled day.
+        # An audit listing that reaches the garbled day fails (its records
+        # would be missing unnoticed); one with a time range after it does not.
         audit = admin_pb2.ListAuditRecordsRequest(page_size=10)
         code, details = code_and_details(
             lambda: admin.ListAuditRecords(audit, metadata=auth("alpha"), timeout=60)
+        )
+        assert code == grpc.StatusCode.UNAVAILABLE, (code, details)
+        assert "v1/alpha/audit/2020-01-02/manifest.json" in details
+        recent = admin_pb2.ListAuditRecordsRequest(page_size=10)
+        recent.start_time.FromSeconds(int(time.time()) - 86_400)
+        code, details = code_and_details(
+            lambda: admin.ListAuditRecords(recent, metadata=auth("alpha"), timeout=60)
         )
         assert code == grpc.StatusCode.OK, (code, details)
     assert "archive scan skipped an unreadable unit" in process.log_tail()

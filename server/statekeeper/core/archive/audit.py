@@ -17,7 +17,6 @@ import asyncio
 import datetime
 import heapq
 import json
-import logging
 import math
 import tempfile
 from collections import OrderedDict
@@ -26,14 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from statekeeper.core.archive.damage import reading, scanned_manifest
-from statekeeper.core.archive.keys import ROOT, parse_key, unsegment
+from statekeeper.core.archive.damage import manifest_of, reading
+from statekeeper.core.archive.keys import ROOT, manifest_key, parse_key, unsegment
 from statekeeper.core.archive.service import DAY, Archive
 from statekeeper.core.archive.store import Candidate, ExportedUnit
 from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
 from statekeeper.core.errors import StorageUnavailableError
-
-log = logging.getLogger(__name__)
 
 CAPABILITY = "audit"
 # Parsed archived days kept in memory for paging, in records (about 1 KB each).
@@ -299,21 +296,17 @@ class ArchivedAudit:
         return sorted(found)
 
     async def _load_day(self, tenant: str, unit: str) -> None:
-        """Caches the day's summary; a day whose manifest is damaged is left
-        out (logged): it fails no listing of other days."""
-        manifest = await scanned_manifest(self._archive, CAPABILITY, tenant, unit)
+        """Caches the day's summary. A damaged manifest fails the listings
+        that reach its day (UNAVAILABLE naming it): skipping it would leave
+        its records out of an audit listing unnoticed."""
+        key = manifest_key(tenant, CAPABILITY, unit)
+        manifest = await manifest_of(self._archive, CAPABILITY, tenant, unit)
         bounds = day_bounds(unit)
         if manifest is None or bounds is None:
             return
         extra = manifest.get("extra", {})
-        try:
+        with reading(key):
             first_id, last_id = int(extra.get("first_id", 0)), int(extra.get("last_id", 2**63))
-        except (TypeError, ValueError):
-            log.warning(
-                "archived audit day skipped: its manifest's ids are not numbers",
-                extra={"tenant": tenant, "unit": unit},
-            )
-            return
         self._days[(tenant, unit)] = _Day(tenant, unit, *bounds, first_id, last_id, manifest)
 
     async def _records(self, day: _Day, cache: bool = True) -> list[ArchivedAuditRecord]:
