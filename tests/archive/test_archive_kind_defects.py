@@ -34,9 +34,12 @@ from statekeeper_client.v1 import (
     memory_pb2,
     memory_pb2_grpc,
 )
+from statekeeper_client.v1 import blackboard_pb2 as bb
 from tests.archive.conftest import ArchiveView
 from tests.archive.helpers import auth, erase_user
 from tests.archive.test_audit_archive import day_start, past_records, seed
+from tests.archive.test_blackboard_archive import stub_of as blackboard_stub
+from tests.archive.test_blackboard_archive import write_history
 from tests.archive.test_checkpoint_archive import (
     archive_all,
     history_manifests,
@@ -302,3 +305,42 @@ async def look_up_runs(tmp_path: Path) -> None:
         assert histories.manifest_reads == 6
     finally:
         await storage.close()
+
+
+def test_a_damaged_or_foreign_blackboard_unit_answers_unavailable(tmp_path: Path) -> None:
+    """A manifest that names another tenant's chunk (its sha256 matches:
+    only the chunk's header tells), then one that is not JSON: a read at
+    an archived revision answers UNAVAILABLE naming the unit (before: the
+    other tenant's history, then INTERNAL)."""
+    directory = tmp_path / "archive"
+    view = ArchiveView(directory=directory)
+    args = [*key_args(API_KEYS), "--archive-url", str(directory), "--archive-blackboard-history"]
+    process = ServerProcess(tmp_path / "server", extra_args=args)
+    process.start()
+    try:
+        with grpc.insecure_channel(process.address) as channel:
+            stub = blackboard_stub(channel)
+            for tenant in ("alpha", "beta"):
+                last = write_history(stub, tenant)
+                stub.CompactBlackboard(
+                    bb.CompactBlackboardRequest(revision=last - 3), metadata=auth(tenant)
+                )
+            [alpha_key] = [k for k in history_keys(view, "alpha") if k.endswith("manifest.json")]
+            [beta_key] = [k for k in history_keys(view, "beta") if k.endswith("manifest.json")]
+            alpha = json.loads(view.read(alpha_key))
+            alpha["chunks"] = json.loads(view.read(beta_key))["chunks"]
+            unit = alpha_key.rsplit("/", 1)[0] + "/"
+            read = bb.GetEntryRequest(board="plan", key="shared", revision=2)
+            for damaged in (json.dumps(alpha).encode(), b"[1, 2"):
+                plant(view, alpha_key, damaged)
+                code, details = code_and_details(
+                    lambda: stub.GetEntry(read, metadata=auth("alpha"), timeout=60)
+                )
+                assert code == grpc.StatusCode.UNAVAILABLE, (code, details)
+                assert unit in details
+    finally:
+        process.stop()
+
+
+def history_keys(view: ArchiveView, tenant: str) -> list[str]:
+    return [key for key in view.all_keys() if key.startswith(f"v1/{tenant}/blackboard/")]
