@@ -45,7 +45,7 @@ from statekeeper.core.archive.keys import (
     unit_prefix,
 )
 from statekeeper.core.archive.service import Archive
-from statekeeper.core.archive.store import Candidate, ExportedUnit
+from statekeeper.core.archive.store import FENCE, Candidate, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.audit.service import record_for, system_actor
 from statekeeper.core.checkpoints.models import EXECUTION_ENTITY
@@ -85,10 +85,14 @@ class HistoryDatabase(Protocol):
         if their rows still have the exported fingerprint: True deleted,
         None changed, False gone."""
 
-    async def restore_history(self, tenant: str, execution_id: str, chunk: Path) -> bool:
+    async def restore_history(
+        self, tenant: str, execution_id: str, chunk: Path, fence: str = ""
+    ) -> bool:
         """Inserts the chunk's rows in one transaction (values if absent;
         checkpoints saved again under the same id meanwhile stay as they
-        are); False when every checkpoint of it is hot."""
+        are); False when every checkpoint of it is hot. Marks the chunk
+        `fence` used up even then (ChunkUsedUpError if it was already), so
+        the archiver's delete of a history a restore asked for refuses."""
 
     async def hot_checkpoints(
         self, tenant: str, execution_id: str, keys: Sequence[tuple[str, str]]
@@ -133,7 +137,7 @@ class CheckpointHistories:
 
     async def restore(self, tenant: str, unit: str, chunk: Path, extra: dict[str, Any]) -> bool:
         with reading(unit_prefix(tenant, CAPABILITY, unit)):
-            return await self._db.restore_history(tenant, unit, chunk)
+            return await self._db.restore_history(tenant, unit, chunk, str(extra.get(FENCE, "")))
 
     async def is_hot(self, tenant: str, unit: str, extra: dict[str, Any]) -> bool:
         keys = [(str(key[0]), str(key[1])) for key in extra.get("keys", [])]

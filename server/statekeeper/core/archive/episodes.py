@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from statekeeper.core.archive.damage import reading, scanned_manifest
 from statekeeper.core.archive.keys import unit_prefix
 from statekeeper.core.archive.service import DAY, Archive
-from statekeeper.core.archive.store import Candidate, ExportedUnit
+from statekeeper.core.archive.store import FENCE, Candidate, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.audit.service import record_for, system_actor
 from statekeeper.core.memory.store import EpisodeStore
@@ -91,11 +91,12 @@ class EpisodeArchiveDatabase(Protocol):
         to the episode's)."""
 
     async def restore_user(
-        self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str]
+        self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str], fence: str = ""
     ) -> list[int] | None:
         """In one transaction: inserts the chunk's episodes (and their
         lexical index rows, and the vector change log rows) unless one of
-        `episode_ids` is hot (None); returns the restored vector keys."""
+        `episode_ids` is hot (None); returns the restored vector keys.
+        ChunkUsedUpError (nothing inserted) if the chunk `fence` is used up."""
 
     async def any_hot(self, tenant: str, episode_ids: list[str]) -> bool:
         """True if one of these episodes is in the database."""
@@ -168,7 +169,8 @@ class EpisodeUnits:
     async def restore(self, tenant: str, unit: str, chunk: Path, extra: dict[str, Any]) -> bool:
         ids = [str(i) for i in extra.get(EPISODE_IDS, [])]
         with reading(unit_prefix(tenant, CAPABILITY, unit)):
-            keys = await self._db.restore_user(tenant, unit, chunk, ids)
+            fence = str(extra.get(FENCE, ""))
+            keys = await self._db.restore_user(tenant, unit, chunk, ids, fence)
         if keys is None:
             return False
         self._known.pop((tenant, unit), None)

@@ -46,7 +46,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +61,10 @@ from statekeeper.core.archive.keys import (
     user_prefix,
 )
 from statekeeper.core.archive.store import (
-    ArchiveLock,
+    FENCE,
+    ArchiveFences,
     Candidate,
+    ChunkUsedUpError,
     ExportedUnit,
     ObjectStore,
     UnitKind,
@@ -116,7 +118,7 @@ class Archive:
     def __init__(
         self,
         objects: ObjectStore,
-        lock: ArchiveLock,
+        database: ArchiveFences,
         kinds: Sequence[UnitKind],
         policy: ArchivePolicy,
         clock: Callable[[], float] = time.time,
@@ -124,7 +126,7 @@ class Archive:
     ) -> None:
         self._limits = limits or Limits()
         self.objects = objects
-        self._lock = lock
+        self._db = database
         self.kinds = {kind.capability: kind for kind in kinds}
         self.policy = policy
         self._clock = clock
@@ -132,7 +134,8 @@ class Archive:
         # Told after each archiver pass (the server reports it as a sweeper
         # run to metrics: statekeeper_sweeper_last_run_age_seconds).
         self.after_pass: Callable[[PassResult], None] | None = None
-        self._locks: dict[tuple[str, str, str], asyncio.Lock] = {}
+        # Per-unit restore locks, with how many tasks hold or await each.
+        self._locks: dict[tuple[str, str, str], tuple[asyncio.Lock, int]] = {}
         self._restored: OrderedDict[tuple[str, str, str], float] = OrderedDict()
 
     def add_kind(self, kind: UnitKind) -> None:
@@ -156,7 +159,7 @@ class Archive:
         if not self.archiving:
             return result
         started = time.monotonic()
-        async with self._lock.exclusive() as held:
+        async with self._db.exclusive() as held:
             if not held:
                 log.info("archive pass skipped: another process is archiving")
                 return result
@@ -168,10 +171,6 @@ class Archive:
         if self.after_pass is not None:
             self.after_pass(result)
         return result
-
-    async def archive_sessions(self) -> PassResult:
-        """An archiver pass (every kind; the name predates the others)."""
-        return await self.archive_pass()
 
     async def _archive_kind(self, kind: UnitKind, result: PassResult) -> None:
         cutoff = self._clock() - kind.after_days * DAY
@@ -219,7 +218,7 @@ class Archive:
     def exclusive(self) -> AbstractAsyncContextManager[bool]:
         """The archiver's lock (one archiver at a time over one database):
         held, a kind may archive a unit outside a pass (`archive_unit`)."""
-        return self._lock.exclusive()
+        return self._db.exclusive()
 
     async def archive_unit(self, kind: UnitKind, candidate: Candidate) -> int | None:
         """Archives one unit now (the caller holds `exclusive()`): rows
@@ -253,7 +252,9 @@ class Archive:
                 return 0
             data = exported.path.read_bytes()
         manifest = await self._write_unit(kind, tenant, unit, exported, data)
-        deleted = await kind.delete_hot(tenant, unit, exported)
+        # The chunk, for kinds whose delete refuses one a restore used up.
+        fenced = {**exported.extra, FENCE: manifest["chunks"][0]["sha256"]}
+        deleted = await kind.delete_hot(tenant, unit, replace(exported, extra=fenced))
         if deleted is None:
             # Written to after the snapshot: the hot rows stay, the objects go.
             await self._abandon(capability, tenant, unit, manifest)
@@ -316,6 +317,17 @@ class Archive:
         for chunk in manifest["chunks"]:
             await self.objects.delete(chunk["key"])
 
+    async def remove_unit(
+        self, capability: str, tenant: str, unit: str, manifest: dict[str, Any]
+    ) -> int:
+        """Removes an archived unit for good (an erasure, a delete): its
+        chunks are marked used up first, so a restore that already read one
+        inserts nothing; returns how many objects were removed."""
+        chunks = [str(chunk["sha256"]) for chunk in manifest.get("chunks", [])]
+        if chunks:
+            await self._db.mark_used_up(tenant, chunks)
+        return await self._remove_unit(capability, tenant, unit, manifest)
+
     async def _remove_unit(
         self, capability: str, tenant: str, unit: str, manifest: dict[str, Any]
     ) -> int:
@@ -338,12 +350,8 @@ class Archive:
         raw = await self.objects.get(key)
         if raw is None:
             return None
-        manifest: dict[str, Any] = json.loads(raw)
-        if (
-            manifest.get("format") != MANIFEST_FORMAT
-            or manifest.get("tenant") != tenant
-            or manifest.get("capability", "sessions") != capability
-        ):
+        manifest = parse_manifest(key, raw)
+        if manifest.get("tenant") != tenant or manifest.get("capability") != capability:
             raise StorageUnavailableError(f"archive object {key} is not this unit's manifest")
         return manifest
 
@@ -379,13 +387,17 @@ class Archive:
         if kind is None or not kind.restorable:
             return False
         key = (capability, tenant, unit)
-        lock = self._locks.setdefault(key, asyncio.Lock())
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
         try:
             async with lock:
                 return await self._restore_unit(kind, tenant, unit)
         finally:
-            if not lock.locked() and self._locks.get(key) is lock:
+            lock, users = self._locks[key]
+            if users == 1:
                 del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
 
     async def restore_session(self, tenant: str, session_id: str) -> bool:
         return await self.restore_unit("sessions", tenant, session_id)
@@ -396,9 +408,24 @@ class Archive:
             return False
         extra: dict[str, Any] = manifest.get("extra", {})
         restored = False
-        with tempfile.TemporaryDirectory(prefix="statekeeper-restore-") as work:
-            for path in await self.chunks(manifest, Path(work)):
-                restored = await kind.restore(tenant, unit, path, extra)
+        try:
+            with tempfile.TemporaryDirectory(prefix="statekeeper-restore-") as work:
+                paths = await self.chunks(manifest, Path(work))
+                for path, entry in zip(paths, manifest["chunks"], strict=True):
+                    fenced = {**extra, FENCE: entry["sha256"]}
+                    restored = await kind.restore(tenant, unit, path, fenced)
+        except ChunkUsedUpError:
+            # Restored already (another replica, or this one before a crash
+            # that kept the objects), or its unit was erased or deleted: the
+            # objects are left over, and nothing was inserted.
+            await self._remove_unit(kind.capability, tenant, unit, manifest)
+            return False
+        except StorageUnavailableError:
+            # A chunk gone meanwhile: another restore (or an erasure) used it
+            # up and removed the objects; anything else is a real failure.
+            if await self.manifest(kind.capability, tenant, unit) != manifest:
+                return False
+            raise
         if not restored:
             # Hot already: the archiver may be between writing this manifest
             # and deleting the hot rows (its compare-and-delete still holds),
@@ -442,10 +469,6 @@ class Archive:
             restored[capability] = count
         return restored
 
-    async def restore(self, tenant: str, user_id: str = "") -> int:
-        """`restore_all`, as one count."""
-        return sum((await self.restore_all(tenant, user_id)).values())
-
     # ----- erasure and repair ----------------------------------------------
 
     async def erase_user(
@@ -463,7 +486,7 @@ class Archive:
                 manifest = None
             if not dry_run:
                 if manifest is not None:
-                    await self._remove_unit(parsed.capability, tenant, parsed.unit, manifest)
+                    await self.remove_unit(parsed.capability, tenant, parsed.unit, manifest)
                 await self.objects.delete(key)
             counts.add("archive", parsed.capability, 1 if manifest is not None else 0)
         return counts
@@ -473,7 +496,7 @@ class Archive:
         no manifest, markers with no manifest, and the objects of a unit
         that is hot (hot rows win). Returns the objects removed."""
         removed = 0
-        async with self._lock.exclusive() as held:
+        async with self._db.exclusive() as held:
             if not held:
                 return 0
             # Under the lock no put runs (puts are the archiver's, and this is
@@ -484,7 +507,16 @@ class Archive:
             for key in sorted(keys):
                 if parse_key(key).kind != "manifest":
                     continue
-                manifest = json.loads(await self.objects.get(key) or b"{}")
+                raw = await self.objects.get(key)
+                if raw is None:  # removed meanwhile (a restore)
+                    continue
+                try:
+                    manifest = parse_manifest(key, raw)
+                except StorageUnavailableError as exc:
+                    # Left for an operator, with every object of its unit.
+                    log.warning("archive repair skipped a manifest: %s", exc.message)
+                    live.update(_same_unit(key, keys))
+                    continue
                 kept = await self._repair_unit(manifest)
                 if kept is None:
                     removed += await self._remove_unit(
@@ -516,6 +548,9 @@ class Archive:
         user_id = manifest.get("user_id")
         if isinstance(user_id, str) and user_id:
             keep.add(marker_key(tenant, user_id, capability, unit))
+        chunks = [str(chunk["sha256"]) for chunk in manifest["chunks"]]
+        if await self._db.used_up(tenant, chunks):
+            return None  # restored, erased or deleted: the objects are left over
         kind = self.kinds.get(capability)
         if kind is not None and await kind.is_hot(tenant, unit, manifest.get("extra", {})):
             return None
@@ -581,6 +616,40 @@ class ArchiveErasureAgain:
         if dry_run:
             return ErasureCounts()
         return await self._archive.erase_user(tenant, subject, dry_run)
+
+
+def parse_manifest(key: str, raw: bytes) -> dict[str, Any]:
+    """A manifest's content, checked for the fields every reader uses;
+    StorageUnavailableError naming the key when it is damaged or foreign."""
+    try:
+        manifest = json.loads(raw)
+        chunks = manifest["chunks"] if isinstance(manifest, dict) else None
+        well_formed = (
+            manifest.get("format") == MANIFEST_FORMAT
+            and isinstance(manifest.get("tenant"), str)
+            and isinstance(manifest.get("unit"), str)
+            and isinstance(chunks, list)
+            and all(isinstance(c, dict) and {"key", "sha256", "rows"} <= c.keys() for c in chunks)
+        )
+    except (ValueError, KeyError, AttributeError):
+        well_formed = False
+    if not well_formed:
+        raise StorageUnavailableError(f"archive object {key} is not a readable manifest")
+    manifest.setdefault("capability", "sessions")
+    result: dict[str, Any] = manifest
+    return result
+
+
+def _same_unit(manifest_key_: str, keys: list[str]) -> set[str]:
+    """The keys (chunks, markers) of the unit a manifest key names."""
+    tenant = "/".join(manifest_key_.split("/")[:2]) + "/"
+    unit = parse_key(manifest_key_)
+    return {
+        key
+        for key in keys
+        if key.startswith(tenant)
+        and (parse_key(key).capability, parse_key(key).unit) == (unit.capability, unit.unit)
+    }
 
 
 def _json(value: dict[str, Any]) -> bytes:

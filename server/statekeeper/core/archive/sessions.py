@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from statekeeper.core.archive.store import ArchiveDatabase, Candidate, ExportedUnit
+from statekeeper.core.archive.store import FENCE, ArchiveDatabase, Candidate, ExportedUnit
 from statekeeper.core.audit.service import record_for, system_actor
 from statekeeper.core.errors import ConcurrentModificationError, NotFoundError
 from statekeeper.core.sessions.store import SessionStore
@@ -72,7 +72,7 @@ class SessionUnits:
         return True
 
     async def restore(self, tenant: str, unit: str, chunk: Path, extra: dict[str, Any]) -> bool:
-        return await self._db.restore_session(tenant, unit, chunk)
+        return await self._db.restore_session(tenant, unit, chunk, str(extra.get(FENCE, "")))
 
     async def is_hot(self, tenant: str, unit: str, extra: dict[str, Any]) -> bool:
         return await self._db.session_version(tenant, unit) is not None

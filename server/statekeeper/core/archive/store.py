@@ -12,10 +12,14 @@ safety, restore locks, erasure and repair.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+# The key of a restore's chunk sha256 in the `extra` given to UnitKind.restore.
+FENCE = "chunk_sha256"
 
 
 class ObjectStore(Protocol):
@@ -97,17 +101,41 @@ class UnitKind(Protocol):
 
     async def restore(self, tenant: str, unit: str, chunk: Path, extra: dict[str, Any]) -> bool:
         """Inserts the chunk's rows in one transaction; False (and nothing
-        written) when the unit's rows are hot already."""
+        written) when the unit's rows are hot already. `extra[FENCE]` is the
+        chunk's sha256: the transaction marks it used up (fences.py) and
+        raises ChunkUsedUpError, inserting nothing, if it already was."""
 
     async def is_hot(self, tenant: str, unit: str, extra: dict[str, Any]) -> bool:
         """True when the rows a manifest stands for are in the database
         (hot rows win: `repair` then removes the objects)."""
 
 
+class ChunkUsedUpError(Exception):
+    """A restore found its chunk used up (restored already, or its unit
+    removed by an erasure or a delete) and inserted nothing."""
+
+    def __init__(self, chunk_sha256: str) -> None:
+        super().__init__(f"archive chunk {chunk_sha256} was used up already")
+        self.chunk_sha256 = chunk_sha256
+
+
 class ArchiveLock(Protocol):
     def exclusive(self) -> AbstractAsyncContextManager[bool]:
         """Held for an archiver pass: True when this process may run it (one
         archiver at a time over one database), False when another has it."""
+
+
+class ArchiveFences(ArchiveLock, Protocol):
+    """The database's record of used-up chunks (storage/archive/fences.py).
+    A restorable kind's `restore` marks its chunk used up in its insert
+    transaction and refuses (ChunkUsedUpError) one that already is."""
+
+    async def used_up(self, tenant: str, chunks: Sequence[str]) -> set[str]:
+        """Which of these chunks (sha256) are used up."""
+
+    async def mark_used_up(self, tenant: str, chunks: Sequence[str]) -> None:
+        """Marks chunks used up before their unit's objects are removed by
+        an erasure or a delete: a restore that read one refuses it."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +147,7 @@ class SessionCandidate:
     update_time: float
 
 
-class ArchiveDatabase(ArchiveLock, Protocol):
+class ArchiveDatabase(ArchiveFences, Protocol):
     """The sessions' side of the archive, per backend
     (storage/archive/embedded.py and postgres.py)."""
 
@@ -134,9 +162,12 @@ class ArchiveDatabase(ArchiveLock, Protocol):
     async def export_session(self, tenant: str, session_id: str, path: Path) -> ExportedUnit | None:
         """Writes the session's rows as one chunk (None: no such session)."""
 
-    async def restore_session(self, tenant: str, session_id: str, chunk: Path) -> bool:
+    async def restore_session(
+        self, tenant: str, session_id: str, chunk: Path, fence: str = ""
+    ) -> bool:
         """Inserts the chunk's rows in one transaction; False (and nothing
-        written) when the session is already hot."""
+        written) when the session is already hot; ChunkUsedUpError when the
+        chunk `fence` names is used up."""
 
     async def session_version(self, tenant: str, session_id: str) -> int | None:
         """The hot session's version, None if it is not hot."""

@@ -16,7 +16,7 @@ from typing import Any
 from statekeeper.admin import transfer
 from statekeeper.admin.embedded import EmbeddedSource, open_existing
 from statekeeper.admin.tables import Table
-from statekeeper.core.archive.store import ExportedUnit
+from statekeeper.core.archive.store import FENCE, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.privacy.models import USER_METADATA_KEY
 from statekeeper.storage.archive.checkpoints import (
@@ -36,6 +36,7 @@ from statekeeper.storage.archive.checkpoints import (
     single_user,
     unit_filter,
 )
+from statekeeper.storage.archive.fences import consume_sqlite, used_up_sqlite
 from statekeeper.storage.embedded.checkpoints import insert_audit
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
@@ -149,6 +150,9 @@ def _delete(
 ) -> bool | None:
     keys = _keys_json(keys_of(extra))
     params = (tenant, execution_id, keys)
+    fence = str(extra.get(FENCE, ""))
+    if fence and used_up_sqlite(db, tenant, [fence]):
+        return None  # a restore wanted the whole history meanwhile: it stays hot
     if _fingerprint(db, params) != extra.get("fingerprint"):
         return None if _hot_count(db, tenant, execution_id, keys) else False
     hashes = {row[0] for row in _select(db, "cp_channels", ["content_hash"], params)}
@@ -174,7 +178,13 @@ def _restore(
     tenant: str,
     execution_id: str,
     rows: dict[str, tuple[list[str], list[list[Any]]]],
+    fence: str,
 ) -> bool:
+    # Used up even when every checkpoint is hot: the archiver's delete then
+    # refuses (`_delete`), so an operation that restored before working on
+    # the whole history (DeleteRuns, prune, copy) never loses part of it to
+    # an archive that was about to complete.
+    consume_sqlite(db, tenant, fence)
     keys = chunk_keys(rows)
     hot = {
         (str(row[0]), str(row[1]))
@@ -227,14 +237,16 @@ class EmbeddedHistoryDatabase:
 
         return await self._storage.run(work)
 
-    async def restore_history(self, tenant: str, execution_id: str, chunk: Path) -> bool:
+    async def restore_history(
+        self, tenant: str, execution_id: str, chunk: Path, fence: str = ""
+    ) -> bool:
         header, rows = await asyncio.to_thread(chunk_rows, chunk)
         if header.tenant != tenant:
             raise transfer.TransferError(f"{chunk} belongs to another tenant")
 
         def work(db: sqlite3.Connection) -> bool:
             with db:
-                return _restore(db, tenant, execution_id, rows)
+                return _restore(db, tenant, execution_id, rows, fence)
 
         return await self._storage.run(work)
 

@@ -9,6 +9,7 @@ it once."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -18,7 +19,7 @@ import asyncpg
 from statekeeper.admin import transfer
 from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
-from statekeeper.core.archive.store import ExportedUnit
+from statekeeper.core.archive.store import FENCE, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.privacy.models import USER_METADATA_KEY
 from statekeeper.storage.archive.checkpoints import (
@@ -38,6 +39,7 @@ from statekeeper.storage.archive.checkpoints import (
     single_user,
     unit_filter,
 )
+from statekeeper.storage.archive.fences import consume_postgres, used_up_postgres
 from statekeeper.storage.postgres.checkpoints import insert_audit
 from statekeeper.storage.postgres.checkpoints_schema import VALUE_LOCK_CLASS
 from statekeeper.storage.postgres.sessions import PostgresStorage
@@ -172,6 +174,9 @@ class PostgresHistoryDatabase:
         params = (tenant, execution_id, *_key_arrays(keys))
         async with self._durable.transaction("archive checkpoint delete") as conn:
             await _lock(conn, tenant, execution_id, exclusive=True)
+            fence = str(extra.get(FENCE, ""))
+            if fence and await used_up_postgres(conn, tenant, [fence]):
+                return None  # a restore wanted the whole history meanwhile
             if await _fingerprint(conn, params) != extra.get("fingerprint"):
                 return None if await _hot_count(conn, tenant, execution_id, keys) else False
             released = await conn.fetch(
@@ -197,8 +202,11 @@ class PostgresHistoryDatabase:
             await insert_audit(conn, tenant, audit, int(last or 0))
         return True
 
-    async def restore_history(self, tenant: str, execution_id: str, chunk: Path) -> bool:
-        header, rows = chunk_rows(chunk)
+    async def restore_history(
+        self, tenant: str, execution_id: str, chunk: Path, fence: str = ""
+    ) -> bool:
+        # Parsed in a thread: a large history must not stall the event loop.
+        header, rows = await asyncio.to_thread(chunk_rows, chunk)
         if header.tenant != tenant:
             raise transfer.TransferError(f"{chunk} belongs to another tenant")
         keys = chunk_keys(rows)
@@ -208,6 +216,9 @@ class PostgresHistoryDatabase:
                 f"archive\x1fcheckpoints\x1f{tenant}\x1f{execution_id}",
             )
             await _lock(conn, tenant, execution_id, exclusive=False)
+            # Used up even when every checkpoint is hot (see the embedded
+            # store's _restore: the archiver's delete then refuses).
+            await consume_postgres(conn, tenant, fence)
             hot = {
                 (str(row[0]), str(row[1]))
                 for row in await conn.fetch(

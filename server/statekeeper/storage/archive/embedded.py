@@ -17,6 +17,7 @@ from statekeeper.admin.embedded import EmbeddedSource, open_existing
 from statekeeper.admin.tables import Table
 from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
 from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_filter
+from statekeeper.storage.archive.fences import consume_sqlite, mark_sqlite, used_up_sqlite
 from statekeeper.storage.codec import record_from_json
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
@@ -104,7 +105,9 @@ class EmbeddedArchiveDatabase:
     async def export_session(self, tenant: str, session_id: str, path: Path) -> ExportedUnit | None:
         return await asyncio.to_thread(_export, self._data_dir, tenant, session_id, path)
 
-    async def restore_session(self, tenant: str, session_id: str, chunk: Path) -> bool:
+    async def restore_session(
+        self, tenant: str, session_id: str, chunk: Path, fence: str = ""
+    ) -> bool:
         header, rows = await asyncio.to_thread(chunk_rows, chunk)
         if header.tenant != tenant:
             raise transfer.TransferError(f"{chunk} belongs to another tenant")
@@ -114,6 +117,7 @@ class EmbeddedArchiveDatabase:
                 "SELECT 1 FROM sessions WHERE tenant = ? AND session_id = ?", (tenant, session_id)
             ).fetchone():
                 return False
+            consume_sqlite(db, tenant, fence)
             for name in SESSION_TABLES:
                 if name not in rows:
                     continue
@@ -130,6 +134,12 @@ class EmbeddedArchiveDatabase:
             return True
 
         return await self._storage.write(work)
+
+    async def used_up(self, tenant: str, chunks: Sequence[str]) -> set[str]:
+        return await self._storage.read(lambda db: used_up_sqlite(db, tenant, chunks))
+
+    async def mark_used_up(self, tenant: str, chunks: Sequence[str]) -> None:
+        await self._storage.write(lambda db: mark_sqlite(db, tenant, chunks))
 
     async def session_version(self, tenant: str, session_id: str) -> int | None:
         def work(db: sqlite3.Connection) -> int | None:

@@ -32,6 +32,7 @@ from statekeeper.storage.archive.episodes import (
     dialect,
     is_unit_table,
 )
+from statekeeper.storage.archive.fences import consume_sqlite
 from statekeeper.storage.embedded.memory_facts import write_audit
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
@@ -112,7 +113,7 @@ class EmbeddedEpisodeArchive:
         return await self._storage.write(work)
 
     async def restore_user(
-        self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str]
+        self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str], fence: str = ""
     ) -> list[int] | None:
         columns, rows = await asyncio.to_thread(chunk_episodes, chunk, tenant, user_id)
         at_hash, at_key, at_dimension = (
@@ -124,6 +125,7 @@ class EmbeddedEpisodeArchive:
         def work(db: sqlite3.Connection) -> list[int] | None:
             if _any_hot(db, tenant, episode_ids):
                 return None
+            consume_sqlite(db, tenant, fence)
             # An identical episode recorded while the user's were archiving
             # (a write racing the archiver) is the same content: it stays,
             # its archived twin is not inserted again.

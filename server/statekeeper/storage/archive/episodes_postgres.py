@@ -7,6 +7,7 @@ vectors (storage/postgres/memory_feed.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -32,6 +33,7 @@ from statekeeper.storage.archive.episodes import (
     dialect,
     is_unit_table,
 )
+from statekeeper.storage.archive.fences import consume_postgres
 from statekeeper.storage.postgres.memory import OP_ADD, OP_REMOVE, PostgresMemoryStore
 from statekeeper.storage.postgres.memory_episodes import established_dimensions
 from statekeeper.storage.postgres.memory_facts import write_audit
@@ -123,9 +125,10 @@ class PostgresEpisodeArchive:
         return HotDelete(True, tuple(keys))
 
     async def restore_user(
-        self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str]
+        self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str], fence: str = ""
     ) -> list[int] | None:
-        columns, rows = chunk_episodes(chunk, tenant, user_id)
+        # Parsed in a thread: a large unit must not stall the event loop.
+        columns, rows = await asyncio.to_thread(chunk_episodes, chunk, tenant, user_id)
         at_hash, at_key, at_dimension = (
             columns.index("content_hash"),
             columns.index("vector_key"),
@@ -140,6 +143,7 @@ class PostgresEpisodeArchive:
             await _lock_user(conn, tenant, user_id)
             if await _any_hot(conn, tenant, episode_ids):
                 return None
+            await consume_postgres(conn, tenant, fence)
             # An identical episode recorded while the user's were archiving
             # (a write racing the archiver) is the same content: it stays,
             # its archived twin is not inserted again.

@@ -5,6 +5,7 @@ restoring the same session at once insert it once)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
 from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
 from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_filter
+from statekeeper.storage.archive.fences import consume_postgres, mark_postgres, used_up_postgres
 from statekeeper.storage.codec import record_from_json
 from statekeeper.storage.postgres.sessions import PostgresStorage
 
@@ -107,8 +109,11 @@ class PostgresArchiveDatabase:
             summary = await transfer.export(source, path, tenant, user_id)
         return ExportedUnit(path, user_id, version, summary.counts, summary.sha256)
 
-    async def restore_session(self, tenant: str, session_id: str, chunk: Path) -> bool:
-        header, rows = chunk_rows(chunk)
+    async def restore_session(
+        self, tenant: str, session_id: str, chunk: Path, fence: str = ""
+    ) -> bool:
+        # Parsed in a thread: a large chunk must not stall the event loop.
+        header, rows = await asyncio.to_thread(chunk_rows, chunk)
         if header.tenant != tenant:
             raise transfer.TransferError(f"{chunk} belongs to another tenant")
         async with self._durable.connection("archive restore") as conn, conn.transaction():
@@ -122,6 +127,7 @@ class PostgresArchiveDatabase:
                 session_id,
             ):
                 return False
+            await consume_postgres(conn, tenant, fence)
             for name in SESSION_TABLES:
                 if name not in rows:
                     continue
@@ -136,6 +142,14 @@ class PostgresArchiveDatabase:
                     f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks}){tail}", values
                 )
         return True
+
+    async def used_up(self, tenant: str, chunks: Sequence[str]) -> set[str]:
+        async with self._durable.connection("archive used up") as conn:
+            return await used_up_postgres(conn, tenant, chunks)
+
+    async def mark_used_up(self, tenant: str, chunks: Sequence[str]) -> None:
+        async with self._durable.transaction("archive mark used up") as conn:
+            await mark_postgres(conn, tenant, chunks)
 
     async def session_version(self, tenant: str, session_id: str) -> int | None:
         async with self._durable.connection("archive check") as conn:

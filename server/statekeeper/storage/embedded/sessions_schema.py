@@ -158,6 +158,20 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX audit_by_time ON audit_log (tenant, time)",
         ],
     ),
+    (
+        6,
+        [
+            # Archive chunks already used up (restored, or removed by an
+            # erasure or a delete): a restore that read one before it was
+            # used up must not insert it again (core/archive/service.py).
+            """CREATE TABLE archive_consumed (
+                tenant TEXT NOT NULL,
+                chunk_sha256 TEXT NOT NULL,
+                consumed_at REAL NOT NULL,
+                PRIMARY KEY (tenant, chunk_sha256)
+            )""",
+        ],
+    ),
 ]
 
 

@@ -160,6 +160,18 @@ MIGRATIONS: tuple[Migration, ...] = (
         "audit_log by (tenant, time), for the audit archiver's whole UTC days",
         ("CREATE INDEX audit_by_time ON audit_log (tenant, time)",),
     ),
+    Migration(
+        6,
+        "archive chunks already used up, which a late restore must not insert again",
+        (
+            """CREATE TABLE archive_consumed (
+                tenant TEXT NOT NULL,
+                chunk_sha256 TEXT NOT NULL,
+                consumed_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (tenant, chunk_sha256)
+            )""",
+        ),
+    ),
 )
 
 
