@@ -9,8 +9,10 @@ same rows on the same box in one transaction per batch:
   add of the batch;
 * production (PostgreSQL + Redis): asyncpg `executemany` INSERT.
 
-Printed: episodes/s of each, the ratio, and the load average (the figures
-are only comparable on an otherwise idle machine).
+Printed: episodes/s of each, the ratio, the load average (the rates are
+only comparable on an otherwise idle machine) and the server's CPU time per
+1,000 episodes (its process and worker processes; PostgreSQL's not counted),
+which depends much less on the load.
 
 Needs Redis and PostgreSQL for production: uses STATEKEEPER_TEST_POSTGRES_DSN
 and STATEKEEPER_TEST_REDIS_URL when set, else starts both with
@@ -54,6 +56,28 @@ def requests(vectors: Matrix, batch_size: int, users: int) -> list[pb.RecordEpis
         ]
         batches.append(pb.RecordEpisodesRequest(episodes=items))
     return batches
+
+
+def process_tree_cpu(marker: str) -> float:
+    """CPU seconds (user + system) of the process whose command line holds
+    `marker` and of its child processes (Linux /proc; 0 elsewhere)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    seconds: dict[int, float] = {}
+    roots: set[int] = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue  # ended meanwhile
+        pid = int(entry.name)
+        parents[pid] = int(fields[1])
+        seconds[pid] = (int(fields[11]) + int(fields[12])) / tick
+        if marker in command and "serve" in command:
+            roots.add(pid)
+    tree = set(roots) | {pid for pid, parent in parents.items() if parent in roots}
+    return sum(seconds[pid] for pid in tree)
 
 
 def through_grpc(address: str, batches: list[pb.RecordEpisodesRequest]) -> float:
@@ -128,9 +152,10 @@ async def raw_postgres(dsn: str, vectors: Matrix, batch_size: int) -> float:
         await conn.close()
 
 
-def report(name: str, ours: float, raw: float, raw_name: str) -> None:
+def report(name: str, ours: float, raw: float, raw_name: str, cpu_ms: float) -> None:
     print(f"{name}")
     print(f"  RecordEpisodes gRPC   {ours:9.0f} episodes/s")
+    print(f"  server CPU            {cpu_ms:9.0f} ms per 1,000 episodes")
     print(f"  {raw_name:<21} {raw:9.0f} episodes/s")
     print(f"  ratio raw / gRPC      {raw / ours:9.2f}x")
 
@@ -157,14 +182,18 @@ def main() -> None:
             if name != "embedded":
                 database = asyncio.run(fresh_database(dsn))
                 extra = ["--postgres-dsn", database, "--migrate-on-start", *extra]
-            with server(Path(tmp) / name, "--embedder-kind", "none", *extra) as address:
+            data_dir = Path(tmp) / name
+            with server(data_dir, "--embedder-kind", "none", *extra) as address:
                 through_grpc(address, warmup)
+                cpu_before = process_tree_cpu(str(data_dir))
                 ours = through_grpc(address, batches)
+                cpu_ms = (process_tree_cpu(str(data_dir)) - cpu_before) * 1e6 / len(vectors)
             if name == "embedded":
-                report(name, ours, raw_sqlite(vectors, args.batch_size), "raw SQLite + faiss")
+                raw = raw_sqlite(vectors, args.batch_size)
+                report(name, ours, raw, "raw SQLite + faiss", cpu_ms)
             else:
                 raw = asyncio.run(raw_postgres(database, vectors, args.batch_size))
-                report(name, ours, raw, "raw asyncpg INSERT")
+                report(name, ours, raw, "raw asyncpg INSERT", cpu_ms)
     print(f"load average after: {os.getloadavg()}")
 
 
