@@ -82,6 +82,8 @@ DAY = 86_400.0
 # Units restored recently are not archived again for one policy period
 # (reading a unit makes it active); at most this many are remembered.
 RECENT_RESTORES = 100_000
+# In a manifest's extra: the users of a unit of several, besides user_id.
+USER_IDS = "user_ids"
 # Seconds between two repairs while the archiver runs (and one at start).
 REPAIR_SECONDS = 3600.0
 
@@ -297,8 +299,8 @@ class Archive:
                 }
             ],
         }
-        if exported.user_id:
-            marker = marker_key(tenant, exported.user_id, kind.capability, unit)
+        for user_id in unit_users(manifest):
+            marker = marker_key(tenant, user_id, kind.capability, unit)
             await self.objects.put(marker, unit.encode())
         await self.objects.put(manifest_key(tenant, kind.capability, unit), _json(manifest))
         return manifest
@@ -338,8 +340,7 @@ class Archive:
         for chunk in manifest.get("chunks", []):
             await self.objects.delete(chunk["key"])
             removed += 1
-        user_id = manifest.get("user_id")
-        if isinstance(user_id, str) and user_id:
+        for user_id in unit_users(manifest):
             await self.objects.delete(marker_key(tenant, user_id, capability, unit))
             removed += 1
         return removed
@@ -482,7 +483,7 @@ class Archive:
             if parsed.kind != "marker":
                 continue
             manifest = await self.manifest(parsed.capability, tenant, parsed.unit)
-            if manifest is not None and manifest.get("user_id") != subject.user_id:
+            if manifest is not None and subject.user_id not in unit_users(manifest):
                 manifest = None
             if not dry_run:
                 if manifest is not None:
@@ -545,9 +546,7 @@ class Archive:
         if not isinstance(tenant, str) or not isinstance(unit, str):
             return set()
         keep = {chunk["key"] for chunk in manifest.get("chunks", [])}
-        user_id = manifest.get("user_id")
-        if isinstance(user_id, str) and user_id:
-            keep.add(marker_key(tenant, user_id, capability, unit))
+        keep |= {marker_key(tenant, user, capability, unit) for user in unit_users(manifest)}
         chunks = [str(chunk["sha256"]) for chunk in manifest["chunks"]]
         if await self._db.used_up(tenant, chunks):
             return None  # restored, erased or deleted: the objects are left over
@@ -616,6 +615,16 @@ class ArchiveErasureAgain:
         if dry_run:
             return ErasureCounts()
         return await self._archive.erase_user(tenant, subject, dry_run)
+
+
+def unit_users(manifest: dict[str, Any]) -> list[str]:
+    """Every user a unit belongs to, each with a marker: its `user_id` and,
+    for a unit of several users (a checkpoint history whose checkpoints
+    name several), `extra["user_ids"]`."""
+    extra = manifest.get("extra")
+    others = extra.get(USER_IDS, []) if isinstance(extra, dict) else []
+    named = [manifest.get("user_id"), *(others if isinstance(others, list) else [])]
+    return list(dict.fromkeys(user for user in named if isinstance(user, str) and user))
 
 
 def parse_manifest(key: str, raw: bytes) -> dict[str, Any]:
