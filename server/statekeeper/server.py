@@ -210,10 +210,12 @@ class StatekeeperServer:
         session_pb2_grpc.add_SessionServiceServicer_to_server(
             SessionServicer(self.sessions), server
         )
-        # The archive's participant runs before the sessions (a concurrent
-        # read then finds nothing archived of the user to restore hot) and
-        # again after them (a session the archiver moved out meanwhile);
-        # it is idempotent, the second run counts only what the first missed.
+        # The archive's participant runs before the sessions (a read that
+        # starts later finds nothing archived of the user to restore, and one
+        # that read a chunk already inserts nothing: the participant marks
+        # the chunks used up first) and again after them (a session the
+        # archiver moved out meanwhile); it is idempotent, the second run
+        # counts only what the first missed.
         archive_hook = [] if self.archive is None else [ArchiveHook("archive", self.archive)]
         eraser = user_eraser(
             self.storage,
