@@ -88,7 +88,7 @@ def archived_checkpoints(answer: admin_pb2.EraseUserResponse) -> int:
     )
 
 
-def test_a_history_naming_two_users_is_erased_with_the_first(
+def test_a_checkpoint_history_naming_two_users_is_erased_with_the_first(
     server: tuple[ServerProcess, ArchiveView, list[str]],
 ) -> None:
     """Its manifest's user is the first of them (by id), whose marker
@@ -113,7 +113,7 @@ def test_a_history_naming_two_users_is_erased_with_the_first(
     " extra['user_ids'] and the exports to fill it (storage/archive/checkpoints.py"
     " named_users)",
 )
-def test_a_history_naming_two_users_is_erased_with_the_second(
+def test_a_checkpoint_history_naming_two_users_is_erased_with_the_second(
     server: tuple[ServerProcess, ArchiveView, list[str]],
 ) -> None:
     process, view, base = server
@@ -142,7 +142,7 @@ def code_and_details(call: object) -> tuple[grpc.StatusCode, str]:
     return grpc.StatusCode.OK, ""
 
 
-def test_damaged_or_foreign_objects_answer_unavailable_and_fail_only_their_reads(
+def test_damaged_or_foreign_checkpoint_episode_audit_objects_answer_unavailable(
     server: tuple[ServerProcess, ArchiveView, list[str]],
 ) -> None:
     process, view, base = server
@@ -263,7 +263,7 @@ async def page_through_a_large_day(tmp_path: Path) -> None:
         await storage.close()
 
 
-def test_a_lookup_by_run_reads_each_manifest_once(tmp_path: Path) -> None:
+def test_a_checkpoint_lookup_by_run_reads_each_manifest_once(tmp_path: Path) -> None:
     asyncio.run(look_up_runs(tmp_path))
 
 
