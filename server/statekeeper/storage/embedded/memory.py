@@ -74,11 +74,14 @@ _STATS_USERS = 256
 _STATS_TERMS = 4096
 # The episodes recorded just before and just after each wanted one in its
 # session (memory_episodes_session_key makes each lookup one index probe).
+# An episode recorded without a session (session_id '') has no neighbours:
+# the user's sessionless episodes are not one conversation.
 _NEIGHBOURS = """
 WITH wanted(k) AS (VALUES {marks}),
 episode AS (
     SELECT e.vector_key, e.tenant, e.user_id, e.session_id FROM wanted
     JOIN memory_episodes e ON e.vector_key = wanted.k AND e.tenant = ? AND e.user_id = ?
+    WHERE e.session_id <> ''
 ),
 link AS (
     SELECT vector_key AS k, (SELECT max(x.vector_key) FROM memory_episodes x

@@ -111,7 +111,9 @@ if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
 
 # The episodes recorded just before and just after each wanted one in its
-# session: one index probe each (memory_episodes_session_key).
+# session: one index probe each (memory_episodes_session_key). An episode
+# recorded without a session (session_id '') has no neighbours: the user's
+# sessionless episodes are not one conversation.
 _NEIGHBOURS = """
 SELECT e.vector_key, n.vector_key, n.after, n.importance, n.occur_time
 FROM memory_episodes e
@@ -125,6 +127,7 @@ CROSS JOIN LATERAL (
        AND x.vector_key > e.vector_key ORDER BY x.vector_key LIMIT 1)
 ) AS n
 WHERE e.vector_key = ANY($3::bigint[]) AND e.tenant = $1 AND e.user_id = $2
+  AND e.session_id <> ''
 """
 
 # The NOTIFY channel of vector changes, and the ops of a change row.
