@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 import time
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
@@ -371,16 +372,12 @@ class EpisodicRecall:
         return {key: (sim / best, candidate) for key, (sim, candidate) in boosted.items()}
 
     async def _asking(self, tenant: str, user_id: str, keys: Sequence[int]) -> set[int]:
-        """The episodes among `keys` that ask something: their last message
-        (the response, else the user's) holds a question mark (NFKC folds
-        the full-width one of Chinese and Japanese)."""
+        """The episodes among `keys` that ask something (see asks_something)."""
         if not keys:
             return set()
         episodes = await self._store.get_episodes_by_keys(tenant, user_id, keys, False)
         return {
-            e.vector_key
-            for e in episodes
-            if "?" in unicodedata.normalize("NFKC", e.assistant_response or e.user_message)
+            e.vector_key for e in episodes if asks_something(e.user_message, e.assistant_response)
         }
 
     def _score_fused(
@@ -501,6 +498,23 @@ async def _both(first: Awaitable[_A], second: Awaitable[_B]) -> tuple[_A, _B]:
 
 async def _nothing() -> dict[int, tuple[float, Candidate]]:
     return {}
+
+
+# A question mark that ends a question: not one inside a URL's query string
+# or other code ("/search?q=cats", "a?b"). NFKC first folds the full-width
+# one of Chinese and Japanese, which needs no space after it ("吗？我").
+_QUESTION = re.compile(r"\?(?![A-Za-z0-9_=&/%#])")
+
+
+def asks_something(user_message: str, assistant_response: str) -> bool:
+    """True if the episode asks something its next episode may answer: the
+    user's message holds a question, or, in an episode without one (a turn
+    recorded as the response alone), the response does. When an episode has
+    both, the response is not read: an assistant reply often ends with a
+    stock offer ("Anything else I can help with?") that would lift every
+    next turn, and the user's question is the one that names a topic."""
+    text = user_message if user_message.strip() else assistant_response
+    return _QUESTION.search(unicodedata.normalize("NFKC", text)) is not None
 
 
 def _neighbour_share(link: Neighbour, source_asks: bool) -> float:
