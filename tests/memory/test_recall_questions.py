@@ -48,9 +48,10 @@ async def _ranked(app: MemoryApp, question: str) -> list[str]:
 
 async def test_a_stock_offer_in_the_reply_does_not_lift_the_next_turn(tmp_path: Path) -> None:
     async with memory_app(tmp_path) as (app, _):
-        await _record(app, "offer", "I will adopt a pet.", "Anything else I can help with?", JANUARY)
+        offer = "Anything else I can help with"
+        await _record(app, "offer", "I will adopt a pet.", offer + "?", JANUARY)
         after_offer = await _record(app, "offer", "Yes, a cat named Miso is our pet.", "", JANUARY)
-        await _record(app, "plain", "I will adopt a pet.", "Anything else I can help with.", FEBRUARY)
+        await _record(app, "plain", "I will adopt a pet.", offer + ".", FEBRUARY)
         after_plain = await _record(app, "plain", "Yes, a dog named Rexo is our pet.", "", FEBRUARY)
         ranked = await _ranked(app, "adopt pet")
         assert ranked.index(after_plain) < ranked.index(after_offer)

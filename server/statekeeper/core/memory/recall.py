@@ -502,7 +502,7 @@ async def _nothing() -> dict[int, tuple[float, Candidate]]:
 
 # A question mark that ends a question: not one inside a URL's query string
 # or other code ("/search?q=cats", "a?b"). NFKC first folds the full-width
-# one of Chinese and Japanese, which needs no space after it ("吗？我").
+# one of Chinese and Japanese, which needs no space after it.
 _QUESTION = re.compile(r"\?(?![A-Za-z0-9_=&/%#])")
 
 
