@@ -205,7 +205,9 @@ class ArchivedHistories:
 
         async def wanted(unit: str, chunks: tuple[str, ...]) -> bool:
             lookup = self._matched.get((tenant, unit, chunks))
-            if lookup is None:
+            if lookup is not None:
+                self._matched.move_to_end((tenant, unit, chunks))
+            else:
                 async with gate:
                     lookup = await self._lookup(tenant, unit, chunks)
             return lookup is not None and matches(lookup)
