@@ -1611,7 +1611,10 @@ type RecallRequest struct {
 	// Filters applied before ranking. Unset: no filters.
 	Filter *EpisodeFilter `protobuf:"bytes,5,opt,name=filter,proto3" json:"filter,omitempty"`
 	// Results whose combined score is under this are dropped. Unset (0): none
-	// dropped.
+	// dropped. With `query_text`, the similarity part is relative (the best
+	// candidate's is 1) and includes the conversational gains described at
+	// RecallScore.similarity, so the same threshold keeps more episodes of a
+	// question that names a date or follows a question.
 	MinScore float32 `protobuf:"fixed32,6,opt,name=min_score,json=minScore,proto3" json:"min_score,omitempty"`
 	// Per-call weighting overrides. Unset: configured weights and half-life.
 	Weights *RecallWeights `protobuf:"bytes,7,opt,name=weights,proto3" json:"weights,omitempty"`
@@ -1755,7 +1758,12 @@ func (*RecallRequest_QueryVector) isRecallRequest_Query() {}
 type RecallScore struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Similarity to the query (vector or lexical, see the response's
-	// `ranking`).
+	// `ranking`). VECTOR: the cosine. HYBRID and LEXICAL: the fused
+	// vector/lexical similarity plus the gains of ranking a conversation (a
+	// share of a session neighbour's similarity, and a boost when the episode
+	// occurred in a calendar day, month or range `query_text` names), divided
+	// by the best candidate's so that it is 1; a date in the query thus lowers
+	// the similarity of the episodes outside it.
 	Similarity float32 `protobuf:"fixed32,1,opt,name=similarity,proto3" json:"similarity,omitempty"`
 	// Recency: 0.5 ^ (age / half-life).
 	Recency float32 `protobuf:"fixed32,2,opt,name=recency,proto3" json:"recency,omitempty"`
