@@ -1613,8 +1613,9 @@ type RecallRequest struct {
 	// Results whose combined score is under this are dropped. Unset (0): none
 	// dropped. With `query_text`, the similarity part is relative (the best
 	// candidate's is 1) and includes the conversational gains described at
-	// RecallScore.similarity, so the same threshold keeps more episodes of a
-	// question that names a date or follows a question.
+	// RecallScore.similarity: when the query names a date, the episodes of
+	// that period rise and the others' similarity falls relative to them, so
+	// the same threshold keeps a different set than without the date.
 	MinScore float32 `protobuf:"fixed32,6,opt,name=min_score,json=minScore,proto3" json:"min_score,omitempty"`
 	// Per-call weighting overrides. Unset: configured weights and half-life.
 	Weights *RecallWeights `protobuf:"bytes,7,opt,name=weights,proto3" json:"weights,omitempty"`
