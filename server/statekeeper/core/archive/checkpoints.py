@@ -40,7 +40,6 @@ from statekeeper.core.archive.damage import (
 from statekeeper.core.archive.keys import (
     capability_prefix,
     manifest_key,
-    marker_key,
     parse_key,
     unit_prefix,
 )
@@ -51,8 +50,6 @@ from statekeeper.core.audit.service import record_for, system_actor
 from statekeeper.core.checkpoints.models import EXECUTION_ENTITY
 
 CAPABILITY = "checkpoints"
-# The manifest's extra: every user the execution's checkpoints name.
-USER_IDS = "user_ids"
 # Manifests read at once when looking for histories by run id or value.
 MANIFEST_READS = 16
 # Archived histories whose run ids and value prefixes are kept in memory
@@ -186,14 +183,9 @@ class ArchivedHistories:
         DeleteExecution: a restore that found it hot leaves the objects),
         manifest first, so nothing reads the rest."""
         manifest = await manifest_of(self._archive, CAPABILITY, tenant, execution_id)
-        if manifest is None:
-            return
-        objects = self._archive.objects
-        await objects.delete(manifest_key(tenant, CAPABILITY, execution_id))
-        for chunk in manifest.get("chunks", []):
-            await objects.delete(chunk["key"])
-        for user_id in users_of(manifest):
-            await objects.delete(marker_key(tenant, user_id, CAPABILITY, execution_id))
+        if manifest is not None:
+            # Its chunk used up first: a restore that read it inserts nothing.
+            await self._archive.remove_unit(CAPABILITY, tenant, execution_id, manifest)
 
     async def _restore(self, tenant: str, execution_id: str) -> bool:
         with reading(unit_prefix(tenant, CAPABILITY, execution_id)):
@@ -270,10 +262,3 @@ def _strings(extra: dict[str, Any], name: str) -> frozenset[str]:
     if not isinstance(values, list):
         raise damaged(name, ValueError(f"extra.{name} is not a list"))
     return frozenset(str(value) for value in values)
-
-
-def users_of(manifest: dict[str, Any]) -> list[str]:
-    """Every user whose marker the history has: the manifest's user_id and
-    extra["user_ids"] (a history whose checkpoints name several users)."""
-    named = [manifest.get("user_id"), *manifest.get("extra", {}).get(USER_IDS, [])]
-    return list(dict.fromkeys(user for user in named if isinstance(user, str) and user))
