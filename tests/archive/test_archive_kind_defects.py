@@ -107,12 +107,6 @@ def test_a_checkpoint_history_naming_two_users_is_erased_with_the_first(
     assert not any("/shared-thread" in key for key in view.all_keys()), view.all_keys()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the generic archive to write, remove and erase by a marker of every"
-    " extra['user_ids'] and the exports to fill it (storage/archive/checkpoints.py"
-    " named_users)",
-)
 def test_a_checkpoint_history_naming_two_users_is_erased_with_the_second(
     server: tuple[ServerProcess, ArchiveView, list[str]],
 ) -> None:

@@ -140,10 +140,6 @@ def index_episodes(
         )
 
 
-# The former private name, until its last importer uses the public one.
-_index_episodes = index_episodes
-
-
 @contextlib.asynccontextmanager
 async def target(data_dir: Path) -> AsyncIterator[EmbeddedTarget]:
     """The store in `data_dir`, created and migrated if need be (as

@@ -20,6 +20,9 @@ from typing import Any
 
 from statekeeper.admin import transfer
 from statekeeper.admin.tables import Table, selected
+from statekeeper.core.archive.service import USER_IDS
+from statekeeper.core.archive.store import ExportedUnit
+from statekeeper.core.privacy.models import USER_METADATA_KEY
 from statekeeper.storage.archive import chunks
 
 # The tables of a history unit, in the order their rows are restored
@@ -126,11 +129,23 @@ def named_users(metadata: Iterable[Any], key: str) -> list[str]:
     return sorted(users)
 
 
-def single_user(metadata: Iterable[Any], key: str) -> str:
-    """The manifest's user_id: the first of `named_users` ("" when none);
-    the others go in extra["user_ids"] (core/archive/checkpoints.py)."""
-    users = named_users(metadata, key)
-    return users[0] if users else ""
+def exported_history(
+    path: Path,
+    keys: Sequence[Key],
+    run_ids: Iterable[str],
+    hashes: Iterable[str],
+    fingerprint: str,
+    metadata: Iterable[Any],
+    summary: transfer.ExportSummary,
+) -> ExportedUnit:
+    """What an export of a history wrote, for the archive: every user its
+    checkpoints name gets a marker (the first as the manifest's user_id,
+    all in extra["user_ids"]), so EraseUser of any of them removes it."""
+    extra = extra_of(keys, run_ids, hashes, fingerprint)
+    users = named_users(metadata, USER_METADATA_KEY)
+    extra[USER_IDS] = users
+    first = users[0] if users else ""
+    return ExportedUnit(path, first, len(keys), summary.counts, summary.sha256, extra)
 
 
 def chunk_rows(path: Path) -> tuple[transfer.Header, dict[str, tuple[list[str], list[list[Any]]]]]:

@@ -18,7 +18,6 @@ from statekeeper.admin.embedded import EmbeddedSource, open_existing
 from statekeeper.admin.tables import Table
 from statekeeper.core.archive.store import FENCE, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
-from statekeeper.core.privacy.models import USER_METADATA_KEY
 from statekeeper.storage.archive.checkpoints import (
     CANDIDATES,
     FINGERPRINTED,
@@ -30,10 +29,9 @@ from statekeeper.storage.archive.checkpoints import (
     absent_rows,
     chunk_keys,
     chunk_rows,
-    extra_of,
+    exported_history,
     history_tables,
     keys_of,
-    single_user,
     unit_filter,
 )
 from statekeeper.storage.archive.fences import consume_sqlite, used_up_sqlite
@@ -120,9 +118,9 @@ def _export(data_dir: Path, tenant: str, execution_id: str, path: Path) -> Expor
             ]
         finally:
             db.execute("ROLLBACK")
-    extra = extra_of(keys, (row[0] for row in checkpoints), hashes, source.fingerprint.hexdigest())
-    user = single_user(metadata, USER_METADATA_KEY)
-    return ExportedUnit(path, user, len(keys), summary.counts, summary.sha256, extra)
+    run_ids = (row[0] for row in checkpoints)
+    fingerprint = source.fingerprint.hexdigest()
+    return exported_history(path, keys, run_ids, hashes, fingerprint, metadata, summary)
 
 
 def _fingerprint(db: sqlite3.Connection, params: tuple[Any, ...]) -> str:

@@ -21,7 +21,6 @@ from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
 from statekeeper.core.archive.store import FENCE, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
-from statekeeper.core.privacy.models import USER_METADATA_KEY
 from statekeeper.storage.archive.checkpoints import (
     CANDIDATES,
     FINGERPRINTED,
@@ -33,10 +32,9 @@ from statekeeper.storage.archive.checkpoints import (
     absent_rows,
     chunk_keys,
     chunk_rows,
-    extra_of,
+    exported_history,
     history_tables,
     keys_of,
-    single_user,
     unit_filter,
 )
 from statekeeper.storage.archive.fences import consume_postgres, used_up_postgres
@@ -161,11 +159,10 @@ class PostgresHistoryDatabase:
                 tenant,
                 execution_id,
             )
-        extra = extra_of(
-            keys, (row[0] for row in checkpoints), hashes, source.fingerprint.hexdigest()
-        )
-        user = single_user((row[0] for row in metadata), USER_METADATA_KEY)
-        return ExportedUnit(path, user, len(keys), summary.counts, summary.sha256, extra)
+        run_ids = (row[0] for row in checkpoints)
+        fingerprint = source.fingerprint.hexdigest()
+        users = (row[0] for row in metadata)
+        return exported_history(path, keys, run_ids, hashes, fingerprint, users, summary)
 
     async def delete_history(
         self, tenant: str, execution_id: str, extra: dict[str, Any], audit: AuditRecord

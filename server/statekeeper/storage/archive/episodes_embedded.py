@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from statekeeper.admin import transfer
-from statekeeper.admin.embedded import EmbeddedSource, _index_episodes, open_existing
+from statekeeper.admin.embedded import EmbeddedSource, index_episodes, open_existing
 from statekeeper.admin.tables import Table
 from statekeeper.core.archive.episodes import (
     EPISODE_IDS,
@@ -142,7 +142,7 @@ class EmbeddedEpisodeArchive:
                 db.executemany(
                     f"INSERT INTO memory_episodes ({', '.join(columns)}) VALUES ({marks})", fresh
                 )
-                _index_episodes(db, columns, fresh)
+                index_episodes(db, columns, fresh)
             return [int(row[at_key]) for row in fresh if row[at_dimension] > 0]
 
         return await self._storage.write(work)
