@@ -21,7 +21,6 @@ import asyncio
 import hashlib
 import sqlite3
 import statistics
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,7 +185,7 @@ def with_neighbours(
             )
     turns = prepared.conversation.turns
     for link in links:
-        asks = "?" in unicodedata.normalize("NFKC", turns[link.key].text)
+        asks = recall.asks_something(turns[link.key].text, "")
         gain = recall._neighbour_share(link, asks) * fused[link.key][0]
         if link.neighbour_key in boosted:
             similarity, candidate = boosted[link.neighbour_key]

@@ -7,12 +7,14 @@ Recall scores every candidate with three parts in [0, 1]:
   score (LEXICAL, see core/memory/lexical.py), or for a text query with an embedder
   (HYBRID) the weighted mean VECTOR_SHARE * cosine / best cosine +
   (1 - VECTOR_SHARE) * BM25 / best BM25 over the union of the best
-  `_hybrid_depth` of each list (an episode missing from one list gets 0
-  from it). In both, an episode then adds NEIGHBOUR_BEFORE times the
-  similarity of the episode recorded just before it in its session and
-  NEIGHBOUR_AFTER times that of the one just after (in a conversation the
-  answer follows the question that names the topic), and the result is
-  divided by the best candidate's, so the best has similarity 1;
+  `_hybrid_depth` of each list (a lexical match outside the vector list
+  gets its own cosine). Text recall then lets neighbours in a session (the
+  episodes recorded just before and after a candidate) share in each
+  other's similarity, and adds a gain to episodes from a period the query
+  names; the rules and their weights are in core/memory/recall.py (the
+  neighbour shares, `asks_something`, the named-period constants) and
+  core/memory/periods.py. The result is divided by the best candidate's,
+  so the best has similarity 1;
 * recency: 0.5 ** (age / half_life), age from `occur_time` to now;
 * importance: the episode's stored importance (age is already in recency,
   so the decayed value is not used here);

@@ -160,7 +160,8 @@ class EpisodeStore(abc.ABC):
         """For each of the user's episodes in `keys`, the episode of the same
         user and `session_id` with the next smaller vector key (recorded
         just before it) and the one with the next greater key, where they
-        exist; unknown keys are skipped. Through an index, not a scan."""
+        exist; unknown keys are skipped. Through an index, not a scan. An
+        episode with an empty session_id has no neighbours."""
 
     @abc.abstractmethod
     async def delete_episodes(
