@@ -179,6 +179,7 @@ class Checkpoints:
         checkpoint_store: CheckpointStore,
         workflow_store: WorkflowStore,
         limits: CapabilityLimits,
+        storage: EmbeddedStorage | ProductionStorage | None = None,
     ) -> None:
         self.checkpoint_store = checkpoint_store
         self.workflow_store = workflow_store
@@ -188,7 +189,7 @@ class Checkpoints:
         self._maintenance: asyncio.Task[None] | None = None
         # The backend the checkpoint store runs on (the archive's histories
         # read and write the same tables).
-        self.storage: EmbeddedStorage | ProductionStorage | None = None
+        self.storage = storage
 
     def attach_archive(self, archive: Archive, settings: Settings) -> None:
         """Checkpoint histories as archive units (core/archive/checkpoints.py),
@@ -409,19 +410,18 @@ def checkpoints_on(storage: EmbeddedStorage | ProductionStorage, settings: Setti
     limits = settings.capability_limits
     sealer = sealer_for(settings)
     if isinstance(storage, EmbeddedStorage):
-        capability = Checkpoints(
+        return Checkpoints(
             sealed.checkpoints(EmbeddedCheckpointStore(storage), sealer),
             EmbeddedWorkflowStore(storage),
             limits,
+            storage,
         )
-    else:
-        capability = Checkpoints(
-            sealed.checkpoints(PostgresCheckpointStore(storage.durable), sealer),
-            PostgresWorkflowStore(storage.durable),
-            limits,
-        )
-    capability.storage = storage
-    return capability
+    return Checkpoints(
+        sealed.checkpoints(PostgresCheckpointStore(storage.durable), sealer),
+        PostgresWorkflowStore(storage.durable),
+        limits,
+        storage,
+    )
 
 
 def index_dir(settings: Settings) -> Path:
