@@ -30,6 +30,7 @@ the rows of the erased key prefixes (`ArchivedHistoryEraser`).
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import hashlib
 import json
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from statekeeper.core.archive.damage import manifest_of, reading
-from statekeeper.core.archive.keys import chunk_key, manifest_key, unit_prefix
+from statekeeper.core.archive.keys import chunk_key, manifest_key, parse_key, unit_prefix
 from statekeeper.core.archive.service import DAY
 from statekeeper.core.archive.store import Candidate, ExportedUnit
 from statekeeper.core.blackboard.keys import KeyMatcher
@@ -67,8 +68,21 @@ if TYPE_CHECKING:
 CAPABILITY = "blackboard"
 # Revisions per unit at most (a long backlog becomes several units).
 MAX_UNIT_REVISIONS = 100_000
-# Parsed units kept in memory for read-through (each is one chunk).
-CACHED_UNITS = 8
+# Rows of [low, high] and bytes of their values per unit at most, whichever
+# comes first (a unit always holds at least one revision): bounds what one
+# export and one cold read hold in memory. The base below `low` (each key's
+# latest version) is not counted: it is bounded by the board's live keys.
+MAX_UNIT_ROWS = 20_000
+MAX_UNIT_BYTES = 64 * 1024 * 1024
+# Parsed units kept in memory for read-through, at most this many bytes of
+# values (each row also counts ROW_OVERHEAD for its dict).
+CACHED_BYTES = 256 * 1024 * 1024
+ROW_OVERHEAD = 512
+# How long a tenant's unit list is reused by reads (new units only follow
+# the hot history's oldest revision, which reads ask for first), and for
+# how many tenants.
+UNITS_TTL_SECONDS = 5.0
+LISTED_TENANTS = 1024
 # How long CompactBlackboard and EraseUser wait for a running archiver pass.
 LOCK_WAIT_SECONDS = 30.0
 _UNIT_ID = re.compile(r"r(\d{16})-(\d{16})")
@@ -118,6 +132,12 @@ class HistoryDatabase(Protocol):
         [low, high] as one chunk, in one snapshot; None when the oldest hot
         revision is no longer `low`. The version is the count of history
         rows below `high + 1`."""
+
+    async def revision_sizes(
+        self, tenant: str, low: int, high: int, limit: int
+    ) -> list[tuple[int, int, int]]:
+        """(revision, history rows, bytes of their values) of the first
+        `limit` revisions of [low, high] that have history rows, ascending."""
 
     async def compact_range(self, tenant: str, low: int, high: int, version: int) -> bool | None:
         """Compacts the tenant to `high + 1` in one transaction if its
@@ -174,10 +194,18 @@ class BlackboardHistoryUnits:
         return None
 
     async def _candidate(self, due: DueHistory) -> Candidate:
-        high = min(due.target, due.oldest + MAX_UNIT_REVISIONS) - 1
+        high = await self._unit_high(due.tenant, due.oldest, due.target)
         unit = unit_id(due.oldest, high)
         pending = await self._pending_unit(due.tenant, due.oldest)
         return Candidate(due.tenant, unit, "", (due.tenant, due.oldest), due=not pending)
+
+    async def _unit_high(self, tenant: str, low: int, target: int) -> int:
+        """The last revision of the unit starting at `low` below `target`:
+        at most MAX_UNIT_REVISIONS, MAX_UNIT_ROWS rows and MAX_UNIT_BYTES
+        of values (at least one revision)."""
+        high = min(target, low + MAX_UNIT_REVISIONS) - 1
+        sizes = await self._db.revision_sizes(tenant, low, high, MAX_UNIT_ROWS + 1)
+        return capped_high(sizes, low, high)
 
     async def _pending_unit(self, tenant: str, oldest: int) -> bool:
         """True while a unit of the tenant still covers hot revisions (a
@@ -233,14 +261,15 @@ class BlackboardHistoryUnits:
         archive = self.archive
         if archive is None:
             raise StorageUnavailableError("the archive is not attached")
-        for _ in range(1 + (revision - header.oldest_revision) // MAX_UNIT_REVISIONS + 3):
+        # Each unit archives one revision at least: bounded.
+        for _ in range(revision - header.oldest_revision + 3):
             header = await self._db.header(tenant)
             if header.oldest_revision >= revision:
                 return header
             low = header.oldest_revision
             if await self._pending_unit(tenant, low):
                 break
-            high = min(revision, low + MAX_UNIT_REVISIONS) - 1
+            high = await self._unit_high(tenant, low, revision)
             candidate = Candidate(tenant, unit_id(low, high), "", (tenant, low))
             # The archive's own steps for one unit, under its lock (one
             # archiver at a time over the database).
@@ -255,6 +284,19 @@ class BlackboardHistoryUnits:
             "the blackboard history could not be archived now (the archiver is busy or a"
             " previous archive of it is being repaired); retry later"
         )
+
+
+def capped_high(sizes: Iterable[tuple[int, int, int]], low: int, high: int) -> int:
+    """`high`, lowered so that the rows and value bytes of [low, high]
+    (`sizes`: per revision, ascending) stay within MAX_UNIT_ROWS and
+    MAX_UNIT_BYTES; never below `low`."""
+    rows = size = 0
+    for revision, count, data in sizes:
+        rows += count
+        size += data
+        if revision > low and (rows > MAX_UNIT_ROWS or size > MAX_UNIT_BYTES):
+            return min(high, revision - 1)
+    return high
 
 
 @contextlib.asynccontextmanager
@@ -279,19 +321,27 @@ class _Unit:
     high: int
     # bb_versions rows (by column name), by (board, key) in revision order.
     versions: dict[tuple[str, str], list[dict[str, Any]]]
+    # The revisions of `versions`, per key (bisected: a key's version at a
+    # revision is found in log time, whatever its number of versions).
+    revisions: dict[tuple[str, str], list[int]]
     # bb_versions rows of [low, high], by revision, in commit order (seq).
     by_revision: dict[int, list[dict[str, Any]]]
+    # The bytes of its values (what the parsed-unit cache counts).
+    size: int
 
 
 class ArchivedHistoryReader:
     """Reads, listings and watch replays at revisions below the oldest hot
-    one, from the tenant's units (`core.blackboard.store.ArchivedHistory`)."""
+    one, from the tenant's units (`core.blackboard.store.ArchivedHistory`).
+    Parsing, indexing and building replies run in a worker thread, so a
+    large unit never blocks the event loop."""
 
     def __init__(
         self,
         archive: Archive,
         load: Callable[[Path, str], list[dict[str, Any]]],
         open_entry: Callable[[str, Entry], Entry],
+        cache_bytes: int = CACHED_BYTES,
     ) -> None:
         self._archive = archive
         # Parses a chunk into its bb_versions rows (storage/archive/blackboard.py).
@@ -299,14 +349,30 @@ class ArchivedHistoryReader:
         # Values are archived as stored (sealed for sensitive tenants).
         self._open = open_entry
         self._cache: OrderedDict[tuple[str, str, str], _Unit] = OrderedDict()
+        self._cache_bytes = cache_bytes
+        # Single flight: concurrent first reads of one unit share one
+        # download and parse.
+        self._loading: dict[tuple[str, str, str], asyncio.Future[_Unit]] = {}
+        # Chunks downloaded and parsed (what single flight saves).
+        self.downloads = 0
+        # The tenant's unit list, kept briefly (a burst of cold reads lists
+        # the archive once); any unit missing from it is listed again.
+        self._listed: dict[str, tuple[float, list[tuple[int, int, str]]]] = {}
 
-    async def units(self, tenant: str) -> list[tuple[int, int, str]]:
+    async def units(self, tenant: str, fresh: bool = False) -> list[tuple[int, int, str]]:
+        listed = self._listed.get(tenant)
+        if not fresh and listed is not None and time.monotonic() - listed[0] < UNITS_TTL_SECONDS:
+            return listed[1]
         found = []
         for unit in await self._archive.units(CAPABILITY, tenant):
             bounds = unit_range(unit)
             if bounds is not None:
                 found.append((bounds[0], bounds[1], unit))
-        return sorted(found)
+        found.sort()
+        self._listed[tenant] = (time.monotonic(), found)
+        while len(self._listed) > LISTED_TENANTS:
+            self._listed.pop(next(iter(self._listed)))
+        return found
 
     async def floor(self, tenant: str) -> int | None:
         units = await self.units(tenant)
@@ -316,44 +382,110 @@ class ArchivedHistoryReader:
         """The unit answering reads at `revision`. Its base also answers
         low - 1; below the first unit, only a snapshot (`slack` 1) reads
         that, as the hot store admits oldest - 1 for snapshots only."""
-        units = await self.units(tenant)
-        for index, (low, high, unit) in enumerate(units):
-            if low - (slack if index == 0 else 1) <= revision <= high:
-                return await self._parsed(tenant, unit, low, high)
+        for fresh in (False, True):
+            units = await self.units(tenant, fresh)
+            for index, (low, high, unit) in enumerate(units):
+                if low - (slack if index == 0 else 1) <= revision <= high:
+                    parsed = await self._parsed(tenant, unit, low, high)
+                    if parsed is not None:
+                        return parsed
+                    break  # removed meanwhile (repair): list again
         floor = units[0][0] if units else oldest_hot
         raise RevisionCompactedError(revision, min(floor, oldest_hot))
 
-    async def _parsed(self, tenant: str, unit: str, low: int, high: int) -> _Unit:
+    async def _parsed(self, tenant: str, unit: str, low: int, high: int) -> _Unit | None:
+        """The unit parsed (cached by its chunks' digests); None when it is
+        no longer archived. A chunk missing under a manifest read just
+        before an erasure switched it: the manifest is read again once."""
+        for attempt in range(2):
+            manifest = await manifest_of(self._archive, CAPABILITY, tenant, unit)
+            if manifest is None:
+                return None
+            digest = ",".join(str(chunk["sha256"]) for chunk in manifest["chunks"])
+            key = (tenant, unit, digest)
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                return cached
+            try:
+                return await self._single_flight(key, manifest, low, high)
+            except StorageUnavailableError:
+                if attempt or not await self._manifest_changed(tenant, unit, digest):
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _manifest_changed(self, tenant: str, unit: str, digest: str) -> bool:
         manifest = await manifest_of(self._archive, CAPABILITY, tenant, unit)
         if manifest is None:
-            raise StorageUnavailableError(f"archived blackboard history {unit} vanished")
-        digest = ",".join(str(chunk["sha256"]) for chunk in manifest["chunks"])
-        key = (tenant, unit, digest)
-        cached = self._cache.get(key)
-        if cached is not None:
-            self._cache.move_to_end(key)
-            return cached
+            return True
+        return digest != ",".join(str(chunk["sha256"]) for chunk in manifest["chunks"])
+
+    async def _single_flight(
+        self, key: tuple[str, str, str], manifest: dict[str, Any], low: int, high: int
+    ) -> _Unit:
+        task = self._loading.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._load_and_remember(key, manifest, low, high))
+            self._loading[key] = task
+            task.add_done_callback(lambda done: self._loaded(key, done))
+        # Shielded: a reader that gives up does not cancel the others' load.
+        return await asyncio.shield(task)
+
+    async def _load_and_remember(
+        self, key: tuple[str, str, str], manifest: dict[str, Any], low: int, high: int
+    ) -> _Unit:
+        parsed = await self._download(key[0], key[1], manifest, low, high)
+        self._remember(key, parsed)
+        return parsed
+
+    def _loaded(self, key: tuple[str, str, str], done: asyncio.Future[_Unit]) -> None:
+        if self._loading.get(key) is done:
+            del self._loading[key]
+        if not done.cancelled():
+            done.exception()  # (retrieved: every reader may have given up)
+
+    async def _download(
+        self, tenant: str, unit: str, manifest: dict[str, Any], low: int, high: int
+    ) -> _Unit:
+        self.downloads += 1
         with (
             reading(unit_prefix(tenant, CAPABILITY, unit)),
             tempfile.TemporaryDirectory(prefix="statekeeper-bb-archive-") as work,
         ):
-            rows: list[dict[str, Any]] = []
-            for path in await self._archive.chunks(manifest, Path(work)):
-                rows.extend(await asyncio.to_thread(self._load, path, tenant))
-            parsed = _index(rows, low, high)
+            paths = await self._archive.chunks(manifest, Path(work))
+            return await asyncio.to_thread(self._parse, paths, tenant, low, high)
+
+    def _parse(self, paths: list[Path], tenant: str, low: int, high: int) -> _Unit:
+        rows: list[dict[str, Any]] = []
+        for path in paths:
+            rows.extend(self._load(path, tenant))
+        return _index(rows, low, high)
+
+    def _remember(self, key: tuple[str, str, str], parsed: _Unit) -> None:
+        """Caches the unit, oldest out first while the cache is over its
+        bytes (a unit larger than the whole cache is not kept)."""
+        if parsed.size > self._cache_bytes:
+            return
         self._cache[key] = parsed
-        while len(self._cache) > CACHED_UNITS:
-            self._cache.popitem(last=False)
-        return parsed
+        total = sum(unit.size for unit in self._cache.values())
+        while total > self._cache_bytes:
+            _, dropped = self._cache.popitem(last=False)
+            total -= dropped.size
 
     async def read(
         self, tenant: str, board: str, keys: Iterable[str], revision: int, oldest_hot: int
     ) -> list[Entry]:
         """The entries of `keys` at `revision` (absent keys left out)."""
         unit = await self._unit_at(tenant, revision, oldest_hot)
+        wanted = sorted(set(keys))
+        return await asyncio.to_thread(self._read, unit, tenant, board, wanted, revision)
+
+    def _read(
+        self, unit: _Unit, tenant: str, board: str, keys: list[str], revision: int
+    ) -> list[Entry]:
         entries = []
-        for key in sorted(set(keys)):
-            entry = _version_at(unit.versions.get((board, key), []), revision)
+        for key in keys:
+            entry = _version_at(unit, (board, key), revision)
             if entry is not None:
                 entries.append(self._open(tenant, entry))
         return entries
@@ -372,6 +504,20 @@ class ArchivedHistoryReader:
         """Up to `limit` entries of `board` at `revision` that `matcher`
         selects, with key > `after_key`, by key."""
         unit = await self._unit_at(tenant, revision, oldest_hot, 1 if snapshot else 0)
+        return await asyncio.to_thread(
+            self._list, unit, tenant, board, matcher, revision, after_key, limit
+        )
+
+    def _list(
+        self,
+        unit: _Unit,
+        tenant: str,
+        board: str,
+        matcher: KeyMatcher,
+        revision: int,
+        after_key: str | None,
+        limit: int,
+    ) -> list[Entry]:
         keys = sorted(
             key
             for (row_board, key) in unit.versions
@@ -381,7 +527,7 @@ class ArchivedHistoryReader:
         )
         entries: list[Entry] = []
         for key in keys:
-            entry = _version_at(unit.versions[(board, key)], revision)
+            entry = _version_at(unit, (board, key), revision)
             if entry is not None:
                 entries.append(self._open(tenant, entry))
                 if len(entries) >= limit:
@@ -407,22 +553,47 @@ class ArchivedHistoryReader:
             if revision < unit.low:  # only its base answers low - 1: not a revision
                 raise RevisionCompactedError(revision, unit.low)
             last = min(unit.high, to_revision)
-            for at in range(revision, last + 1):
-                rows = unit.by_revision.get(at, [])
-                if rows and (board is None or rows[0]["board"] == board):
-                    batches.append(_batch(tenant, unit, rows, with_previous, self._open))
+            batches.extend(
+                await asyncio.to_thread(
+                    batches_of, unit, tenant, board, revision, last, with_previous, self._open
+                )
+            )
             revision = last + 1
         return batches
 
 
+def batches_of(
+    unit: _Unit,
+    tenant: str,
+    board: str | None,
+    first: int,
+    last: int,
+    with_previous: bool,
+    open_entry: Callable[[str, Entry], Entry],
+) -> list[RevisionBatch]:
+    """The unit's batches of [first, last] (of `board`, None: all)."""
+    batches = []
+    for at in range(first, last + 1):
+        rows = unit.by_revision.get(at, [])
+        if rows and (board is None or rows[0]["board"] == board):
+            batches.append(_batch(tenant, unit, rows, with_previous, open_entry))
+    return batches
+
+
 def _index(rows: list[dict[str, Any]], low: int, high: int) -> _Unit:
     versions: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    revisions: dict[tuple[str, str], list[int]] = {}
     by_revision: dict[int, list[dict[str, Any]]] = {}
-    for row in sorted(rows, key=lambda r: (r["revision"], r["seq"])):
-        versions.setdefault((row["board"], row["key"]), []).append(row)
+    size = 0
+    rows.sort(key=lambda r: (r["revision"], r["seq"]))
+    for row in rows:
+        key = (row["board"], row["key"])
+        versions.setdefault(key, []).append(row)
+        revisions.setdefault(key, []).append(row["revision"])
         if row["revision"] >= low:
             by_revision.setdefault(row["revision"], []).append(row)
-    return _Unit(low, high, versions, by_revision)
+        size += ROW_OVERHEAD + len(row["data"] or b"")
+    return _Unit(low, high, versions, revisions, by_revision, size)
 
 
 def _entry(row: dict[str, Any]) -> Entry:
@@ -447,14 +618,14 @@ def _entry(row: dict[str, Any]) -> Entry:
     )
 
 
-def _version_at(versions: list[dict[str, Any]], revision: int) -> Entry | None:
-    """The key's newest version at or below `revision`, if it is a PUT."""
-    found = None
-    for row in versions:
-        if row["revision"] > revision:
-            break
-        found = row
-    if found is None or found["event_type"] != EventType.PUT:
+def _version_at(unit: _Unit, key: tuple[str, str], revision: int) -> Entry | None:
+    """The key's newest version at or below `revision`, if it is a PUT
+    (found by bisection of the key's revisions)."""
+    at = bisect.bisect_right(unit.revisions.get(key, []), revision)
+    if at == 0:
+        return None
+    found = unit.versions[key][at - 1]
+    if found["event_type"] != EventType.PUT:
         return None
     return _entry(found)
 
@@ -475,7 +646,7 @@ def _batch(
             entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
         previous = None
         if with_previous:
-            previous = _version_at(unit.versions[(row["board"], row["key"])], row["revision"] - 1)
+            previous = _version_at(unit, (row["board"], row["key"]), row["revision"] - 1)
             previous = None if previous is None else open_entry(tenant, previous)
         events.append(Event(event_type, entry, previous))
     first = rows[0]
@@ -538,6 +709,8 @@ class ArchivedHistoryEraser:
         manifest = await manifest_of(archive, CAPABILITY, tenant, unit)
         if manifest is None:
             return 0
+        if not dry_run:
+            await self._drop_unnamed_chunks(tenant, unit, manifest)
         with (
             reading(unit_prefix(tenant, CAPABILITY, unit)),
             tempfile.TemporaryDirectory(prefix="statekeeper-bb-erase-") as work,
@@ -591,3 +764,13 @@ class ArchivedHistoryEraser:
         for chunk in old:
             if chunk["key"] != key:
                 await objects.delete(chunk["key"])
+
+    async def _drop_unnamed_chunks(self, tenant: str, unit: str, manifest: dict[str, Any]) -> None:
+        """Deletes the unit's chunks its manifest does not name: an earlier
+        erasure that stopped between the manifest switch and the old
+        chunk's delete left rows it erased there (the caller holds the
+        archiver's lock, so no chunk is between its write and its manifest)."""
+        named = {str(chunk["key"]) for chunk in manifest["chunks"]}
+        for key in await self._archive.objects.list(unit_prefix(tenant, CAPABILITY, unit)):
+            if parse_key(key).kind == "chunk" and key not in named:
+                await self._archive.objects.delete(key)

@@ -405,11 +405,35 @@ class Blackboard:
         if revision and revision < oldest:
             if self.archived is None:
                 raise RevisionCompactedError(revision, oldest)
-            entries = await self.archived.list_entries(
-                tenant, board, matcher, revision, after_key, size + 1, oldest
-            )
+            page = (revision, visible_at, after_key, size + 1)
+            entries = await self._archived_page(self.archived, tenant, board, matcher, page, oldest)
             return ReadResult(Header(revision, oldest), revision, entries)
         return result
+
+    @staticmethod
+    async def _archived_page(
+        archived: ArchivedHistory,
+        tenant: str,
+        board: str,
+        matcher: KeyMatcher,
+        page: tuple[int, float | None, str | None, int],
+        oldest: int,
+    ) -> list[Entry]:
+        """Up to `limit` archived entries at `revision` after `after_key`
+        (`page`: revision, visible_at, after_key, limit), without those
+        expired at `visible_at`, as the hot store's listings leave them out
+        at any revision: reading goes on past the expired ones."""
+        revision, visible_at, after_key, limit = page
+        entries: list[Entry] = []
+        while len(entries) < limit:
+            found = await archived.list_entries(
+                tenant, board, matcher, revision, after_key, limit, oldest
+            )
+            entries.extend(e for e in found if visible_at is None or not e.is_expired(visible_at))
+            if len(found) < limit:
+                break
+            after_key = found[-1].key
+        return entries[:limit]
 
     def _page_size(self, requested: int) -> int:
         check_non_negative("page_size", requested)

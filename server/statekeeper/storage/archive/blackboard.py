@@ -10,15 +10,15 @@ import contextlib
 import dataclasses
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import asyncpg
 
 from statekeeper.admin import transfer
 from statekeeper.admin.embedded import EmbeddedSource, open_existing
-from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.postgres import PREFETCH, PostgresSource
 from statekeeper.admin.tables import Table
 from statekeeper.core.archive.blackboard import (
     ArchivedHistoryEraser,
@@ -39,6 +39,7 @@ from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.production import ProductionStorage
 from statekeeper.storage.sealing import Sealer
 
+T = TypeVar("T")
 VERSIONS = "bb_versions"
 LOG = "bb_log"
 # The unit's rows: history below high + 1 (the range and, below low, the
@@ -48,6 +49,17 @@ _FILTERS = {
     VERSIONS: "tenant = {1} AND revision <= {2}",
     LOG: "tenant = {1} AND revision >= {2} AND revision <= {3}",
 }
+
+
+# Per revision of a range: its history rows and the bytes of their values
+# (placeholders tenant, low, high, limit; the backend's byte length function).
+_SIZES = (
+    "SELECT revision, count(*), coalesce(sum({4}(data)), 0) FROM bb_versions"
+    " WHERE tenant = {0} AND revision >= {1} AND revision <= {2}"
+    " GROUP BY revision ORDER BY revision LIMIT {3}"
+)
+# Rows the export thread takes from the event loop at a time.
+_BATCH_ROWS = 500
 
 
 def _where(table: str, mark: str, low: int, high: int) -> tuple[str, tuple[int, ...]] | None:
@@ -162,6 +174,16 @@ class EmbeddedHistoryDatabase:
     ) -> ExportedUnit | None:
         return await asyncio.to_thread(_export_embedded, self._data_dir, tenant, low, high, path)
 
+    async def revision_sizes(
+        self, tenant: str, low: int, high: int, limit: int
+    ) -> list[tuple[int, int, int]]:
+        def work(db: sqlite3.Connection) -> list[tuple[int, int, int]]:
+            sql = _SIZES.format("?", "?", "?", "?", "length")
+            rows = db.execute(sql, (tenant, low, high, limit)).fetchall()
+            return [(int(r[0]), int(r[1]), int(r[2])) for r in rows]
+
+        return await self._storage.read(work)
+
     async def compact_range(self, tenant: str, low: int, high: int, version: int) -> bool | None:
         def work(db: sqlite3.Connection) -> bool | None:
             row = db.execute(
@@ -204,14 +226,65 @@ class _PostgresRange(PostgresSource):
         if found is None:
             return
         where, params = found
-        records = await self._conn.fetch(
+        # Streamed by a cursor (the export runs in a read-only transaction),
+        # as the base PostgresSource reads: never the whole range at once.
+        async for record in self._conn.cursor(
             f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where}"
             f" ORDER BY {', '.join(table.order)}",
             tenant,
             *params,
-        )
-        for record in records:
+            prefetch=PREFETCH,
+        ):
             yield tuple(record.values())
+
+
+class _ThreadedSource:
+    """An export source on the event loop, read from a worker thread: each
+    call runs on `loop` (where the connection lives) and the thread waits
+    for it; rows cross in batches."""
+
+    def __init__(self, source: _PostgresRange, loop: asyncio.AbstractEventLoop) -> None:
+        self.backend = source.backend
+        self._source = source
+        self._loop = loop
+
+    def _on_loop(self, call: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(call, self._loop).result()
+
+    async def schema_versions(self) -> dict[str, int]:
+        return self._on_loop(self._source.schema_versions())
+
+    async def columns(self, table: Table) -> list[str]:
+        return self._on_loop(self._source.columns(table))
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        return self._on_loop(self._source.count(table, tenant, user))
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        stream = cast(
+            AsyncGenerator[Sequence[Any], None], self._source.rows(table, columns, tenant, user)
+        )
+        try:
+            while batch := self._on_loop(_take(stream, _BATCH_ROWS)):
+                for row in batch:
+                    yield row
+        finally:
+            self._on_loop(stream.aclose())
+
+
+async def _take(stream: AsyncIterator[Sequence[Any]], count: int) -> list[Sequence[Any]]:
+    batch: list[Sequence[Any]] = []
+    async for row in stream:
+        batch.append(row)
+        if len(batch) >= count:
+            break
+    return batch
+
+
+def _export_in_thread(source: _ThreadedSource, path: Path, tenant: str) -> transfer.ExportSummary:
+    return asyncio.run(transfer.export(source, path, tenant, None))
 
 
 class PostgresHistoryDatabase:
@@ -262,8 +335,22 @@ class PostgresHistoryDatabase:
             if oldest is None or int(oldest) != low:
                 return None
             source = _PostgresRange(cast(asyncpg.Connection, conn), low, high)
-            summary = await transfer.export(source, path, tenant, None)
+            # The rows are read here, on the event loop (asyncpg); the JSON
+            # and zstd encoding runs in a worker thread (_ThreadedSource).
+            loop = asyncio.get_running_loop()
+            summary = await asyncio.to_thread(
+                _export_in_thread, _ThreadedSource(source, loop), path, tenant
+            )
         return _exported(summary)
+
+    async def revision_sizes(
+        self, tenant: str, low: int, high: int, limit: int
+    ) -> list[tuple[int, int, int]]:
+        async with self._durable.connection("blackboard archive unit size") as conn:
+            rows = await conn.fetch(
+                _SIZES.format("$1", "$2", "$3", "$4", "octet_length"), tenant, low, high, limit
+            )
+        return [(int(r[0]), int(r[1]), int(r[2])) for r in rows]
 
     async def compact_range(self, tenant: str, low: int, high: int, version: int) -> bool | None:
         async with (
