@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from google.protobuf import duration_pb2
 
 from statekeeper.core.archive import blackboard as archived
@@ -32,6 +33,7 @@ from statekeeper_client.v1 import blackboard_pb2 as pb
 from statekeeper_client.v1 import common_pb2
 from tests.archive.helpers import auth
 from tests.archive.test_blackboard_archive import stub_of
+from tests.harness.backends import EMBEDDED, PRODUCTION, backend
 from tests.harness.deploy import API_KEYS, key_args
 from tests.harness.servers import ServerProcess
 
@@ -124,9 +126,22 @@ def _list_all(stub: Any, first: Any) -> list[str]:
     return keys
 
 
-def test_archived_history_reads(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend_name", [EMBEDDED, PRODUCTION])
+def test_archived_history_reads(backend_name: str, tmp_path: Path) -> None:
+    with backend(backend_name, "bbreads") as where:
+        serve_args = where.serve_args() if where else []
+        listed, hot_last = _write_and_list(tmp_path, serve_args)
+    assert listed == ["a", "c", "hot", "users/u1/k0", "users/u1/k1", "users/u1/k2"]
+    asyncio.run(_read_in_process(tmp_path, tmp_path / "archive", hot_last))
+
+
+def _write_and_list(tmp_path: Path, serve_args: list[str]) -> tuple[list[str], int]:
+    """Writes history, lists it in pages of one that cross from the hot
+    history into the archive (CompactBlackboard between the first page and
+    the next), and returns the keys listed and the last revision of "hot"."""
     directory = tmp_path / "archive"
     args = [
+        *serve_args,
         *key_args(API_KEYS),
         "--archive-url",
         str(directory),
@@ -158,8 +173,7 @@ def test_archived_history_reads(tmp_path: Path) -> None:
             listed = _list_all(stub, first)
     finally:
         server.stop()
-    assert listed == ["a", "c", "hot", "users/u1/k0", "users/u1/k1", "users/u1/k2"]
-    asyncio.run(_read_in_process(tmp_path, directory, hot_last))
+    return listed, hot_last
 
 
 async def _read_in_process(tmp_path: Path, directory: Path, hot_last: int) -> None:
