@@ -149,9 +149,6 @@ class Archive:
         """True when some kind has a policy (the archiver then runs)."""
         return any(kind.after_days > 0 for kind in self.kinds.values())
 
-    def kind(self, capability: str) -> UnitKind:
-        return self.kinds[capability]
-
     # ----- archiving -------------------------------------------------------
 
     async def archive_pass(self) -> PassResult:
