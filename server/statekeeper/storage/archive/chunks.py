@@ -4,7 +4,7 @@ unit, its filter, and the rows of a chunk (an export file, admin/transfer.py).""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +54,30 @@ def chunk_rows(
             entry = rows.setdefault(name, (columns[name], []))
             entry[1].append([transfer.decode_value(v) for v in record["r"]])
     return header, rows
+
+
+class TablesOf:
+    """An export source limited to the tables `wanted` picks (the others
+    count 0 and yield nothing): one unit's tables out of a user's export,
+    on either backend."""
+
+    def __init__(self, source: transfer.Source, wanted: Callable[[Table], bool]) -> None:
+        self._source = source
+        self._wanted = wanted
+        self.backend = source.backend
+
+    async def schema_versions(self) -> dict[str, int]:
+        return await self._source.schema_versions()
+
+    async def columns(self, table: Table) -> list[str]:
+        return await self._source.columns(table)
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        return await self._source.count(table, tenant, user) if self._wanted(table) else 0
+
+    async def rows(
+        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
+    ) -> AsyncIterator[Sequence[Any]]:
+        if self._wanted(table):
+            async for row in self._source.rows(table, columns, tenant, user):
+                yield row

@@ -9,13 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from statekeeper.admin import transfer
 from statekeeper.admin.embedded import EmbeddedSource, index_episodes, open_existing
-from statekeeper.admin.tables import Table
 from statekeeper.core.archive.episodes import (
     EPISODE_IDS,
     GUARD,
@@ -25,6 +22,7 @@ from statekeeper.core.archive.episodes import (
 )
 from statekeeper.core.archive.store import ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
+from statekeeper.storage.archive.chunks import TablesOf
 from statekeeper.storage.archive.episodes import (
     GUARD_QUERY,
     USERS_QUERY,
@@ -47,20 +45,6 @@ def _param(number: int) -> str:
 _GUARD = dialect(GUARD_QUERY, _param)
 
 
-class _UserEpisodes(EmbeddedSource):
-    """The user's episodes alone (the other tables of a user export are empty)."""
-
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        return await super().count(table, tenant, user) if is_unit_table(table) else 0
-
-    async def rows(
-        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
-    ) -> AsyncIterator[Sequence[Any]]:
-        if is_unit_table(table):
-            async for row in super().rows(table, columns, tenant, user):
-                yield row
-
-
 def _export(data_dir: Path, tenant: str, user_id: str, path: Path) -> ExportedUnit | None:
     with contextlib.closing(open_existing(data_dir)) as db:
         db.execute("BEGIN")
@@ -68,7 +52,8 @@ def _export(data_dir: Path, tenant: str, user_id: str, path: Path) -> ExportedUn
             rows = db.execute(_GUARD, (tenant, user_id)).fetchall()
             if not rows:
                 return None
-            source = _UserEpisodes(db, data_dir)
+            # The user's episodes alone (the other tables of a user export are empty).
+            source = TablesOf(EmbeddedSource(db, data_dir), is_unit_table)
             summary = asyncio.run(transfer.export(source, path, tenant, user_id))
         finally:
             db.execute("ROLLBACK")

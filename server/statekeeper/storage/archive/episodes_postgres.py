@@ -8,15 +8,13 @@ vectors (storage/postgres/memory_feed.py)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import asyncpg
 
 from statekeeper.admin import transfer
 from statekeeper.admin.postgres import PostgresSource
-from statekeeper.admin.tables import Table
 from statekeeper.core.archive.episodes import (
     EPISODE_IDS,
     GUARD,
@@ -26,6 +24,7 @@ from statekeeper.core.archive.episodes import (
 )
 from statekeeper.core.archive.store import ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
+from statekeeper.storage.archive.chunks import TablesOf
 from statekeeper.storage.archive.episodes import (
     GUARD_QUERY,
     USERS_QUERY,
@@ -48,20 +47,6 @@ def _param(number: int) -> str:
 
 
 _GUARD = dialect(GUARD_QUERY, _param)
-
-
-class _UserEpisodes(PostgresSource):
-    """The user's episodes alone (the other tables of a user export are empty)."""
-
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        return await super().count(table, tenant, user) if is_unit_table(table) else 0
-
-    async def rows(
-        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
-    ) -> AsyncIterator[Sequence[Any]]:
-        if is_unit_table(table):
-            async for row in super().rows(table, columns, tenant, user):
-                yield row
 
 
 async def _lock_user(conn: Connection, tenant: str, user_id: str) -> None:
@@ -89,7 +74,8 @@ class PostgresEpisodeArchive:
             rows = await conn.fetch(_GUARD, tenant, user_id)
             if not rows:
                 return None
-            source = _UserEpisodes(cast(asyncpg.Connection, conn))
+            # The user's episodes alone (the other tables of a user export are empty).
+            source = TablesOf(PostgresSource(cast(asyncpg.Connection, conn)), is_unit_table)
             summary = await transfer.export(source, path, tenant, user_id)
         extra = {
             EPISODE_IDS: [row[4] for row in rows],
