@@ -29,12 +29,12 @@ from statekeeper.core.archive.audit import (
 from statekeeper.core.archive.damage import count_as_damage
 from statekeeper.core.archive.service import Archive
 from statekeeper.core.archive.store import ExportedUnit
-from statekeeper.core.audit.models import AuditRecord, ChainLink
+from statekeeper.core.audit.models import ChainLink
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.embedded.sessions_schema import audit_digest
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.production import ProductionStorage
-from statekeeper.storage.sql import AUDIT_COLUMNS
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_from_row
 
 TABLE = "audit_log"
 CONTENT_COLUMNS = tuple(AUDIT_COLUMNS.replace(" ", "").split(","))
@@ -92,18 +92,7 @@ def read_chunk(path: Path, tenant: str) -> list[ArchivedAuditRecord]:
 
 def _archived(row: list[Any], at: dict[str, int]) -> ArchivedAuditRecord:
     value = {name: row[at[name]] for name in CHUNK_COLUMNS}
-    record = AuditRecord(
-        audit_id=int(value["audit_id"]),
-        tenant=value["tenant"],
-        principal=value["principal"],
-        service=value["service"],
-        method=value["method"],
-        entity_type=value["entity_type"],
-        entity_id=value["entity_id"],
-        revision=int(value["revision"]),
-        time=float(value["time"]),
-        summary=value["summary"],
-    )
+    record = audit_from_row(value)
     link = ChainLink(
         audit_id=record.audit_id,
         tenant=record.tenant,
