@@ -19,6 +19,7 @@ import asyncpg
 from statekeeper.admin import transfer
 from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
+from statekeeper.core.archive.checkpoints import CAPABILITY
 from statekeeper.core.archive.store import FENCE, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.storage.archive.checkpoints import (
@@ -37,7 +38,11 @@ from statekeeper.storage.archive.checkpoints import (
     keys_of,
     unit_filter,
 )
-from statekeeper.storage.archive.fences import consume_postgres, used_up_postgres
+from statekeeper.storage.archive.fences import (
+    consume_postgres,
+    lock_restore_postgres,
+    used_up_postgres,
+)
 from statekeeper.storage.postgres.checkpoints import insert_audit
 from statekeeper.storage.postgres.checkpoints_schema import VALUE_LOCK_CLASS
 from statekeeper.storage.postgres.sessions import PostgresStorage
@@ -208,10 +213,7 @@ class PostgresHistoryDatabase:
             raise transfer.TransferError(f"{chunk} belongs to another tenant")
         keys = chunk_keys(rows)
         async with self._durable.transaction("archive checkpoint restore") as conn:
-            await conn.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                f"archive\x1fcheckpoints\x1f{tenant}\x1f{execution_id}",
-            )
+            await lock_restore_postgres(conn, CAPABILITY, tenant, execution_id)
             await _lock(conn, tenant, execution_id, exclusive=False)
             # Used up even when every checkpoint is hot (see the embedded
             # store's _restore: the archiver's delete then refuses).

@@ -16,6 +16,7 @@ import asyncpg
 from statekeeper.admin import transfer
 from statekeeper.admin.postgres import PostgresSource
 from statekeeper.core.archive.episodes import (
+    CAPABILITY,
     EPISODE_IDS,
     GUARD,
     HotDelete,
@@ -32,7 +33,7 @@ from statekeeper.storage.archive.episodes import (
     dialect,
     is_unit_table,
 )
-from statekeeper.storage.archive.fences import consume_postgres
+from statekeeper.storage.archive.fences import consume_postgres, lock_restore_postgres
 from statekeeper.storage.postgres.memory import OP_ADD, OP_REMOVE, PostgresMemoryStore
 from statekeeper.storage.postgres.memory_episodes import established_dimensions
 from statekeeper.storage.postgres.memory_facts import write_audit
@@ -122,10 +123,7 @@ class PostgresEpisodeArchive:
         )
         async with self._durable.transaction("archive episodes restore") as conn:
             # Two replicas restoring the user at once insert the rows once.
-            await conn.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                f"archive\x1fepisodes\x1f{tenant}\x1f{user_id}",
-            )
+            await lock_restore_postgres(conn, CAPABILITY, tenant, user_id)
             await _lock_user(conn, tenant, user_id)
             if await _any_hot(conn, tenant, episode_ids):
                 return None

@@ -32,6 +32,15 @@ def consume_sqlite(db: sqlite3.Connection, tenant: str, fence: str) -> None:
         raise ChunkUsedUpError(fence)
 
 
+async def lock_restore_postgres(conn: Connection, capability: str, tenant: str, unit: str) -> None:
+    """Held to the end of the caller's transaction: two replicas restoring
+    one unit at once take turns (the second then finds it hot)."""
+    await conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+        f"archive\x1f{capability}\x1f{tenant}\x1f{unit}",
+    )
+
+
 async def consume_postgres(conn: Connection, tenant: str, fence: str) -> None:
     """`consume_sqlite` on PostgreSQL."""
     if fence and await conn.execute(_INSERT_POSTGRES, tenant, fence, time.time()) != "INSERT 0 1":

@@ -18,7 +18,12 @@ from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
 from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
 from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_filter
-from statekeeper.storage.archive.fences import consume_postgres, mark_postgres, used_up_postgres
+from statekeeper.storage.archive.fences import (
+    consume_postgres,
+    lock_restore_postgres,
+    mark_postgres,
+    used_up_postgres,
+)
 from statekeeper.storage.codec import record_from_json
 from statekeeper.storage.postgres.sessions import PostgresStorage
 
@@ -117,10 +122,7 @@ class PostgresArchiveDatabase:
         if header.tenant != tenant:
             raise transfer.TransferError(f"{chunk} belongs to another tenant")
         async with self._durable.connection("archive restore") as conn, conn.transaction():
-            await conn.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                f"archive\x1f{tenant}\x1f{session_id}",
-            )
+            await lock_restore_postgres(conn, "sessions", tenant, session_id)
             if await conn.fetchval(
                 "SELECT 1 FROM sessions WHERE tenant = $1 AND session_id = $2",
                 tenant,
