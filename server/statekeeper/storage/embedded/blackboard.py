@@ -43,6 +43,7 @@ from statekeeper.core.blackboard.store import (
 )
 from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
+from statekeeper.storage.embedded.audit_chain import insert_audit_rows
 from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
@@ -54,7 +55,7 @@ from statekeeper.storage.shared.blackboard import (
     visible,
 )
 from statekeeper.storage.shared.erasure import blackboard_steps
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+from statekeeper.storage.sql import audit_values
 
 log = logging.getLogger(__name__)
 
@@ -643,10 +644,7 @@ def _write_audit(
     """The revision's audit record, in the transaction that stores it."""
     record = blackboard_record(template, batch)
     if record is not None:
-        db.execute(
-            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-            audit_values(record, batch.tenant),
-        )
+        insert_audit_rows(db, [audit_values(record, batch.tenant)])
 
 
 def _write_batch(

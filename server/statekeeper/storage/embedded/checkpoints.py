@@ -36,13 +36,14 @@ from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.schema_upgrades import Payload
+from statekeeper.storage.embedded.audit_chain import insert_audit_rows
 from statekeeper.storage.embedded.checkpoints_schema import MIGRATIONS, SCHEMA_TABLE
 from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.checkpoints import add
 from statekeeper.storage.shared.erasure import SQLITE, checkpoint_steps
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+from statekeeper.storage.sql import audit_values
 
 # Every column of a checkpoint but its tenant and execution.
 _CHECKPOINT_BODY = (
@@ -773,10 +774,7 @@ def insert_audit(
     """Writes `audit` (if any) into the shared audit trail of the embedded
     store, in the caller's transaction."""
     if audit is not None:
-        db.execute(
-            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-            audit_values(replace(audit, revision=revision), tenant),
-        )
+        insert_audit_rows(db, [audit_values(replace(audit, revision=revision), tenant)])
 
 
 def _audit_each_execution(

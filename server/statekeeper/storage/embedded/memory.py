@@ -40,6 +40,7 @@ from statekeeper.core.memory.models import (
 from statekeeper.core.memory.store import MemoryStore
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.codec import dumps
+from statekeeper.storage.embedded.audit_chain import insert_audit_rows
 from statekeeper.storage.embedded.erasure import merge_terms, run_steps
 from statekeeper.storage.embedded.memory_facts import (
     FACT_COLUMNS,
@@ -751,10 +752,7 @@ def _write_episode_audits(
     # The record of each episode is `entry` with its id: one tuple built per
     # episode, not one AuditRecord.
     before, after = entry[:_AUDIT_ENTITY_ID], entry[_AUDIT_ENTITY_ID + 1 :]
-    db.executemany(
-        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-        [(*before, episode.episode_id, *after) for episode in episodes],
-    )
+    insert_audit_rows(db, [(*before, episode.episode_id, *after) for episode in episodes])
 
 
 _AUDIT_ENTITY_ID = AUDIT_COLUMNS.split(", ").index("entity_id")

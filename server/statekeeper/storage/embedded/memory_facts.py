@@ -17,10 +17,11 @@ from statekeeper.core.memory.models import (
 )
 from statekeeper.core.memory.semantic import FactResolution, resolve_fact
 from statekeeper.storage.codec import dumps
+from statekeeper.storage.embedded.audit_chain import insert_audit_rows
 from statekeeper.storage.shared.memory import (
     fact_from_row,
 )
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+from statekeeper.storage.sql import audit_values
 
 FACT_COLUMNS = (
     "fact_id, user_id, subject, predicate, object, source, confidence, valid_from, valid_to,"
@@ -205,7 +206,4 @@ def write_audit(
     entry = replace(
         audit, entity_type=entity_type, entity_id=entity_id, revision=0, summary=summary
     )
-    db.execute(
-        f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-        audit_values(entry, tenant),
-    )
+    insert_audit_rows(db, [audit_values(entry, tenant)])

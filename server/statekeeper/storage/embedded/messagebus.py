@@ -36,6 +36,7 @@ from statekeeper.core.messagebus.store import (
     settled_summary,
 )
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
+from statekeeper.storage.embedded.audit_chain import insert_audit_rows
 from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
@@ -49,7 +50,7 @@ from statekeeper.storage.shared.messagebus import (
     message_from_row,
     status_of,
 )
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+from statekeeper.storage.sql import audit_values
 
 # Versioned schema of the message bus tables: (version, statements). Append
 # only; never edit a released entry.
@@ -519,10 +520,7 @@ def _settled(
 
 def _insert_audit(db: sqlite3.Connection, tenant: str, record: AuditRecord | None) -> None:
     if record is not None:
-        db.execute(
-            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-            audit_values(record, tenant),
-        )
+        insert_audit_rows(db, [audit_values(record, tenant)])
 
 
 def _each_receipt(

@@ -41,6 +41,7 @@ from statekeeper.core.sessions.models import (
 )
 from statekeeper.core.sessions.store import SessionStore
 from statekeeper.storage.codec import record_from_json, record_to_json
+from statekeeper.storage.embedded.audit_chain import insert_audit_rows
 from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.sessions_schema import (
     AUDIT_DIGEST,
@@ -498,10 +499,7 @@ class _SqliteAuditStore(AuditStore):
 
 def _insert_audit(db: sqlite3.Connection, tenant: str, audit: AuditRecord | None) -> None:
     if audit is not None:
-        db.execute(
-            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
-            audit_values(audit, tenant),
-        )
+        insert_audit_rows(db, [audit_values(audit, tenant)])
 
 
 def _insert_version(

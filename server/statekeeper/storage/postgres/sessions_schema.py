@@ -172,6 +172,84 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        7,
+        "audit_log: a transaction's records linked in one pass at commit",
+        (
+            # Links the committing transaction's records from audit_id `first`
+            # on: every tenant's in one pass, heads locked in tenant order (so
+            # two transactions of several tenants cannot deadlock), digests
+            # chained in a loop and the rows written by one UPDATE. The
+            # records it finds unlinked are this transaction's: another's are
+            # invisible until it commits, and linked by then; records older
+            # than the chain (migration 4) have smaller ids than `first`.
+            # Each record is hashed exactly as audit_digest does.
+            # A custom plan for each call: a generic one guesses that
+            # `audit_id >= first` keeps a third of the table, and scans it all.
+            """CREATE FUNCTION audit_chain_link_from(first bigint) RETURNS void
+            LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
+            DECLARE
+                r record;
+                tenant_now text;
+                seq_now bigint;
+                hash_now text;
+                n integer := 0;
+                ids bigint[] := '{}';
+                seqs bigint[] := '{}';
+                prevs text[] := '{}';
+                hashes text[] := '{}';
+            BEGIN
+                FOR r IN
+                    SELECT a.audit_id, a.tenant, json_build_array(a.tenant, a.principal,
+                        a.service, a.method, a.entity_type, a.entity_id, a.revision::text,
+                        encode(float8send(a.time), 'hex'), a.summary)::text AS content
+                    FROM audit_log a
+                    WHERE a.audit_id >= first AND a.chain_seq IS NULL
+                    ORDER BY a.tenant, a.audit_id
+                LOOP
+                    IF tenant_now IS DISTINCT FROM r.tenant THEN
+                        IF tenant_now IS NOT NULL THEN
+                            UPDATE audit_chain_heads SET seq = seq_now, hash = hash_now
+                            WHERE tenant = tenant_now;
+                        END IF;
+                        tenant_now := r.tenant;
+                        INSERT INTO audit_chain_heads VALUES (tenant_now, 0, '')
+                        ON CONFLICT (tenant) DO NOTHING;
+                        SELECT h.seq, h.hash INTO seq_now, hash_now FROM audit_chain_heads h
+                        WHERE h.tenant = tenant_now FOR UPDATE;
+                    END IF;
+                    n := n + 1;
+                    seq_now := seq_now + 1;
+                    ids[n] := r.audit_id;
+                    seqs[n] := seq_now;
+                    prevs[n] := hash_now;
+                    hash_now := encode(sha256(convert_to(hash_now || r.content, 'UTF8')), 'hex');
+                    hashes[n] := hash_now;
+                END LOOP;
+                IF n = 0 THEN
+                    RETURN;
+                END IF;
+                UPDATE audit_chain_heads SET seq = seq_now, hash = hash_now
+                WHERE tenant = tenant_now;
+                UPDATE audit_log a SET chain_seq = u.seq, prev_hash = u.prev, hash = u.hash
+                FROM unnest(ids, seqs, prevs, hashes) AS u(id, seq, prev, hash)
+                WHERE a.audit_id = u.id;
+            END
+            $$""",
+            # Still one deferred call per record (a constraint trigger is per
+            # row), but only the first of a transaction finds its record
+            # unlinked and links them all; the others return at once.
+            """CREATE OR REPLACE FUNCTION audit_chain_link() RETURNS trigger
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                IF (SELECT chain_seq FROM audit_log WHERE audit_id = NEW.audit_id) IS NULL THEN
+                    PERFORM audit_chain_link_from(NEW.audit_id);
+                END IF;
+                RETURN NULL;
+            END
+            $$""",
+        ),
+    ),
 )
 
 
