@@ -31,7 +31,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from statekeeper.core import paging
 from statekeeper.core.audit.models import AuditRecord
@@ -43,6 +43,7 @@ from statekeeper.core.checkpoints.models import (
     CheckpointDraft,
     CheckpointLimits,
     CheckpointQuery,
+    PendingWrite,
     Position,
     ReadOptions,
     RemovalCounts,
@@ -333,18 +334,26 @@ class CheckpointManager:
         return record_for(actor, EXECUTION_ENTITY, execution_id, 0, self._clock_ns() / 1e9, summary)
 
     def _upgraded(self, checkpoint: StoredCheckpoint) -> StoredCheckpoint:
+        """`checkpoint` with every payload at its newest schema version. The
+        registry returns a payload unchanged when it has nothing to do (the
+        usual case), and then so does this: no copies on every read."""
         upgrade = self._upgrades.upgrade
-        return replace(
-            checkpoint,
-            state=upgrade(checkpoint.state),
-            channels={
-                name: replace(entry, value=upgrade(entry.value) if entry.value else None)
-                for name, entry in checkpoint.channels.items()
-            },
-            pending_writes=tuple(
-                replace(write, value=upgrade(write.value)) for write in checkpoint.pending_writes
-            ),
+        state = upgrade(checkpoint.state)
+        channels = {
+            name: entry if entry.value is None else _with_value(entry, upgrade(entry.value))
+            for name, entry in checkpoint.channels.items()
+        }
+        writes = tuple(
+            _with_value(write, upgrade(write.value)) for write in checkpoint.pending_writes
         )
+        unchanged = (
+            state is checkpoint.state
+            and all(channels[name] is entry for name, entry in checkpoint.channels.items())
+            and all(new is old for new, old in zip(writes, checkpoint.pending_writes, strict=True))
+        )
+        if unchanged:
+            return checkpoint
+        return replace(checkpoint, state=state, channels=channels, pending_writes=writes)
 
     def _page_size(self, requested: int) -> int:
         check_non_negative("page_size", requested)
@@ -499,6 +508,14 @@ def _hashed(entry: ChannelEntry) -> ChannelEntry:
     if entry.value is None:
         return entry
     return replace(entry, content_hash=entry.value.content_hash())
+
+
+_Valued = TypeVar("_Valued", ChannelEntry, PendingWrite)
+
+
+def _with_value(item: _Valued, value: Payload) -> _Valued:
+    """`item` itself when `value` is already its value, else a copy with it."""
+    return item if value is item.value else replace(item, value=value)
 
 
 def _run_id_from(metadata: Mapping[str, Any]) -> str:

@@ -36,6 +36,7 @@ listings sort exactly like `Position`.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
@@ -218,14 +219,9 @@ class PostgresCheckpointStore(CheckpointStore):
         options: ReadOptions,
     ) -> StoredCheckpoint | None:
         params: list[Any] = [tenant, execution_id, namespace]
-        where = "c.tenant = $1 AND c.execution_id = $2 AND c.namespace = $3"
         if checkpoint_id is not None:
             params.append(checkpoint_id)
-            where += " AND c.checkpoint_id = $4"
-        sql = (
-            f"{_select_checkpoints(options)} WHERE {where}"
-            " ORDER BY c.create_time_ns DESC, c.sequence DESC LIMIT 1"
-        )
+        sql = _get_checkpoint_sql(options, by_id=checkpoint_id is not None)
         async with self._db.connection("get checkpoint") as conn:
             row = await conn.fetchrow(sql, *params)
         return None if row is None else _checkpoint_from_row(row, options)
@@ -511,6 +507,20 @@ def _dumps(value: Any) -> str:
 # ----- reads --------------------------------------------------------------------------
 
 
+@functools.cache
+def _get_checkpoint_sql(options: ReadOptions, by_id: bool) -> str:
+    """The statement of one checkpoint read: the newest of a namespace, or
+    ($4) the one with that id. Built once per shape, not on every read."""
+    where = "c.tenant = $1 AND c.execution_id = $2 AND c.namespace = $3"
+    if by_id:
+        where += " AND c.checkpoint_id = $4"
+    return (
+        f"{_select_checkpoints(options)} WHERE {where}"
+        " ORDER BY c.create_time_ns DESC, c.sequence DESC LIMIT 1"
+    )
+
+
+@functools.cache
 def _select_checkpoints(options: ReadOptions) -> str:
     """SELECT of checkpoints `c` with their channels (and values) and writes
     aggregated into parallel arrays, one row per checkpoint."""
