@@ -242,9 +242,12 @@ PAIRS = [
 ]
 
 
-def report(ops: int, results: dict[str, dict[str, list[float]]], floor: list[float]) -> None:
+def report(
+    ops: int, results: dict[str, dict[str, list[float]]], floor: list[float], load: str
+) -> None:
     f50, f99 = percentiles(floor)
     print(f"LangGraph checkpoints, {ops} sequential ops each, pid {os.getpid()}")
+    print(f"load average (1/5/15 min) before the rounds {load}, after {load_average()}")
     print(
         f"gRPC floor (health Check round trip to the server process): p50 {f50:.0f} us,"
         f" p99 {f99:.0f} us"
@@ -289,8 +292,15 @@ def main() -> None:
         production, _ = stack.enter_context(statekeeper_saver(tmp / "postgres", dsn))
         savers = {"statekeeper embedded": embedded, "statekeeper postgres": production}
         savers.update(peer_savers(stack, tmp, dsn))
+        load = load_average()
         results, floor = run_rounds(savers, health_address, args.ops, args.rounds)
-    report(args.ops, results, floor)
+    report(args.ops, results, floor, load)
+
+
+def load_average() -> str:
+    """The machine's load: the figures of a shared box are only comparable
+    side by side, and only when it was not saturated."""
+    return "/".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 if __name__ == "__main__":
