@@ -78,6 +78,7 @@ from statekeeper.core.sessions.models import (
     SessionVersion,
 )
 from statekeeper.core.sessions.store import SessionStore
+from statekeeper.storage.codec import record_to_json
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.postgres.sessions import PostgresSessionStore, PostgresStorage
 from statekeeper.storage.redis.cache import SessionCache
@@ -140,12 +141,14 @@ class CachedSessionStore(SessionStore):
             token = lease.token  # taken when the record was read
         else:
             token = await self._cache.begin_write(tenant, session_id)
+        # Encoded once, for PostgreSQL and for the cache.
+        state = record_to_json(change.record)
         try:
-            await self._durable.apply_change(tenant, change)
+            await self._durable.apply_change(tenant, change, state)
         except (StatekeeperError, OSError):
             await self._cache.invalidate(tenant, session_id)
             raise
-        await self._cache.finish_write(tenant, session_id, token, change.record)
+        await self._cache.finish_write(tenant, session_id, token, change.record, state)
 
     async def delete_session(
         self,

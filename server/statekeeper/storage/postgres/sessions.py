@@ -20,7 +20,10 @@ older schema.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -115,7 +118,7 @@ SELECT count(*) FROM changed
 """
 
 
-def _apply_change_args(tenant: str, change: SessionChange) -> list[object]:
+def _apply_change_args(tenant: str, change: SessionChange, state: str) -> list[object]:
     record, version = change.record, change.version
     columns: list[list[object]] = [[] for _ in range(12)]
     for message in change.new_messages:
@@ -124,7 +127,6 @@ def _apply_change_args(tenant: str, change: SessionChange) -> list[object]:
     sequences = [m.sequence for m in change.new_messages]
     audit = change.audit
     audit_args = audit_values(audit, tenant)[1:] if audit else (None,) * 8
-    state = record_to_json(record)
     return [
         tenant,
         record.session_id,
@@ -146,6 +148,119 @@ def _apply_change_args(tenant: str, change: SessionChange) -> list[object]:
         *audit_args,
         columns[11],  # $35, tool_call_ids: added after the others kept their numbers
     ]
+
+
+# Concurrent changes of one tenant, all to different sessions, in one
+# statement (one commit): the compare-and-swap UPDATE of every session whose
+# version still matches (rows locked in session order, so two groups never
+# deadlock), then for those only their versions, messages, receipts and audit
+# records (in arrival order). It returns the sessions it changed; a change
+# whose session is not among them failed its compare-and-swap alone. A
+# duplicate receipt fails the statement as a whole (the changes are then
+# applied one by one, so that only the duplicate fails).
+_APPLY_GROUP = f"""
+WITH input AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::integer[], $5::float8[], $6::bigint[],
+        $7::text[], $8::bigint[], $9::bigint[], $10::integer[], $11::float8[], $12::text[],
+        $13::text[], $14::bigint[], $15::bigint[])
+    AS c(session_id, agent_id, status, expire_time, version, state, expected, parent_version,
+        change_kind, create_time, snapshot, request_id, first_sequence, last_sequence)
+), locked AS (
+    SELECT s.session_id FROM sessions s JOIN input c ON c.session_id = s.session_id
+    WHERE s.tenant = $1 AND s.version = c.expected
+    ORDER BY s.session_id FOR UPDATE OF s
+), changed AS (
+    UPDATE sessions s SET agent_id = c.agent_id, status = c.status,
+        expire_time = c.expire_time, version = c.version, state = c.state
+    FROM input c JOIN locked l ON l.session_id = c.session_id
+    WHERE s.tenant = $1 AND s.session_id = c.session_id AND s.version = c.expected
+    RETURNING s.session_id
+), new_version AS (
+    INSERT INTO session_versions
+        (tenant, session_id, version, parent_version, change_kind, create_time, snapshot)
+    SELECT $1, c.session_id, c.version, c.parent_version, c.change_kind, c.create_time,
+        coalesce(c.snapshot, c.state)
+    FROM input c JOIN changed d ON d.session_id = c.session_id
+), new_messages AS (
+    INSERT INTO messages (tenant, session_id, {MESSAGE_INSERT_COLUMNS})
+    SELECT $1, m.* FROM unnest(
+        $16::text[], $17::bigint[], $18::text[], $19::integer[], $20::text[], $21::text[],
+        $22::text[], $23::text[], $24::text[], $25::integer[], $26::float8[], $27::boolean[],
+        $28::text[])
+        AS m(session_id, sequence, message_id, role, content, name, tool_calls, tool_call_id,
+            metadata, token_count, create_time, rolled_back, tool_call_ids)
+    WHERE m.session_id IN (SELECT session_id FROM changed)
+), receipt AS (
+    INSERT INTO append_receipts
+        (tenant, request_id, session_id, first_sequence, last_sequence, version)
+    SELECT $1, c.request_id, c.session_id, c.first_sequence, c.last_sequence, c.version
+    FROM input c JOIN changed d ON d.session_id = c.session_id WHERE c.request_id IS NOT NULL
+), audit AS (
+    INSERT INTO audit_log ({AUDIT_COLUMNS})
+    SELECT $1, a.principal, a.service, a.method, a.entity_type, a.entity_id, a.revision,
+        a.time, a.summary
+    FROM unnest($29::text[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[],
+        $35::bigint[], $36::float8[], $37::text[], $38::integer[])
+        AS a(session_id, principal, service, method, entity_type, entity_id, revision, time,
+            summary, arrival)
+    WHERE a.session_id IN (SELECT session_id FROM changed)
+    ORDER BY a.arrival
+)
+SELECT session_id FROM changed
+"""
+# At most this many changes share one statement.
+_GROUP_MAX = 128
+
+
+def _apply_group_args(tenant: str, group: Sequence[_Queued]) -> list[object]:
+    """_APPLY_GROUP's arguments: a column per field, a row per change (a
+    row per message, a row per audit record)."""
+    sessions: list[list[object]] = [[] for _ in range(14)]
+    messages: list[list[object]] = [[] for _ in range(13)]
+    audits: list[list[object]] = [[] for _ in range(10)]
+    for arrival, queued in enumerate(group):
+        change, state = queued.change, queued.state
+        record, version = change.record, change.version
+        sequences = [m.sequence for m in change.new_messages]
+        row = (
+            record.session_id,
+            record.agent_id,
+            int(record.status),
+            record.expire_time,
+            record.version,
+            state,
+            change.expected_version,
+            version.parent_version,
+            int(version.change_kind),
+            version.create_time,
+            # The snapshot is the new record itself (sent once, NULL here).
+            None if version.snapshot is record else record_to_json(version.snapshot),
+            change.request_id or None,
+            min(sequences, default=0),
+            max(sequences, default=0),
+        )
+        _append_row(sessions, row)
+        for message in change.new_messages:
+            _append_row(messages, message_values(tenant, record.session_id, message)[1:])
+        if change.audit is not None:
+            audit_row = (record.session_id, *audit_values(change.audit, tenant)[1:], arrival)
+            _append_row(audits, audit_row)
+    return [tenant, *sessions, *messages, *audits]
+
+
+def _append_row(columns: list[list[object]], row: Sequence[object]) -> None:
+    for column, value in zip(columns, row, strict=True):
+        column.append(value)
+
+
+@dataclasses.dataclass
+class _Queued:
+    """A change (with its new record's encoding) on its way to PostgreSQL;
+    `future` is set while it waits for the next group of its tenant."""
+
+    change: SessionChange
+    state: str
+    future: asyncio.Future[None] | None = None
 
 
 # Reading a window tail: the first page holds a typical window (a 4,000-token
@@ -302,8 +417,19 @@ def _mapped(what: str) -> Any:
 
 
 class PostgresSessionStore(SessionStore):
+    """Changes are group-committed per tenant: while one statement of a
+    tenant runs, the tenant's next changes queue and then go together in
+    one statement (see _APPLY_GROUP), so concurrent appends share a commit
+    (and the tenant's audit chain head, which every commit locks) instead of
+    queueing for it one by one. A change returns only after its statement
+    has committed."""
+
     def __init__(self, db: PostgresStorage) -> None:
         self._db = db
+        # Tenants with a statement running, and the changes waiting for it.
+        self._busy: set[str] = set()
+        self._queued: dict[str, list[_Queued]] = {}
+        self._committers: set[asyncio.Task[None]] = set()
 
     async def create_session(
         self, tenant: str, version: SessionVersion, audit: AuditRecord | None = None
@@ -350,13 +476,119 @@ class PostgresSessionStore(SessionStore):
             rows = await conn.fetch(sql, *params)
         return [record_from_json(row["state"]) for row in rows]
 
-    async def apply_change(self, tenant: str, change: SessionChange) -> None:
+    async def apply_change(
+        self, tenant: str, change: SessionChange, state: str | None = None
+    ) -> None:
+        """Runs the change at once (in the caller's context: its trace) when
+        no statement of the tenant is running, else queues it for the
+        tenant's next group. `state`: the new record's encoding, if the
+        caller has it."""
+        queued = _Queued(change, state or record_to_json(change.record))
+        if change.visibility_changed:
+            await self._apply_one(tenant, queued)
+            return
+        if tenant in self._busy:
+            queued.future = asyncio.get_running_loop().create_future()
+            queued.future.add_done_callback(_consume)
+            self._queued.setdefault(tenant, []).append(queued)
+            await asyncio.shield(queued.future)
+            return
+        self._busy.add(tenant)
+        try:
+            await self._apply_one(tenant, queued)
+        finally:
+            self._hand_over(tenant)
+
+    def _hand_over(self, tenant: str) -> None:
+        """After a tenant's statement: a committer for what queued meanwhile."""
+        if not self._queued.get(tenant):
+            self._busy.discard(tenant)
+            return
+        task = asyncio.create_task(
+            self._commit_queued(tenant), name="session-group", context=contextvars.Context()
+        )
+        self._committers.add(task)
+        task.add_done_callback(self._committers.discard)
+
+    async def _commit_queued(self, tenant: str) -> None:
+        try:
+            while group := self._next_group(tenant):
+                await self._commit_group(tenant, group)
+        finally:
+            self._busy.discard(tenant)
+            # Only if cancelled (shutdown) can changes be left: fail them.
+            left = self._queued.pop(tenant, [])
+            closing = StorageUnavailableError("the PostgreSQL store is closing; retry the call")
+            _settle(left, [closing] * len(left))
+
+    def _next_group(self, tenant: str) -> list[_Queued]:
+        """The oldest queued changes, at most one per session (a later change
+        of the same session waits for the next group: its compare-and-swap
+        needs the first one's outcome)."""
+        queue = self._queued.pop(tenant, [])
+        group: list[_Queued] = []
+        sessions: set[str] = set()
+        rest: list[_Queued] = []
+        for queued in queue:
+            session_id = queued.change.record.session_id
+            if len(group) < _GROUP_MAX and session_id not in sessions:
+                sessions.add(session_id)
+                group.append(queued)
+            else:
+                rest.append(queued)
+        if rest:
+            self._queued[tenant] = rest
+        return group
+
+    async def _commit_group(self, tenant: str, group: list[_Queued]) -> None:
+        """Settles every future of the group (never raises but on cancellation)."""
+        outcomes: list[BaseException | None]
+        try:
+            if len(group) == 1:
+                outcomes = [await _outcome(self._apply_one(tenant, group[0]))]
+            else:
+                outcomes = await self._apply_many(tenant, group)
+        except asyncio.CancelledError:
+            outcomes = [StorageUnavailableError("the PostgreSQL store is closing; retry the call")]
+            outcomes *= len(group)
+            _settle(group, outcomes)
+            raise
+        except Exception as exc:
+            outcomes = [exc] * len(group)
+        _settle(group, outcomes)
+
+    async def _apply_many(self, tenant: str, group: list[_Queued]) -> list[BaseException | None]:
+        changes = [queued.change for queued in group]
+        try:
+            async with self._db.connection("apply changes") as conn:
+                rows = await conn.fetch(_APPLY_GROUP, *_apply_group_args(tenant, group))
+                changed = {row["session_id"] for row in rows}
+                return [
+                    None
+                    if change.record.session_id in changed
+                    else await _outcome(
+                        _explain_cas_failure(
+                            conn, tenant, change.record.session_id, change.expected_version
+                        )
+                    )
+                    for change in changes
+                ]
+        except asyncpg.UniqueViolationError:
+            # A request id used before (or twice in the group); nothing was
+            # written. One by one, only the duplicate fails.
+            return list(
+                await asyncio.gather(*(_outcome(self._apply_one(tenant, q)) for q in group))
+            )
+
+    async def _apply_one(self, tenant: str, queued: _Queued) -> None:
         """One statement (one round trip) applies the whole change; only a
         rollback's visibility reset needs a second one, in a transaction."""
+        change = queued.change
         steps = _transaction_if(change.visibility_changed)
         async with self._db.connection("apply change") as conn, steps(conn):
             try:
-                changed = await conn.fetchval(_APPLY_CHANGE, *_apply_change_args(tenant, change))
+                args = _apply_change_args(tenant, change, queued.state)
+                changed = await conn.fetchval(_APPLY_CHANGE, *args)
             except asyncpg.UniqueViolationError as exc:
                 if exc.constraint_name != "append_receipts_pkey":
                     raise
@@ -650,6 +882,31 @@ class PostgresAuditStore(AuditStore):
     async def record_audit(self, record: AuditRecord) -> None:
         async with self._db.transaction("record audit") as conn:
             await _insert_audit(conn, record.tenant, record)
+
+
+async def _outcome(step: Awaitable[None]) -> Exception | None:
+    """None if `step` succeeded, else the exception it raised."""
+    try:
+        await step
+    except Exception as exc:
+        return exc
+    return None
+
+
+def _settle(group: list[_Queued], outcomes: Sequence[BaseException | None]) -> None:
+    for queued, outcome in zip(group, outcomes, strict=True):
+        if queued.future is None or queued.future.done():
+            continue
+        if outcome is None:
+            queued.future.set_result(None)
+        else:
+            queued.future.set_exception(outcome)
+
+
+def _consume(future: asyncio.Future[None]) -> None:
+    """Marks a queued change's outcome as read: its caller may be gone."""
+    if not future.cancelled():
+        future.exception()
 
 
 async def _explain_cas_failure(

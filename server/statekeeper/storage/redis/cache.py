@@ -167,6 +167,7 @@ class SessionCache:
         self._probing = asyncio.Lock()
         self._batch: list[_ScriptCall] = []
         self._batch_tasks: set[asyncio.Task[None]] = set()
+        self._batch_in_flight = False
 
     @property
     def description(self) -> str:
@@ -284,15 +285,21 @@ class SessionCache:
         return record_from_json(found.decode() if isinstance(found, bytes) else found), token
 
     async def finish_write(
-        self, tenant: str, session_id: str, token: str, record: SessionRecord | None
+        self,
+        tenant: str,
+        session_id: str,
+        token: str,
+        record: SessionRecord | None,
+        state: str | None = None,
     ) -> None:
-        """After the durable commit (or its failure, with record None)."""
+        """After the durable commit (or its failure, with record None);
+        `state` is the record's encoding when the caller has it already."""
         if record is not None:
             args = [
                 token,
                 incarnation(record),
                 str(record.version),
-                record_to_json(record),
+                state or record_to_json(record),
                 self._ttl_ms,
             ]
             keys = self.keys(tenant, session_id)
@@ -313,23 +320,33 @@ class SessionCache:
 
     async def _script(self, name: str, keys: list[str], args: list[str]) -> Any:
         """Runs one of the scripts. Calls made in the same turn of the event
-        loop (many clients' appends finishing together) share one pipeline:
-        one round trip and one write to the socket for all of them."""
+        loop, or while the previous pipeline is on its way (many clients'
+        appends at once), share one pipeline: one round trip and one write
+        to the socket for all of them, and far less client work per call."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._batch.append((self._scripts[name], keys, args, future))
-        if len(self._batch) == 1:
+        if len(self._batch) == 1 and not self._batch_in_flight:
             loop.call_soon(self._send_batch)
         return await future
 
     def _send_batch(self) -> None:
+        if not self._batch:
+            return
         batch, self._batch = self._batch, []
+        self._batch_in_flight = True
         # One caller: its own context (call_soon ran this in it), so its spans
         # stay in its trace; several: none of theirs (a span per trace is wrong).
         context = None if len(batch) == 1 else contextvars.Context()
         task = asyncio.create_task(self._run_batch(batch), context=context)
         self._batch_tasks.add(task)
-        task.add_done_callback(self._batch_tasks.discard)
+        task.add_done_callback(self._batch_sent)
+
+    def _batch_sent(self, task: asyncio.Task[None]) -> None:
+        """The next pipeline takes whatever queued meanwhile."""
+        self._batch_tasks.discard(task)
+        self._batch_in_flight = False
+        self._send_batch()
 
     async def _run_batch(self, batch: list[_ScriptCall]) -> None:
         try:
