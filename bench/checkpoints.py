@@ -43,6 +43,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -118,8 +119,15 @@ async def serve(data_dir: Path, port: int, postgres_dsn: str) -> None:
     sys.path.insert(0, str(REPO))
     from tests.langgraph.harness import CheckpointServer  # the real servicer and interceptor
 
+    # On this process's one event loop, as `statekeeper serve` runs it (and
+    # the floor next to it), not on a loop of its own in another thread.
     server = CheckpointServer(data_dir, postgres_dsn=postgres_dsn)
-    server.start()
+    ready: Future[None] = Future()
+    serving = asyncio.create_task(server.serve(ready, asyncio.Event()))
+    while not ready.done() and not serving.done():
+        await asyncio.sleep(0.01)
+    if serving.done():
+        serving.result()  # raises what stopped it
     floor = grpc.aio.server()
     health_pb2_grpc.add_HealthServicer_to_server(health.aio.HealthServicer(), floor)
     floor.add_insecure_port(f"127.0.0.1:{port}")
