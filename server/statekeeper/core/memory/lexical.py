@@ -113,9 +113,11 @@ def _stem(word: str) -> str:
     return stem
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class LexicalCandidate:
-    """An episode that matches at least one query term."""
+    """An episode that matches at least one query term. Read-only by
+    convention, not frozen: a recall builds hundreds, and a frozen
+    dataclass costs about seven times as much to construct."""
 
     key: int
     terms: str
@@ -133,10 +135,11 @@ class LexicalMatches:
     document_frequency: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Neighbour:
     """The episode recorded just before (`after` False) or just after
-    (`after` True) episode `key` in the same user and session."""
+    (`after` True) episode `key` in the same user and session. Read-only by
+    convention, not frozen (see LexicalCandidate)."""
 
     key: int
     neighbour_key: int
@@ -186,24 +189,28 @@ def bm25_scores(
     """Okapi BM25 of each candidate for the distinct `query` terms, in the
     candidates' order. The average length is the candidates' (the stores do
     not keep the user's), which only shifts the length normalisation."""
-    documents = [Counter(c.terms.split()) for c in matches.candidates]
+    documents = [c.terms.split() for c in matches.candidates]
     if not documents:
         return []
-    lengths = [sum(doc.values()) for doc in documents]
+    lengths = [len(words) for words in documents]
     average = (sum(lengths) / len(lengths)) or 1.0
     count = max(matches.document_count, len(documents))
     idf = {}
     for term in query:
         frequency = min(max(matches.document_frequency.get(term, 0), 1), count)
         idf[term] = math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+    weighted = [(term, idf[term]) for term in query]
+    scale = k1 + 1
     scores = []
-    for doc, length in zip(documents, lengths, strict=True):
+    for words, length in zip(documents, lengths, strict=True):
         norm = k1 * (1 - b + b * length / average)
         score = 0.0
-        for term in query:
-            tf = doc.get(term, 0)
+        # list.count per query term: a few short scans in C cost less than
+        # building a Counter of every word of every candidate.
+        for term, weight in weighted:
+            tf = words.count(term)
             if tf:
-                score += idf[term] * tf * (k1 + 1) / (tf + norm)
+                score += weight * tf * scale / (tf + norm)
         scores.append(score)
     return scores
 

@@ -9,9 +9,8 @@ import math
 import re
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -174,7 +173,7 @@ class EpisodicRecall:
         scored, index_type = await self._best_by_combined(
             tenant, query, vector, weights, top_k, allowed, now
         )
-        qualified = [s for s in scored if s.score.combined >= query.min_score]
+        qualified = [s for s in scored if s.combined >= query.min_score]
         results = await self._materialize(tenant, query, qualified[:top_k])
         return RecallOutcome(
             results, Ranking.VECTOR, index_type, weights, len(scored), len(qualified)
@@ -201,7 +200,7 @@ class EpisodicRecall:
             if found.exhausted or len(found.candidates) < wanted:
                 return scored, found.index_type
             if len(scored) >= top_k:
-                kth = scored[top_k - 1].score.combined
+                kth = scored[top_k - 1].combined
                 floor = max(found.candidates[-1].similarity, 0.0)
                 # Cheap bound first (recency and importance at most 1), then
                 # the user's real maxima.
@@ -218,34 +217,55 @@ class EpisodicRecall:
     def _score_candidates(
         self, candidates: list[Candidate], query: RecallQuery, weights: Weights, now: float
     ) -> list[_Scored]:
+        return self._ranked(
+            ((c.key, c.similarity, c.importance, c.occur_time) for c in candidates),
+            query,
+            weights,
+            now,
+        )
+
+    def _ranked(
+        self, parts: Iterable[_Parts], query: RecallQuery, weights: Weights, now: float
+    ) -> list[_Scored]:
+        """The candidates (key, similarity, importance, occur_time) that pass
+        the filter's min_importance, best combined score first (then newest,
+        then lowest key)."""
         minimum = query.episode_filter.min_importance
-        rate = self._config.decay_rate_per_day
-        scored = [
-            _Scored(
-                c.key, combine(c.similarity, c.importance, c.occur_time, now, weights), c.occur_time
-            )
-            for c in candidates
-            if not minimum or decayed_importance(c.importance, c.occur_time, now, rate) >= minimum
-        ]
-        scored.sort(key=lambda s: (-s.score.combined, -s.occur_time, s.key))
+        if minimum:
+            rate = self._config.decay_rate_per_day
+            parts = (p for p in parts if decayed_importance(p[2], p[3], now, rate) >= minimum)
+        scored = _combined_scores(parts, now, weights)
+        scored.sort(key=_rank_order)
         return scored
 
     async def _materialize(
-        self, tenant: str, query: RecallQuery, kept: list[_Scored]
+        self,
+        tenant: str,
+        query: RecallQuery,
+        kept: list[_Scored],
+        read: dict[int, Episode] | None = None,
     ) -> list[Recalled]:
-        episodes = await self._store.get_episodes_by_keys(
-            tenant, query.user_id, [s.key for s in kept], query.include_embedding
-        )
-        by_key = {e.vector_key: e for e in episodes}
+        """The kept candidates' episodes: those this recall has `read`
+        already, the others from the store (the best candidates are mostly
+        neighbour sources, read to see if they ask something, so a text
+        recall usually needs no read here)."""
+        by_key = dict(read or {})
+        missing = [s.key for s in kept if s.key not in by_key]
+        if missing:
+            episodes = await self._store.get_episodes_by_keys(
+                tenant, query.user_id, missing, query.include_embedding
+            )
+            by_key.update((e.vector_key, e) for e in episodes)
         return [Recalled(by_key[s.key], s.score) for s in kept if s.key in by_key]
 
     async def _recall_lexical(
         self, tenant: str, query: RecallQuery, weights: Weights, top_k: int
     ) -> RecallOutcome:
         lexical_scores = await self._lexical_scores(tenant, query, self._lexical_depth(top_k))
-        fused = await self._with_neighbours(tenant, query, _fuse({}, lexical_scores, 0.0))
+        read: dict[int, Episode] = {}
+        fused = await self._with_neighbours(tenant, query, _fuse({}, lexical_scores, 0.0), read)
         scored = self._score_fused(query, fused, weights, self._clock())
-        return await self._outcome(tenant, query, scored, top_k, Ranking.LEXICAL, "", weights)
+        return await self._outcome(tenant, query, scored, top_k, Ranking.LEXICAL, "", weights, read)
 
     async def _recall_hybrid(
         self, tenant: str, query: RecallQuery, vector: Vector, weights: Weights, top_k: int
@@ -261,9 +281,11 @@ class EpisodicRecall:
                 self._config.limits.max_filter_candidates,
             )
             allowed = np.asarray(keys, dtype=np.int64)
-        found = await self._indexes.search(tenant, query.user_id, vector, depth, allowed)
+        lexical_scores, found = await _both(
+            self._lexical_scores(tenant, query, self._lexical_depth(top_k)),
+            _after_yield(self._indexes.search(tenant, query.user_id, vector, depth, allowed)),
+        )
         vector_scores = {c.key: c for c in found.candidates if c.similarity > 0}
-        lexical_scores = await self._lexical_scores(tenant, query, self._lexical_depth(top_k))
         # Lexical matches beyond the vector list get their real cosine, not 0:
         # the cut at `depth` would otherwise cost them the whole vector part.
         lexical_only = [key for key in lexical_scores if key not in vector_scores]
@@ -290,10 +312,11 @@ class EpisodicRecall:
                     )
             return new
 
-        fused = await self._with_neighbours(tenant, query, fused, score_new)
+        read: dict[int, Episode] = {}
+        fused = await self._with_neighbours(tenant, query, fused, read, score_new)
         scored = self._score_fused(query, fused, weights, self._clock())
         return await self._outcome(
-            tenant, query, scored, top_k, Ranking.HYBRID, found.index_type, weights
+            tenant, query, scored, top_k, Ranking.HYBRID, found.index_type, weights, read
         )
 
     def _lexical_depth(self, top_k: int) -> int:
@@ -337,6 +360,7 @@ class EpisodicRecall:
         tenant: str,
         query: RecallQuery,
         fused: dict[int, tuple[float, Candidate]],
+        read: dict[int, Episode],
         score_new: NewCandidates | None = None,
     ) -> dict[int, tuple[float, Candidate]]:
         """Adds to each candidate a share of its session neighbours'
@@ -346,17 +370,20 @@ class EpisodicRecall:
         candidate yet becomes one, scored by its own cosine: the answer to a
         matching question often shares no word with the query. Without it
         (lexical), only candidates gain: an episode that matched nothing is
-        not recalled for its neighbour's sake."""
+        not recalled for its neighbour's sake. The best candidates' episodes
+        are added to `read`."""
         if not fused:
             return fused
         sources = sorted(fused, key=lambda key: -fused[key][0])[:_NEIGHBOUR_SOURCES]
-        links = await self._store.neighbours(tenant, query.user_id, sources)
-        fresh = [link for link in links if link.neighbour_key not in fused]
-        # The store read runs in its thread while the new ones are scored.
-        asking, new = await _both(
-            self._asking(tenant, query.user_id, [n.key for n in links if n.after]),
-            score_new(fresh) if score_new is not None else _nothing(),
+        # Which sources ask something is read with the links, not after them:
+        # one wait for the store instead of two (only the answer for a source
+        # with a link after it is used).
+        asking, links = await _both(
+            self._asking(tenant, query, sources, read),
+            self._store.neighbours(tenant, query.user_id, sources),
         )
+        fresh = [link for link in links if link.neighbour_key not in fused]
+        new = await score_new(fresh) if score_new is not None else {}
         boosted = fused | new
         for link in links:
             gain = _neighbour_share(link, link.key in asking) * fused[link.key][0]
@@ -371,11 +398,17 @@ class EpisodicRecall:
         best = max(similarity for similarity, _ in boosted.values())
         return {key: (sim / best, candidate) for key, (sim, candidate) in boosted.items()}
 
-    async def _asking(self, tenant: str, user_id: str, keys: Sequence[int]) -> set[int]:
-        """The episodes among `keys` that ask something (see asks_something)."""
+    async def _asking(
+        self, tenant: str, query: RecallQuery, keys: Sequence[int], read: dict[int, Episode]
+    ) -> set[int]:
+        """The episodes among `keys` that ask something (see asks_something);
+        the episodes are added to `read` (as the results want them)."""
         if not keys:
             return set()
-        episodes = await self._store.get_episodes_by_keys(tenant, user_id, keys, False)
+        episodes = await self._store.get_episodes_by_keys(
+            tenant, query.user_id, keys, query.include_embedding
+        )
+        read.update((e.vector_key, e) for e in episodes)
         return {
             e.vector_key for e in episodes if asks_something(e.user_message, e.assistant_response)
         }
@@ -387,15 +420,12 @@ class EpisodicRecall:
         weights: Weights,
         now: float,
     ) -> list[_Scored]:
-        minimum = query.episode_filter.min_importance
-        rate = self._config.decay_rate_per_day
-        scored = [
-            _Scored(key, combine(sim, c.importance, c.occur_time, now, weights), c.occur_time)
-            for key, (sim, c) in fused.items()
-            if not minimum or decayed_importance(c.importance, c.occur_time, now, rate) >= minimum
-        ]
-        scored.sort(key=lambda s: (-s.score.combined, -s.occur_time, s.key))
-        return scored
+        return self._ranked(
+            ((key, sim, c.importance, c.occur_time) for key, (sim, c) in fused.items()),
+            query,
+            weights,
+            now,
+        )
 
     async def _outcome(
         self,
@@ -406,9 +436,10 @@ class EpisodicRecall:
         ranking: Ranking,
         index_type: str,
         weights: Weights,
+        read: dict[int, Episode],
     ) -> RecallOutcome:
-        qualified = [s for s in scored if s.score.combined >= query.min_score]
-        results = await self._materialize(tenant, query, qualified[:top_k])
+        qualified = [s for s in scored if s.combined >= query.min_score]
+        results = await self._materialize(tenant, query, qualified[:top_k], read)
         return RecallOutcome(results, ranking, index_type, weights, len(scored), len(qualified))
 
 
@@ -461,11 +492,53 @@ _LEXICAL_MIN_DEPTH = 200
 _NEIGHBOUR_SOURCES = 50  # best fused candidates whose neighbours are looked up
 
 
-@dataclass(frozen=True)
-class _Scored:
+class _Scored(NamedTuple):
+    """A ranked candidate: its Score's parts, kept as plain floats (a recall
+    ranks hundreds of candidates and returns top_k; `score` builds the
+    Score of those only)."""
+
     key: int
-    score: Score
+    combined: float
     occur_time: float
+    similarity: float
+    recency: float
+    importance: float
+
+    @property
+    def score(self) -> Score:
+        return Score(self.similarity, self.recency, self.importance, self.combined)
+
+
+def _rank_order(scored: _Scored) -> tuple[float, float, int]:
+    """Best combined score first, then the newest, then the lowest key."""
+    return (-scored.combined, -scored.occur_time, scored.key)
+
+
+# (key, similarity, importance, occur_time) of a candidate to rank.
+_Parts = tuple[int, float, float, float]
+
+
+def _combined_scores(parts: Iterable[_Parts], now: float, weights: Weights) -> list[_Scored]:
+    """`combine` for many candidates, in one loop with the weights read once
+    (the same arithmetic in the same order, so the same floats: a test pins
+    it). The conditional expressions pick what combine's min and max pick
+    (the first argument unless the second is strictly better), NaN and -0.0
+    included."""
+    by_similarity, by_recency = weights.similarity, weights.recency
+    by_importance, total = weights.importance, weights.total
+    half_life = weights.half_life_seconds
+    scored = []
+    for key, raw, importance, occur_time in parts:
+        similarity = 0.0 if raw < 0.0 else raw  # max(raw, 0.0)
+        similarity = 1.0 if similarity > 1.0 else similarity  # min(similarity, 1.0)
+        elapsed = now - occur_time
+        age = elapsed if elapsed > 0.0 else 0.0  # max(0.0, now - occur_time)
+        recency = 0.5 ** (age / half_life)
+        combined = (
+            by_similarity * similarity + by_recency * recency + by_importance * importance
+        ) / total
+        scored.append(_Scored(key, combined, occur_time, similarity, recency, importance))
+    return scored
 
 
 def _fuse(
@@ -496,8 +569,12 @@ async def _both(first: Awaitable[_A], second: Awaitable[_B]) -> tuple[_A, _B]:
         started.cancel()  # a no-op once it is done
 
 
-async def _nothing() -> dict[int, tuple[float, Candidate]]:
-    return {}
+async def _after_yield(work: Awaitable[_A]) -> _A:
+    """`work`, once the tasks already started have run to their first wait:
+    a store read started just before is then running in its thread while
+    `work` (an in-process search) runs here."""
+    await asyncio.sleep(0)
+    return await work
 
 
 # A question mark that ends a question: not one inside a URL's query string
