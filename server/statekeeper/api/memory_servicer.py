@@ -134,7 +134,9 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
                 user_id=request.user_id,
                 query_text=request.query_text if which == "query_text" else "",
                 query_vector=(
-                    list(request.query_vector.values) if which == "query_vector" else None
+                    convert.float32s(request.query_vector.values)
+                    if which == "query_vector"
+                    else None
                 ),
                 top_k=request.top_k,
                 episode_filter=convert.episode_filter(request.filter),
