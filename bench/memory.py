@@ -3,7 +3,9 @@
 * Recall: top-10 over 100,000 x 384 vectors of one user, one query at a time,
   through a real server process (gRPC, interceptor, domain, index, SQLite read
   of the 10 episodes), against a bare in-process FAISS search on an index of
-  the same type over the same vectors. Printed: p50/p99 and the p50 ratio.
+  the same type over the same vectors, query by query side by side.
+  Printed: p50/p99, the p50 ratio and the load average (issue 12's goal:
+  <= 2x at 10,000 vectors, `--vectors 10000`).
 * Record: RecordEpisode (384-d embedding) one at a time through gRPC, against
   raw inserts of the same rows on the same box (SQLite WAL, synchronous=FULL,
   one transaction per row, plus a FAISS add). Printed: ops/s and the ratio.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import os
 import socket
 import sqlite3
 import statistics
@@ -68,6 +71,24 @@ def timed(operation: Callable[[int], object], count: int) -> list[float]:
         started = time.perf_counter()
         operation(index)
         samples.append(time.perf_counter() - started)
+    return samples
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def interleaved(
+    first: Callable[[int], object], second: Callable[[int], object], count: int
+) -> tuple[list[float], list[float]]:
+    """`timed` of both, one call of each per row, which goes first alternating."""
+    samples: tuple[list[float], list[float]] = ([], [])
+    for index in range(count):
+        for side in (0, 1) if index % 2 == 0 else (1, 0):
+            operation = (first, second)[side]
+            started = time.perf_counter()
+            operation(index)
+            samples[side].append(time.perf_counter() - started)
     return samples
 
 
@@ -194,8 +215,10 @@ def bench_recall(address: str, vectors: Matrix, queries: Matrix, index: str) -> 
 
         for row in range(10):
             recall(row)  # warm up: connection, index load, page cache
-        through_grpc = timed(recall, len(queries))
-    bare = timed(lambda row: faiss_index.search(queries[row], 10, None), len(queries))
+        # Side by side, query by query (the machine's load moves during a run).
+        through_grpc, bare = interleaved(
+            recall, lambda row: faiss_index.search(queries[row], 10, None), len(queries)
+        )
     grpc_p50, grpc_p99 = percentiles(through_grpc)
     bare_p50, bare_p99 = percentiles(bare)
     print(
@@ -204,7 +227,8 @@ def bench_recall(address: str, vectors: Matrix, queries: Matrix, index: str) -> 
     )
     print(f"  statekeeper gRPC    p50 {grpc_p50:9.0f} us   p99 {grpc_p99:9.0f} us")
     print(f"  in-process faiss    p50 {bare_p50:9.0f} us   p99 {bare_p99:9.0f} us")
-    print(f"  ratio gRPC / faiss  p50 {grpc_p50 / bare_p50:9.2f}x")
+    ratio = grpc_p50 / bare_p50
+    print(f"  ratio gRPC / faiss  p50 {ratio:9.2f}x   (load average {load_average()})")
 
 
 def bench_record(address: str, count: int) -> None:
