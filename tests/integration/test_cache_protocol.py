@@ -111,6 +111,24 @@ async def test_write_through_updates_the_other_replicas_view(
         current = cached
 
 
+async def test_a_replica_reads_the_other_replicas_write_not_its_own_last_one(
+    replicas: tuple[ProductionStorage, ProductionStorage, Services],
+) -> None:
+    """A replica remembers the records it wrote, to skip decoding them when
+    it reads them back; what another replica wrote since must win."""
+    a, b, _ = replicas
+    await a.sessions.create_session(T, first("s"))
+    current = await a.sessions.get_session(T, "s")
+    assert current is not None
+    for writer, reader in ((a, b), (b, a), (a, a), (b, b)):
+        await writer.sessions.apply_change(T, bump(current))
+        assert reader.cache is not None
+        found, _ = await reader.cache.read(T, "s")
+        assert found is not None and found.version == current.version + 1
+        assert found.metadata == {"v": str(found.version)}
+        current = found
+
+
 async def test_late_write_through_cannot_resurrect_a_deleted_session(
     replicas: tuple[ProductionStorage, ProductionStorage, Services],
 ) -> None:

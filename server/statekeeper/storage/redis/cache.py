@@ -50,6 +50,7 @@ from redis.exceptions import NoScriptError
 
 from statekeeper import logs
 from statekeeper.core import observations
+from statekeeper.core.bounded_cache import BoundedCache
 from statekeeper.core.sessions.models import SessionRecord
 from statekeeper.storage.codec import record_from_json, record_to_json
 
@@ -128,6 +129,12 @@ return 0
 _ScriptCall = tuple[Any, list[str], list[str], "asyncio.Future[Any]"]
 
 _OWED_LIMIT = 100_000
+# Records this process last stored or read, with the encoding Redis holds:
+# an entry read back byte for byte (the common case: the replica that wrote
+# a session reads it next) is not decoded again. Bounded by count and bytes.
+_DECODED_SESSIONS = 4096
+_DECODED_MAX_BYTES = 32 * 2**20
+_DECODED_MAX_ENTRY_BYTES = 256 * 2**10
 # What a Redis call raises when Redis cannot serve it.
 _FAILURES = (redis.RedisError, OSError, TimeoutError)
 
@@ -168,6 +175,9 @@ class SessionCache:
         self._batch: list[_ScriptCall] = []
         self._batch_tasks: set[asyncio.Task[None]] = set()
         self._batch_in_flight = False
+        self._decoded: BoundedCache[tuple[str, str], tuple[str, SessionRecord]] = BoundedCache(
+            _decoded_bytes, _DECODED_SESSIONS, _DECODED_MAX_BYTES, _DECODED_MAX_ENTRY_BYTES
+        )
 
     @property
     def description(self) -> str:
@@ -228,7 +238,7 @@ class SessionCache:
             return None, ""
         if found is None:
             return None, token
-        return record_from_json(found.decode() if isinstance(found, bytes) else found), ""
+        return self._decode(tenant, session_id, found), ""
 
     async def backfill(
         self, tenant: str, session_id: str, token: str, record: SessionRecord
@@ -282,7 +292,16 @@ class SessionCache:
         self._owed.discard((tenant, session_id))
         if found is None:
             return None, token
-        return record_from_json(found.decode() if isinstance(found, bytes) else found), token
+        return self._decode(tenant, session_id, found), token
+
+    def _decode(self, tenant: str, session_id: str, found: bytes | str) -> SessionRecord:
+        text = found.decode() if isinstance(found, bytes) else found
+        known = self._decoded.get((tenant, session_id))
+        if known is not None and known[0] == text:
+            return known[1]
+        record = record_from_json(text)
+        self._decoded.put((tenant, session_id), (text, record))
+        return record
 
     async def finish_write(
         self,
@@ -295,13 +314,9 @@ class SessionCache:
         """After the durable commit (or its failure, with record None);
         `state` is the record's encoding when the caller has it already."""
         if record is not None:
-            args = [
-                token,
-                incarnation(record),
-                str(record.version),
-                state or record_to_json(record),
-                self._ttl_ms,
-            ]
+            state = state or record_to_json(record)
+            self._decoded.put((tenant, session_id), (state, record))
+            args = [token, incarnation(record), str(record.version), state, self._ttl_ms]
             keys = self.keys(tenant, session_id)
             if self._scripts and await self._attempt(lambda: self._script("finish", keys, args)):
                 self._owed.discard((tenant, session_id))
@@ -455,6 +470,12 @@ class SessionCache:
                 "Redis persistence is on; the cache does not need it (entries written"
                 " before a Redis restart are ignored)"
             )
+
+
+def _decoded_bytes(entry: tuple[str, SessionRecord]) -> int:
+    """Approximate memory of a remembered record: its text, and its decoded
+    copy, about as large."""
+    return 2 * len(entry[0]) + 512
 
 
 async def _batched(keys: Any, size: int = 500) -> Any:
