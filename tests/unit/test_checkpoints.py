@@ -20,7 +20,7 @@ from statekeeper.core.checkpoints.models import (
 )
 from statekeeper.core.checkpoints.service import CheckpointManager
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError, NotFoundError
-from statekeeper.core.schema_upgrades import Payload, builtin_registry
+from statekeeper.core.schema_upgrades import Payload, UpgradeRegistry, builtin_registry
 from statekeeper.core.tenancy import Principal
 from statekeeper.storage.embedded.checkpoints import EmbeddedCheckpointStore
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
@@ -231,3 +231,42 @@ async def test_sweep_forgets_only_old_tombstones(tmp_path: Path) -> None:
     clock.now_ns += 61 * 10**9
     assert await manager.sweep_tombstones() == 1
     await storage.close()
+
+
+async def test_reads_upgrade_old_payloads_and_leave_current_ones_as_stored(
+    tmp_path: Path,
+) -> None:
+    """State, channel values and pending writes stored at an older schema
+    version come back at the newest; payloads already there (or unversioned)
+    come back byte for byte."""
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    store = EmbeddedCheckpointStore(storage)
+    await store.start()
+    upgrades = UpgradeRegistry()
+    upgrades.register("app/state", 1, lambda data: data.upper())
+    manager = CheckpointManager(store, CheckpointLimits(), upgrades, clock_ns=TickingClockNs())
+    old, current = Payload("app/state", 1, b"old"), Payload("app/state", 2, b"current")
+    try:
+        channels = {"old": ChannelEntry("1", old), "current": ChannelEntry("1", current)}
+        channels["plain"] = ChannelEntry("1", value("plain"))
+        await manager.save(A, save_draft("c1", state=old, channels=channels), 0)
+        writes = (WriteEntry(0, "old", old), WriteEntry(1, "current", current))
+        await manager.put_writes(A, WritesDraft("run", "", "c1", "t", "", writes), 0)
+        got = await manager.get(T, "run", "", "c1", ALL)
+        assert got.state == Payload("app/state", 2, b"OLD")
+        assert {name: entry.value for name, entry in got.channels.items()} == {
+            "old": Payload("app/state", 2, b"OLD"),
+            "current": current,
+            "plain": value("plain"),
+        }
+        assert [write.value for write in got.pending_writes] == [
+            Payload("app/state", 2, b"OLD"),
+            current,
+        ]
+        await manager.save(A, save_draft("c2", state=current, channels=channels), 0)
+        untouched = await manager.get(T, "run", "", "c2", ReadOptions(include_writes=False))
+        assert untouched.state == current and untouched.channels["current"].value == current
+        assert untouched.channels["old"].value == Payload("app/state", 2, b"OLD")
+    finally:
+        await storage.close()
