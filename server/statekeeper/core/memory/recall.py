@@ -46,6 +46,7 @@ from statekeeper.core.memory.periods import named_period
 from statekeeper.core.memory.store import EpisodeStore
 from statekeeper.core.memory.vector_index import (
     Candidate,
+    SearchOutcome,
     VectorIndexes,
 )
 from statekeeper.core.sessions.summarizer import Summarizer
@@ -149,8 +150,7 @@ class EpisodicRecall:
             check_text("query_text", query.query_text, limits.max_text_bytes)
             if self._embedder is None or not await self._model_matches(tenant, query.user_id):
                 return await self._recall_lexical(tenant, query, weights, top_k)
-            vector = unit_vector((await self._embedder.embed([query.query_text]))[0])
-            return await self._recall_hybrid(tenant, query, vector, weights, top_k)
+            return await self._recall_hybrid(tenant, query, weights, top_k)
         else:
             raise InvalidArgumentError("query", "set query_text or query_vector")
         return await self._recall_vector(tenant, query, vector, weights, top_k)
@@ -160,15 +160,7 @@ class EpisodicRecall:
     ) -> RecallOutcome:
         field_name = "query_vector.values" if query.query_vector is not None else "query_text"
         await self._check_dimension(tenant, query.user_id, field_name, vector)
-        allowed: npt.NDArray[np.int64] | None = None
-        if query.episode_filter.narrows_storage:
-            keys = await self._store.matching_keys(
-                tenant,
-                query.user_id,
-                query.episode_filter,
-                self._config.limits.max_filter_candidates,
-            )
-            allowed = np.asarray(keys, dtype=np.int64)
+        allowed = await self._allowed(tenant, query)
         now = self._clock()
         scored, index_type = await self._best_by_combined(
             tenant, query, vector, weights, top_k, allowed, now
@@ -267,23 +259,40 @@ class EpisodicRecall:
         scored = self._score_fused(query, fused, weights, self._clock())
         return await self._outcome(tenant, query, scored, top_k, Ranking.LEXICAL, "", weights, read)
 
-    async def _recall_hybrid(
-        self, tenant: str, query: RecallQuery, vector: Vector, weights: Weights, top_k: int
-    ) -> RecallOutcome:
+    async def _allowed(self, tenant: str, query: RecallQuery) -> npt.NDArray[np.int64] | None:
+        """The vector keys the filter admits; None when it admits every episode."""
+        if not query.episode_filter.narrows_storage:
+            return None
+        keys = await self._store.matching_keys(
+            tenant,
+            query.user_id,
+            query.episode_filter,
+            self._config.limits.max_filter_candidates,
+        )
+        return np.asarray(keys, dtype=np.int64)
+
+    async def _hybrid_search(
+        self, tenant: str, query: RecallQuery, top_k: int
+    ) -> tuple[Vector, npt.NDArray[np.int64] | None, SearchOutcome]:
+        """The query text's vector, the keys the filter admits, and the most
+        similar episodes among them."""
+        assert self._embedder is not None
+        vector = unit_vector((await self._embedder.embed([query.query_text]))[0])
         await self._check_dimension(tenant, query.user_id, "query_text", vector)
         depth = max(top_k * _GROWTH, _HYBRID_MIN_DEPTH)
-        allowed: npt.NDArray[np.int64] | None = None
-        if query.episode_filter.narrows_storage:
-            keys = await self._store.matching_keys(
-                tenant,
-                query.user_id,
-                query.episode_filter,
-                self._config.limits.max_filter_candidates,
-            )
-            allowed = np.asarray(keys, dtype=np.int64)
-        lexical_scores, found = await _both(
+        allowed = await self._allowed(tenant, query)
+        found = await self._indexes.search(tenant, query.user_id, vector, depth, allowed)
+        return vector, allowed, found
+
+    async def _recall_hybrid(
+        self, tenant: str, query: RecallQuery, weights: Weights, top_k: int
+    ) -> RecallOutcome:
+        # The lexical matches are read (in the store's thread) while the query
+        # is embedded (in the embedder's) and searched: neither waits for the
+        # other.
+        lexical_scores, (vector, allowed, found) = await _both(
             self._lexical_scores(tenant, query, self._lexical_depth(top_k)),
-            _after_yield(self._indexes.search(tenant, query.user_id, vector, depth, allowed)),
+            _after_yield(self._hybrid_search(tenant, query, top_k)),
         )
         vector_scores = {c.key: c for c in found.candidates if c.similarity > 0}
         # Lexical matches beyond the vector list get their real cosine, not 0:
