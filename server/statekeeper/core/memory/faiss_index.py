@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol, overload
@@ -36,6 +37,19 @@ TUNING_SAMPLE = 100
 
 
 _ALL_CORES = os.cpu_count() or 1
+# OpenMP's thread count is per calling thread; what this module last set in
+# each thread, so a search skips the call when it is already 1 (every FAISS
+# call releases and retakes the GIL, which costs most on a busy server).
+_omp_setting = threading.local()
+
+
+def _omp_threads(faiss: Any, count: int) -> None:
+    """faiss.omp_set_num_threads(count) for the calling thread, unless this
+    module already set that count in it."""
+    if getattr(_omp_setting, "count", None) != count:
+        faiss.omp_set_num_threads(count)
+        _omp_setting.count = count
+
 
 # Scores of a batched exact search held at once (queries x stored vectors):
 # the queries are split into blocks of about this many floats (16 MB).
@@ -188,7 +202,7 @@ class _FaissIndex:
                 keys, vectors = keys[~back], vectors[~back]
                 if len(keys) == 0:
                     return
-        self._faiss.omp_set_num_threads(_ALL_CORES if len(keys) >= _PARALLEL_ADD_MIN else 1)
+        _omp_threads(self._faiss, _ALL_CORES if len(keys) >= _PARALLEL_ADD_MIN else 1)
         self._index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), keys)
         self._live.update(int(k) for k in keys)
 
@@ -206,7 +220,7 @@ class _FaissIndex:
         k = min(k, len(self._live) if allowed is None else len(allowed))
         if k <= 0:
             return []
-        self._faiss.omp_set_num_threads(1)
+        _omp_threads(self._faiss, 1)
         return self._search(query.reshape(1, -1), k, allowed, ef_search)
 
     def search_many(self, queries: Vector, k: int) -> list[list[tuple[int, float]]]:
@@ -426,10 +440,10 @@ def measure_breadth(index: HnswIndex, sample: Vector, config: IndexConfig) -> in
     neighbours): each is moved away from its sample vector until it is as
     far from it as that vector's nearest neighbour."""
     faiss = _faiss()
-    faiss.omp_set_num_threads(_ALL_CORES)
+    _omp_threads(faiss, _ALL_CORES)
     queries = _near_points(index, sample)
     truth = index.exact_search(queries, 10)
-    faiss.omp_set_num_threads(1)
+    _omp_threads(faiss, 1)
     exact_seconds = _seconds_per_query(lambda q: index.exact_search(q, 10), queries[:16])
     ef = 32
     recall = graph_seconds = 0.0
@@ -650,7 +664,7 @@ class ExactScan:
         if k <= 0:
             return []
         faiss = _faiss()
-        faiss.omp_set_num_threads(1)
+        _omp_threads(faiss, 1)
         # FAISS's own kernel, so similarities are bit-identical to what the
         # real index will return for the same vectors.
         base = self._vectors if allowed is None else self._vectors[rows]
