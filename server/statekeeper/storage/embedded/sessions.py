@@ -202,20 +202,10 @@ class _SqliteSessionStore(SessionStore):
         messages = [message_values(tenant, record.session_id, m) for m in change.new_messages]
 
         def work(db: sqlite3.Connection) -> None:
-            row = db.execute(
-                "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
-                (tenant, record.session_id),
-            ).fetchone()
-            if row is None:
-                raise NotFoundError(f"session {record.session_id!r} not found")
-            if row["version"] != change.expected_version:
-                raise ConcurrentModificationError(
-                    f"session {record.session_id!r} is at version {row['version']},"
-                    f" not {change.expected_version}"
-                )
-            db.execute(
+            # Compare-and-swap in the UPDATE itself; only a miss reads why.
+            updated = db.execute(
                 "UPDATE sessions SET agent_id=?, status=?, expire_time=?, version=?, state=?"
-                " WHERE tenant=? AND session_id=?",
+                " WHERE tenant=? AND session_id=? AND version=?",
                 (
                     record.agent_id,
                     int(record.status),
@@ -224,8 +214,11 @@ class _SqliteSessionStore(SessionStore):
                     state,
                     tenant,
                     record.session_id,
+                    change.expected_version,
                 ),
-            )
+            ).rowcount
+            if updated != 1:
+                _explain_cas_failure(db, tenant, record.session_id, change.expected_version)
             _insert_version(db, tenant, record.session_id, change.version, snapshot)
             db.executemany(
                 f"INSERT INTO messages (tenant, session_id, {MESSAGE_INSERT_COLUMNS})"
@@ -553,6 +546,20 @@ def _reset_visibility(db: sqlite3.Connection, tenant: str, record: SessionRecord
         "UPDATE messages SET rolled_back = 0 WHERE tenant=? AND session_id=?"
         " AND sequence BETWEEN ? AND ?",
         [(tenant, record.session_id, low, high) for low, high in record.visible_ranges],
+    )
+
+
+def _explain_cas_failure(
+    db: sqlite3.Connection, tenant: str, session_id: str, expected_version: int
+) -> None:
+    """Raises NotFoundError or ConcurrentModificationError (always raises)."""
+    row = db.execute(
+        "SELECT version FROM sessions WHERE tenant=? AND session_id=?", (tenant, session_id)
+    ).fetchone()
+    if row is None:
+        raise NotFoundError(f"session {session_id!r} not found")
+    raise ConcurrentModificationError(
+        f"session {session_id!r} is at version {row['version']}, not {expected_version}"
     )
 
 
