@@ -27,7 +27,7 @@ from typing import Any
 
 import grpc
 
-from statekeeper.api.interceptor import certificate_names, presented_key
+from statekeeper.api.interceptor import WrappedHandlers, certificate_names, presented_key
 from statekeeper.core.errors import StatekeeperError
 from statekeeper.core.tenancy import Authenticator
 from statekeeper.telemetry import CallRecord, RpcMetrics
@@ -127,6 +127,7 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, access_log: AccessLog | None, metrics: RpcMetrics | None) -> None:
         self._access_log = access_log
         self._metrics = metrics
+        self._wrapped = WrappedHandlers()
 
     async def intercept_service(
         self,
@@ -137,6 +138,9 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler is None:
             return None
         method = handler_call_details.method
+        return self._wrapped.wrap(method, handler, self._wrap)
+
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         deserializer = _counting(handler.request_deserializer, _bytes_in)
         serializer = _counting(handler.response_serializer, _bytes_out)
         kinds = (

@@ -144,6 +144,28 @@ def certificate_names(context: grpc.aio.ServicerContext) -> list[str]:
     return [name.decode(errors="replace") for name in names]
 
 
+class WrappedHandlers:
+    """An interceptor's wrapper of each method's handler, made once: a
+    method's handler is the same object call after call, and wrapping it
+    per call cost every call its closures."""
+
+    def __init__(self) -> None:
+        # Keyed by registered methods only (a bounded set): the handler, its wrapper.
+        self._by_method: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
+    def wrap(
+        self,
+        method: str,
+        handler: grpc.RpcMethodHandler,
+        make: Callable[[str, grpc.RpcMethodHandler], grpc.RpcMethodHandler],
+    ) -> grpc.RpcMethodHandler:
+        known = self._by_method.get(method)
+        if known is None or known[0] is not handler:
+            known = (handler, make(method, handler))
+            self._by_method[method] = known
+        return known[1]
+
+
 class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Authenticates every statekeeper call, checks its requests, bounds its
     open streams and maps its errors.
@@ -167,6 +189,7 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self._streams = StreamLimiter(limits or Limits())
         self._quotas = quotas or QuotaEnforcer(Quotas())
         self._failures = failures or FailedAuthentications()
+        self._wrapped = WrappedHandlers()
 
     async def intercept_service(
         self,
@@ -177,6 +200,9 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         method = handler_call_details.method
         if handler is None or method.startswith(_OPEN_PREFIXES):
             return handler
+        return self._wrapped.wrap(method, handler, self._wrap)
+
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         deserializer = _safe_deserializer(handler.request_deserializer)
         serializer = handler.response_serializer
         if handler.unary_unary is not None:
@@ -261,7 +287,9 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         try:
             presented = presented_key(context)
             try:
-                principal = self._authenticator.authenticate(presented, certificate_names(context))
+                principal = self._authenticator.authenticate(
+                    presented, self._certificate_names(presented, context)
+                )
             except UnauthenticatedError as exc:
                 self._failures.record(context.peer() or "unknown", method, presented, exc.message)
                 raise
@@ -277,6 +305,16 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             if token is not None:
                 _actor.reset(token)  # same task and context as the set above
             _log_call(method, outcome, started)
+
+    def _certificate_names(
+        self, presented: str | None, context: grpc.aio.ServicerContext
+    ) -> list[str]:
+        """The client certificate's names, read only when authentication
+        can use them: not for a caller with a key, nor on a single-tenant
+        server (reading the auth context costs every call)."""
+        if presented or self._authenticator.single_tenant:
+            return []
+        return certificate_names(context)
 
     def _admit(self, method: str, request: Any) -> None:
         """The caller's quotas, then the request's checks: every request
@@ -458,6 +496,8 @@ async def _abort(method: str, exc: Exception, context: grpc.aio.ServicerContext)
 
 
 def _log_call(method: str, outcome: str, started: float) -> None:
+    if not log.isEnabledFor(logging.INFO):
+        return
     log.info(
         "rpc",
         extra={
