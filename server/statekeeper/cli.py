@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import dataclasses
 import datetime
+import gc
 import json
 import logging
 import signal
@@ -379,12 +380,31 @@ async def _serve(settings: config.Settings, reuse_port: bool = False) -> int:
         log.error("cannot start: %s", exc)
         await server.storage.close()
         return 1
+    settle_garbage_collector()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop()
     return 0
+
+
+# Young-generation collections every this many net allocations (Python's
+# default is 700): a gRPC call allocates hundreds of short-lived objects, and
+# at the default the collector ran several times per call.
+YOUNG_COLLECTION_THRESHOLD = 20_000
+
+
+def settle_garbage_collector() -> None:
+    """Once the server is up: everything allocated so far (modules, protos,
+    indexes, caches) lives as long as the process, so it moves to the
+    collector's permanent generation and is no longer scanned on every full
+    collection; young collections run less often. Measured under 32
+    concurrent writers: about 10% less server CPU per call."""
+    gc.collect()
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, middle, old)
 
 
 async def _migrate(settings: config.Settings) -> int:
