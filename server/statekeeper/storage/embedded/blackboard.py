@@ -15,7 +15,7 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from statekeeper.core.audit.models import AuditRecord
@@ -188,9 +188,22 @@ class _Tenant:
 
 @dataclass
 class _Group:
-    """What one group commit produced, for publication after COMMIT."""
+    """What one group commit produced, for publication after COMMIT, and
+    the counters of the tenants it wrote: read once, saved once at its end
+    (not once per mutation)."""
 
     batches: list[RevisionBatch] = field(default_factory=list)
+    tenants: dict[str, _Tenant] = field(default_factory=dict)
+
+    def tenant(self, db: sqlite3.Connection, name: str) -> _Tenant:
+        state = self.tenants.get(name)
+        if state is None:
+            state = self.tenants[name] = _load_tenant(db, name, create=True)
+        return state
+
+    def save_tenants(self, db: sqlite3.Connection) -> None:
+        for state in self.tenants.values():
+            _save_tenant(db, state)
 
 
 class EmbeddedBlackboardStore(BlackboardStore):
@@ -259,6 +272,7 @@ class EmbeddedBlackboardStore(BlackboardStore):
         try:
             for job in jobs:
                 self._run_job(db, job, group)
+            group.save_tenants(db)
             db.commit()
         except BaseException:
             db.rollback()
@@ -267,9 +281,10 @@ class EmbeddedBlackboardStore(BlackboardStore):
 
     def _run_job(self, db: sqlite3.Connection, job: _Job, group: _Group) -> None:
         published = len(group.batches)
+        tenant = group.tenant(db, job.tenant)
+        before = replace(tenant)
         db.execute("SAVEPOINT job")
         try:
-            tenant = _load_tenant(db, job.tenant, create=True)
             entries = _current_entries(db, job.tenant, job.board, job.keys)
             expired = sorted(
                 (e for e in entries.values() if e.is_expired(job.now)), key=lambda e: e.key
@@ -288,7 +303,7 @@ class EmbeddedBlackboardStore(BlackboardStore):
             batch = None
             if decision.events:
                 batch = _batch_for(job, view, decision, set(entries))
-                _write_batch(db, tenant, batch, set(entries))
+                _write_batch(db, tenant, batch, set(entries), save=False)
                 _write_audit(db, batch, job.audit)
                 group.batches.append(batch)
             db.execute("RELEASE job")
@@ -299,6 +314,7 @@ class EmbeddedBlackboardStore(BlackboardStore):
             db.execute("ROLLBACK TO job")
             db.execute("RELEASE job")
             del group.batches[published:]
+            group.tenants[job.tenant] = before
             job.error = exc
 
     def _publish(self, batches: list[RevisionBatch]) -> None:
@@ -648,9 +664,14 @@ def _write_audit(
 
 
 def _write_batch(
-    db: sqlite3.Connection, state: _Tenant, batch: RevisionBatch, live: set[str]
+    db: sqlite3.Connection,
+    state: _Tenant,
+    batch: RevisionBatch,
+    live: set[str],
+    save: bool = True,
 ) -> None:
-    """Stores one revision: history rows, current entries, counters."""
+    """Stores one revision: history rows, current entries, counters (in
+    `state`; saved too unless the caller saves them later in the transaction)."""
     tenant, board, revision = state.tenant, batch.board, batch.revision
     for seq, event in enumerate(batch.events):
         entry = event.entry
@@ -695,7 +716,8 @@ def _write_batch(
         (tenant, revision, board, batch.commit_time),
     )
     state.revision = revision
-    _save_tenant(db, state)
+    if save:
+        _save_tenant(db, state)
 
 
 def _upsert_entry(db: sqlite3.Connection, tenant: str, entry: Entry) -> None:
