@@ -229,8 +229,12 @@ class _FaissIndex:
     def _search(
         self, query: Vector, k: int, allowed: npt.NDArray[np.int64] | None, ef_search: int
     ) -> list[tuple[int, float]]:
-        params = self._params(self._faiss.SearchParameters(), self._selector(allowed))
-        scores, ids = self._index.search(query, k, params=params)
+        selector = self._selector(allowed)
+        if selector is None:  # no parameters to build (each FAISS object costs a call)
+            scores, ids = self._index.search(query, k)
+        else:
+            params = self._params(self._faiss.SearchParameters(), selector)
+            scores, ids = self._index.search(query, k, params=params)
         return _pairs(ids[0], scores[0])
 
     def _stored_ids(self) -> npt.NDArray[np.int64]:
@@ -593,7 +597,9 @@ def _best_columns(scores: Vector, k: int) -> npt.NDArray[np.intp]:
 
 
 def _pairs(ids: npt.NDArray[np.int64], scores: npt.NDArray[np.float32]) -> list[tuple[int, float]]:
-    return [(int(i), float(s)) for i, s in zip(ids, scores, strict=True) if i >= 0]
+    # tolist() converts in C (the same Python ints and floats as int() and
+    # float() of each numpy scalar, without building the scalars).
+    return [(i, s) for i, s in zip(ids.tolist(), scores.tolist(), strict=True) if i >= 0]
 
 
 class ExactScan:
