@@ -248,6 +248,31 @@ async def test_a_decision_touching_other_keys_is_refused(store: BlackboardStore)
     assert (await store.header(t)).revision == 0
 
 
+async def test_a_refused_decision_amid_concurrent_ones_leaves_no_gap(
+    store: BlackboardStore,
+) -> None:
+    """Concurrent mutations may commit together: one refused after the
+    lease it names was expired (its decision touches a key it did not name)
+    leaves nothing of its own, and the revisions stay gap-free."""
+    t = tenant()
+    await write(store, t, "b", "lease", expire_time=NOW + 5)
+    bad = store.mutate(t, "b", ["lease"], NOW + 5, put("b", "not-named"))  # type: ignore[arg-type]
+    goods = [write(store, t, "b", f"k{i}", now=NOW + 5) for i in range(6)]
+    results = await asyncio.gather(goods[0], bad, *goods[1:], return_exceptions=True)
+    refused = [r for r in results if isinstance(r, BaseException)]
+    assert len(refused) == 1 and not isinstance(refused[0], asyncio.CancelledError)
+    revisions = sorted(r for r in results if isinstance(r, int))
+    header = await store.header(t)
+    # The lease's expiry may stand in a revision of its own (it does not
+    # depend on the decision) or go with the refused mutation: either way
+    # every revision is there once, and only one can be the expiry's.
+    assert len(set(revisions)) == 6 and revisions[0] >= 2
+    assert header.revision - revisions[-1] <= 1 and header.revision - 1 - 6 <= 1
+    history = await store.history(t, "b", 1, header.revision, 100, False)
+    assert [b.revision for b in history] == list(range(1, header.revision + 1))
+    assert "not-named" not in {e.key for b in history for e in b.events}
+
+
 async def test_expired_keys_are_removed_first_in_a_revision_of_their_own(
     store: BlackboardStore,
 ) -> None:
