@@ -175,6 +175,7 @@ class SessionCache:
         self._batch: list[_ScriptCall] = []
         self._batch_tasks: set[asyncio.Task[None]] = set()
         self._batch_in_flight = False
+        self._waiting_context: contextvars.Context | None = None
         self._decoded: BoundedCache[tuple[str, str], tuple[str, SessionRecord]] = BoundedCache(
             _decoded_bytes, _DECODED_SESSIONS, _DECODED_MAX_BYTES, _DECODED_MAX_ENTRY_BYTES
         )
@@ -341,8 +342,13 @@ class SessionCache:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._batch.append((self._scripts[name], keys, args, future))
-        if len(self._batch) == 1 and not self._batch_in_flight:
-            loop.call_soon(self._send_batch)
+        if len(self._batch) == 1:
+            if self._batch_in_flight:
+                # Sent when the pipeline out returns: in this caller's
+                # context if it is still alone then.
+                self._waiting_context = contextvars.copy_context()
+            else:
+                loop.call_soon(self._send_batch)
         return await future
 
     def _send_batch(self) -> None:
@@ -350,9 +356,11 @@ class SessionCache:
             return
         batch, self._batch = self._batch, []
         self._batch_in_flight = True
-        # One caller: its own context (call_soon ran this in it), so its spans
-        # stay in its trace; several: none of theirs (a span per trace is wrong).
-        context = None if len(batch) == 1 else contextvars.Context()
+        # One caller: its own context (call_soon ran this in it, or it waited
+        # behind the previous pipeline), so its spans stay in its trace;
+        # several: none of theirs (a span per trace is wrong).
+        waiting, self._waiting_context = self._waiting_context, None
+        context = waiting if len(batch) == 1 else contextvars.Context()
         task = asyncio.create_task(self._run_batch(batch), context=context)
         self._batch_tasks.add(task)
         task.add_done_callback(self._batch_sent)
