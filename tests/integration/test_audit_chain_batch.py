@@ -203,21 +203,25 @@ async def concurrent_transactions(dsn: str, writers: int, each: int) -> int:
 
 async def imported_out_of_order(dsn: str) -> int:
     """Records inserted with their own ids, not ascending (as an import
-    keeps them), in one transaction."""
+    keeps them), in one transaction, one of them below every id of the
+    chain: they are chained in the order they were inserted."""
+    imported = rows(["delta"], 40, "imported")
+    ids = [-1] + [10**12 + (position * 7919) % 39 for position in range(39)]
     conn = await asyncpg.connect(dsn)
     try:
         async with conn.transaction():
-            for position, row in enumerate(rows(["delta"], 40, "imported")):
-                audit_id = 10**12 + (position * 7919) % 40
-                await conn.execute(
-                    f"INSERT INTO audit_log (audit_id, {AUDIT_COLUMNS}) OVERRIDING SYSTEM VALUE"
-                    " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
-                    audit_id,
-                    *row,
-                )
+            await conn.executemany(
+                f"INSERT INTO audit_log (audit_id, {AUDIT_COLUMNS}) OVERRIDING SYSTEM VALUE"
+                " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
+                [(audit_id, *row) for audit_id, row in zip(ids, imported, strict=True)],
+            )
+        chained = await conn.fetch(
+            "SELECT audit_id FROM audit_log WHERE tenant = 'delta' ORDER BY chain_seq"
+        )
     finally:
         await conn.close()
-    return 40
+    assert [row["audit_id"] for row in chained] == ids
+    return len(ids)
 
 
 async def migrate_all(dsn: str) -> None:

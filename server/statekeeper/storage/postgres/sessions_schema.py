@@ -250,6 +250,100 @@ MIGRATIONS: tuple[Migration, ...] = (
             $$""",
         ),
     ),
+    Migration(
+        8,
+        "audit_log: the one pass at commit links in insertion order, whatever the ids",
+        (
+            # Migration 7 linked from the first record's audit_id up, by id:
+            # records inserted with their own ids (an import keeps the
+            # source's, in its chain order) could come out in another order.
+            # The pass now finds the transaction's unlinked records through a
+            # partial index that holds only records not linked yet, and links
+            # them in the order they were inserted (command id, then id).
+            # Records older than the chain (migration 4) are at or below the
+            # floor, the highest unlinked id when this migration runs, so
+            # they are neither indexed nor linked; a record inserted later
+            # with an id at or below it is linked alone by its own call.
+            """DO $migration$
+            DECLARE
+                floor_id bigint := (SELECT coalesce(max(audit_id), 0) FROM audit_log
+                                    WHERE chain_seq IS NULL);
+            BEGIN
+                EXECUTE format('CREATE INDEX audit_unlinked ON audit_log (audit_id)'
+                    ' WHERE chain_seq IS NULL AND audit_id > %s', floor_id);
+                EXECUTE format($body$
+                CREATE FUNCTION audit_chain_link_pending(alone bigint) RETURNS void
+                LANGUAGE plpgsql AS $fn$
+                DECLARE
+                    r record;
+                    tenant_now text;
+                    seq_now bigint;
+                    hash_now text;
+                    n integer := 0;
+                    ids bigint[] := '{}';
+                    seqs bigint[] := '{}';
+                    prevs text[] := '{}';
+                    hashes text[] := '{}';
+                BEGIN
+                    FOR r IN
+                        SELECT p.audit_id, p.tenant, json_build_array(p.tenant, p.principal,
+                            p.service, p.method, p.entity_type, p.entity_id, p.revision::text,
+                            encode(float8send(p.time), 'hex'), p.summary)::text AS content
+                        FROM (
+                            SELECT a.*, a.cmin::text::bigint AS command FROM audit_log a
+                            WHERE a.chain_seq IS NULL AND a.audit_id > %1$s
+                            UNION ALL
+                            SELECT a.*, a.cmin::text::bigint FROM audit_log a
+                            WHERE a.audit_id = alone AND a.chain_seq IS NULL
+                                AND a.audit_id <= %1$s
+                        ) p
+                        ORDER BY p.tenant, p.command, p.audit_id
+                    LOOP
+                        IF tenant_now IS DISTINCT FROM r.tenant THEN
+                            IF tenant_now IS NOT NULL THEN
+                                UPDATE audit_chain_heads SET seq = seq_now, hash = hash_now
+                                WHERE tenant = tenant_now;
+                            END IF;
+                            tenant_now := r.tenant;
+                            INSERT INTO audit_chain_heads VALUES (tenant_now, 0, '')
+                            ON CONFLICT (tenant) DO NOTHING;
+                            SELECT h.seq, h.hash INTO seq_now, hash_now
+                            FROM audit_chain_heads h WHERE h.tenant = tenant_now FOR UPDATE;
+                        END IF;
+                        n := n + 1;
+                        seq_now := seq_now + 1;
+                        ids[n] := r.audit_id;
+                        seqs[n] := seq_now;
+                        prevs[n] := hash_now;
+                        hash_now := encode(sha256(convert_to(hash_now || r.content, 'UTF8')),
+                            'hex');
+                        hashes[n] := hash_now;
+                    END LOOP;
+                    IF n = 0 THEN
+                        RETURN;
+                    END IF;
+                    UPDATE audit_chain_heads SET seq = seq_now, hash = hash_now
+                    WHERE tenant = tenant_now;
+                    UPDATE audit_log a SET chain_seq = u.seq, prev_hash = u.prev, hash = u.hash
+                    FROM unnest(ids, seqs, prevs, hashes) AS u(id, seq, prev, hash)
+                    WHERE a.audit_id = u.id;
+                END
+                $fn$
+                $body$, floor_id);
+            END
+            $migration$""",
+            """CREATE OR REPLACE FUNCTION audit_chain_link() RETURNS trigger
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                IF (SELECT chain_seq FROM audit_log WHERE audit_id = NEW.audit_id) IS NULL THEN
+                    PERFORM audit_chain_link_pending(NEW.audit_id);
+                END IF;
+                RETURN NULL;
+            END
+            $$""",
+            "DROP FUNCTION audit_chain_link_from(bigint)",
+        ),
+    ),
 )
 
 
