@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 import time
 import uuid
@@ -127,6 +128,9 @@ class _Mutation:
     new_messages: tuple[Message, ...] = ()
     visibility_changed: bool = False
     request_id: str = ""
+    # `record` already carries the next version and its update_time (saves
+    # building the record twice on the append path).
+    stamped: bool = False
 
 
 class SessionManager:
@@ -344,7 +348,7 @@ class SessionManager:
             messages = [
                 Message(
                     sequence=first + index,
-                    message_id=uuid.uuid4().hex,
+                    message_id=_new_message_id(),
                     role=draft.role,
                     content=draft.content,
                     name=draft.name,
@@ -364,6 +368,8 @@ class SessionManager:
                 window_message_count=current.window_message_count + len(messages),
                 window_tokens=current.window_tokens + sum(counts),
                 visible_ranges=_extend_ranges(current.visible_ranges, first, last),
+                version=current.version + 1,
+                update_time=now,
             )
             return _Mutation(
                 record,
@@ -372,6 +378,7 @@ class SessionManager:
                 f"appended {len(messages)} message(s), sequence {first}-{last}",
                 new_messages=tuple(messages),
                 request_id=request_id,
+                stamped=True,
             )
 
         # A request id is not looked up before writing: the store refuses a
@@ -737,8 +744,12 @@ class SessionManager:
             mutation = await build(current)
             if mutation is None:
                 return current
-            now = self._clock()
-            record = mutation.record.evolve(version=current.version + 1, update_time=now)
+            if mutation.stamped:
+                record = mutation.record
+                now = record.update_time
+            else:
+                now = self._clock()
+                record = mutation.record.evolve(version=current.version + 1, update_time=now)
             change = SessionChange(
                 expected_version=current.version,
                 record=record,
@@ -768,6 +779,15 @@ class SessionManager:
         raise ConcurrentModificationError(
             f"session {session_id!r} is changing too fast; retry the call"
         )
+
+
+def _new_message_id() -> str:
+    """A random (version 4) UUID as 32 hex digits, like uuid4().hex
+    without building a UUID object."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    return raw.hex()
 
 
 def _check_etag(record: SessionRecord, expected_etag: str) -> None:
