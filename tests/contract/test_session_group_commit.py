@@ -24,6 +24,7 @@ from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Principal
 from statekeeper.core.tokens import TokenCounter
+from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from tests.services import configured, reachable
@@ -177,3 +178,31 @@ async def test_two_replicas_appending_to_the_same_sessions(
         expected = {f"{r}/{w}/{session_id}" for r in (0, 1) for w in range(8)}
         await check_history(managers[1], tenant, session_id, expected)
     await check_audit(replicas[0], tenant, len(ids) + 2 * 8 * len(ids))
+
+
+async def test_cancelled_callers_leave_the_embedded_group_commit_working(tmp_path: Path) -> None:
+    """A caller cancelled while its write waits for (or is in) a group gets
+    CancelledError; its write commits with the group all the same, and the
+    other writes of the group and later ones are unaffected."""
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    try:
+        tenant = f"t-{uuid.uuid4().hex[:8]}"
+        who, manager = actor(tenant), manager_of(storage)
+        tasks = [
+            asyncio.create_task(manager.create(who, f"s{index}", SessionDraft(user_id="u")))
+            for index in range(40)
+        ]
+        await asyncio.sleep(0)  # every write queued; the first group is on its way
+        for task in tasks[::2]:
+            task.cancel()
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        cancelled = [o for o in outcomes if isinstance(o, asyncio.CancelledError)]
+        assert cancelled, "no caller was cancelled before its write returned"
+        assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
+        for index in range(40):  # cancelled or not, every write committed
+            assert (await manager.get(tenant, f"s{index}")).version == 1
+        await manager.append(who, "s0", [user("after")], "", "")
+        await check_history(manager, tenant, "s0", {"after"})
+    finally:
+        await storage.close()

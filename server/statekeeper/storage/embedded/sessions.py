@@ -677,7 +677,9 @@ class EmbeddedStorage(Storage):
             self._committer = asyncio.create_task(
                 self._commit_pending(), name="sqlite-commit", context=contextvars.Context()
             )
-        result = await asyncio.shield(job.future)
+        # Cancelling the caller cancels only this future (no shield needed):
+        # the job stays queued and commits with its group all the same.
+        result = await job.future
         return result  # type: ignore[return-value]
 
     async def _commit_pending(self) -> None:
@@ -692,6 +694,8 @@ class EmbeddedStorage(Storage):
                     for job in jobs:
                         job.error = job.error or exc
                 for job in jobs:
+                    if job.future.done():
+                        continue  # its caller was cancelled
                     if job.error is not None:
                         job.future.set_exception(job.error)
                     else:
