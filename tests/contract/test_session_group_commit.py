@@ -206,3 +206,25 @@ async def test_cancelled_callers_leave_the_embedded_group_commit_working(tmp_pat
         await check_history(manager, tenant, "s0", {"after"})
     finally:
         await storage.close()
+
+
+async def test_cancelled_appends_leave_the_others_and_later_ones_working(storage: Storage) -> None:
+    """Appends cancelled while queued for (or in) a group: the others
+    succeed, histories stay gap-free, and the store keeps taking appends."""
+    tenant = f"t-{uuid.uuid4().hex[:8]}"
+    who, manager = actor(tenant), manager_of(storage)
+    ids = await create_sessions(manager, who, 30)
+    tasks = [asyncio.create_task(manager.append(who, s, [user(f"{s}-first")], "", "")) for s in ids]
+    await asyncio.sleep(0.001)  # the first statement is out; the rest queue behind it
+    for task in tasks[1::2]:
+        task.cancel()
+    outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+    assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
+    for session_id, outcome in zip(ids, outcomes, strict=True):
+        await manager.append(who, session_id, [user(f"{session_id}-after")], "", "")
+        messages, _ = await manager.list_messages(tenant, session_id, 100, "", True)
+        contents = [m.content for m in messages]
+        assert [m.sequence for m in messages] == list(range(1, len(messages) + 1))
+        assert contents[-1] == f"{session_id}-after"
+        if not isinstance(outcome, BaseException):
+            assert contents == [f"{session_id}-first", f"{session_id}-after"]

@@ -491,7 +491,9 @@ class PostgresSessionStore(SessionStore):
             queued.future = asyncio.get_running_loop().create_future()
             queued.future.add_done_callback(_consume)
             self._queued.setdefault(tenant, []).append(queued)
-            await asyncio.shield(queued.future)
+            # A cancelled caller cancels only its future: the change stays
+            # queued and commits with its group (as a running statement would).
+            await queued.future
             return
         self._busy.add(tenant)
         try:
