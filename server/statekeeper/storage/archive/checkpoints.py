@@ -12,6 +12,7 @@ references any more, and a restore inserts them if absent.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -57,6 +58,21 @@ CANDIDATES = (
 )
 
 Key = tuple[str, str]  # (namespace, checkpoint_id)
+ChunkRows = dict[str, tuple[list[str], list[list[Any]]]]
+
+
+def candidates_query(
+    marks: tuple[str, str, str, str], after: Key | None, cutoff_ns: int, limit: int
+) -> tuple[str, tuple[Any, ...]]:
+    """CANDIDATES in a dialect's placeholders (`marks`: tenant, execution,
+    cutoff, limit) with its parameters, from the start when `after` is None."""
+    tenant, execution, cutoff, count = marks
+    sql = CANDIDATES.format(tenant=tenant, execution=execution, cutoff=cutoff, limit=count)
+    return sql, (*(after or ("", "")), cutoff_ns, limit)
+
+
+def candidate_keys(rows: Iterable[Any]) -> list[Key]:
+    return [(str(row[0]), str(row[1])) for row in rows]
 
 
 def history_tables() -> tuple[Table, ...]:
@@ -152,6 +168,15 @@ def chunk_rows(path: Path) -> tuple[transfer.Header, dict[str, tuple[list[str], 
     """The chunk's header (checksum verified) and its rows per table with
     their columns; a row of a table outside a history fails it."""
     return chunks.chunk_rows(path, tables=HISTORY_TABLES)
+
+
+async def tenant_chunk_rows(chunk: Path, tenant: str) -> ChunkRows:
+    """The rows of a history chunk of `tenant`, parsed in a thread (a large
+    history must not stall the event loop); a chunk of another tenant fails."""
+    header, rows = await asyncio.to_thread(chunk_rows, chunk)
+    if header.tenant != tenant:
+        raise transfer.TransferError(f"{chunk} belongs to another tenant")
+    return rows
 
 
 def absent_rows(

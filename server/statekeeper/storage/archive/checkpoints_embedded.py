@@ -19,7 +19,6 @@ from statekeeper.admin.tables import Table
 from statekeeper.core.archive.store import FENCE, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.storage.archive.checkpoints import (
-    CANDIDATES,
     FINGERPRINTED,
     HISTORY_KEYS,
     HISTORY_TABLES,
@@ -27,11 +26,13 @@ from statekeeper.storage.archive.checkpoints import (
     Fingerprint,
     Key,
     absent_rows,
+    candidate_keys,
+    candidates_query,
     chunk_keys,
-    chunk_rows,
     exported_history,
     history_tables,
     keys_of,
+    tenant_chunk_rows,
     unit_filter,
 )
 from statekeeper.storage.archive.fences import consume_sqlite, used_up_sqlite
@@ -212,12 +213,10 @@ class EmbeddedHistoryDatabase:
     async def history_candidates(
         self, cutoff_ns: int, after: tuple[str, str] | None, limit: int
     ) -> list[tuple[str, str]]:
-        start = after or ("", "")
-        sql = CANDIDATES.format(tenant="?1", execution="?2", cutoff="?3", limit="?4")
+        sql, params = candidates_query(("?1", "?2", "?3", "?4"), after, cutoff_ns, limit)
 
         def work(db: sqlite3.Connection) -> list[tuple[str, str]]:
-            rows = db.execute(sql, (*start, cutoff_ns, limit)).fetchall()
-            return [(str(row[0]), str(row[1])) for row in rows]
+            return candidate_keys(db.execute(sql, params).fetchall())
 
         return await self._storage.read(work)
 
@@ -238,9 +237,7 @@ class EmbeddedHistoryDatabase:
     async def restore_history(
         self, tenant: str, execution_id: str, chunk: Path, fence: str = ""
     ) -> bool:
-        header, rows = await asyncio.to_thread(chunk_rows, chunk)
-        if header.tenant != tenant:
-            raise transfer.TransferError(f"{chunk} belongs to another tenant")
+        rows = await tenant_chunk_rows(chunk, tenant)
 
         def work(db: sqlite3.Connection) -> bool:
             with db:

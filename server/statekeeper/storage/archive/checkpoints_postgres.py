@@ -9,7 +9,6 @@ it once."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -22,22 +21,7 @@ from statekeeper.admin.tables import Table
 from statekeeper.core.archive.checkpoints import CAPABILITY
 from statekeeper.core.archive.store import FENCE, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
-from statekeeper.storage.archive.checkpoints import (
-    CANDIDATES,
-    FINGERPRINTED,
-    HISTORY_KEYS,
-    HISTORY_TABLES,
-    ORDER,
-    Fingerprint,
-    Key,
-    absent_rows,
-    chunk_keys,
-    chunk_rows,
-    exported_history,
-    history_tables,
-    keys_of,
-    unit_filter,
-)
+from statekeeper.storage.archive import checkpoints as history
 from statekeeper.storage.archive.fences import (
     consume_postgres,
     lock_restore_postgres,
@@ -52,30 +36,33 @@ if TYPE_CHECKING:
 
 # "(namespace, checkpoint_id) is one of the keys", bound as two arrays.
 _KEYS = "(namespace, checkpoint_id) IN (SELECT * FROM unnest($3::text[], $4::text[]))"
-_FILTER = {table.name: unit_filter(table, "$1", "$2", _KEYS) for table in history_tables()}
-_BY_NAME = {table.name: table for table in history_tables()}
+_FILTER = {
+    table.name: history.unit_filter(table, "$1", "$2", _KEYS) for table in history.history_tables()
+}
+_BY_NAME = {table.name: table for table in history.history_tables()}
 
 
-def _key_arrays(keys: Sequence[Key]) -> tuple[list[str], list[str]]:
+def _key_arrays(keys: Sequence[history.Key]) -> tuple[list[str], list[str]]:
     return [key[0] for key in keys], [key[1] for key in keys]
 
 
 def _select(table: str, columns: Sequence[str]) -> str:
-    return (
-        f"SELECT {', '.join(columns)} FROM {table} WHERE {_FILTER[table]} ORDER BY {ORDER[table]}"
-    )
+    order = history.ORDER[table]
+    return f"SELECT {', '.join(columns)} FROM {table} WHERE {_FILTER[table]} ORDER BY {order}"
 
 
 class _HistorySource(PostgresSource):
     """The history's rows, fingerprinted as they are read."""
 
-    def __init__(self, conn: asyncpg.Connection, execution: str, keys: Sequence[Key]) -> None:
+    def __init__(
+        self, conn: asyncpg.Connection, execution: str, keys: Sequence[history.Key]
+    ) -> None:
         super().__init__(conn)
         self._unit = (execution, *_key_arrays(keys))
-        self.fingerprint = Fingerprint()
+        self.fingerprint = history.Fingerprint()
 
     async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        if table.name not in HISTORY_TABLES:
+        if table.name not in history.HISTORY_TABLES:
             return 0
         sql = f"SELECT count(*) FROM {table.name} WHERE {_FILTER[table.name]}"
         return int(await self._conn.fetchval(sql, tenant, *self._unit))
@@ -83,7 +70,7 @@ class _HistorySource(PostgresSource):
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        if table.name not in HISTORY_TABLES:
+        if table.name not in history.HISTORY_TABLES:
             return
         for record in await self._conn.fetch(_select(table.name, columns), tenant, *self._unit):
             row = tuple(record.values())
@@ -91,15 +78,15 @@ class _HistorySource(PostgresSource):
             yield row
 
 
-async def _history_keys(conn: Connection, tenant: str, execution_id: str) -> list[Key]:
-    sql = HISTORY_KEYS.format(tenant="$1", execution="$2")
+async def _history_keys(conn: Connection, tenant: str, execution_id: str) -> list[history.Key]:
+    sql = history.HISTORY_KEYS.format(tenant="$1", execution="$2")
     return [(str(row[0]), str(row[1])) for row in await conn.fetch(sql, tenant, execution_id)]
 
 
 async def _fingerprint(conn: Connection, params: Sequence[Any]) -> str:
-    fingerprint = Fingerprint()
+    fingerprint = history.Fingerprint()
     source = PostgresSource(cast(asyncpg.Connection, conn))
-    for table in FINGERPRINTED:
+    for table in history.FINGERPRINTED:
         columns = await source.columns(_BY_NAME[table])
         for record in await conn.fetch(_select(table, columns), *params):
             fingerprint.add(table, tuple(record.values()))
@@ -118,7 +105,9 @@ async def _lock(conn: Connection, tenant: str, execution_id: str, exclusive: boo
     )
 
 
-async def _hot_count(conn: Connection, tenant: str, execution_id: str, keys: Sequence[Key]) -> int:
+async def _hot_count(
+    conn: Connection, tenant: str, execution_id: str, keys: Sequence[history.Key]
+) -> int:
     sql = f"SELECT count(*) FROM cp_checkpoints WHERE {_FILTER['cp_checkpoints']}"
     return int(await conn.fetchval(sql, tenant, execution_id, *_key_arrays(keys)))
 
@@ -132,11 +121,9 @@ class PostgresHistoryDatabase:
     async def history_candidates(
         self, cutoff_ns: int, after: tuple[str, str] | None, limit: int
     ) -> list[tuple[str, str]]:
-        start = after or ("", "")
-        sql = CANDIDATES.format(tenant="$1", execution="$2", cutoff="$3", limit="$4")
+        sql, params = history.candidates_query(("$1", "$2", "$3", "$4"), after, cutoff_ns, limit)
         async with self._durable.connection("archive checkpoint candidates") as conn:
-            rows = await conn.fetch(sql, *start, cutoff_ns, limit)
-        return [(str(row[0]), str(row[1])) for row in rows]
+            return history.candidate_keys(await conn.fetch(sql, *params))
 
     async def export_history(
         self, tenant: str, execution_id: str, path: Path
@@ -167,12 +154,12 @@ class PostgresHistoryDatabase:
         run_ids = (row[0] for row in checkpoints)
         fingerprint = source.fingerprint.hexdigest()
         users = (row[0] for row in metadata)
-        return exported_history(path, keys, run_ids, hashes, fingerprint, users, summary)
+        return history.exported_history(path, keys, run_ids, hashes, fingerprint, users, summary)
 
     async def delete_history(
         self, tenant: str, execution_id: str, extra: dict[str, Any], audit: AuditRecord
     ) -> bool | None:
-        keys = keys_of(extra)
+        keys = history.keys_of(extra)
         params = (tenant, execution_id, *_key_arrays(keys))
         async with self._durable.transaction("archive checkpoint delete") as conn:
             await _lock(conn, tenant, execution_id, exclusive=True)
@@ -207,11 +194,8 @@ class PostgresHistoryDatabase:
     async def restore_history(
         self, tenant: str, execution_id: str, chunk: Path, fence: str = ""
     ) -> bool:
-        # Parsed in a thread: a large history must not stall the event loop.
-        header, rows = await asyncio.to_thread(chunk_rows, chunk)
-        if header.tenant != tenant:
-            raise transfer.TransferError(f"{chunk} belongs to another tenant")
-        keys = chunk_keys(rows)
+        rows = await history.tenant_chunk_rows(chunk, tenant)
+        keys = history.chunk_keys(rows)
         async with self._durable.transaction("archive checkpoint restore") as conn:
             await lock_restore_postgres(conn, CAPABILITY, tenant, execution_id)
             await _lock(conn, tenant, execution_id, exclusive=False)
@@ -229,7 +213,7 @@ class PostgresHistoryDatabase:
             }
             if len(hot) == len(keys):
                 return False
-            for name, (columns, values) in absent_rows(rows, hot).items():
+            for name, (columns, values) in history.absent_rows(rows, hot).items():
                 await _insert(conn, name, columns, values)
         return True
 
