@@ -18,17 +18,16 @@ from statekeeper.core.memory.models import (
 from statekeeper.core.memory.semantic import FactResolution, resolve_fact
 from statekeeper.storage.codec import dumps
 from statekeeper.storage.embedded.audit_chain import insert_audit_rows
-from statekeeper.storage.shared.memory import (
-    fact_from_row,
+from statekeeper.storage.shared.memory import fact_from_row
+from statekeeper.storage.shared.memory_facts import FACT_COLUMNS as FACT_COLUMNS
+from statekeeper.storage.shared.memory_facts import (
+    INSERT_COLUMNS,
+    UPDATE_FACT,
+    insert_values,
+    resolution_audits,
+    update_values,
 )
 from statekeeper.storage.sql import audit_values
-
-FACT_COLUMNS = (
-    "fact_id, user_id, subject, predicate, object, source, confidence, valid_from, valid_to,"
-    " origin, source_episode_ids, create_time, invalidate_time, invalidated_by,"
-    " invalidation_reason"
-)
-
 
 # A fact is valid at :t when this holds (see Fact.valid_at).
 VALID_AT = (
@@ -75,63 +74,24 @@ def apply_batch(
 def _audit_resolution(
     db: sqlite3.Connection, tenant: str, audit: AuditRecord | None, resolution: FactResolution
 ) -> None:
-    created = resolution.created
-    if created is not None:
-        write_audit(db, tenant, audit, "fact", created.fact_id, "created")
-    for fact in resolution.updated:
-        if fact.invalidated_by:
-            write_audit(
-                db, tenant, audit, "fact", fact.fact_id, f"contradicted by {fact.invalidated_by}"
-            )
-        else:
-            write_audit(db, tenant, audit, "fact", fact.fact_id, "confidence raised by a duplicate")
+    for fact_id, summary in resolution_audits(resolution):
+        write_audit(db, tenant, audit, "fact", fact_id, summary)
+
+
+_UPDATE_FACT = UPDATE_FACT.format(*"?" * 7)
 
 
 def _insert_fact(db: sqlite3.Connection, tenant: str, fact: Fact) -> None:
+    marks = ",".join("?" * 19)
     db.execute(
-        "INSERT INTO memory_facts (tenant, fact_id, user_id, subject, subject_key, predicate,"
-        " predicate_key, object, object_key, source, confidence, valid_from, valid_to, origin,"
-        " source_episode_ids, create_time, invalidate_time, invalidated_by, invalidation_reason)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            tenant,
-            fact.fact_id,
-            fact.user_id,
-            fact.subject,
-            entity_key(fact.subject),
-            fact.predicate,
-            entity_key(fact.predicate),
-            fact.object,
-            entity_key(fact.object),
-            fact.source,
-            fact.confidence,
-            fact.valid_from,
-            fact.valid_to,
-            int(fact.origin),
-            dumps(list(fact.source_episode_ids)),
-            fact.create_time,
-            fact.invalidate_time,
-            fact.invalidated_by,
-            fact.invalidation_reason,
-        ),
+        f"INSERT INTO memory_facts ({INSERT_COLUMNS}) VALUES ({marks})",
+        insert_values(tenant, fact, dumps),
     )
 
 
 def update_fact(db: sqlite3.Connection, tenant: str, fact: Fact) -> None:
     """Writes the mutable fields of a fact: confidence and invalidation."""
-    db.execute(
-        "UPDATE memory_facts SET confidence=?, valid_to=?, invalidate_time=?, invalidated_by=?,"
-        " invalidation_reason=? WHERE tenant=? AND fact_id=?",
-        (
-            fact.confidence,
-            fact.valid_to,
-            fact.invalidate_time,
-            fact.invalidated_by,
-            fact.invalidation_reason,
-            tenant,
-            fact.fact_id,
-        ),
-    )
+    db.execute(_UPDATE_FACT, update_values(tenant, fact))
 
 
 def fact_by_id(db: sqlite3.Connection, tenant: str, fact_id: str) -> Fact | None:

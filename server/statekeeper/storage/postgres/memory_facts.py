@@ -16,20 +16,14 @@ from statekeeper.core.memory.models import (
     entity_key,
 )
 from statekeeper.core.memory.semantic import FactResolution, resolve_fact
-from statekeeper.storage.shared.memory import (
-    fact_from_row,
-)
+from statekeeper.storage.shared import memory_facts as shared
+from statekeeper.storage.shared.memory import fact_from_row
 from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+
+FACT_COLUMNS = shared.FACT_COLUMNS
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
-
-
-FACT_COLUMNS = (
-    "fact_id, user_id, subject, predicate, object, source, confidence, valid_from, valid_to,"
-    " origin, source_episode_ids, create_time, invalidate_time, invalidated_by,"
-    " invalidation_reason"
-)
 
 
 def valid_at(prefix: str, mark: str) -> str:
@@ -62,7 +56,7 @@ async def apply_batch(
     for draft, new_id in zip(batch.drafts, batch.new_ids, strict=True):
         predicate_key = entity_key(draft.predicate)
         rows = await conn.fetch(
-            f"SELECT {FACT_COLUMNS} FROM memory_facts WHERE tenant=$1 AND subject_key=$2"
+            f"SELECT {shared.FACT_COLUMNS} FROM memory_facts WHERE tenant=$1 AND subject_key=$2"
             f" AND predicate_key=$3 AND user_id=$4 AND {valid_at('', '$5')}"
             " ORDER BY create_time, fact_id",
             tenant,
@@ -90,63 +84,29 @@ async def apply_batch(
 async def _audit_resolution(
     conn: Connection, tenant: str, audit: AuditRecord | None, resolution: FactResolution
 ) -> None:
-    if resolution.created is not None:
-        await write_audit(conn, tenant, audit, "fact", [resolution.created.fact_id], "created")
-    for fact in resolution.updated:
-        summary = (
-            f"contradicted by {fact.invalidated_by}"
-            if fact.invalidated_by
-            else "confidence raised by a duplicate"
-        )
-        await write_audit(conn, tenant, audit, "fact", [fact.fact_id], summary)
+    for fact_id, summary in shared.resolution_audits(resolution):
+        await write_audit(conn, tenant, audit, "fact", [fact_id], summary)
+
+
+_INSERT_FACT = (
+    f"INSERT INTO memory_facts ({shared.INSERT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,"
+    "$11,$12,$13,$14,$15,$16,$17,$18,$19)"
+)
+_UPDATE_FACT = shared.UPDATE_FACT.format(*(f"${i + 1}" for i in range(7)))
 
 
 async def _insert_fact(conn: Connection, tenant: str, fact: Fact) -> None:
-    await conn.execute(
-        "INSERT INTO memory_facts (tenant, fact_id, user_id, subject, subject_key, predicate,"
-        " predicate_key, object, object_key, source, confidence, valid_from, valid_to, origin,"
-        " source_episode_ids, create_time, invalidate_time, invalidated_by, invalidation_reason)"
-        " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)",
-        tenant,
-        fact.fact_id,
-        fact.user_id,
-        fact.subject,
-        entity_key(fact.subject),
-        fact.predicate,
-        entity_key(fact.predicate),
-        fact.object,
-        entity_key(fact.object),
-        fact.source,
-        fact.confidence,
-        fact.valid_from,
-        fact.valid_to,
-        int(fact.origin),
-        list(fact.source_episode_ids),
-        fact.create_time,
-        fact.invalidate_time,
-        fact.invalidated_by,
-        fact.invalidation_reason,
-    )
+    await conn.execute(_INSERT_FACT, *shared.insert_values(tenant, fact, list))
 
 
 async def update_fact(conn: Connection, tenant: str, fact: Fact) -> None:
     """Writes the mutable fields of a fact: confidence and invalidation."""
-    await conn.execute(
-        "UPDATE memory_facts SET confidence=$1, valid_to=$2, invalidate_time=$3,"
-        " invalidated_by=$4, invalidation_reason=$5 WHERE tenant=$6 AND fact_id=$7",
-        fact.confidence,
-        fact.valid_to,
-        fact.invalidate_time,
-        fact.invalidated_by,
-        fact.invalidation_reason,
-        tenant,
-        fact.fact_id,
-    )
+    await conn.execute(_UPDATE_FACT, *shared.update_values(tenant, fact))
 
 
 async def fact_by_id(conn: Connection, tenant: str, fact_id: str, lock: bool) -> Fact | None:
     row = await conn.fetchrow(
-        f"SELECT {FACT_COLUMNS} FROM memory_facts WHERE tenant=$1 AND fact_id=$2"
+        f"SELECT {shared.FACT_COLUMNS} FROM memory_facts WHERE tenant=$1 AND fact_id=$2"
         + (" FOR UPDATE" if lock else ""),
         tenant,
         fact_id,
@@ -171,7 +131,7 @@ def neighbourhood_sql(tenant: str, query: NeighbourhoodQuery) -> tuple[str, list
         visible.append(f"f.predicate_key = ANY({params.add(list(query.predicates))}::text[])")
     where = " AND ".join(visible)
     columns = ", ".join(
-        f"f.{c.strip()}" for c in f"{FACT_COLUMNS}, subject_key, object_key".split(",")
+        f"f.{c.strip()}" for c in f"{shared.FACT_COLUMNS}, subject_key, object_key".split(",")
     )
     limit = params.add(query.max_facts + 1)
     sql = f"""
