@@ -4,8 +4,10 @@ chunk (an export file of that user holding only `memory_episodes`)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,10 @@ USERS_QUERY = (
 )
 
 
+# The content hashes of the user's hot episodes ({1}: tenant, {2}: user).
+HASHES_QUERY = "SELECT content_hash FROM memory_episodes WHERE tenant = {1} AND user_id = {2}"
+
+
 def dialect(query: str, style: Callable[[int], str]) -> str:
     """A query above with {n} in a dialect's parameter style."""
     return re.sub(r"\{(\d)\}", lambda match: style(int(match.group(1))), query)
@@ -50,3 +56,31 @@ def chunk_episodes(path: Path, tenant: str, user_id: str) -> tuple[list[str], li
         raise transfer.TransferError(f"{path} belongs to another tenant or user")
     columns = next((cols for name, cols, _ in header.tables if name == EPISODES), [])
     return rows.get(EPISODES, (columns, []))
+
+
+@dataclass(frozen=True)
+class ChunkEpisodes:
+    """The episode rows of a chunk being restored, with their columns."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+
+    def absent(self, hot_hashes: Iterable[Any]) -> list[list[Any]]:
+        """The rows to insert. An identical episode recorded while the
+        user's were archiving (a write racing the archiver) is the same
+        content: it stays, its archived twin is not inserted again."""
+        at_hash = self.columns.index("content_hash")
+        hot = set(hot_hashes)
+        return [row for row in self.rows if row[at_hash] not in hot]
+
+    def vector_keys(self, rows: Iterable[list[Any]]) -> list[int]:
+        """The vector keys of those of `rows` that have a vector."""
+        at_key, at_dimension = self.columns.index("vector_key"), self.columns.index("dimension")
+        return [int(row[at_key]) for row in rows if row[at_dimension] > 0]
+
+
+async def read_chunk_episodes(path: Path, tenant: str, user_id: str) -> ChunkEpisodes:
+    """`chunk_episodes`, parsed in a thread: a large unit must not stall the
+    event loop."""
+    columns, rows = await asyncio.to_thread(chunk_episodes, path, tenant, user_id)
+    return ChunkEpisodes(columns, rows)

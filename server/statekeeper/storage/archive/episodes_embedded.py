@@ -25,10 +25,11 @@ from statekeeper.core.audit.models import AuditRecord
 from statekeeper.storage.archive.chunks import TablesOf
 from statekeeper.storage.archive.episodes import (
     GUARD_QUERY,
+    HASHES_QUERY,
     USERS_QUERY,
-    chunk_episodes,
     dialect,
     is_unit_table,
+    read_chunk_episodes,
 )
 from statekeeper.storage.archive.fences import consume_sqlite
 from statekeeper.storage.embedded.memory_facts import write_audit
@@ -100,35 +101,22 @@ class EmbeddedEpisodeArchive:
     async def restore_user(
         self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str], fence: str = ""
     ) -> list[int] | None:
-        columns, rows = await asyncio.to_thread(chunk_episodes, chunk, tenant, user_id)
-        at_hash, at_key, at_dimension = (
-            columns.index("content_hash"),
-            columns.index("vector_key"),
-            columns.index("dimension"),
-        )
+        unit = await read_chunk_episodes(chunk, tenant, user_id)
+        hashes_query = dialect(HASHES_QUERY, _param)
 
         def work(db: sqlite3.Connection) -> list[int] | None:
             if _any_hot(db, tenant, episode_ids):
                 return None
             consume_sqlite(db, tenant, fence)
-            # An identical episode recorded while the user's were archiving
-            # (a write racing the archiver) is the same content: it stays,
-            # its archived twin is not inserted again.
-            hashes = {
-                row[0]
-                for row in db.execute(
-                    "SELECT content_hash FROM memory_episodes WHERE tenant = ? AND user_id = ?",
-                    (tenant, user_id),
-                )
-            }
-            fresh = [row for row in rows if row[at_hash] not in hashes]
+            fresh = unit.absent(row[0] for row in db.execute(hashes_query, (tenant, user_id)))
             if fresh:
-                marks = ", ".join("?" for _ in columns)
+                marks = ", ".join("?" for _ in unit.columns)
                 db.executemany(
-                    f"INSERT INTO memory_episodes ({', '.join(columns)}) VALUES ({marks})", fresh
+                    f"INSERT INTO memory_episodes ({', '.join(unit.columns)}) VALUES ({marks})",
+                    fresh,
                 )
-                index_episodes(db, columns, fresh)
-            return [int(row[at_key]) for row in fresh if row[at_dimension] > 0]
+                index_episodes(db, unit.columns, fresh)
+            return unit.vector_keys(fresh)
 
         return await self._storage.write(work)
 

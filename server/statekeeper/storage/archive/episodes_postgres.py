@@ -7,7 +7,6 @@ vectors (storage/postgres/memory_feed.py)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -25,14 +24,8 @@ from statekeeper.core.archive.episodes import (
 )
 from statekeeper.core.archive.store import ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
+from statekeeper.storage.archive import episodes as archived
 from statekeeper.storage.archive.chunks import TablesOf
-from statekeeper.storage.archive.episodes import (
-    GUARD_QUERY,
-    USERS_QUERY,
-    chunk_episodes,
-    dialect,
-    is_unit_table,
-)
 from statekeeper.storage.archive.fences import consume_postgres, lock_restore_postgres
 from statekeeper.storage.postgres.memory import OP_ADD, OP_REMOVE, PostgresMemoryStore
 from statekeeper.storage.postgres.memory_episodes import established_dimensions
@@ -47,7 +40,8 @@ def _param(number: int) -> str:
     return f"${number}"
 
 
-_GUARD = dialect(GUARD_QUERY, _param)
+_GUARD = archived.dialect(archived.GUARD_QUERY, _param)
+_HASHES = archived.dialect(archived.HASHES_QUERY, _param)
 
 
 async def _lock_user(conn: Connection, tenant: str, user_id: str) -> None:
@@ -64,7 +58,7 @@ class PostgresEpisodeArchive:
     async def users(self, after: tuple[str, str] | None, limit: int) -> list[IdleUser]:
         start = after or ("", "")
         async with self._durable.connection("archive episode candidates") as conn:
-            rows = await conn.fetch(dialect(USERS_QUERY, _param), *start, limit)
+            rows = await conn.fetch(archived.dialect(archived.USERS_QUERY, _param), *start, limit)
         return [IdleUser(row[0], row[1], float(row[2])) for row in rows]
 
     async def export_user(self, tenant: str, user_id: str, path: Path) -> ExportedUnit | None:
@@ -76,7 +70,9 @@ class PostgresEpisodeArchive:
             if not rows:
                 return None
             # The user's episodes alone (the other tables of a user export are empty).
-            source = TablesOf(PostgresSource(cast(asyncpg.Connection, conn)), is_unit_table)
+            source = TablesOf(
+                PostgresSource(cast(asyncpg.Connection, conn)), archived.is_unit_table
+            )
             summary = await transfer.export(source, path, tenant, user_id)
         extra = {
             EPISODE_IDS: [row[4] for row in rows],
@@ -114,13 +110,7 @@ class PostgresEpisodeArchive:
     async def restore_user(
         self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str], fence: str = ""
     ) -> list[int] | None:
-        # Parsed in a thread: a large unit must not stall the event loop.
-        columns, rows = await asyncio.to_thread(chunk_episodes, chunk, tenant, user_id)
-        at_hash, at_key, at_dimension = (
-            columns.index("content_hash"),
-            columns.index("vector_key"),
-            columns.index("dimension"),
-        )
+        unit = await archived.read_chunk_episodes(chunk, tenant, user_id)
         async with self._durable.transaction("archive episodes restore") as conn:
             # Two replicas restoring the user at once insert the rows once.
             await lock_restore_postgres(conn, CAPABILITY, tenant, user_id)
@@ -128,26 +118,16 @@ class PostgresEpisodeArchive:
             if await _any_hot(conn, tenant, episode_ids):
                 return None
             await consume_postgres(conn, tenant, fence)
-            # An identical episode recorded while the user's were archiving
-            # (a write racing the archiver) is the same content: it stays,
-            # its archived twin is not inserted again.
-            hashes = {
-                row[0]
-                for row in await conn.fetch(
-                    "SELECT content_hash FROM memory_episodes WHERE tenant = $1 AND user_id = $2",
-                    tenant,
-                    user_id,
-                )
-            }
-            fresh = [row for row in rows if row[at_hash] not in hashes]
+            hot = await conn.fetch(_HASHES, tenant, user_id)
+            fresh = unit.absent(row[0] for row in hot)
             if fresh:
-                marks = ", ".join(f"${i + 1}" for i in range(len(columns)))
+                marks = ", ".join(f"${i + 1}" for i in range(len(unit.columns)))
                 await conn.executemany(
-                    f"INSERT INTO memory_episodes ({', '.join(columns)})"
+                    f"INSERT INTO memory_episodes ({', '.join(unit.columns)})"
                     f" OVERRIDING SYSTEM VALUE VALUES ({marks}) ON CONFLICT DO NOTHING",
                     fresh,
                 )
-            keys = [int(row[at_key]) for row in fresh if row[at_dimension] > 0]
+            keys = unit.vector_keys(fresh)
             if keys:
                 await self._store.log_vector_change(conn, tenant, user_id, OP_ADD, keys)
         return keys
