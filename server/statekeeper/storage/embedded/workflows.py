@@ -6,21 +6,21 @@ its own migrations table, `workflow_schema_migrations`.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from statekeeper.core.audit.models import AuditRecord
-from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
+from statekeeper.core.errors import AlreadyExistsError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
-from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
-from statekeeper.core.workflows.store import WorkflowStore
+from statekeeper.core.workflows.models import WorkflowRecord
 from statekeeper.storage.embedded.checkpoints import insert_audit
 from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import Migrations, apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.erasure import SQLITE, workflow_steps
-from statekeeper.storage.shared.workflows import record_from_row
+from statekeeper.storage.shared.workflows import COLUMNS, SqlWorkflowStore
 
 SCHEMA_TABLE = "workflow_schema_migrations"
 
@@ -70,11 +70,15 @@ MIGRATIONS: Migrations = [
     ),
 ]
 
-_COLUMNS = "workflow_id, status, create_time, revision, document_type, document_version, document"
+_COLUMNS = COLUMNS
 
 
-class EmbeddedWorkflowStore(WorkflowStore):
+class EmbeddedWorkflowStore(SqlWorkflowStore):
     """WorkflowStore on the embedded SQLite file."""
+
+    dialect = SQLITE
+    names_match = "name IN (SELECT value FROM json_each(:names))"
+    log_order = "rowid"
 
     def __init__(self, backend: EmbeddedStorage) -> None:
         self._backend = backend
@@ -99,50 +103,16 @@ class EmbeddedWorkflowStore(WorkflowStore):
 
         await self._backend.run(work)
 
-    async def get_workflow(self, tenant: str, workflow_id: str) -> WorkflowRecord | None:
-        def work(db: sqlite3.Connection) -> WorkflowRecord | None:
-            row = db.execute(
-                f"SELECT {_COLUMNS} FROM wf_workflows WHERE tenant = ? AND workflow_id = ?",
-                (tenant, workflow_id),
-            ).fetchone()
-            return None if row is None else record_from_row(row)
+    async def fetch(self, sql: str, params: Sequence[object], what: str) -> list[sqlite3.Row]:
+        return await self._backend.run(lambda db: db.execute(sql, params).fetchall())
 
-        return await self._backend.run(work)
+    def names_value(self, names: Sequence[str]) -> object:
+        return json.dumps(list(names))
 
-    async def list_workflows(
-        self,
-        tenant: str,
-        status: WorkflowStatus | None,
-        after: tuple[float, str] | None,
-        limit: int,
-    ) -> list[WorkflowRecord]:
-        clauses = ["tenant = ?"]
-        params: list[Any] = [tenant]
-        if status is not None:
-            clauses.append("status = ?")
-            params.append(int(status))
-        if after is not None:
-            clauses.append("(create_time, workflow_id) < (?, ?)")
-            params.extend(after)
-        sql = (
-            f"SELECT {_COLUMNS} FROM wf_workflows WHERE {' AND '.join(clauses)}"
-            " ORDER BY create_time DESC, workflow_id DESC LIMIT ?"
-        )
-        params.append(limit)
-
-        def work(db: sqlite3.Connection) -> list[WorkflowRecord]:
-            return [record_from_row(row) for row in db.execute(sql, params)]
-
-        return await self._backend.run(work)
-
-    async def replace_workflow(
-        self,
-        tenant: str,
-        record: WorkflowRecord,
-        expected_revision: int,
-        audit: AuditRecord | None = None,
-    ) -> None:
-        def work(db: sqlite3.Connection) -> None:
+    async def swap(
+        self, tenant: str, record: WorkflowRecord, expected: int, audit: AuditRecord | None
+    ) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
             with db:
                 updated = db.execute(
                     "UPDATE wf_workflows SET status = ?, revision = ?, document_type = ?,"
@@ -156,66 +126,18 @@ class EmbeddedWorkflowStore(WorkflowStore):
                         record.document.data,
                         tenant,
                         record.workflow_id,
-                        expected_revision,
+                        expected,
                     ),
                 ).rowcount
                 if updated == 0:
-                    raise _missing_or_moved(db, tenant, record.workflow_id, expected_revision)
+                    return False
                 db.execute(
                     "DELETE FROM wf_claimable WHERE tenant = ? AND workflow_id = ?",
                     (tenant, record.workflow_id),
                 )
                 _write_derived(db, tenant, record)
                 insert_audit(db, tenant, audit, record.revision)
-
-        await self._backend.run(work)
-
-    async def find_claimable(
-        self,
-        tenant: str,
-        workflow_id: str | None,
-        step_names: Sequence[str],
-        now: float,
-        limit: int,
-    ) -> list[tuple[str, str]]:
-        clauses = ["tenant = ?", "claimable_at <= ?"]
-        params: list[Any] = [tenant, now]
-        if workflow_id is not None:
-            clauses.append("workflow_id = ?")
-            params.append(workflow_id)
-        if step_names:
-            clauses.append(f"name IN ({','.join('?' * len(step_names))})")
-            params.extend(step_names)
-        sql = (
-            f"SELECT workflow_id, step_id FROM wf_claimable WHERE {' AND '.join(clauses)}"
-            " ORDER BY claimable_at LIMIT ?"
-        )
-        params.append(limit)
-
-        def work(db: sqlite3.Connection) -> list[tuple[str, str]]:
-            return [(row[0], row[1]) for row in db.execute(sql, params)]
-
-        return await self._backend.run(work)
-
-    async def find_expired_leases(self, now: float, limit: int) -> list[tuple[str, str]]:
-        def work(db: sqlite3.Connection) -> list[tuple[str, str]]:
-            rows = db.execute(
-                "SELECT DISTINCT tenant, workflow_id FROM wf_claimable"
-                " WHERE cause = 'lease' AND claimable_at <= ? LIMIT ?",
-                (now, limit),
-            )
-            return [(row[0], row[1]) for row in rows]
-
-        return await self._backend.run(work)
-
-    async def list_transitions(self, tenant: str, workflow_id: str) -> list[Transition]:
-        def work(db: sqlite3.Connection) -> list[Transition]:
-            rows = db.execute(
-                "SELECT step_id, kind, attempt, lease_id, worker_id, time FROM wf_transitions"
-                " WHERE tenant = ? AND workflow_id = ? ORDER BY rowid",
-                (tenant, workflow_id),
-            )
-            return [Transition(*row) for row in rows]
+            return True
 
         return await self._backend.run(work)
 
@@ -265,18 +187,4 @@ def _write_derived(db: sqlite3.Connection, tenant: str, record: WorkflowRecord) 
             )
             for t in record.transitions
         ],
-    )
-
-
-def _missing_or_moved(
-    db: sqlite3.Connection, tenant: str, workflow_id: str, expected_revision: int
-) -> Exception:
-    row = db.execute(
-        "SELECT revision FROM wf_workflows WHERE tenant = ? AND workflow_id = ?",
-        (tenant, workflow_id),
-    ).fetchone()
-    if row is None:
-        return NotFoundError(f"workflow {workflow_id!r} not found")
-    return ConcurrentModificationError(
-        f"workflow {workflow_id!r} is at revision {row[0]}, not {expected_revision}"
     )

@@ -19,17 +19,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from statekeeper.core.audit.models import AuditRecord
-from statekeeper.core.errors import AlreadyExistsError, ConcurrentModificationError, NotFoundError
+from statekeeper.core.errors import AlreadyExistsError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
-from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
-from statekeeper.core.workflows.store import WorkflowStore
+from statekeeper.core.workflows.models import WorkflowRecord
 from statekeeper.storage.postgres.checkpoints import audit_arguments
 from statekeeper.storage.postgres.checkpoints_schema import audit_cte
 from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import Migration, apply_migrations
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared.erasure import POSTGRES, workflow_steps
-from statekeeper.storage.shared.workflows import record_from_row
+from statekeeper.storage.shared.workflows import COLUMNS, SqlWorkflowStore
 
 SCHEMA_TABLE = "workflow_schema_migrations"
 # pg_advisory_xact_lock key serializing this store's migrations ("skwrkflw").
@@ -88,7 +87,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
 )
 
-_COLUMNS = "workflow_id, status, create_time, revision, document_type, document_version, document"
+_COLUMNS = COLUMNS
 
 # The claim index ($9..$12) and the log entries ($13..$18) of the workflow
 # row in `changed`, then its audit record ($19..$25, revision $4).
@@ -140,8 +139,12 @@ SELECT count(*) FROM changed
 """
 
 
-class PostgresWorkflowStore(WorkflowStore):
+class PostgresWorkflowStore(SqlWorkflowStore):
     """WorkflowStore on the PostgreSQL durable tier."""
+
+    dialect = POSTGRES
+    names_match = "name = ANY(:names::text[])"
+    log_order = "entry"
 
     def __init__(self, db: PostgresStorage) -> None:
         self._db = db
@@ -163,109 +166,19 @@ class PostgresWorkflowStore(WorkflowStore):
         if not created:
             raise AlreadyExistsError(f"workflow {record.workflow_id!r} already exists")
 
-    async def get_workflow(self, tenant: str, workflow_id: str) -> WorkflowRecord | None:
-        async with self._db.connection("get workflow") as conn:
-            row = await conn.fetchrow(
-                f"SELECT {_COLUMNS} FROM wf_workflows WHERE tenant = $1 AND workflow_id = $2",
-                tenant,
-                workflow_id,
-            )
-        return None if row is None else record_from_row(row)
+    async def fetch(self, sql: str, params: Sequence[object], what: str) -> list[Any]:
+        async with self._db.connection(what) as conn:
+            return list(await conn.fetch(sql, *params))
 
-    async def list_workflows(
-        self,
-        tenant: str,
-        status: WorkflowStatus | None,
-        after: tuple[float, str] | None,
-        limit: int,
-    ) -> list[WorkflowRecord]:
-        params: list[Any] = [tenant]
-        clauses = ["tenant = $1"]
-        if status is not None:
-            params.append(int(status))
-            clauses.append(f"status = ${len(params)}")
-        if after is not None:
-            params.extend(after)
-            clauses.append(
-                f"(create_time, workflow_id) < (${len(params) - 1}::float8, ${len(params)}::text)"
-            )
-        params.append(limit)
-        sql = (
-            f"SELECT {_COLUMNS} FROM wf_workflows WHERE {' AND '.join(clauses)}"
-            f" ORDER BY create_time DESC, workflow_id DESC LIMIT ${len(params)}"
-        )
-        async with self._db.connection("list workflows") as conn:
-            rows = await conn.fetch(sql, *params)
-        return [record_from_row(row) for row in rows]
+    def names_value(self, names: Sequence[str]) -> object:
+        return list(names)
 
-    async def replace_workflow(
-        self,
-        tenant: str,
-        record: WorkflowRecord,
-        expected_revision: int,
-        audit: AuditRecord | None = None,
-    ) -> None:
+    async def swap(
+        self, tenant: str, record: WorkflowRecord, expected: int, audit: AuditRecord | None
+    ) -> bool:
         async with self._db.connection("replace workflow") as conn:
-            replaced = await conn.fetchval(
-                _REPLACE, *_arguments(tenant, record, expected_revision, audit)
-            )
-            if replaced:
-                return
-            current = await conn.fetchval(
-                "SELECT revision FROM wf_workflows WHERE tenant = $1 AND workflow_id = $2",
-                tenant,
-                record.workflow_id,
-            )
-        if current is None:
-            raise NotFoundError(f"workflow {record.workflow_id!r} not found")
-        raise ConcurrentModificationError(
-            f"workflow {record.workflow_id!r} is at revision {current}, not {expected_revision}"
-        )
-
-    async def find_claimable(
-        self,
-        tenant: str,
-        workflow_id: str | None,
-        step_names: Sequence[str],
-        now: float,
-        limit: int,
-    ) -> list[tuple[str, str]]:
-        params: list[Any] = [tenant, now]
-        clauses = ["tenant = $1", "claimable_at <= $2"]
-        if workflow_id is not None:
-            params.append(workflow_id)
-            clauses.append(f"workflow_id = ${len(params)}")
-        if step_names:
-            params.append(list(step_names))
-            clauses.append(f"name = ANY(${len(params)}::text[])")
-        params.append(limit)
-        sql = (
-            f"SELECT workflow_id, step_id FROM wf_claimable WHERE {' AND '.join(clauses)}"
-            f" ORDER BY claimable_at, workflow_id, step_id LIMIT ${len(params)}"
-        )
-        async with self._db.connection("find claimable steps") as conn:
-            rows = await conn.fetch(sql, *params)
-        return [(row[0], row[1]) for row in rows]
-
-    async def find_expired_leases(self, now: float, limit: int) -> list[tuple[str, str]]:
-        async with self._db.connection("find expired leases") as conn:
-            rows = await conn.fetch(
-                "SELECT DISTINCT tenant, workflow_id FROM wf_claimable"
-                " WHERE cause = 'lease' AND claimable_at <= $1 LIMIT $2",
-                now,
-                limit,
-            )
-        return [(row[0], row[1]) for row in rows]
-
-    async def list_transitions(self, tenant: str, workflow_id: str) -> list[Transition]:
-        async with self._db.connection("list transitions") as conn:
-            rows = await conn.fetch(
-                "SELECT step_id, kind, attempt, lease_id, worker_id, time FROM wf_transitions"
-                " WHERE tenant = $1 AND workflow_id = $2 ORDER BY entry",
-                tenant,
-                workflow_id,
-            )
-        return [Transition(*row) for row in rows]
+            replaced = await conn.fetchval(_REPLACE, *_arguments(tenant, record, expected, audit))
+        return bool(replaced)
 
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
