@@ -3,7 +3,6 @@ checks that exist on the wire alone (oneof presence, enum numbers)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
 from google.protobuf import struct_pb2
@@ -214,13 +213,6 @@ def watch_request(request: pb.WatchRequest) -> WatchRequest:
     )
 
 
-# Watchers of one dispatch share the same events tuple: serialize it once.
-# Small, because an entry may hold up to max_response_bytes.
-@functools.lru_cache(maxsize=16)
-def _serialized_events(events: tuple[Event, ...]) -> bytes:
-    return pb.WatchEvents(events=[event_to_proto(e) for e in events]).SerializeToString()
-
-
 def watch_message_to_proto(message: WatchMessage) -> pb.WatchResponse:
     response = pb.WatchResponse(
         header=header_to_proto(message.header), resume_revision=message.resume_revision
@@ -229,7 +221,7 @@ def watch_message_to_proto(message: WatchMessage) -> pb.WatchResponse:
     if kind == WatchMessageKind.STARTED:
         response.started.start_revision = message.revision
     elif kind == WatchMessageKind.EVENTS:
-        response.events.MergeFromString(_serialized_events(message.events))
+        response.events.events.extend(map(event_to_proto, message.events))
     elif kind == WatchMessageKind.PROGRESS:
         response.progress.revision = message.revision
     elif kind == WatchMessageKind.SNAPSHOT_BEGIN:
@@ -240,3 +232,41 @@ def watch_message_to_proto(message: WatchMessage) -> pb.WatchResponse:
         response.snapshot_end.revision = message.revision
         response.snapshot_end.entry_count = message.entry_count
     return response
+
+
+class SerializedWatchResponses:
+    """The serialized WatchResponse of a WatchMessage, built once per
+    dispatch: the watchers of one revision that want the same events hold
+    the very same events tuple (core/blackboard/watch.py), and their
+    messages carry the same header, so one encoding serves them all.
+
+    Keyed by the tuple's identity, not its value: hashing or comparing
+    events costs more than encoding them. The cache keeps the tuple alive,
+    so an id is never reused while its entry exists. Small, because a
+    response may hold up to max_response_bytes."""
+
+    def __init__(self, size: int = 16) -> None:
+        self._size = size
+        self._recent: dict[tuple[int, int, int, int], tuple[tuple[Event, ...], bytes]] = {}
+
+    def __call__(self, message: WatchMessage) -> bytes:
+        if message.kind != WatchMessageKind.EVENTS:
+            return watch_message_to_proto(message).SerializeToString()
+        header = message.header
+        key = (id(message.events), header.revision, header.oldest_revision, message.resume_revision)
+        cached = self._recent.get(key)
+        if cached is not None and cached[0] is message.events:
+            return cached[1]
+        encoded = watch_message_to_proto(message).SerializeToString()
+        if len(self._recent) >= self._size:
+            del self._recent[next(iter(self._recent))]
+        self._recent[key] = (message.events, encoded)
+        return encoded
+
+
+def serialized_watch_response(response: bytes | pb.WatchResponse) -> bytes:
+    """The Watch handler's response serializer: the servicer writes
+    responses already serialized (SerializedWatchResponses)."""
+    if isinstance(response, bytes):
+        return response
+    return response.SerializeToString()

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import contextlib
+import contextvars
+from collections.abc import Callable
+from typing import Any
 
 import grpc
 
 from statekeeper.api import blackboard_convert as convert
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.blackboard.service import Blackboard
+from statekeeper.core.blackboard.watch import WatchMessage
 from statekeeper_client.v1 import blackboard_pb2 as pb
 from statekeeper_client.v1 import blackboard_pb2_grpc
 
@@ -16,6 +21,7 @@ from statekeeper_client.v1 import blackboard_pb2_grpc
 class BlackboardServicer(blackboard_pb2_grpc.BlackboardServiceServicer):
     def __init__(self, blackboard: Blackboard) -> None:
         self._blackboard = blackboard
+        self._responses = convert.SerializedWatchResponses()
 
     async def PutEntry(
         self, request: pb.PutEntryRequest, context: grpc.aio.ServicerContext
@@ -104,12 +110,18 @@ class BlackboardServicer(blackboard_pb2_grpc.BlackboardServiceServicer):
             results=[convert.op_result_to_proto(result) for result in outcome.results],
         )
 
-    async def Watch(
-        self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[pb.WatchResponse]:
-        stream = self._blackboard.watch(current_tenant(), convert.watch_request(request))
-        async for message in stream:
-            yield convert.watch_message_to_proto(message)
+    async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext) -> None:
+        """Writes each message serialized once for all the watchers that get
+        it (the handler's response serializer passes bytes through); live
+        events are handed to the writer by the hub's dispatch directly."""
+        writer = _WatchWriter(context, self._responses)
+        stream = self._blackboard.watch(current_tenant(), convert.watch_request(request), writer)
+        try:
+            async with contextlib.aclosing(stream):
+                async for message in stream:
+                    await writer.write(message)
+        finally:
+            await writer.close()
 
     async def CompactBlackboard(
         self, request: pb.CompactBlackboardRequest, context: grpc.aio.ServicerContext
@@ -118,8 +130,118 @@ class BlackboardServicer(blackboard_pb2_grpc.BlackboardServiceServicer):
         return pb.CompactBlackboardResponse(header=convert.header_to_proto(header))
 
 
+class _WatchWriter:
+    """Writes the responses of one Watch call in order, one at a time: the
+    messages its stream yields and those the hub's dispatch hands over
+    directly (core/blackboard/watch.py LiveSender), which are written by a
+    task of their own so that the call's task is not woken for them.
+
+    Every write runs in one copy of the call's context, which is merged back
+    when the call ends: what the response serializer counts there (the
+    access log's bytes out) reaches the call's context."""
+
+    def __init__(
+        self,
+        context: grpc.aio.ServicerContext,
+        encode: Callable[[WatchMessage], bytes],
+    ) -> None:
+        self._context = context
+        self._encode = encode
+        self._loop = asyncio.get_running_loop()
+        self._writes_context = contextvars.copy_context()
+        self._copied = dict(self._writes_context.items())
+        self._call = asyncio.current_task()
+        self._in_flight: asyncio.Task[None] | None = None
+        self._flushing = False
+
+    def idle(self) -> bool:
+        # A write that ended may not have run its done callback yet.
+        return self._in_flight is None or self._in_flight.done()
+
+    def send(self, message: WatchMessage) -> None:
+        """Starts writing `message`; the previous write must have ended."""
+        write = self._context.write(self._encode(message))
+        task = self._loop.create_task(write, context=self._writes_context)
+        self._in_flight = task
+        task.add_done_callback(self._written)
+
+    def _written(self, task: asyncio.Task[None]) -> None:
+        if self._in_flight is task:
+            self._in_flight = None
+        failed = task.cancelled() or task.exception() is not None
+        if failed and not self._flushing and self._call is not None:
+            # A direct write failed while the call's task waits for events:
+            # the call is broken (its client went away), end it.
+            self._call.cancel()
+
+    async def write(self, message: WatchMessage) -> None:
+        await self._flush()
+        self.send(message)
+        await self._flush()
+
+    async def _flush(self) -> None:
+        """Waits for the write in flight; raises what it raised."""
+        self._flushing = True
+        try:
+            # Cleared here too, not only by _written: awaiting a write that
+            # has ended does not yield to the loop that would run it.
+            while (task := self._in_flight) is not None:
+                try:
+                    await task
+                finally:
+                    if self._in_flight is task:
+                        self._in_flight = None
+        finally:
+            self._flushing = False
+
+    async def close(self) -> None:
+        """Lets the last write end (a stream ending with an error resumes
+        after it), or drops it if the call was cancelled; then merges the
+        writes' context into the call's."""
+        task = self._in_flight
+        try:
+            if task is not None:
+                if self._call is not None and self._call.cancelling():
+                    task.cancel()
+                self._flushing = True
+                await asyncio.wait([task])  # its outcome was taken by _written
+        finally:
+            for variable, value in self._writes_context.items():
+                if self._copied.get(variable, _UNSET) is not value:
+                    variable.set(value)
+
+
+_UNSET = object()
+
+
 def register(server: grpc.aio.Server, blackboard: Blackboard) -> None:
-    """Adds BlackboardService, backed by `blackboard`, to `server`."""
+    """Adds BlackboardService, backed by `blackboard`, to `server`: the
+    generated handlers, with Watch's response serializer passing the
+    servicer's bytes through."""
+    handlers = _Handlers()
     blackboard_pb2_grpc.add_BlackboardServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        BlackboardServicer(blackboard), server
+        BlackboardServicer(blackboard), handlers
     )
+    methods = dict(handlers.methods)
+    methods["Watch"] = methods["Watch"]._replace(
+        response_serializer=convert.serialized_watch_response
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(handlers.service, methods),)
+    )
+    server.add_registered_method_handlers(handlers.service, methods)
+
+
+class _Handlers:
+    """Takes the method handlers the generated code would add to a server."""
+
+    def __init__(self) -> None:
+        self.service = ""
+        self.methods: dict[str, Any] = {}
+
+    def add_generic_rpc_handlers(self, handlers: object) -> None:
+        pass  # the registered handlers below name the same methods
+
+    def add_registered_method_handlers(self, service: str, methods: dict[str, Any]) -> None:
+        self.service = service
+        self.methods = methods

@@ -14,7 +14,7 @@ import contextlib
 import enum
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from statekeeper.core.blackboard.models import (
     tombstone,
 )
 from statekeeper.core.blackboard.store import ArchivedHistory, BlackboardStore, HistoryCompactor
-from statekeeper.core.blackboard.watch import WatchHub, WatchMessage, WatchSpec
+from statekeeper.core.blackboard.watch import LiveSender, WatchHub, WatchMessage, WatchSpec
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
 from statekeeper.core.validation import check_non_negative
 
@@ -480,10 +480,13 @@ class Blackboard:
 
     # ----- watch and compaction ----------------------------------------------------
 
-    def watch(self, tenant: str, request: WatchRequest) -> AsyncIterator[WatchMessage]:
+    def watch(
+        self, tenant: str, request: WatchRequest, sender: LiveSender | None = None
+    ) -> AsyncGenerator[WatchMessage, None]:
         """The stream of a Watch. The request is validated at once; the watch
-        registers when the stream is first iterated."""
-        return self.hub.watch(tenant, self._watch_spec(request))
+        registers when the stream is first iterated. Live event messages may
+        go to `sender` directly instead (see LiveSender)."""
+        return self.hub.watch(tenant, self._watch_spec(request), sender)
 
     def _watch_spec(self, request: WatchRequest) -> WatchSpec:
         check_board("board", request.board, self._limits)

@@ -22,11 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-import functools
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from statekeeper.core.blackboard.keys import KeyMatcher
 from statekeeper.core.blackboard.models import (
@@ -90,6 +90,21 @@ class WatchMessage:
     entry_count: int = 0
 
 
+class LiveSender(Protocol):
+    """The transport of one watch, able to take a live message at once.
+
+    While the stream waits for events, the hub's dispatch hands it each
+    event message directly when it has no write in flight: the watcher's
+    own task is not woken for it, so one commit reaches every idle watcher
+    in one pass of the event loop. A sender with a write in flight says so
+    (`idle` False) and the message goes through the queue and the stream,
+    behind it: order is kept."""
+
+    def idle(self) -> bool: ...
+
+    def send(self, message: WatchMessage) -> None: ...
+
+
 @dataclass(eq=False)
 class _Watcher:
     """A registered watcher: its filter and its bounded queue."""
@@ -100,41 +115,57 @@ class _Watcher:
     prev_value: bool
     capacity: int
     queue: deque[RevisionBatch] = field(default_factory=deque)
-    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    # The future its stream awaits while the queue is empty (None while the
+    # stream runs): a bare future, resolved by the hub's dispatch, is the
+    # cheapest wake-up the event loop has (no Event, no wait_for layers).
+    waiter: asyncio.Future[None] | None = None
+    # Set while the stream waits and its transport can take a batch at
+    # once (LiveSender); True when it took it.
+    direct: Callable[[RevisionBatch], bool] | None = None
     failure: StatekeeperError | None = None
     overflowed: bool = False
 
-    def select(self, batch: RevisionBatch) -> RevisionBatch | None:
-        """The part of `batch` this watcher wants, or None. When it wants
-        all of it, the very batch object is returned, so that watchers with
-        the same view share it (and its serialization)."""
+    def select(
+        self, batch: RevisionBatch, stripped: RevisionBatch | None = None
+    ) -> RevisionBatch | None:
+        """The part of `batch` this watcher wants, or None. `stripped` is
+        `batch` without previous entries, when the caller has it. When the
+        watcher wants all of it, the very batch object is returned, so that
+        watchers with the same view share it (and its serialization)."""
         if batch.board != self.board:
             return None
         if not self.prev_value:
-            batch = without_previous(batch)
-        events = tuple(
-            e for e in batch.events if e.type in self.event_types and self.matcher.matches(e.key)
-        )
-        if not events:
+            batch = stripped if stripped is not None else without_previous(batch)
+        events = batch.events
+        types, matches = self.event_types, self.matcher.matches
+        wanted = [e for e in events if e.type in types and matches(e.key)]
+        if not wanted:
             return None
-        return batch if len(events) == len(batch.events) else replace(batch, events=events)
+        return batch if len(wanted) == len(events) else replace(batch, events=tuple(wanted))
 
-    def offer(self, batch: RevisionBatch) -> bool:
+    def offer(self, batch: RevisionBatch, stripped: RevisionBatch | None = None) -> bool:
         """Queues the wanted part of `batch`; False if the queue is full."""
-        wanted = self.select(batch)
+        wanted = self.select(batch, stripped)
         if wanted is None:
+            return True
+        if self.direct is not None and not self.queue and self.direct(wanted):
             return True
         if len(self.queue) >= self.capacity:
             self.overflowed = True
-            self.wakeup.set()
+            self.wake()
             return False
         self.queue.append(wanted)
-        self.wakeup.set()
+        self.wake()
         return True
 
     def fail(self, error: StatekeeperError) -> None:
         self.failure = error
-        self.wakeup.set()
+        self.wake()
+
+    def wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
 
 @dataclass(eq=False)
@@ -300,8 +331,13 @@ class WatchHub:
 
     def _dispatch(self, hub: _TenantHub, batch: RevisionBatch) -> None:
         hub.last_revision = batch.revision
-        for watcher in list(hub.watchers.get(batch.board, ())):
-            if not watcher.offer(batch):
+        group = hub.watchers.get(batch.board)
+        if not group:
+            return
+        # Stripped once per dispatch: the watchers without prev_value share it.
+        stripped = without_previous(batch)
+        for watcher in list(group):
+            if not watcher.offer(batch, stripped):
                 # Dropped from the hub now, so the queue stops growing; the
                 # stream ends with SLOW_CONSUMER when it next runs.
                 group = hub.watchers[batch.board]
@@ -380,7 +416,12 @@ class WatchHub:
 
     # ----- the stream ----------------------------------------------------------
 
-    async def watch(self, tenant: str, spec: WatchSpec) -> AsyncIterator[WatchMessage]:
+    def watch(
+        self, tenant: str, spec: WatchSpec, sender: LiveSender | None = None
+    ) -> AsyncGenerator[WatchMessage, None]:
+        """The messages of one watch. The watcher registers when the stream
+        is first read and leaves when it ends. With a `sender`, live event
+        messages may go to it directly instead (see LiveSender)."""
         watcher = _Watcher(
             board=spec.board,
             matcher=spec.matcher,
@@ -388,20 +429,14 @@ class WatchHub:
             prev_value=spec.prev_value,
             capacity=self._limits.watch_buffer_responses,
         )
-        hub = await self._register(tenant, watcher)
-        try:
-            stream = _WatchStream(self._store, self._limits, tenant, spec, hub, watcher)
-            stream.archived = self.archived
-            async for message in stream.run():
-                yield message
-        finally:
-            self._unregister(tenant, watcher)
+        stream = _WatchStream(self, tenant, spec, watcher)
+        stream.archived = self.archived
+        stream.sender = sender
+        return stream.run()
 
 
-@functools.lru_cache(maxsize=16)
 def without_previous(batch: RevisionBatch) -> RevisionBatch:
-    """`batch` with no previous entries; one object per batch (cached), so
-    that every watcher of a dispatch shares it."""
+    """`batch` with no previous entries (`batch` itself if it has none)."""
     if all(event.previous is None for event in batch.events):
         return batch
     return replace(batch, events=tuple(replace(e, previous=None) for e in batch.events))
@@ -430,28 +465,56 @@ class _WatchStream:
     """One watcher's stream: started, snapshot, catch-up, then live events
     and progress."""
 
-    def __init__(
-        self,
-        store: BlackboardStore,
-        limits: BlackboardLimits,
-        tenant: str,
-        spec: WatchSpec,
-        hub: _TenantHub,
-        watcher: _Watcher,
-    ) -> None:
-        self._store = store
-        self._limits = limits
+    def __init__(self, owner: WatchHub, tenant: str, spec: WatchSpec, watcher: _Watcher) -> None:
+        self._owner = owner
+        self._store = owner._store
+        self._limits = owner._limits
         self._tenant = tenant
         self._spec = spec
-        self._hub = hub
         self._watcher = watcher
-        # Registration and reading H happen in one step of the event loop:
-        # the queue holds exactly the revisions above H.
-        self._caught_up_through = hub.last_revision
-        self._next = spec.start_revision or hub.last_revision + 1
+        self._hub: _TenantHub  # set by run(), at registration
+        self._caught_up_through = 0
+        self._next = 0
+        self._quiet_since = 0.0
         self.archived: ArchivedHistory | None = None
+        self.sender: LiveSender | None = None
 
-    async def run(self) -> AsyncIterator[WatchMessage]:
+    async def run(self) -> AsyncGenerator[WatchMessage, None]:
+        """The whole stream in one generator: live messages, the many, cross
+        a single generator frame on their way to the transport."""
+        hub = await self._owner._register(self._tenant, self._watcher)
+        try:
+            # Registration and reading H happen in one step of the event
+            # loop: the queue holds exactly the revisions above H.
+            self._hub = hub
+            self._caught_up_through = hub.last_revision
+            self._next = self._spec.start_revision or hub.last_revision + 1
+            async for message in self._opening():
+                yield message
+            loop = asyncio.get_running_loop()
+            interval = self._spec.progress_interval
+            self._quiet_since = loop.time()
+            while True:
+                self._raise_if_failed()
+                batches = self._take_queued()
+                if batches:
+                    for message in self._event_messages(batches):
+                        yield message
+                    self._quiet_since = loop.time()
+                    continue
+                timeout = None
+                if interval is not None:
+                    timeout = self._quiet_since + interval - loop.time()
+                if timeout is not None and timeout <= 0:
+                    yield self._progress()
+                    self._quiet_since = loop.time()
+                    continue
+                await self._wait(timeout)
+        finally:
+            self._owner._unregister(self._tenant, self._watcher)
+
+    async def _opening(self) -> AsyncIterator[WatchMessage]:
+        """Started, the snapshot if asked, then the catch-up from the store."""
         start = self._next
         oldest = self._hub.oldest_revision
         if start <= oldest - 1 and self._spec.start_revision:
@@ -464,8 +527,6 @@ class _WatchStream:
             async for message in self._snapshot(start - 1):
                 yield message
         async for message in self._catch_up():
-            yield message
-        async for message in self._live():
             yield message
 
     def _header(self, revision: int = 0) -> Header:
@@ -568,27 +629,37 @@ class _WatchStream:
             self._next = batches[-1].revision + 1
         self._next = max(self._next, target + 1)
 
-    async def _live(self) -> AsyncIterator[WatchMessage]:
-        loop = asyncio.get_running_loop()
-        quiet_since = loop.time()
-        interval = self._spec.progress_interval
-        while True:
-            self._raise_if_failed()
-            # Clear before looking: an offer after this point sets it again.
-            self._watcher.wakeup.clear()
-            batches = self._take_queued()
-            if batches:
-                for message in self._event_messages(batches):
-                    yield message
-                quiet_since = loop.time()
-                continue
-            timeout = None if interval is None else quiet_since + interval - loop.time()
-            if timeout is not None and timeout <= 0:
-                yield self._progress()
-                quiet_since = loop.time()
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._watcher.wakeup.wait(), timeout)
+    async def _wait(self, timeout: float | None) -> None:
+        """Waits for the hub's next offer (or failure), or `timeout`."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        watcher = self._watcher
+        watcher.waiter = waiter
+        if self.sender is not None:
+            watcher.direct = self._send_directly
+        try:
+            if timeout is None:
+                await waiter
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiter, timeout)
+        finally:
+            watcher.waiter = None
+            watcher.direct = None
+
+    def _send_directly(self, batch: RevisionBatch) -> bool:
+        """Hands `batch` (the queue is empty) to the transport from the hub's
+        dispatch, if it can take it now; True when handled."""
+        sender = self.sender
+        watcher = self._watcher
+        if sender is None or watcher.failure is not None or watcher.overflowed:
+            return False
+        if batch.revision < self._next:
+            return True  # delivered already (by the catch-up)
+        if not sender.idle():
+            return False
+        sender.send(self._events_message(batch.events))
+        self._quiet_since = asyncio.get_running_loop().time()
+        return True
 
     def _take_queued(self) -> list[RevisionBatch]:
         queue = self._watcher.queue
@@ -611,6 +682,12 @@ class _WatchStream:
     def _event_messages(self, batches: list[RevisionBatch]) -> Iterable[WatchMessage]:
         """Packs whole revisions into messages of bounded count and size; one
         revision is never split."""
+        if len(batches) == 1:
+            # The live common case: the message holds the batch's own events
+            # tuple, which every watcher of the same view shares (the
+            # transport serializes it once for all of them).
+            yield self._events_message(batches[0].events)
+            return
         limits = self._limits
         pending: list[Event] = []
         size = 0
@@ -619,19 +696,17 @@ class _WatchStream:
             too_many = len(pending) + len(batch.events) > limits.max_events_per_response
             too_big = size + batch_size > limits.max_response_bytes
             if pending and (too_many or too_big):
-                yield self._events_message(pending)
+                yield self._events_message(tuple(pending))
                 pending, size = [], 0
             pending.extend(batch.events)
             size += batch_size
         if pending:
-            yield self._events_message(pending)
+            yield self._events_message(tuple(pending))
 
-    def _events_message(self, events: list[Event]) -> WatchMessage:
+    def _events_message(self, events: tuple[Event, ...]) -> WatchMessage:
         last = events[-1].revision
         self._next = last + 1
-        return WatchMessage(
-            WatchMessageKind.EVENTS, self._header(last), last + 1, events=tuple(events)
-        )
+        return WatchMessage(WatchMessageKind.EVENTS, self._header(last), last + 1, events=events)
 
     def _raise_if_failed(self) -> None:
         watcher = self._watcher
