@@ -224,6 +224,32 @@ async def imported_out_of_order(dsn: str) -> int:
     return len(ids)
 
 
+async def around_savepoints_and_early_checks(dsn: str) -> int:
+    """A transaction's first record rolled back with its savepoint, and
+    records inserted after an early check (SET CONSTRAINTS ... IMMEDIATE):
+    every record committed is still linked."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        async with conn.transaction():
+            with pytest.raises(LookupError):
+                async with conn.transaction():
+                    await conn.executemany(POSTGRES_INSERT, rows(["alpha"], 3, "rolled-back"))
+                    raise LookupError("the savepoint rolls back")
+            await conn.executemany(POSTGRES_INSERT, rows(["alpha", "beta"], 4, "kept"))
+            await conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            await conn.executemany(POSTGRES_INSERT, rows(["beta"], 3, "after-check"))
+            await conn.execute("SET CONSTRAINTS ALL DEFERRED")
+            await conn.executemany(POSTGRES_INSERT, rows(["alpha"], 2, "deferred-again"))
+        unlinked = await conn.fetchval(
+            "SELECT count(*) FROM audit_log WHERE chain_seq IS NULL"
+            " AND summary NOT LIKE 'recorded older %'"
+        )
+    finally:
+        await conn.close()
+    assert unlinked == 0
+    return 4 + 3 + 2
+
+
 async def migrate_all(dsn: str) -> None:
     conn = await asyncpg.connect(dsn)
     try:
@@ -253,7 +279,10 @@ def test_postgres_batches_and_concurrent_commits_verify_after_the_upgrade(databa
             big += 2000
         await conn.close()
         racing = await concurrent_transactions(database, writers=6, each=10)
-        return 40 + 2000 + big + racing + await imported_out_of_order(database)
+        imported = await imported_out_of_order(database)
+        return (
+            40 + 2000 + big + racing + imported + await around_savepoints_and_early_checks(database)
+        )
 
     stored = asyncio.run(scenario())
     store = ["--postgres-dsn", database]

@@ -344,6 +344,82 @@ MIGRATIONS: tuple[Migration, ...] = (
             "DROP FUNCTION audit_chain_link_from(bigint)",
         ),
     ),
+    Migration(
+        9,
+        "audit_log: one deferred link per transaction, from its lowest record",
+        (
+            # Migration 8 queued a deferred call per record (each returned at
+            # once but the first) and its pass read the partial index from the
+            # floor up, over every entry that vacuum had not yet removed. Now
+            # a record queues a call only when it is its transaction's first
+            # (or at or below the floor, to be linked alone), and the
+            # transaction's lowest audit_id, kept in a transaction-local
+            # setting as records are inserted, bounds the pass. A rolled-back
+            # savepoint takes its records, its queued call and its setting
+            # change with it; the pass clears the setting, so records inserted
+            # after an early pass (SET CONSTRAINTS ... IMMEDIATE) queue a call
+            # again. The floor is migration 8's, as its index states it.
+            """DO $migration$
+            DECLARE
+                floor_id bigint := (regexp_match(pg_get_indexdef('audit_unlinked'::regclass),
+                                    'audit_id > ([0-9]+)'))[1]::bigint;
+                pass_function text;
+            BEGIN
+                IF floor_id IS NULL THEN
+                    RAISE EXCEPTION 'audit_unlinked states no floor';
+                END IF;
+                EXECUTE format($body$
+                CREATE FUNCTION audit_chain_note(id bigint) RETURNS boolean
+                LANGUAGE plpgsql AS $fn$
+                DECLARE
+                    low text := current_setting('statekeeper.audit_low', true);
+                BEGIN
+                    IF id <= %1$s THEN
+                        RETURN true;
+                    END IF;
+                    IF low IS NULL OR low = '' THEN
+                        PERFORM set_config('statekeeper.audit_low', id::text, true);
+                        RETURN true;
+                    END IF;
+                    IF id < low::bigint THEN
+                        PERFORM set_config('statekeeper.audit_low', id::text, true);
+                    END IF;
+                    RETURN false;
+                END
+                $fn$
+                $body$, floor_id);
+                -- Migration 8's pass, with a second argument that bounds it.
+                pass_function := replace(replace(pg_get_functiondef(
+                        'audit_chain_link_pending(bigint)'::regprocedure),
+                    'audit_chain_link_pending(alone bigint)',
+                    'audit_chain_link_pending(alone bigint, low bigint)'),
+                    format('WHERE a.chain_seq IS NULL AND a.audit_id > %s', floor_id),
+                    format('WHERE a.chain_seq IS NULL AND a.audit_id > %s'
+                        ' AND a.audit_id >= low', floor_id));
+                IF position('a.audit_id >= low' in pass_function) = 0
+                    OR position('(alone bigint, low bigint)' in pass_function) = 0 THEN
+                    RAISE EXCEPTION 'audit_chain_link_pending is not migration 8''s';
+                END IF;
+                EXECUTE pass_function;
+            END
+            $migration$""",
+            "DROP FUNCTION audit_chain_link_pending(bigint)",
+            """CREATE OR REPLACE FUNCTION audit_chain_link() RETURNS trigger
+            LANGUAGE plpgsql AS $$
+            DECLARE
+                low bigint := nullif(current_setting('statekeeper.audit_low', true), '')::bigint;
+            BEGIN
+                PERFORM set_config('statekeeper.audit_low', '', true);
+                PERFORM audit_chain_link_pending(NEW.audit_id, least(low, NEW.audit_id));
+                RETURN NULL;
+            END
+            $$""",
+            "DROP TRIGGER audit_chain ON audit_log",
+            "CREATE CONSTRAINT TRIGGER audit_chain AFTER INSERT ON audit_log"
+            " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW"
+            " WHEN (audit_chain_note(NEW.audit_id)) EXECUTE FUNCTION audit_chain_link()",
+        ),
+    ),
 )
 
 
