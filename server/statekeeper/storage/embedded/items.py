@@ -3,25 +3,27 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from statekeeper.core.items.models import (
-    ItemRecord,
-    ItemVector,
-    namespace_of,
-    namespace_path,
-    path_range,
-)
+from statekeeper.core.items.models import ItemRecord, namespace_of, namespace_path
 from statekeeper.core.items.store import ItemName, ItemStore
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.erasure import item_steps
+from statekeeper.storage.shared.items import (
+    ITEM_COLUMNS,
+    LIVE,
+    NEWEST_FIRST,
+    SWEEP_BATCH,
+    item_values,
+    record_from_row,
+    under,
+)
 
 # Append only; never edit a released entry.
 SCHEMA: list[tuple[int, list[str]]] = [
@@ -46,13 +48,9 @@ SCHEMA: list[tuple[int, list[str]]] = [
         ],
     ),
 ]
-# Expired rows removed by one put at most.
-SWEEP_BATCH = 100
-_COLUMNS = "path, key, value_json, create_time, update_time, expire_time, ttl_seconds, vectors"
-_LIVE = "(expire_time IS NULL OR expire_time > ?)"
+_COLUMNS = ITEM_COLUMNS
+_LIVE = LIVE.format(now="?")
 _ONE = "tenant=? AND path=? AND key=?"
-# The order of core/items/service.py's newest-first ranking (paths and keys in byte order).
-NEWEST_FIRST = "ORDER BY update_time DESC, path, key"
 
 
 class EmbeddedItemStore(ItemStore):
@@ -77,7 +75,7 @@ class EmbeddedItemStore(ItemStore):
                 db.execute(
                     f"INSERT OR REPLACE INTO items (tenant, {_COLUMNS})"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (tenant, *_row(stored)),
+                    (tenant, *item_values(stored)),
                 )
                 return stored
 
@@ -171,50 +169,8 @@ def _sweep(db: sqlite3.Connection, tenant: str, now: float) -> None:
 
 
 def _under(tenant: str, prefix: tuple[str, ...], now: float) -> tuple[str, list[Any]]:
-    where = f"tenant=? AND {_LIVE}"
-    params: list[Any] = [tenant, now]
-    bounds = path_range(prefix)
-    if bounds is not None:
-        where += " AND path >= ? AND path < ?"
-        params.extend(bounds)
-    return where, params
-
-
-def _row(record: ItemRecord) -> tuple[Any, ...]:
-    return (
-        record.path,
-        record.key,
-        record.value_json,
-        record.create_time,
-        record.update_time,
-        record.expire_time,
-        record.ttl_seconds,
-        encode_vectors(record.vectors),
-    )
-
-
-def record_from_row(row: Any) -> ItemRecord:
-    """An item from its row (the columns of _COLUMNS, in order; SQLite or
-    PostgreSQL)."""
-    return ItemRecord(
-        namespace=namespace_of(row[0]),
-        key=row[1],
-        value_json=row[2],
-        create_time=row[3],
-        update_time=row[4],
-        expire_time=row[5],
-        ttl_seconds=row[6],
-        vectors=decode_vectors(row[7]),
-    )
+    return under(tenant, prefix, now, lambda _: "?")
 
 
 def _with_create_time(record: ItemRecord, create_time: float) -> ItemRecord:
     return replace(record, create_time=create_time)
-
-
-def encode_vectors(vectors: Sequence[ItemVector]) -> str:
-    return json.dumps([[vector.field, list(vector.values)] for vector in vectors])
-
-
-def decode_vectors(text: str) -> tuple[ItemVector, ...]:
-    return tuple(ItemVector(field, tuple(values)) for field, values in json.loads(text))

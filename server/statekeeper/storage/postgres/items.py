@@ -8,15 +8,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from statekeeper.core.items.models import ItemRecord, namespace_of, namespace_path, path_range
+from statekeeper.core.items.models import ItemRecord, namespace_of, namespace_path
 from statekeeper.core.items.store import ItemName, ItemStore
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
-from statekeeper.storage.embedded.items import (
-    NEWEST_FIRST,
-    SWEEP_BATCH,
-    encode_vectors,
-    record_from_row,
-)
 from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import (
     Migration,
@@ -24,6 +18,7 @@ from statekeeper.storage.postgres.migrations import (
     apply_migrations,
 )
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared import items as shared
 from statekeeper.storage.shared.erasure import item_steps
 
 # Append only; never edit a released entry.
@@ -54,8 +49,8 @@ LATEST_SCHEMA = MIGRATIONS[-1].version
 MIGRATION_LOCK_KEY = 0x6974656D733A6D
 SCHEMA_TABLE = "items_schema_migrations"
 
-_COLUMNS = "path, key, value_json, create_time, update_time, expire_time, ttl_seconds, vectors"
-_LIVE = "(expire_time IS NULL OR expire_time > {now})"
+_COLUMNS = shared.ITEM_COLUMNS
+_LIVE = shared.LIVE
 
 
 class PostgresItemStore(ItemStore):
@@ -88,7 +83,7 @@ class PostgresItemStore(ItemStore):
                 " FOR UPDATE SKIP LOCKED)",
                 tenant,
                 now,
-                SWEEP_BATCH,
+                shared.SWEEP_BATCH,
             )
             # A replaced live item keeps its create_time; an expired one is new.
             row = await conn.fetchrow(
@@ -102,14 +97,7 @@ class PostgresItemStore(ItemStore):
                 " ttl_seconds = EXCLUDED.ttl_seconds, vectors = EXCLUDED.vectors"
                 " RETURNING create_time",
                 tenant,
-                record.path,
-                record.key,
-                record.value_json,
-                record.create_time,
-                record.update_time,
-                record.expire_time,
-                record.ttl_seconds,
-                encode_vectors(record.vectors),
+                *shared.item_values(record),
                 now,
             )
         assert row is not None  # INSERT ... RETURNING yields its row
@@ -127,7 +115,7 @@ class PostgresItemStore(ItemStore):
                 key,
                 now,
             )
-        return None if row is None else record_from_row(row)
+        return None if row is None else shared.record_from_row(row)
 
     async def delete(self, tenant: str, namespace: tuple[str, ...], key: str, now: float) -> bool:
         async with self._db.connection("delete item") as conn:
@@ -146,10 +134,10 @@ class PostgresItemStore(ItemStore):
         where, params = _under(tenant, prefix, now)
         if newest is not None:
             params.append(newest)
-            where += f" {NEWEST_FIRST} LIMIT ${len(params)}"
+            where += f" {shared.NEWEST_FIRST} LIMIT ${len(params)}"
         async with self._db.connection("search items") as conn:
             rows = await conn.fetch(f"SELECT {_COLUMNS} FROM items WHERE {where}", *params)
-        return [record_from_row(row) for row in rows]
+        return [shared.record_from_row(row) for row in rows]
 
     async def refresh(self, tenant: str, names: Sequence[ItemName], now: float) -> None:
         async with self._db.connection("refresh items") as conn:
@@ -175,10 +163,4 @@ class PostgresItemStore(ItemStore):
 
 
 def _under(tenant: str, prefix: tuple[str, ...], now: float) -> tuple[str, list[Any]]:
-    where = f"tenant = $1 AND {_LIVE.format(now='$2')}"
-    params: list[Any] = [tenant, now]
-    bounds = path_range(prefix)
-    if bounds is not None:
-        where += " AND path >= $3 AND path < $4"
-        params.extend(bounds)
-    return where, params
+    return shared.under(tenant, prefix, now, lambda n: f"${n}")
