@@ -257,15 +257,7 @@ class MessageBus:
         signal = self._notifier.arm(tenant, options.agent_id)
         room = max_in_flight - len(in_flight.deadlines)
         if room > 0:
-            deliveries = await self._store.claim(
-                tenant,
-                options.agent_id,
-                options.types,
-                now,
-                timeout,
-                room,
-                self._limits.max_deliveries,
-            )
+            deliveries = await self._claim(tenant, options, now, timeout, room)
             if deliveries:
                 for delivery in deliveries:
                     in_flight.deadlines[delivery.receipt] = delivery.visibility_deadline
@@ -299,15 +291,7 @@ class MessageBus:
             self._raise_if_closing()
             signal = self._notifier.arm(tenant, options.agent_id)
             now = self._clock()
-            deliveries = await self._store.claim(
-                tenant,
-                options.agent_id,
-                options.types,
-                now,
-                timeout,
-                count,
-                self._limits.max_deliveries,
-            )
+            deliveries = await self._claim(tenant, options, now, timeout, count)
             if deliveries or now >= give_up:
                 return deliveries
             wake_at = give_up
@@ -316,6 +300,21 @@ class MessageBus:
                 wake_at = min(wake_at, visible)
             await _wait(signal, min(wake_at - now, self._limits.idle_poll_seconds))
         return []
+
+    async def _claim(
+        self, tenant: str, options: ReceiveOptions, now: float, timeout: float, limit: int
+    ) -> list[Delivery]:
+        """Up to `limit` deliveries of the receiver's inbox, each leased for
+        `timeout` seconds."""
+        return await self._store.claim(
+            tenant,
+            options.agent_id,
+            options.types,
+            now,
+            timeout,
+            limit,
+            self._limits.max_deliveries,
+        )
 
     def _check_receive(self, options: ReceiveOptions) -> tuple[int, float]:
         check_id("agent_id", options.agent_id, self._ids)

@@ -9,32 +9,19 @@ receivers never get the same delivery.
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from statekeeper.core.audit.models import AuditRecord
-from statekeeper.core.errors import AlreadyExistsError, LimitExceededError
+from statekeeper.core.errors import AlreadyExistsError
 from statekeeper.core.messagebus.models import (
     AgentMessage,
     DeadLetter,
     DeadLetterReason,
     Delivery,
     Receipt,
-    ReceiptOutcome,
-    ReceiptStatus,
-    SendOutcome,
 )
-from statekeeper.core.messagebus.store import (
-    INBOX_ENTITY,
-    MESSAGE_ENTITY,
-    DeadLetterCursor,
-    InboxNotifier,
-    MessageStore,
-    ReplyWaiters,
-    audit_entry,
-    settled_summary,
-)
+from statekeeper.core.messagebus.store import DeadLetterCursor, InboxNotifier, ReplyWaiters
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.embedded.audit_chain import insert_audit_rows
 from statekeeper.storage.embedded.erasure import run_steps
@@ -43,14 +30,26 @@ from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.erasure import messagebus_steps
 from statekeeper.storage.shared.messagebus import (
     ACKED,
+    CHANGED_COLUMNS,
     DEAD,
+    INSERT_COLUMNS,
     READY,
+    Audit,
+    Decide,
+    Lease,
+    Send,
+    Settlement,
+    SqlMessageStore,
+    changed_values,
     dead_letter_from_row,
+    earlier_message,
+    inbox_full,
     max_of,
     message_from_row,
-    status_of,
+    message_values,
+    redrive_record,
 )
-from statekeeper.storage.sql import audit_values
+from statekeeper.storage.sql import Row, audit_values
 
 # Versioned schema of the message bus tables: (version, statements). Append
 # only; never edit a released entry.
@@ -102,13 +101,8 @@ SCHEMA: list[tuple[int, list[str]]] = [
     ),
 ]
 
-# What an ack, nack or extend does to a message whose receipt is valid.
-_Apply = Callable[[sqlite3.Connection, sqlite3.Row], ReceiptOutcome]
-# Rows looked at per round while claiming; a claim makes a few rounds at most.
-_CLAIM_ROUNDS = 8
 
-
-class EmbeddedMessageStore(MessageStore):
+class EmbeddedMessageStore(SqlMessageStore):
     """The message bus on the embedded SQLite store."""
 
     def __init__(self, storage: EmbeddedStorage) -> None:
@@ -120,29 +114,18 @@ class EmbeddedMessageStore(MessageStore):
     async def close(self) -> None:
         return None
 
-    async def insert(
-        self,
-        tenant: str,
-        message: AgentMessage,
-        now: float,
-        dedup_until: float | None,
-        held: bool,
-        max_inbox_messages: int,
-        audit: AuditRecord | None = None,
-    ) -> SendOutcome:
-        record = audit_entry(
-            audit, MESSAGE_ENTITY, message.message_id, f"sent to {message.to_agent}"
-        )
-
-        def work(db: sqlite3.Connection) -> SendOutcome:
+    async def store_message(
+        self, tenant: str, message: AgentMessage, send: Send, record: AuditRecord | None
+    ) -> AgentMessage | None:
+        def work(db: sqlite3.Connection) -> AgentMessage | None:
             with db:
-                earlier = _dedup_hit(db, tenant, message, now)
+                earlier = _dedup_hit(db, tenant, message, send.now)
                 if earlier is not None:
-                    return SendOutcome(earlier, duplicate=True)
-                if not held:
-                    _check_inbox_room(db, tenant, message.to_agent, max_inbox_messages)
-                _insert_message(db, tenant, message, ACKED if held else READY, now)
-                if message.idempotency_key and dedup_until is not None:
+                    return earlier
+                if not send.held:
+                    _check_inbox_room(db, tenant, message.to_agent, send.max_inbox_messages)
+                db.execute(_INSERT, message_values(tenant, message, send.held, send.now))
+                if message.idempotency_key and send.dedup_until is not None:
                     db.execute(
                         "INSERT OR REPLACE INTO mb_dedup (tenant, to_agent, idempotency_key,"
                         " message_id, expire_time) VALUES (?,?,?,?,?)",
@@ -151,11 +134,11 @@ class EmbeddedMessageStore(MessageStore):
                             message.to_agent,
                             message.idempotency_key,
                             message.message_id,
-                            dedup_until,
+                            send.dedup_until,
                         ),
                     )
                 _insert_audit(db, tenant, record)
-            return SendOutcome(message, duplicate=False)
+            return None
 
         return await self._storage.run(work)
 
@@ -170,16 +153,9 @@ class EmbeddedMessageStore(MessageStore):
 
         await self._storage.run(work)
 
-    async def claim(
-        self,
-        tenant: str,
-        agent: str,
-        types: Sequence[str],
-        now: float,
-        visibility_timeout: float,
-        limit: int,
-        max_deliveries: int,
-    ) -> list[Delivery]:
+    async def claim_round(
+        self, tenant: str, agent: str, types: Sequence[str], now: float, wanted: int, lease: Lease
+    ) -> tuple[list[Delivery], int]:
         type_filter = ""
         if types:
             type_filter = f" AND type IN ({','.join('?' * len(types))})"
@@ -188,90 +164,29 @@ class EmbeddedMessageStore(MessageStore):
             f" AND visible_time <= ?{type_filter} ORDER BY visible_time, rowid LIMIT ?"
         )
 
-        def work(db: sqlite3.Connection) -> list[Delivery]:
-            deliveries: list[Delivery] = []
+        def work(db: sqlite3.Connection) -> tuple[list[Delivery], int]:
             with db:
-                for _ in range(_CLAIM_ROUNDS):
-                    wanted = limit - len(deliveries)
-                    rows = db.execute(sql, (tenant, agent, READY, now, *types, wanted)).fetchall()
-                    for row in rows:
-                        delivery = _deliver(
-                            db, tenant, row, now, visibility_timeout, max_deliveries
-                        )
-                        if delivery is not None:
-                            deliveries.append(delivery)
-                    if len(deliveries) >= limit or len(rows) < wanted:
-                        break
-            return deliveries
+                rows = db.execute(sql, (tenant, agent, READY, now, *types, wanted)).fetchall()
+                delivered = [_deliver(db, tenant, row, now, lease) for row in rows]
+            return [delivery for delivery in delivered if delivery is not None], len(rows)
 
         return await self._storage.run(work)
 
-    async def ack(
-        self,
-        tenant: str,
-        receipts: Sequence[Receipt | None],
-        now: float,
-        audit: AuditRecord | None = None,
-    ) -> list[ReceiptOutcome]:
-        def apply(db: sqlite3.Connection, row: sqlite3.Row) -> ReceiptOutcome:
-            db.execute(
-                "UPDATE mb_messages SET state=?, state_time=? WHERE tenant=? AND message_id=?",
-                (ACKED, now, tenant, row["message_id"]),
-            )
-            outcome = ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
-            return _settled(db, tenant, row, outcome, audit, "acked")
+    async def settle_rows(self, tenant: str, ids: list[str], decide: Decide) -> Settlement:
+        def work(db: sqlite3.Connection) -> Settlement:
+            with db:
+                rows = {m: dict(row) for m in ids if (row := _row(db, tenant, m)) is not None}
+                done = decide(rows)
+                db.executemany(_UPDATE_CHANGED, changed_values(tenant, done.changed.values()))
+                for record in done.records:
+                    _insert_audit(db, tenant, record)
+            return done
 
-        return await self._storage.run(lambda db: _each_receipt(db, tenant, receipts, now, apply))
+        return await self._storage.run(work)
 
-    async def nack(
-        self,
-        tenant: str,
-        receipts: Sequence[Receipt | None],
-        now: float,
-        delay: float,
-        dead_letter: bool,
-        reason: str,
-        max_deliveries: int,
-        audit: AuditRecord | None = None,
-    ) -> list[ReceiptOutcome]:
-        def apply(db: sqlite3.Connection, row: sqlite3.Row) -> ReceiptOutcome:
-            if dead_letter or row["delivery_count"] >= max_of(row, max_deliveries):
-                why = DeadLetterReason.REJECTED if dead_letter else DeadLetterReason.MAX_DELIVERIES
-                _to_dead_letters(db, tenant, row["message_id"], now, why, reason)
-                outcome = ReceiptOutcome(ReceiptStatus.DEAD_LETTERED, row["to_agent"])
-            else:
-                db.execute(
-                    "UPDATE mb_messages SET visible_time=?, receipt=NULL WHERE tenant=?"
-                    " AND message_id=?",
-                    (now + delay, tenant, row["message_id"]),
-                )
-                outcome = ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + delay)
-            return _settled(db, tenant, row, outcome, audit, "nacked")
-
-        return await self._storage.run(lambda db: _each_receipt(db, tenant, receipts, now, apply))
-
-    async def extend(
-        self, tenant: str, receipts: Sequence[Receipt | None], now: float, timeout: float
-    ) -> list[ReceiptOutcome]:
-        def apply(db: sqlite3.Connection, row: sqlite3.Row) -> ReceiptOutcome:
-            db.execute(
-                "UPDATE mb_messages SET visible_time=? WHERE tenant=? AND message_id=?",
-                (now + timeout, tenant, row["message_id"]),
-            )
-            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + timeout)
-
-        return await self._storage.run(lambda db: _each_receipt(db, tenant, receipts, now, apply))
-
-    async def in_flight(
-        self, tenant: str, receipts: Sequence[Receipt], now: float
-    ) -> list[Receipt]:
-        def work(db: sqlite3.Connection) -> list[Receipt]:
-            live: list[Receipt] = []
-            for receipt in receipts:
-                row = _row(db, tenant, receipt.message_id)
-                if row is not None and status_of(row, receipt, now) is None:
-                    live.append(receipt)
-            return live
+    async def receipt_rows(self, tenant: str, ids: list[str]) -> dict[str, Row]:
+        def work(db: sqlite3.Connection) -> dict[str, Row]:
+            return {m: row for m in ids if (row := _row(db, tenant, m)) is not None}
 
         return await self._storage.run(work)
 
@@ -309,21 +224,14 @@ class EmbeddedMessageStore(MessageStore):
 
         return await self._storage.run(work)
 
-    async def redrive(
-        self,
-        tenant: str,
-        agent: str,
-        message_ids: Sequence[str],
-        now: float,
-        audit: AuditRecord | None = None,
-    ) -> tuple[int, list[str]]:
-        def work(db: sqlite3.Connection) -> tuple[int, list[str]]:
+    async def move_dead_letters(
+        self, tenant: str, agent: str, message_ids: Sequence[str], now: float, audit: Audit
+    ) -> set[str]:
+        def work(db: sqlite3.Connection) -> set[str]:
             with db:
-                moved, missing = _redrive(db, tenant, agent, message_ids, now)
-                if moved:
-                    summary = f"redrove {moved} dead letters"
-                    _insert_audit(db, tenant, audit_entry(audit, INBOX_ENTITY, agent, summary))
-                return moved, missing
+                moved = _redrive(db, tenant, agent, message_ids, now)
+                _insert_audit(db, tenant, redrive_record(audit, agent, len(moved)))
+            return moved
 
         return await self._storage.run(work)
 
@@ -358,6 +266,12 @@ class EmbeddedMessageStore(MessageStore):
         return erasure.counts
 
 
+_INSERT = f"INSERT INTO mb_messages ({INSERT_COLUMNS}, delivery_count) VALUES ({'?,' * 20}0)"
+# Writes back the fields an ack, nack or extend changed (changed_values).
+_UPDATE_CHANGED = (
+    f"UPDATE mb_messages SET {', '.join(f'{name}=?' for name in CHANGED_COLUMNS)}"
+    " WHERE tenant=? AND message_id=?"
+)
 _REDRIVE = (
     "UPDATE mb_messages SET state=?, visible_time=?, state_time=?, delivery_count=0,"
     " receipt=NULL, dead_reason=NULL, dead_detail=NULL"
@@ -391,10 +305,7 @@ def _dedup_hit(
     if row is None:
         return None
     earlier = _row(db, tenant, row["message_id"])
-    # The first message may be gone (acked and forgotten): its id stands.
-    if earlier is None:
-        return AgentMessage(message_id=row["message_id"], to_agent=message.to_agent)
-    return message_from_row(earlier)
+    return earlier_message(row["message_id"], message.to_agent, earlier)
 
 
 def _check_inbox_room(db: sqlite3.Connection, tenant: str, agent: str, limit: int) -> None:
@@ -403,61 +314,21 @@ def _check_inbox_room(db: sqlite3.Connection, tenant: str, agent: str, limit: in
         (tenant, agent, READY),
     ).fetchone()[0]
     if count >= limit:
-        raise LimitExceededError("to_agent", limit, f"the inbox of {agent!r} is full")
-
-
-def _insert_message(
-    db: sqlite3.Connection, tenant: str, message: AgentMessage, state: int, now: float
-) -> None:
-    payload = message.payload
-    db.execute(
-        "INSERT INTO mb_messages (tenant, message_id, to_agent, from_agent, type, content_type,"
-        " schema_version, data, reply_to, correlation_id, in_reply_to, headers,"
-        " idempotency_key, send_time, first_visible_time, visible_time, expire_time,"
-        " max_deliveries, delivery_count, receipt, state, state_time)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,NULL,?,?)",
-        (
-            tenant,
-            message.message_id,
-            message.to_agent,
-            message.from_agent,
-            message.type,
-            payload.content_type,
-            payload.schema_version,
-            payload.data,
-            message.reply_to,
-            message.correlation_id,
-            message.in_reply_to,
-            json.dumps(message.headers, sort_keys=True),
-            message.idempotency_key,
-            message.send_time,
-            message.visible_time,
-            message.visible_time,
-            message.expire_time,
-            message.max_deliveries,
-            state,
-            now,
-        ),
-    )
+        raise inbox_full(agent, limit)
 
 
 def _deliver(
-    db: sqlite3.Connection,
-    tenant: str,
-    row: sqlite3.Row,
-    now: float,
-    visibility_timeout: float,
-    max_deliveries: int,
+    db: sqlite3.Connection, tenant: str, row: sqlite3.Row, now: float, lease: Lease
 ) -> Delivery | None:
     message_id = row["message_id"]
     if row["expire_time"] is not None and row["expire_time"] <= now:
         db.execute("DELETE FROM mb_messages WHERE tenant=? AND message_id=?", (tenant, message_id))
         return None
-    if row["delivery_count"] >= max_of(row, max_deliveries):
+    if row["delivery_count"] >= max_of(row, lease.max_deliveries):
         _to_dead_letters(db, tenant, message_id, now, DeadLetterReason.MAX_DELIVERIES, "")
         return None
     receipt = Receipt.fresh(message_id)
-    deadline = now + visibility_timeout
+    deadline = now + lease.visibility_timeout
     db.execute(
         "UPDATE mb_messages SET delivery_count = delivery_count + 1, receipt=?, visible_time=?"
         " WHERE tenant=? AND message_id=?",
@@ -483,66 +354,25 @@ def _to_dead_letters(
 
 def _redrive(
     db: sqlite3.Connection, tenant: str, agent: str, message_ids: Sequence[str], now: float
-) -> tuple[int, list[str]]:
-    if not message_ids:
-        cursor = db.execute(
-            _REDRIVE + " WHERE tenant=? AND to_agent=? AND state=?",
-            (READY, now, now, tenant, agent, DEAD),
+) -> set[str]:
+    where = " WHERE tenant=? AND to_agent=? AND state=? AND message_id=?"
+    ids = message_ids or [
+        row[0]
+        for row in db.execute(
+            "SELECT message_id FROM mb_messages WHERE tenant=? AND to_agent=? AND state=?",
+            (tenant, agent, DEAD),
         )
-        return cursor.rowcount, []
-    moved, missing = 0, []
-    for message_id in message_ids:
-        cursor = db.execute(
-            _REDRIVE + " WHERE tenant=? AND to_agent=? AND state=? AND message_id=?",
-            (READY, now, now, tenant, agent, DEAD, message_id),
-        )
-        if cursor.rowcount:
-            moved += 1
-        else:
-            missing.append(message_id)
-    return moved, missing
-
-
-def _settled(
-    db: sqlite3.Connection,
-    tenant: str,
-    row: sqlite3.Row,
-    outcome: ReceiptOutcome,
-    audit: AuditRecord | None,
-    verb: str,
-) -> ReceiptOutcome:
-    """Records what an ack or nack did to the message of `row`, in the
-    transaction that did it."""
-    summary = settled_summary(verb, outcome)
-    _insert_audit(db, tenant, audit_entry(audit, MESSAGE_ENTITY, row["message_id"], summary))
-    return outcome
+    ]
+    return {
+        message_id
+        for message_id in ids
+        if db.execute(_REDRIVE + where, (READY, now, now, tenant, agent, DEAD, message_id)).rowcount
+    }
 
 
 def _insert_audit(db: sqlite3.Connection, tenant: str, record: AuditRecord | None) -> None:
     if record is not None:
         insert_audit_rows(db, [audit_values(record, tenant)])
-
-
-def _each_receipt(
-    db: sqlite3.Connection,
-    tenant: str,
-    receipts: Sequence[Receipt | None],
-    now: float,
-    apply: _Apply,
-) -> list[ReceiptOutcome]:
-    outcomes: list[ReceiptOutcome] = []
-    with db:
-        for receipt in receipts:
-            row = None if receipt is None else _row(db, tenant, receipt.message_id)
-            if receipt is None or row is None:
-                outcomes.append(ReceiptOutcome(ReceiptStatus.NOT_FOUND))
-                continue
-            status = status_of(row, receipt, now)
-            if status is not None:
-                outcomes.append(ReceiptOutcome(status, row["to_agent"]))
-            else:
-                outcomes.append(apply(db, row))
-    return outcomes
 
 
 # ----- in-process wake-ups and waiters ------------------------------------------------

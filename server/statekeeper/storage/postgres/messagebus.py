@@ -31,32 +31,21 @@ mb_schema_migrations and applied under an advisory lock.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import asyncpg
 
 from statekeeper.core.audit.models import AuditRecord
-from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
+from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.messagebus.models import (
     AgentMessage,
     DeadLetter,
     DeadLetterReason,
     Delivery,
     Receipt,
-    ReceiptOutcome,
-    ReceiptStatus,
-    SendOutcome,
 )
-from statekeeper.core.messagebus.store import (
-    INBOX_ENTITY,
-    MESSAGE_ENTITY,
-    DeadLetterCursor,
-    MessageStore,
-    audit_entry,
-    settled_summary,
-)
+from statekeeper.core.messagebus.store import DeadLetterCursor
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import (
@@ -65,17 +54,10 @@ from statekeeper.storage.postgres.migrations import (
     apply_migrations,
 )
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.shared import messagebus as shared
 from statekeeper.storage.shared.erasure import messagebus_steps
-from statekeeper.storage.shared.messagebus import (
-    ACKED,
-    DEAD,
-    READY,
-    dead_letter_from_row,
-    max_of,
-    message_from_row,
-    status_of,
-)
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+from statekeeper.storage.shared.messagebus import Audit, Lease, Settlement
+from statekeeper.storage.sql import AUDIT_COLUMNS, Row, audit_values
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
@@ -143,9 +125,6 @@ SWEEP_LOCK_KEY = 0x6D73676275733A73
 SCHEMA_TABLE = "mb_schema_migrations"
 
 _MAX_DELIVERIES = int(DeadLetterReason.MAX_DELIVERIES)
-# Claim statements per call at most: a round that hit only expired or
-# exhausted messages is followed by another.
-_CLAIM_ROUNDS = 8
 
 _MESSAGE_COLUMNS = (
     "message_id, to_agent, from_agent, type, content_type, schema_version, data, reply_to,"
@@ -153,17 +132,16 @@ _MESSAGE_COLUMNS = (
     " visible_time, expire_time, max_deliveries"
 )
 
-# Stores a READY (or held: ACKED) message, unless the inbox is full: the
-# inbox count is bounded by the limit so that a full check costs at most
-# `limit` index entries.
+# Stores a READY (or held: ACKED) message ($1..$20: message_values), unless
+# the inbox is full ($21: its limit): the inbox count is bounded by the
+# limit so that a full check costs at most `limit` index entries.
 _INSERT = f"""
-INSERT INTO mb_messages (tenant, {_MESSAGE_COLUMNS}, delivery_count, state, state_time)
-SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16, $17, 0, $18,
-    $19
-WHERE $18::smallint <> 0 OR (
+INSERT INTO mb_messages ({shared.INSERT_COLUMNS}, delivery_count)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, 0
+WHERE $19::smallint <> 0 OR (
     SELECT count(*) FROM (
-        SELECT 1 FROM mb_messages WHERE tenant = $1 AND to_agent = $3 AND state = 0 LIMIT $20
-    ) AS inbox) < $20
+        SELECT 1 FROM mb_messages WHERE tenant = $1 AND to_agent = $3 AND state = 0 LIMIT $21
+    ) AS inbox) < $21
 RETURNING 1
 """
 
@@ -221,7 +199,11 @@ _REDRIVE = (
 _TEXT_FIELDS = ("type", "correlation_id", "in_reply_to", "idempotency_key")
 
 
-class PostgresMessageStore(MessageStore):
+# The columns of _UPDATE_ROWS's arrays after the tenant.
+_UPDATED = ("message_id", *shared.CHANGED_COLUMNS)
+
+
+class PostgresMessageStore(shared.SqlMessageStore):
     """The message bus on PostgreSQL."""
 
     def __init__(self, db: PostgresStorage, migrate: bool = True) -> None:
@@ -251,34 +233,20 @@ class PostgresMessageStore(MessageStore):
 
     # ----- sending --------------------------------------------------------------------
 
-    async def insert(
-        self,
-        tenant: str,
-        message: AgentMessage,
-        now: float,
-        dedup_until: float | None,
-        held: bool,
-        max_inbox_messages: int,
-        audit: AuditRecord | None = None,
-    ) -> SendOutcome:
+    async def store_message(
+        self, tenant: str, message: AgentMessage, send: shared.Send, record: AuditRecord | None
+    ) -> AgentMessage | None:
         _check_text_fields(message)
-        record = audit_entry(
-            audit, MESSAGE_ENTITY, message.message_id, f"sent to {message.to_agent}"
-        )
         async with self._db.transaction("send message") as conn:
             if message.idempotency_key:
-                earlier = await _claim_dedup(conn, tenant, message, now, dedup_until)
+                earlier = await _claim_dedup(conn, tenant, message, send.now, send.dedup_until)
                 if earlier is not None:
-                    return SendOutcome(earlier, duplicate=True)
-            stored = await conn.fetchval(
-                _INSERT, *_insert_args(tenant, message, held, now, max_inbox_messages)
-            )
-            if stored is None:
-                raise LimitExceededError(
-                    "to_agent", max_inbox_messages, f"the inbox of {message.to_agent!r} is full"
-                )
+                    return earlier
+            values = shared.message_values(tenant, message, send.held, send.now)
+            if await conn.fetchval(_INSERT, *values, send.max_inbox_messages) is None:
+                raise shared.inbox_full(message.to_agent, send.max_inbox_messages)
             await _insert_audit(conn, tenant, [record])
-        return SendOutcome(message, duplicate=False)
+        return None
 
     async def release(self, tenant: str, message_id: str) -> None:
         async with self._db.connection("release message") as conn:
@@ -291,97 +259,25 @@ class PostgresMessageStore(MessageStore):
 
     # ----- receiving --------------------------------------------------------------------
 
-    async def claim(
-        self,
-        tenant: str,
-        agent: str,
-        types: Sequence[str],
-        now: float,
-        visibility_timeout: float,
-        limit: int,
-        max_deliveries: int,
-    ) -> list[Delivery]:
-        deliveries: list[Delivery] = []
-        type_filter = list(types) if types else None
+    async def claim_round(
+        self, tenant: str, agent: str, types: Sequence[str], now: float, wanted: int, lease: Lease
+    ) -> tuple[list[Delivery], int]:
         async with self._db.connection("claim messages") as conn:
-            for _ in range(_CLAIM_ROUNDS):
-                wanted = limit - len(deliveries)
-                rows = await conn.fetch(
-                    _CLAIM,
-                    tenant,
-                    agent,
-                    now,
-                    type_filter,
-                    wanted,
-                    visibility_timeout,
-                    max_deliveries,
-                    _MAX_DELIVERIES,
-                )
-                deliveries.extend(_delivery(row) for row in rows if row["message_id"])
-                picked = rows[0]["picked"] if rows else 0
-                if len(deliveries) >= limit or picked < wanted:
-                    break
-        return deliveries
+            rows = await conn.fetch(
+                _CLAIM,
+                tenant,
+                agent,
+                now,
+                list(types) if types else None,
+                wanted,
+                lease.visibility_timeout,
+                lease.max_deliveries,
+                _MAX_DELIVERIES,
+            )
+        deliveries = [_delivery(row) for row in rows if row["message_id"]]
+        return deliveries, rows[0]["picked"] if rows else 0
 
-    async def ack(
-        self,
-        tenant: str,
-        receipts: Sequence[Receipt | None],
-        now: float,
-        audit: AuditRecord | None = None,
-    ) -> list[ReceiptOutcome]:
-        def apply(row: dict[str, Any]) -> ReceiptOutcome:
-            row.update(state=ACKED, state_time=now)
-            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
-
-        return await self._each_receipt(tenant, receipts, now, apply, (audit, "acked"))
-
-    async def nack(
-        self,
-        tenant: str,
-        receipts: Sequence[Receipt | None],
-        now: float,
-        delay: float,
-        dead_letter: bool,
-        reason: str,
-        max_deliveries: int,
-        audit: AuditRecord | None = None,
-    ) -> list[ReceiptOutcome]:
-        def apply(row: dict[str, Any]) -> ReceiptOutcome:
-            if dead_letter or row["delivery_count"] >= max_of(row, max_deliveries):
-                why = DeadLetterReason.REJECTED if dead_letter else DeadLetterReason.MAX_DELIVERIES
-                _dead_letter(row, now, why, reason)
-                return ReceiptOutcome(ReceiptStatus.DEAD_LETTERED, row["to_agent"])
-            row.update(visible_time=now + delay, receipt=None)
-            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + delay)
-
-        return await self._each_receipt(tenant, receipts, now, apply, (audit, "nacked"))
-
-    async def extend(
-        self, tenant: str, receipts: Sequence[Receipt | None], now: float, timeout: float
-    ) -> list[ReceiptOutcome]:
-        def apply(row: dict[str, Any]) -> ReceiptOutcome:
-            row.update(visible_time=now + timeout)
-            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + timeout)
-
-        return await self._each_receipt(tenant, receipts, now, apply)
-
-    async def _each_receipt(
-        self,
-        tenant: str,
-        receipts: Sequence[Receipt | None],
-        now: float,
-        apply: Any,
-        audited: tuple[AuditRecord | None, str] = (None, ""),
-    ) -> list[ReceiptOutcome]:
-        """Locks the named messages, runs `apply` on each one whose receipt
-        is valid (on an in-memory copy, so a later receipt of the same call
-        sees the change), then writes every changed row once, with one audit
-        record per change (`audited`: the template and the verb)."""
-        audit, verb = audited
-        records: list[AuditRecord | None] = []
-        ids = sorted({r.message_id for r in receipts if r is not None})
-        outcomes: list[ReceiptOutcome] = []
+    async def settle_rows(self, tenant: str, ids: list[str], decide: shared.Decide) -> Settlement:
         async with self._db.transaction("settle deliveries") as conn:
             rows = await conn.fetch(
                 "SELECT message_id, to_agent, state, state_time, visible_time, receipt,"
@@ -391,43 +287,23 @@ class PostgresMessageStore(MessageStore):
                 tenant,
                 ids,
             )
-            found = {row["message_id"]: dict(row) for row in rows}
-            changed: dict[str, dict[str, Any]] = {}
-            for receipt in receipts:
-                row = None if receipt is None else found.get(receipt.message_id)
-                if receipt is None or row is None:
-                    outcomes.append(ReceiptOutcome(ReceiptStatus.NOT_FOUND))
-                    continue
-                status = status_of(row, receipt, now)
-                if status is not None:
-                    outcomes.append(ReceiptOutcome(status, row["to_agent"]))
-                    continue
-                outcomes.append(apply(row))
-                changed[row["message_id"]] = row
-                summary = settled_summary(verb, outcomes[-1])
-                records.append(audit_entry(audit, MESSAGE_ENTITY, row["message_id"], summary))
-            if changed:
-                await conn.execute(_UPDATE_ROWS, tenant, *_columns(changed.values()))
-            await _insert_audit(conn, tenant, records)
-        return outcomes
+            done = decide({row["message_id"]: dict(row) for row in rows})
+            if done.changed:
+                changed = done.changed.values()
+                columns = [[row[name] for row in changed] for name in _UPDATED]
+                await conn.execute(_UPDATE_ROWS, tenant, *columns)
+            await _insert_audit(conn, tenant, done.records)
+        return done
 
-    async def in_flight(
-        self, tenant: str, receipts: Sequence[Receipt], now: float
-    ) -> list[Receipt]:
+    async def receipt_rows(self, tenant: str, ids: list[str]) -> dict[str, Row]:
         async with self._db.connection("in-flight deliveries") as conn:
             rows = await conn.fetch(
                 "SELECT message_id, state, visible_time, receipt FROM mb_messages"
                 " WHERE tenant = $1 AND message_id = ANY($2::text[])",
                 tenant,
-                sorted({r.message_id for r in receipts}),
+                ids,
             )
-        found = {row["message_id"]: row for row in rows}
-        return [
-            receipt
-            for receipt in receipts
-            if receipt.message_id in found
-            and status_of(found[receipt.message_id], receipt, now) is None
-        ]
+        return {row["message_id"]: row for row in rows}
 
     async def next_visible_time(self, tenant: str, agent: str, now: float) -> float | None:
         async with self._db.connection("next visible time") as conn:
@@ -447,7 +323,7 @@ class PostgresMessageStore(MessageStore):
                 tenant,
                 message_id,
             )
-        return None if row is None else message_from_row(row)
+        return None if row is None else shared.message_from_row(row)
 
     # ----- dead letters and upkeep -------------------------------------------------------
 
@@ -467,16 +343,11 @@ class PostgresMessageStore(MessageStore):
                 after_id,
                 limit,
             )
-        return [dead_letter_from_row(row) for row in rows]
+        return [shared.dead_letter_from_row(row) for row in rows]
 
-    async def redrive(
-        self,
-        tenant: str,
-        agent: str,
-        message_ids: Sequence[str],
-        now: float,
-        audit: AuditRecord | None = None,
-    ) -> tuple[int, list[str]]:
+    async def move_dead_letters(
+        self, tenant: str, agent: str, message_ids: Sequence[str], now: float, audit: Audit
+    ) -> set[str]:
         async with self._db.transaction("redrive dead letters") as conn:
             if not message_ids:
                 rows = await conn.fetch(_REDRIVE + " RETURNING message_id", tenant, agent, now)
@@ -489,11 +360,8 @@ class PostgresMessageStore(MessageStore):
                     list(message_ids),
                 )
             moved = {row["message_id"] for row in rows}
-            if moved:
-                summary = f"redrove {len(moved)} dead letters"
-                record = audit_entry(audit, INBOX_ENTITY, agent, summary)
-                await _insert_audit(conn, tenant, [record])
-        return len(moved), [m for m in message_ids if m not in moved]
+            await _insert_audit(conn, tenant, [shared.redrive_record(audit, agent, len(moved))])
+        return moved
 
     async def sweep(self, now: float, acked_retention: float, max_deliveries: int) -> int:
         async with self._db.transaction("message bus sweep") as conn:
@@ -590,60 +458,11 @@ async def _claim_dedup(
         tenant,
         earlier_id,
     )
-    # The first message may be gone (acked and forgotten): its id stands.
-    if row is None:
-        return AgentMessage(message_id=earlier_id, to_agent=message.to_agent)
-    return message_from_row(row)
-
-
-def _insert_args(
-    tenant: str, message: AgentMessage, held: bool, now: float, max_inbox: int
-) -> list[object]:
-    payload = message.payload
-    return [
-        tenant,
-        message.message_id,
-        message.to_agent,
-        message.from_agent,
-        message.type,
-        payload.content_type,
-        payload.schema_version,
-        payload.data,
-        message.reply_to,
-        message.correlation_id,
-        message.in_reply_to,
-        json.dumps(message.headers, sort_keys=True),
-        message.idempotency_key,
-        message.send_time,
-        message.visible_time,
-        message.expire_time,
-        message.max_deliveries,
-        ACKED if held else READY,
-        now,
-        max_inbox,
-    ]
+    return shared.earlier_message(earlier_id, message.to_agent, row)
 
 
 def _delivery(row: asyncpg.Record) -> Delivery:
     receipt = Receipt(row["message_id"], row["receipt"])
-    return Delivery(receipt, message_from_row(row), row["delivery_count"], row["visible_time"])
-
-
-def _dead_letter(row: dict[str, Any], now: float, reason: DeadLetterReason, detail: str) -> None:
-    row.update(
-        state=DEAD, state_time=now, dead_reason=int(reason), dead_detail=detail, receipt=None
+    return Delivery(
+        receipt, shared.message_from_row(row), row["delivery_count"], row["visible_time"]
     )
-
-
-def _columns(rows: Any) -> list[list[Any]]:
-    """The arrays of _UPDATE_ROWS for the changed rows."""
-    names = (
-        "message_id",
-        "state",
-        "state_time",
-        "visible_time",
-        "receipt",
-        "dead_reason",
-        "dead_detail",
-    )
-    return [[row[name] for row in rows] for name in names]
