@@ -21,8 +21,10 @@ class ItemStore(abc.ABC):
     async def start(self) -> None:
         """Creates or upgrades the schema."""
 
-    @abc.abstractmethod
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Releases what `start` acquired (the stores hold nothing of their
+        own: their database belongs to the storage they were given)."""
+        return None
 
     @abc.abstractmethod
     async def put(self, tenant: str, record: ItemRecord, now: float) -> ItemRecord:

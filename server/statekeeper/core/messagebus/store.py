@@ -75,9 +75,10 @@ class MessageStore(abc.ABC):
     async def start(self) -> None:
         """Prepares the schema (versioned migrations)."""
 
-    @abc.abstractmethod
     async def close(self) -> None:
-        """Releases what `start` acquired."""
+        """Releases what `start` acquired (the stores hold nothing of their
+        own: their database belongs to the storage they were given)."""
+        return None
 
     @abc.abstractmethod
     async def insert(

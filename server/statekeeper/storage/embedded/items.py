@@ -60,9 +60,6 @@ class EmbeddedItemStore(ItemStore):
     async def start(self) -> None:
         await self._storage.run(_migrate)
 
-    async def close(self) -> None:
-        return None
-
     async def put(self, tenant: str, record: ItemRecord, now: float) -> ItemRecord:
         def work(db: sqlite3.Connection) -> ItemRecord:
             with db:

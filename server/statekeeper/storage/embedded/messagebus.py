@@ -111,9 +111,6 @@ class EmbeddedMessageStore(SqlMessageStore):
     async def start(self) -> None:
         await self._storage.run(_migrate)
 
-    async def close(self) -> None:
-        return None
-
     async def store_message(
         self, tenant: str, message: AgentMessage, send: Send, record: AuditRecord | None
     ) -> AgentMessage | None:

@@ -70,9 +70,6 @@ class PostgresItemStore(ItemStore):
                 f" {LATEST_SCHEMA}: start with --migrate-on-start"
             )
 
-    async def close(self) -> None:
-        return None
-
     async def put(self, tenant: str, record: ItemRecord, now: float) -> ItemRecord:
         async with self._db.connection("put item") as conn, conn.transaction():
             await conn.execute(

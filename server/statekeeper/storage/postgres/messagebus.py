@@ -228,9 +228,6 @@ class PostgresMessageStore(shared.SqlMessageStore):
                 f" {LATEST_SCHEMA}: start with --migrate-on-start"
             )
 
-    async def close(self) -> None:
-        return None
-
     # ----- sending --------------------------------------------------------------------
 
     async def store_message(
