@@ -7,7 +7,11 @@ Three parts: `MessageStore` keeps inboxes, deliveries and dead letters
 replica wakes a receiver on another), and `ReplyWaiters` tracks RequestReply
 calls waiting for their reply (production: a Redis key per waiter plus a
 channel to the replica that holds it). tests/contract/test_messagebus_store.py
-checks these rules on every backend.
+checks these rules on every backend. `MessageStore` holds the steps of
+sending, claiming, settling and redriving once (the outcome of a send, the
+claim rounds, what an ack, nack or extend asks for, the redrive's outcome);
+a backend implements the abstract methods, each one transaction of its own
+database.
 
 General rules: every method touches only the tenant it is given; a method
 that returns normally has made its change durable; `now` is the caller's
@@ -33,7 +37,7 @@ from __future__ import annotations
 import abc
 import asyncio
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.messagebus.models import (
@@ -48,6 +52,7 @@ from statekeeper.core.messagebus.models import (
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 
 DeadLetterCursor = tuple[float, str]
+Audit = AuditRecord | None
 
 MESSAGE_ENTITY = "message"
 INBOX_ENTITY = "inbox"
@@ -68,6 +73,73 @@ def settled_summary(verb: str, outcome: ReceiptOutcome) -> str:
     return "dead-lettered" if outcome.status == ReceiptStatus.DEAD_LETTERED else verb
 
 
+def redrive_record(audit: AuditRecord | None, agent: str, moved: int) -> AuditRecord | None:
+    """The record of a redrive, None when it moved nothing."""
+    if not moved:
+        return None
+    return audit_entry(audit, INBOX_ENTITY, agent, f"redrove {moved} dead letters")
+
+
+# Claim rounds per call at most: a round that hit only expired or exhausted
+# messages is followed by another.
+CLAIM_ROUNDS = 8
+
+
+@dataclass(frozen=True)
+class Send:
+    """How `MessageStore.insert` stores one message."""
+
+    now: float
+    dedup_until: float | None
+    held: bool
+    max_inbox_messages: int
+
+
+@dataclass(frozen=True)
+class Lease:
+    """What a claim gives each delivery: its visibility timeout, and the
+    deliveries a message without its own maximum may have."""
+
+    visibility_timeout: float
+    max_deliveries: int
+
+
+@dataclass(frozen=True)
+class Ack:
+    """A valid delivery's message becomes ACKED."""
+
+    now: float
+    verb = "acked"
+
+
+@dataclass(frozen=True)
+class Nack:
+    """A valid delivery goes to the dead letters (REJECTED if
+    `dead_letter`, with `reason`; MAX_DELIVERIES if it reached its maximum
+    deliveries), else becomes visible again after `delay`, its receipt
+    revoked."""
+
+    now: float
+    delay: float
+    dead_letter: bool
+    reason: str
+    max_deliveries: int
+    verb = "nacked"
+
+
+@dataclass(frozen=True)
+class Extend:
+    """A valid delivery's visibility deadline moves to now + `timeout`
+    (delivery bookkeeping: not audited)."""
+
+    now: float
+    timeout: float
+    verb = ""
+
+
+ReceiptChange = Ack | Nack | Extend
+
+
 class MessageStore(abc.ABC):
     """Inboxes with at-least-once delivery."""
 
@@ -80,7 +152,6 @@ class MessageStore(abc.ABC):
         own: their database belongs to the storage they were given)."""
         return None
 
-    @abc.abstractmethod
     async def insert(
         self,
         tenant: str,
@@ -102,12 +173,27 @@ class MessageStore(abc.ABC):
         `LimitExceededError("to_agent")` if the inbox holds
         `max_inbox_messages` READY messages already.
         """
+        record = audit_entry(
+            audit, MESSAGE_ENTITY, message.message_id, f"sent to {message.to_agent}"
+        )
+        send = Send(now, dedup_until, held, max_inbox_messages)
+        earlier = await self.store_message(tenant, message, send, record)
+        if earlier is not None:
+            return SendOutcome(earlier, duplicate=True)
+        return SendOutcome(message, duplicate=False)
+
+    @abc.abstractmethod
+    async def store_message(
+        self, tenant: str, message: AgentMessage, send: Send, record: AuditRecord | None
+    ) -> AgentMessage | None:
+        """`insert`'s change, in one transaction: stores `message` with its
+        deduplication record and `record`, and returns None; or returns the
+        earlier message of a live deduplication record, storing nothing."""
 
     @abc.abstractmethod
     async def release(self, tenant: str, message_id: str) -> None:
         """Makes a held message READY (its waiter left before taking it)."""
 
-    @abc.abstractmethod
     async def claim(
         self,
         tenant: str,
@@ -128,8 +214,23 @@ class MessageStore(abc.ABC):
         MAX_DELIVERIES) instead; any other gets delivery_count + 1, a fresh
         receipt and `visible_time = now + visibility_timeout`.
         """
+        lease = Lease(visibility_timeout, max_deliveries)
+        deliveries: list[Delivery] = []
+        for _ in range(CLAIM_ROUNDS):
+            wanted = limit - len(deliveries)
+            delivered, picked = await self.claim_round(tenant, agent, types, now, wanted, lease)
+            deliveries.extend(delivered)
+            if len(deliveries) >= limit or picked < wanted:
+                break
+        return deliveries
 
     @abc.abstractmethod
+    async def claim_round(
+        self, tenant: str, agent: str, types: Sequence[str], now: float, wanted: int, lease: Lease
+    ) -> tuple[list[Delivery], int]:
+        """One round of `claim` for up to `wanted` messages: the deliveries
+        and how many visible READY messages it looked at."""
+
     async def ack(
         self,
         tenant: str,
@@ -146,8 +247,8 @@ class MessageStore(abc.ABC):
         stale (redelivered, nacked, or past its deadline). NOT_FOUND if the
         message is unknown or dead-lettered.
         """
+        return await self.settle(tenant, receipts, Ack(now), audit)
 
-    @abc.abstractmethod
     async def nack(
         self,
         tenant: str,
@@ -164,13 +265,25 @@ class MessageStore(abc.ABC):
         REJECTED, detail `reason`) or if it reached its maximum deliveries;
         else it becomes visible at `now + delay` with its receipt revoked
         (OK, `next_visible_time`)."""
+        change = Nack(now, delay, dead_letter, reason, max_deliveries)
+        return await self.settle(tenant, receipts, change, audit)
 
-    @abc.abstractmethod
     async def extend(
         self, tenant: str, receipts: Sequence[Receipt | None], now: float, timeout: float
     ) -> list[ReceiptOutcome]:
         """Moves the visibility deadline of valid deliveries to `now +
         timeout` (OK, `next_visible_time`); validity as in `ack`."""
+        return await self.settle(tenant, receipts, Extend(now, timeout), None)
+
+    @abc.abstractmethod
+    async def settle(
+        self, tenant: str, receipts: Sequence[Receipt | None], change: ReceiptChange, audit: Audit
+    ) -> list[ReceiptOutcome]:
+        """Applies `change` to the message of each valid receipt, atomically,
+        one outcome per receipt in order, validity as in `ack` at
+        `change.now`; a later receipt of the same call sees the change of an
+        earlier one. With `audit`, one record per change worded by
+        `change.verb` (`settled_summary`)."""
 
     @abc.abstractmethod
     async def in_flight(
@@ -194,7 +307,6 @@ class MessageStore(abc.ABC):
         """Dead letters of the inbox, oldest first (dead_letter_time, then
         message id), strictly after `after`."""
 
-    @abc.abstractmethod
     async def redrive(
         self,
         tenant: str,
@@ -206,6 +318,15 @@ class MessageStore(abc.ABC):
         """Moves dead letters back to READY, visible at `now`, delivery
         count 0. Empty `message_ids`: all of the inbox. Returns how many
         moved and the requested ids that are not dead letters of it."""
+        moved = await self.move_dead_letters(tenant, agent, message_ids, now, audit)
+        return len(moved), [m for m in message_ids if m not in moved]
+
+    @abc.abstractmethod
+    async def move_dead_letters(
+        self, tenant: str, agent: str, message_ids: Sequence[str], now: float, audit: Audit
+    ) -> set[str]:
+        """`redrive`'s change with its `redrive_record`, in one
+        transaction; the ids it moved."""
 
     @abc.abstractmethod
     async def sweep(self, now: float, acked_retention: float, max_deliveries: int) -> int:

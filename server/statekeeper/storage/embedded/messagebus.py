@@ -21,7 +21,15 @@ from statekeeper.core.messagebus.models import (
     Delivery,
     Receipt,
 )
-from statekeeper.core.messagebus.store import DeadLetterCursor, InboxNotifier, ReplyWaiters
+from statekeeper.core.messagebus.store import (
+    Audit,
+    DeadLetterCursor,
+    InboxNotifier,
+    Lease,
+    ReplyWaiters,
+    Send,
+    redrive_record,
+)
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.embedded.audit_chain import insert_audit_rows
 from statekeeper.storage.embedded.erasure import run_steps
@@ -34,10 +42,7 @@ from statekeeper.storage.shared.messagebus import (
     DEAD,
     INSERT_COLUMNS,
     READY,
-    Audit,
     Decide,
-    Lease,
-    Send,
     Settlement,
     SqlMessageStore,
     changed_values,
@@ -47,7 +52,6 @@ from statekeeper.storage.shared.messagebus import (
     max_of,
     message_from_row,
     message_values,
-    redrive_record,
 )
 from statekeeper.storage.sql import Row, audit_values
 

@@ -45,7 +45,7 @@ from statekeeper.core.messagebus.models import (
     Delivery,
     Receipt,
 )
-from statekeeper.core.messagebus.store import DeadLetterCursor
+from statekeeper.core.messagebus.store import Audit, DeadLetterCursor, Lease, Send, redrive_record
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import (
@@ -56,7 +56,7 @@ from statekeeper.storage.postgres.migrations import (
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper.storage.shared import messagebus as shared
 from statekeeper.storage.shared.erasure import messagebus_steps
-from statekeeper.storage.shared.messagebus import Audit, Lease, Settlement
+from statekeeper.storage.shared.messagebus import Settlement
 from statekeeper.storage.sql import AUDIT_COLUMNS, Row, audit_values
 
 if TYPE_CHECKING:
@@ -231,7 +231,7 @@ class PostgresMessageStore(shared.SqlMessageStore):
     # ----- sending --------------------------------------------------------------------
 
     async def store_message(
-        self, tenant: str, message: AgentMessage, send: shared.Send, record: AuditRecord | None
+        self, tenant: str, message: AgentMessage, send: Send, record: AuditRecord | None
     ) -> AgentMessage | None:
         _check_text_fields(message)
         async with self._db.transaction("send message") as conn:
@@ -357,7 +357,7 @@ class PostgresMessageStore(shared.SqlMessageStore):
                     list(message_ids),
                 )
             moved = {row["message_id"] for row in rows}
-            await _insert_audit(conn, tenant, [shared.redrive_record(audit, agent, len(moved))])
+            await _insert_audit(conn, tenant, [redrive_record(audit, agent, len(moved))])
         return moved
 
     async def sweep(self, now: float, acked_retention: float, max_deliveries: int) -> int:

@@ -1,7 +1,7 @@
 """Messagebus: what the SQLite and PostgreSQL stores share: the row
 mappers and receipt rules, the values of a stored message, what an ack,
-nack or extend decides, and `SqlMessageStore`, the store's steps written
-once over a backend's statements."""
+nack or extend decides, and `SqlMessageStore`, the settling and in-flight steps
+written once over a backend's statements."""
 
 from __future__ import annotations
 
@@ -17,24 +17,24 @@ from statekeeper.core.messagebus.models import (
     AgentMessage,
     DeadLetter,
     DeadLetterReason,
-    Delivery,
     MessageState,
     Payload,
     Receipt,
     ReceiptOutcome,
     ReceiptStatus,
-    SendOutcome,
 )
 from statekeeper.core.messagebus.store import (
-    INBOX_ENTITY,
     MESSAGE_ENTITY,
+    Ack,
+    Audit,
+    Extend,
     MessageStore,
+    Nack,
+    ReceiptChange,
     audit_entry,
     settled_summary,
 )
 from statekeeper.storage.sql import Row
-
-Audit = AuditRecord | None
 
 READY, ACKED, DEAD = (int(s) for s in MessageState)
 
@@ -135,25 +135,6 @@ def earlier_message(message_id: str, to_agent: str, row: Row | None) -> AgentMes
     return message_from_row(row)
 
 
-@dataclass(frozen=True)
-class Send:
-    """How `MessageStore.insert` stores one message."""
-
-    now: float
-    dedup_until: float | None
-    held: bool
-    max_inbox_messages: int
-
-
-@dataclass(frozen=True)
-class Lease:
-    """What a claim gives each delivery: its visibility timeout, and the
-    deliveries a message without its own maximum may have."""
-
-    visibility_timeout: float
-    max_deliveries: int
-
-
 # ----- settling deliveries (ack, nack, extend) ------------------------------------------
 
 # The fields an ack, nack or extend may change, written back per changed row.
@@ -209,71 +190,46 @@ def changed_values(tenant: str, rows: Iterable[dict[str, Any]]) -> list[tuple[An
     return [(*(row[name] for name in CHANGED_COLUMNS), tenant, row["message_id"]) for row in rows]
 
 
-def acked(now: float) -> Apply:
+def apply_of(change: ReceiptChange) -> Apply:
+    """What `change` does to (an in-memory copy of) a valid delivery's row."""
+    now = change.now
+
     def apply(row: dict[str, Any]) -> ReceiptOutcome:
-        row.update(state=ACKED, state_time=now)
-        return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
+        if isinstance(change, Ack):
+            row.update(state=ACKED, state_time=now)
+            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"])
+        if isinstance(change, Extend):
+            row.update(visible_time=now + change.timeout)
+            return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + change.timeout)
+        return _nacked(row, change)
 
     return apply
 
 
-def nacked(now: float, delay: float, dead_letter: bool, reason: str, max_deliveries: int) -> Apply:
-    def apply(row: dict[str, Any]) -> ReceiptOutcome:
-        if dead_letter or row["delivery_count"] >= max_of(row, max_deliveries):
-            why = DeadLetterReason.REJECTED if dead_letter else DeadLetterReason.MAX_DELIVERIES
-            row.update(
-                state=DEAD, state_time=now, dead_reason=int(why), dead_detail=reason, receipt=None
-            )
-            return ReceiptOutcome(ReceiptStatus.DEAD_LETTERED, row["to_agent"])
-        row.update(visible_time=now + delay, receipt=None)
-        return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + delay)
-
-    return apply
-
-
-def extended(now: float, timeout: float) -> Apply:
-    def apply(row: dict[str, Any]) -> ReceiptOutcome:
-        row.update(visible_time=now + timeout)
-        return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], now + timeout)
-
-    return apply
+def _nacked(row: dict[str, Any], nack: Nack) -> ReceiptOutcome:
+    if nack.dead_letter or row["delivery_count"] >= max_of(row, nack.max_deliveries):
+        why = DeadLetterReason.REJECTED if nack.dead_letter else DeadLetterReason.MAX_DELIVERIES
+        row.update(
+            state=DEAD,
+            state_time=nack.now,
+            dead_reason=int(why),
+            dead_detail=nack.reason,
+            receipt=None,
+        )
+        return ReceiptOutcome(ReceiptStatus.DEAD_LETTERED, row["to_agent"])
+    row.update(visible_time=nack.now + nack.delay, receipt=None)
+    return ReceiptOutcome(ReceiptStatus.OK, row["to_agent"], nack.now + nack.delay)
 
 
-def redrive_record(audit: AuditRecord | None, agent: str, moved: int) -> AuditRecord | None:
-    """The record of a redrive, None when it moved nothing."""
-    if not moved:
-        return None
-    return audit_entry(audit, INBOX_ENTITY, agent, f"redrove {moved} dead letters")
-
-
-# ----- the store's steps, written once -------------------------------------------------
-
-# Claim rounds per call at most: a round that hit only expired or exhausted
-# messages is followed by another.
-CLAIM_ROUNDS = 8
+# ----- the steps both backends take alike ------------------------------------------------
 
 Decide = Callable[[dict[str, dict[str, Any]]], Settlement]
 
 
 class SqlMessageStore(MessageStore):
-    """The steps of the message store both backends take alike; a backend
-    supplies the statements of each (abstract methods below)."""
-
-    @abc.abstractmethod
-    async def store_message(
-        self, tenant: str, message: AgentMessage, send: Send, record: AuditRecord | None
-    ) -> AgentMessage | None:
-        """Stores `message` with its deduplication record and `record`, in
-        one transaction, and returns None; or, if (to_agent, idempotency
-        key) has a live record, stores nothing and returns the earlier
-        message (`earlier_message`). Raises `inbox_full` as `insert` says."""
-
-    @abc.abstractmethod
-    async def claim_round(
-        self, tenant: str, agent: str, types: Sequence[str], now: float, wanted: int, lease: Lease
-    ) -> tuple[list[Delivery], int]:
-        """One round of `claim` for up to `wanted` messages: the deliveries
-        and how many visible READY messages it looked at."""
+    """What an ack, nack or extend decides and the in-flight check, written
+    once; a backend supplies the statements (the abstract methods here and
+    those of MessageStore)."""
 
     @abc.abstractmethod
     async def settle_rows(self, tenant: str, ids: list[str], decide: Decide) -> Settlement:
@@ -285,92 +241,14 @@ class SqlMessageStore(MessageStore):
     async def receipt_rows(self, tenant: str, ids: list[str]) -> dict[str, Row]:
         """The rows (state, visible_time, receipt) of the messages `ids`."""
 
-    @abc.abstractmethod
-    async def move_dead_letters(
-        self, tenant: str, agent: str, message_ids: Sequence[str], now: float, audit: Audit
-    ) -> set[str]:
-        """Moves dead letters back as `redrive` says, with `redrive_record`,
-        in one transaction; the ids it moved."""
-
-    async def insert(
-        self,
-        tenant: str,
-        message: AgentMessage,
-        now: float,
-        dedup_until: float | None,
-        held: bool,
-        max_inbox_messages: int,
-        audit: AuditRecord | None = None,
-    ) -> SendOutcome:
-        record = audit_entry(
-            audit, MESSAGE_ENTITY, message.message_id, f"sent to {message.to_agent}"
-        )
-        send = Send(now, dedup_until, held, max_inbox_messages)
-        earlier = await self.store_message(tenant, message, send, record)
-        if earlier is not None:
-            return SendOutcome(earlier, duplicate=True)
-        return SendOutcome(message, duplicate=False)
-
-    async def claim(
-        self,
-        tenant: str,
-        agent: str,
-        types: Sequence[str],
-        now: float,
-        visibility_timeout: float,
-        limit: int,
-        max_deliveries: int,
-    ) -> list[Delivery]:
-        lease = Lease(visibility_timeout, max_deliveries)
-        deliveries: list[Delivery] = []
-        for _ in range(CLAIM_ROUNDS):
-            wanted = limit - len(deliveries)
-            delivered, picked = await self.claim_round(tenant, agent, types, now, wanted, lease)
-            deliveries.extend(delivered)
-            if len(deliveries) >= limit or picked < wanted:
-                break
-        return deliveries
-
-    async def ack(
-        self,
-        tenant: str,
-        receipts: Sequence[Receipt | None],
-        now: float,
-        audit: AuditRecord | None = None,
-    ) -> list[ReceiptOutcome]:
-        return await self._settle(tenant, receipts, now, acked(now), (audit, "acked"))
-
-    async def nack(
-        self,
-        tenant: str,
-        receipts: Sequence[Receipt | None],
-        now: float,
-        delay: float,
-        dead_letter: bool,
-        reason: str,
-        max_deliveries: int,
-        audit: AuditRecord | None = None,
-    ) -> list[ReceiptOutcome]:
-        apply = nacked(now, delay, dead_letter, reason, max_deliveries)
-        return await self._settle(tenant, receipts, now, apply, (audit, "nacked"))
-
-    async def extend(
-        self, tenant: str, receipts: Sequence[Receipt | None], now: float, timeout: float
-    ) -> list[ReceiptOutcome]:
-        return await self._settle(tenant, receipts, now, extended(now, timeout), None)
-
-    async def _settle(
-        self,
-        tenant: str,
-        receipts: Sequence[Receipt | None],
-        now: float,
-        apply: Apply,
-        audited: tuple[Audit, str] | None,
+    async def settle(
+        self, tenant: str, receipts: Sequence[Receipt | None], change: ReceiptChange, audit: Audit
     ) -> list[ReceiptOutcome]:
         ids = sorted({r.message_id for r in receipts if r is not None})
+        audited = (audit, change.verb) if change.verb else None
 
         def decide(rows: dict[str, dict[str, Any]]) -> Settlement:
-            return settle(rows, receipts, now, apply, audited)
+            return settle(rows, receipts, change.now, apply_of(change), audited)
 
         return (await self.settle_rows(tenant, ids, decide)).outcomes
 
@@ -384,14 +262,3 @@ class SqlMessageStore(MessageStore):
             if receipt.message_id in found
             and status_of(found[receipt.message_id], receipt, now) is None
         ]
-
-    async def redrive(
-        self,
-        tenant: str,
-        agent: str,
-        message_ids: Sequence[str],
-        now: float,
-        audit: AuditRecord | None = None,
-    ) -> tuple[int, list[str]]:
-        moved = await self.move_dead_letters(tenant, agent, message_ids, now, audit)
-        return len(moved), [m for m in message_ids if m not in moved]
