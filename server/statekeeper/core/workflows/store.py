@@ -31,6 +31,7 @@ import abc
 from collections.abc import Sequence
 
 from statekeeper.core.audit.models import AuditRecord
+from statekeeper.core.errors import ConcurrentModificationError, NotFoundError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 
@@ -67,7 +68,6 @@ class WorkflowStore(abc.ABC):
         `create_time` descending, then `workflow_id` descending. With `after`
         = (create_time, workflow_id), only those strictly after it."""
 
-    @abc.abstractmethod
     async def replace_workflow(
         self,
         tenant: str,
@@ -77,6 +77,26 @@ class WorkflowStore(abc.ABC):
     ) -> None:
         """Compare-and-swap as stated above. MUST raise `NotFoundError` if
         the workflow does not exist."""
+        if await self.swap(tenant, record, expected_revision, audit):
+            return
+        current = await self.revision_of(tenant, record.workflow_id)
+        if current is None:
+            raise NotFoundError(f"workflow {record.workflow_id!r} not found")
+        raise ConcurrentModificationError(
+            f"workflow {record.workflow_id!r} is at revision {current}, not {expected_revision}"
+        )
+
+    @abc.abstractmethod
+    async def swap(
+        self, tenant: str, record: WorkflowRecord, expected: int, audit: AuditRecord | None
+    ) -> bool:
+        """`replace_workflow`'s change, in one transaction: stores `record`
+        with its index, log and audit record if the stored revision is
+        `expected`; whether it did."""
+
+    @abc.abstractmethod
+    async def revision_of(self, tenant: str, workflow_id: str) -> int | None:
+        """The stored revision of the workflow, None if it does not exist."""
 
     @abc.abstractmethod
     async def find_claimable(

@@ -1,9 +1,9 @@
 """Workflows: what the SQLite and PostgreSQL stores share.
 
-`SqlWorkflowStore` holds the reads and the compare-and-swap's outcome once,
-written over the dialect (storage/shared/erasure.py: `:name` placeholders);
-a backend supplies how a statement runs, how it matches a list of step
-names, the column that orders the transition log, and its writes.
+`SqlWorkflowStore` holds the reads once, written over the dialect
+(storage/shared/erasure.py: `:name` placeholders); a backend supplies how a
+statement runs, how it matches a list of step names, the column that
+orders the transition log, and its writes (WorkflowStore.swap).
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ import abc
 from collections.abc import Sequence
 from typing import Any
 
-from statekeeper.core.audit.models import AuditRecord
-from statekeeper.core.errors import ConcurrentModificationError, NotFoundError
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.core.workflows.models import Transition, WorkflowRecord, WorkflowStatus
 from statekeeper.core.workflows.store import WorkflowStore
@@ -33,18 +31,8 @@ def record_from_row(row: Row) -> WorkflowRecord:
     )
 
 
-def revision_conflict(workflow_id: str, current: int | None, expected: int) -> Exception:
-    """Why a compare-and-swap expecting `expected` failed, given the
-    revision stored now (None: the workflow does not exist)."""
-    if current is None:
-        return NotFoundError(f"workflow {workflow_id!r} not found")
-    return ConcurrentModificationError(
-        f"workflow {workflow_id!r} is at revision {current}, not {expected}"
-    )
-
-
 class SqlWorkflowStore(WorkflowStore):
-    """The reads of a workflow store and the outcome of its compare-and-swap."""
+    """The reads of a workflow store."""
 
     dialect: Dialect
     # SQL of "the step's name is one of :names" (bound by `names_value`).
@@ -59,13 +47,6 @@ class SqlWorkflowStore(WorkflowStore):
     @abc.abstractmethod
     def names_value(self, names: Sequence[str]) -> object:
         """The value bound to :names."""
-
-    @abc.abstractmethod
-    async def swap(
-        self, tenant: str, record: WorkflowRecord, expected: int, audit: AuditRecord | None
-    ) -> bool:
-        """Stores `record` with its index, log and audit record if the stored
-        revision is `expected` (one transaction); whether it did."""
 
     async def _read(self, sql: str, values: dict[str, object], what: str) -> Sequence[Any]:
         text, params = self.dialect.bind(sql, values)
@@ -100,22 +81,13 @@ class SqlWorkflowStore(WorkflowStore):
         )
         return [record_from_row(row) for row in await self._read(sql, values, "list workflows")]
 
-    async def replace_workflow(
-        self,
-        tenant: str,
-        record: WorkflowRecord,
-        expected_revision: int,
-        audit: AuditRecord | None = None,
-    ) -> None:
-        if await self.swap(tenant, record, expected_revision, audit):
-            return
+    async def revision_of(self, tenant: str, workflow_id: str) -> int | None:
         rows = await self._read(
             "SELECT revision FROM wf_workflows WHERE tenant = :tenant AND workflow_id = :id",
-            {"tenant": tenant, "id": record.workflow_id},
+            {"tenant": tenant, "id": workflow_id},
             "workflow revision",
         )
-        current = int(rows[0][0]) if rows else None
-        raise revision_conflict(record.workflow_id, current, expected_revision)
+        return int(rows[0][0]) if rows else None
 
     async def find_claimable(
         self,
