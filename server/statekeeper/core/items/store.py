@@ -22,8 +22,7 @@ class ItemStore(abc.ABC):
         """Creates or upgrades the schema."""
 
     async def close(self) -> None:
-        """Releases what `start` acquired (the stores hold nothing of their
-        own: their database belongs to the storage they were given)."""
+        """Nothing to release by default: the database is the storage's."""
         return None
 
     @abc.abstractmethod
