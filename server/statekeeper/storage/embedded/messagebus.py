@@ -356,19 +356,11 @@ def _to_dead_letters(
 def _redrive(
     db: sqlite3.Connection, tenant: str, agent: str, message_ids: Sequence[str], now: float
 ) -> set[str]:
-    where = " WHERE tenant=? AND to_agent=? AND state=? AND message_id=?"
-    ids = message_ids or [
-        row[0]
-        for row in db.execute(
-            "SELECT message_id FROM mb_messages WHERE tenant=? AND to_agent=? AND state=?",
-            (tenant, agent, DEAD),
-        )
-    ]
-    return {
-        message_id
-        for message_id in ids
-        if db.execute(_REDRIVE + where, (READY, now, now, tenant, agent, DEAD, message_id)).rowcount
-    }
+    sql = _REDRIVE + " WHERE tenant=? AND to_agent=? AND state=?"
+    params = (READY, now, now, tenant, agent, DEAD)
+    if not message_ids:
+        return {row[0] for row in db.execute(sql + " RETURNING message_id", params).fetchall()}
+    return {m for m in message_ids if db.execute(sql + " AND message_id=?", (*params, m)).rowcount}
 
 
 def _insert_audit(db: sqlite3.Connection, tenant: str, record: AuditRecord | None) -> None:
