@@ -657,7 +657,14 @@ class _WatchStream:
             return True  # delivered already (by the catch-up)
         if not sender.idle():
             return False
-        sender.send(self._events_message(batch.events))
+        resume = self._next
+        try:
+            sender.send(self._events_message(batch.events))
+        except Exception:
+            # Queued instead: the stream's own task meets the failure and
+            # ends the call, and no other watcher of this dispatch misses it.
+            self._next = resume
+            return False
         self._quiet_since = asyncio.get_running_loop().time()
         return True
 
