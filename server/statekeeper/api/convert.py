@@ -41,9 +41,9 @@ def timestamp(seconds: float | None) -> timestamp_pb2.Timestamp | None:
     ):
         bound = _MIN_TIMESTAMP_SECONDS if seconds < 0 else _MAX_TIMESTAMP_SECONDS
         return timestamp_pb2.Timestamp(seconds=bound)
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromNanoseconds(round(seconds * 1e9))
-    return stamp
+    # What Timestamp.FromNanoseconds sets, in one constructor call.
+    whole, nanos = divmod(round(seconds * 1e9), 1_000_000_000)
+    return timestamp_pb2.Timestamp(seconds=whole, nanos=nanos)
 
 
 def duration_seconds(field: str, duration: duration_pb2.Duration) -> float:
@@ -136,15 +136,13 @@ def message_draft(message: pb.SessionMessage, field: str) -> MessageDraft:
 
 
 def session_to_proto(record: SessionRecord) -> pb.Session:
+    # Every write answers with its session: empty fields are left out of the
+    # constructor (cheaper), context_variables is present even when empty.
     session = pb.Session(
         session_id=record.session_id,
         user_id=record.user_id,
         agent_id=record.agent_id,
         status=int(record.status),  # type: ignore[arg-type]
-        context_variables=dict_to_struct(record.context_variables),
-        active_tools=list(record.active_tools),
-        pending_tool_calls=[tool_call_to_proto(c) for c in record.pending_tool_calls],
-        metadata=record.metadata,
         create_time=timestamp(record.create_time),
         update_time=timestamp(record.update_time),
         expire_time=timestamp(record.expire_time),
@@ -156,6 +154,16 @@ def session_to_proto(record: SessionRecord) -> pb.Session:
         compaction_summary=record.compaction_summary,
         compacted_through_sequence=record.compacted_through,
     )
+    if record.context_variables:
+        session.context_variables.update(record.context_variables)
+    else:
+        session.context_variables.SetInParent()
+    if record.active_tools:
+        session.active_tools.extend(record.active_tools)
+    if record.pending_tool_calls:
+        session.pending_tool_calls.extend(tool_call_to_proto(c) for c in record.pending_tool_calls)
+    if record.metadata:
+        session.metadata.update(record.metadata)
     if record.ttl_seconds > 0:
         session.ttl.FromNanoseconds(round(record.ttl_seconds * 1e9))
     return session
