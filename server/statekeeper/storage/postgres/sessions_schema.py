@@ -420,6 +420,102 @@ MIGRATIONS: tuple[Migration, ...] = (
             " WHEN (audit_chain_note(NEW.audit_id)) EXECUTE FUNCTION audit_chain_link()",
         ),
     ),
+    Migration(
+        10,
+        "audit_log: records inserted already linked by the functions that are a whole transaction",
+        (
+            # For a server-side function or statement that is its
+            # transaction's whole work (cp_save, bb_commit, ...): the records
+            # are inserted linked, so the pass at commit has nothing to
+            # rewrite (an UPDATE is a new row version and five index entries
+            # per record). Rows are chained in tenant order, then in the
+            # order given; each tenant's head is locked FOR UPDATE in tenant
+            # order (no deadlock between two calls of several tenants), only
+            # after every digest input is known, and held to commit, so the
+            # caller calls this last. Each record is hashed exactly as
+            # audit_digest does. Records a transaction inserted unlinked
+            # before or after are linked by the pass from the head this
+            # moved: one gap-free chain per tenant either way. Returns the
+            # number of records inserted.
+            """CREATE FUNCTION audit_append_linked(
+                p_tenants text[], p_principals text[], p_services text[], p_methods text[],
+                p_entity_types text[], p_entity_ids text[], p_revisions bigint[],
+                p_times float8[], p_summaries text[]) RETURNS integer
+            LANGUAGE plpgsql AS $$
+            DECLARE
+                r record;
+                tenant_now text;
+                seq_now bigint;
+                hash_now text;
+                n integer := 0;
+                positions integer[] := '{}';
+                seqs bigint[] := '{}';
+                prevs text[] := '{}';
+                hashes text[] := '{}';
+            BEGIN
+                FOR r IN
+                    SELECT u.position, u.tenant, json_build_array(u.tenant, u.principal,
+                        u.service, u.method, u.entity_type, u.entity_id, u.revision::text,
+                        encode(float8send(u.time), 'hex'), u.summary)::text AS content
+                    FROM unnest(p_tenants, p_principals, p_services, p_methods,
+                        p_entity_types, p_entity_ids, p_revisions, p_times, p_summaries)
+                        WITH ORDINALITY AS u(tenant, principal, service, method, entity_type,
+                            entity_id, revision, time, summary, position)
+                    ORDER BY u.tenant, u.position
+                LOOP
+                    IF tenant_now IS DISTINCT FROM r.tenant THEN
+                        IF tenant_now IS NOT NULL THEN
+                            UPDATE audit_chain_heads SET seq = seq_now, hash = hash_now
+                            WHERE tenant = tenant_now;
+                        END IF;
+                        tenant_now := r.tenant;
+                        SELECT h.seq, h.hash INTO seq_now, hash_now FROM audit_chain_heads h
+                        WHERE h.tenant = tenant_now FOR UPDATE;
+                        IF NOT FOUND THEN  -- the tenant's first record
+                            INSERT INTO audit_chain_heads VALUES (tenant_now, 0, '')
+                            ON CONFLICT (tenant) DO NOTHING;
+                            SELECT h.seq, h.hash INTO seq_now, hash_now
+                            FROM audit_chain_heads h WHERE h.tenant = tenant_now FOR UPDATE;
+                        END IF;
+                    END IF;
+                    n := n + 1;
+                    seq_now := seq_now + 1;
+                    positions[n] := r.position::integer;
+                    seqs[n] := seq_now;
+                    prevs[n] := hash_now;
+                    hash_now := encode(sha256(convert_to(hash_now || r.content, 'UTF8')), 'hex');
+                    hashes[n] := hash_now;
+                END LOOP;
+                IF n = 0 THEN
+                    RETURN 0;
+                END IF;
+                UPDATE audit_chain_heads SET seq = seq_now, hash = hash_now
+                WHERE tenant = tenant_now;
+                -- In chain order, so audit_id ascends along each chain.
+                INSERT INTO audit_log (tenant, principal, service, method, entity_type,
+                    entity_id, revision, time, summary, chain_seq, prev_hash, hash)
+                SELECT p_tenants[k.position], p_principals[k.position],
+                    p_services[k.position], p_methods[k.position],
+                    p_entity_types[k.position], p_entity_ids[k.position],
+                    p_revisions[k.position], p_times[k.position], p_summaries[k.position],
+                    k.seq, k.prev, k.hash
+                FROM unnest(positions, seqs, prevs, hashes) WITH ORDINALITY
+                    AS k(position, seq, prev, hash, chained)
+                ORDER BY k.chained;
+                RETURN n;
+            END
+            $$""",
+            # A record inserted linked queues no call and notes no id: CASE,
+            # not AND, so audit_chain_note is never evaluated for it (noting
+            # its id would keep a later unlinked record from queueing the
+            # pass).
+            "DROP TRIGGER audit_chain ON audit_log",
+            "CREATE CONSTRAINT TRIGGER audit_chain AFTER INSERT ON audit_log"
+            " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW"
+            " WHEN (CASE WHEN NEW.chain_seq IS NULL THEN audit_chain_note(NEW.audit_id)"
+            " ELSE false END) EXECUTE FUNCTION audit_chain_link()",
+        ),
+    ),
 )
 
 
