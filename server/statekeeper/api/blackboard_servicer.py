@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import grpc
@@ -133,8 +133,8 @@ class BlackboardServicer(blackboard_pb2_grpc.BlackboardServiceServicer):
 class _WatchWriter:
     """Writes the responses of one Watch call in order, one at a time: the
     messages its stream yields and those the hub's dispatch hands over
-    directly (core/blackboard/watch.py LiveSender), which are written by a
-    task of their own so that the call's task is not woken for them.
+    directly (core/blackboard/watch.py LiveSender), which start writing at
+    once (_Write) so that the call's task is not woken for them.
 
     Every write runs in one copy of the call's context, which is merged back
     when the call ends: what the response serializer counts there (the
@@ -151,7 +151,8 @@ class _WatchWriter:
         self._writes_context = contextvars.copy_context()
         self._copied = dict(self._writes_context.items())
         self._call = asyncio.current_task()
-        self._in_flight: asyncio.Task[None] | None = None
+        self._in_flight: asyncio.Future[None] | None = None
+        self._cancel_in_flight: Callable[[], None] = _nothing
         self._flushing = False
 
     def idle(self) -> bool:
@@ -160,15 +161,15 @@ class _WatchWriter:
 
     def send(self, message: WatchMessage) -> None:
         """Starts writing `message`; the previous write must have ended."""
-        write = self._context.write(self._encode(message))
-        task = self._loop.create_task(write, context=self._writes_context)
-        self._in_flight = task
-        task.add_done_callback(self._written)
+        write = _Write(self._context.write(self._encode(message)), self._writes_context, self._loop)
+        self._in_flight = write.ended
+        self._cancel_in_flight = write.cancel
+        write.ended.add_done_callback(self._written)
 
-    def _written(self, task: asyncio.Task[None]) -> None:
-        if self._in_flight is task:
+    def _written(self, ended: asyncio.Future[None]) -> None:
+        if self._in_flight is ended:
             self._in_flight = None
-        failed = task.cancelled() or task.exception() is not None
+        failed = ended.cancelled() or ended.exception() is not None
         if failed and not self._flushing and self._call is not None:
             # A direct write failed while the call's task waits for events:
             # the call is broken (its client went away), end it.
@@ -202,7 +203,7 @@ class _WatchWriter:
         try:
             if task is not None:
                 if self._call is not None and self._call.cancelling():
-                    task.cancel()
+                    self._cancel_in_flight()
                 self._flushing = True
                 await asyncio.wait([task])  # its outcome was taken by _written
         finally:
@@ -212,6 +213,58 @@ class _WatchWriter:
 
 
 _UNSET = object()
+
+
+def _nothing() -> None:
+    pass
+
+
+class _Write:
+    """One context.write driven without a task: its first step runs at once,
+    in the caller's pass of the event loop, and each later one from the done
+    callback of the future it waits on - what a Task does, without a Task's
+    scheduling of every step (a commit makes one write per watcher). The
+    steps run in `context`; `ended` completes with the write."""
+
+    def __init__(
+        self,
+        write: Coroutine[Any, Any, None],
+        context: contextvars.Context,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        self._coroutine = write
+        self._context = context
+        self._loop = loop
+        self._waiting_on: Any = None
+        self.ended: asyncio.Future[None] = loop.create_future()
+        self._step()
+
+    def cancel(self) -> None:
+        if self._waiting_on is not None:
+            self._waiting_on.cancel()  # the write meets CancelledError where it waits
+
+    def _step(self, _: object = None) -> None:
+        self._waiting_on = None
+        try:
+            awaited = self._context.run(self._coroutine.send, None)
+        except StopIteration:
+            self.ended.set_result(None)
+            return
+        except asyncio.CancelledError:
+            self.ended.cancel()
+            return
+        except Exception as exc:
+            self.ended.set_exception(exc)
+            return
+        if awaited is None:  # a bare yield: step again on the next pass
+            self._loop.call_soon(self._step)
+        elif getattr(awaited, "_asyncio_future_blocking", False):
+            awaited._asyncio_future_blocking = False
+            self._waiting_on = awaited
+            awaited.add_done_callback(self._step)
+        else:
+            self._coroutine.close()
+            self.ended.set_exception(RuntimeError(f"a write awaited {awaited!r}"))
 
 
 def register(server: grpc.aio.Server, blackboard: Blackboard) -> None:
