@@ -255,6 +255,26 @@ END
 $$"""
 
 
+# The audit record of a save or a write inserted already linked into its
+# tenant's chain (session schema migration 10): the call is its
+# transaction's whole work and this is its last step, so the chain head's
+# lock is held only for the commit, and the pass at commit rewrites nothing.
+LINKED_AUDIT = """
+    IF p_audit IS NOT NULL THEN
+        PERFORM audit_append_linked(ARRAY[p_tenant], ARRAY[p_audit[1]], ARRAY[p_audit[2]],
+            ARRAY[p_audit[3]], ARRAY[p_audit[4]], ARRAY[p_audit[5]], ARRAY[v_sequence],
+            ARRAY[p_audit_time], ARRAY[p_audit[6]]);
+    END IF;"""
+
+
+def with_linked_audit(function: str) -> str:
+    """`function` (migration 1's text) redefined in place, its audit record
+    inserted already linked."""
+    redefined = function.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
+    assert redefined.count(AUDIT) == 1, "the function no longer ends with AUDIT"
+    return redefined.replace(AUDIT, LINKED_AUDIT)
+
+
 # Append only; never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -345,19 +365,32 @@ MIGRATIONS: tuple[Migration, ...] = (
             PUT_WRITES_FUNCTION,
         ),
     ),
+    Migration(
+        2,
+        "cp_save and cp_put_writes insert their audit record already linked",
+        (with_linked_audit(SAVE_FUNCTION), with_linked_audit(PUT_WRITES_FUNCTION)),
+    ),
 )
 
 
 # Class id of the tenants' value locks (two-key advisory locks, "ckvl").
 
 
-CLAIM = f"""
+# A claim is one statement, its own transaction: its audit record is
+# inserted already linked. The audit CTE is a SELECT, run only because the
+# final query reads it.
+CLAIM = """
 WITH claimed AS (
     INSERT INTO cp_executions AS e (tenant, execution_id, ownership_epoch) VALUES ($1, $2, 1)
     ON CONFLICT (tenant, execution_id) DO UPDATE SET ownership_epoch = e.ownership_epoch + 1
     RETURNING ownership_epoch
-), audit AS ({audit_cte(3, "claimed", "claimed.ownership_epoch")})
-SELECT ownership_epoch FROM claimed
+), audit AS (
+    SELECT audit_append_linked(ARRAY[$1::text], ARRAY[$3::text], ARRAY[$4::text],
+        ARRAY[$5::text], ARRAY[$6::text], ARRAY[$7::text], ARRAY[claimed.ownership_epoch],
+        ARRAY[$8::float8], ARRAY[$9::text]) AS linked
+    FROM claimed WHERE $3::text IS NOT NULL
+)
+SELECT ownership_epoch FROM claimed LEFT JOIN audit ON true
 """
 
 
