@@ -12,10 +12,13 @@ from statekeeper.core.sessions.models import (
     ToolCall,
 )
 
+# One encoder for every call: json.dumps with options builds a new one each time.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
 
 def dumps(value: Any) -> str:
     """Compact, key-sorted JSON: stable bytes for equal values."""
-    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def tool_calls_to_json(calls: tuple[ToolCall, ...]) -> str:
