@@ -221,6 +221,48 @@ MIGRATIONS: tuple[Migration, ...] = (
             $$""",
         ),
     ),
+    Migration(
+        5,
+        "blackboard: bb_commit inserts the audit records of its revisions already linked",
+        (
+            # The 33-argument bb_commit (called by the 34-argument one) with
+            # its records inserted already linked into the tenant's chain
+            # (session schema migration 10): a call is its transaction's
+            # whole work and the records its last step, so the chain head's
+            # lock is held only for the commit and the commit rewrites no
+            # audit row. Same signature: every release's replicas get it.
+            """CREATE OR REPLACE FUNCTION bb_commit(
+                p_tenant text, p_expected bigint, p_revision bigint, p_key_count bigint,
+                v_board text[], v_key text[], v_revision bigint[], v_seq integer[],
+                v_event_type smallint[], v_kind smallint[], v_content_type text[],
+                v_schema_version integer[], v_data bytea[], v_create_revision bigint[],
+                v_version bigint[], v_writer text[], v_expire_time float8[],
+                v_update_time float8[], v_commit_time float8[],
+                p_put_rows integer[], p_deleted_boards text[], p_deleted_keys text[],
+                l_revision bigint[], l_board text[], l_commit_time float8[],
+                a_principal text[], a_service text[], a_method text[], a_entity_type text[],
+                a_entity_id text[], a_revision bigint[], a_time float8[], a_summary text[]
+            ) RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE
+                oldest bigint;
+            BEGIN
+                oldest := bb_commit(p_tenant, p_expected, p_revision, p_key_count,
+                    v_board, v_key, v_revision, v_seq, v_event_type, v_kind, v_content_type,
+                    v_schema_version, v_data, v_create_revision, v_version, v_writer,
+                    v_expire_time, v_update_time, v_commit_time, p_put_rows,
+                    p_deleted_boards, p_deleted_keys, l_revision, l_board, l_commit_time);
+                IF oldest IS NULL THEN
+                    RETURN NULL;  -- the tenant moved: nothing written, nothing audited
+                END IF;
+                PERFORM audit_append_linked(
+                    array_fill(p_tenant, ARRAY[coalesce(cardinality(a_principal), 0)]),
+                    a_principal, a_service, a_method, a_entity_type, a_entity_id,
+                    a_revision, a_time, a_summary);
+                RETURN oldest;
+            END
+            $$""",
+        ),
+    ),
 )
 
 
