@@ -17,7 +17,8 @@ which depends much less on the load.
 Needs Redis and PostgreSQL for production: uses STATEKEEPER_TEST_POSTGRES_DSN
 and STATEKEEPER_TEST_REDIS_URL when set, else starts both with
 scripts/services.sh. Run: `.venv/bin/python -m bench.record_batch
-[--batches N] [--batch-size N] [--users N]`. Not part of `make test`.
+[--batches N] [--batch-size N] [--users N]
+[--backend embedded|production|both]`. Not part of `make test`.
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=20)
     parser.add_argument("--batch-size", type=int, default=1000)
     parser.add_argument("--users", type=int, default=4)
+    parser.add_argument("--backend", choices=("embedded", "production", "both"), default="both")
     args = parser.parse_args()
     vectors = embedding_like(args.batches * args.batch_size, seed=7)
     batches = requests(vectors, args.batch_size, args.users)
@@ -179,6 +181,8 @@ def main() -> None:
     with services() as (dsn, url), tempfile.TemporaryDirectory() as tmp:
         backends = {"embedded": [], "production": ["--redis-url", url]}
         for name, extra in backends.items():
+            if args.backend not in ("both", name):
+                continue
             if name != "embedded":
                 database = asyncio.run(fresh_database(dsn))
                 extra = ["--postgres-dsn", database, "--migrate-on-start", *extra]

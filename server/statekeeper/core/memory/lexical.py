@@ -75,7 +75,21 @@ def query_terms(text: str) -> list[str]:
 
 def document_terms(*parts: str) -> str:
     """The term string stored and indexed for an episode's texts."""
-    return " ".join(t for part in parts if part for t in _iter_terms(part))
+    return " ".join([t for part in parts if part for t in _part_terms(part)])
+
+
+def _part_terms(text: str) -> list[str]:
+    """`terms(text)`; text without CJK characters (most of it) skips the
+    per-run CJK split: one scan of the whole text instead of one regex call
+    per word (a third of the cost of an episode's terms)."""
+    normal = unicodedata.normalize("NFKC", text).casefold()
+    if _CJK.search(normal) is not None:
+        return list(_iter_terms(text))
+    return [
+        _stem(run)
+        for run in _RUN.findall(normal)
+        if run not in _STOP_WORDS and len(run) <= MAX_WORD_CHARS
+    ]
 
 
 def scope_token(tenant: str, user_id: str) -> str:

@@ -712,27 +712,30 @@ def _insert_new_episodes(
 ) -> list[Episode]:
     """The batch form of `_insert_episode` for the episodes whose content
     their user does not have yet (the first of equal ones): hashes read and
-    dimensions checked once per user, the full-text rows in one statement."""
+    dimensions checked once per user, the rows and their full-text rows in
+    one statement each."""
     taken: set[tuple[str, str]] = set()
     for user_id in {e.user_id for e in episodes}:
         digests = [e.content_hash for e in episodes if e.user_id == user_id]
         taken.update((user_id, digest) for digest in _stored_hashes(db, tenant, user_id, digests))
     dimensions: dict[str, int] = {}
-    stored: list[Episode] = []
-    term_rows: list[tuple[int, str, str]] = []
+    new: list[Episode] = []
+    terms: list[str] = []
     for episode in episodes:
         if (episode.user_id, episode.content_hash) in taken:
             continue
         taken.add((episode.user_id, episode.content_hash))
         if episode.embedding is not None:
             _check_batch_dimension(db, tenant, episode, dimensions)
-        terms = _terms_of(episode)
-        key = _insert_row(db, tenant, episode, terms)
-        term_rows.append((key, lexical.scope_token(tenant, episode.user_id), terms))
-        stored.append(episode.evolve(vector_key=key))
+        new.append(episode)
+        terms.append(_terms_of(episode))
+    keys = _insert_rows(db, tenant, new, terms)
+    scopes = {e.user_id: lexical.scope_token(tenant, e.user_id) for e in new}
     db.executemany(
-        "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)", term_rows
+        "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)",
+        [(key, scopes[e.user_id], text) for key, e, text in zip(keys, new, terms, strict=True)],
     )
+    stored = [episode.evolve(vector_key=key) for episode, key in zip(new, keys, strict=True)]
     return stored
 
 
@@ -790,43 +793,78 @@ def _terms_of(episode: Episode) -> str:
     return lexical.document_terms(episode.user_message, episode.assistant_response, episode.summary)
 
 
+_INSERT_EPISODE = (
+    "INSERT INTO memory_episodes (tenant, episode_id, user_id, session_id, user_message,"
+    " assistant_response, summary, summary_source, embedding, dimension, embedding_source,"
+    " embedding_model, importance, metadata, occur_time, create_time, content_hash,"
+    " consolidate_time, derived_fact_ids, lexical_terms)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
 def _insert_row(db: sqlite3.Connection, tenant: str, episode: Episode, terms: str) -> int:
     """Inserts the episode's row (its full-text row is the caller's); returns its key."""
+    cursor = db.execute(_INSERT_EPISODE, _row_values(tenant, episode, terms))
+    return int(cursor.lastrowid or 0)
+
+
+def _insert_rows(
+    db: sqlite3.Connection, tenant: str, episodes: Sequence[Episode], terms: Sequence[str]
+) -> list[int]:
+    """`_insert_row` for each episode, in one statement; returns their keys
+    in order. The keys come from the key counter (AUTOINCREMENT: each row
+    one above the largest key the table ever had), so the rows of one
+    statement in a write transaction get consecutive keys above the largest
+    one before; when the last key says otherwise (a counter ahead of the
+    largest key left), the keys are read back."""
+    if not episodes:
+        return []
+    before = int(
+        db.execute("SELECT coalesce(max(vector_key), 0) FROM memory_episodes").fetchone()[0]
+    )
+    db.executemany(
+        _INSERT_EPISODE,
+        [_row_values(tenant, e, text) for e, text in zip(episodes, terms, strict=True)],
+    )
+    last = int(db.execute("SELECT last_insert_rowid()").fetchone()[0])
+    if last - before == len(episodes):
+        return list(range(before + 1, last + 1))
+    rows = db.execute(
+        "SELECT episode_id, vector_key FROM memory_episodes WHERE vector_key > ?", (before,)
+    )
+    key_of = dict(rows.fetchall())
+    return [int(key_of[e.episode_id]) for e in episodes]
+
+
+def _row_values(tenant: str, episode: Episode, terms: str) -> tuple[object, ...]:
+    """The `_INSERT_EPISODE` parameters of an episode."""
     blob: bytes | None = None
     if episode.embedding is not None:
         blob = np.asarray(episode.embedding, dtype="<f4").tobytes()
     # Empty metadata and fact ids (most episodes) are written without the
     # JSON encoder: 13 ms of a batch of 1,000.
-    cursor = db.execute(
-        "INSERT INTO memory_episodes (tenant, episode_id, user_id, session_id, user_message,"
-        " assistant_response, summary, summary_source, embedding, dimension, embedding_source,"
-        " embedding_model, importance, metadata, occur_time, create_time, content_hash,"
-        " consolidate_time, derived_fact_ids, lexical_terms)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            tenant,
-            episode.episode_id,
-            episode.user_id,
-            episode.session_id,
-            episode.user_message,
-            episode.assistant_response,
-            episode.summary,
-            int(episode.summary_source),
-            blob,
-            episode.dimension,
-            int(episode.embedding_source),
-            episode.embedding_model,
-            episode.importance,
-            dumps(episode.metadata) if episode.metadata else "{}",
-            episode.occur_time,
-            episode.create_time,
-            episode.content_hash,
-            episode.consolidate_time,
-            dumps(list(episode.derived_fact_ids)) if episode.derived_fact_ids else "[]",
-            terms,
-        ),
+    return (
+        tenant,
+        episode.episode_id,
+        episode.user_id,
+        episode.session_id,
+        episode.user_message,
+        episode.assistant_response,
+        episode.summary,
+        int(episode.summary_source),
+        blob,
+        episode.dimension,
+        int(episode.embedding_source),
+        episode.embedding_model,
+        episode.importance,
+        dumps(episode.metadata) if episode.metadata else "{}",
+        episode.occur_time,
+        episode.create_time,
+        episode.content_hash,
+        episode.consolidate_time,
+        dumps(list(episode.derived_fact_ids)) if episode.derived_fact_ids else "[]",
+        terms,
     )
-    return int(cursor.lastrowid or 0)
 
 
 def _check_dimension(db: sqlite3.Connection, tenant: str, user_id: str, dimension: int) -> None:
