@@ -296,6 +296,14 @@ func watch(s system, m *measures, round, n int, cfg config, value []byte) error 
 					return fmt.Errorf("watcher got %q, expected %q", r.key, key)
 				}
 				m.samples[fmt.Sprintf("watch%d", n)] = append(m.samples[fmt.Sprintf("watch%d", n)], r.at.Sub(start))
+				// The first and the last receiver of each put: the commit and
+				// dispatch cost, and the spread of the per-watcher writes.
+				if got == 0 {
+					m.samples[fmt.Sprintf("first%d", n)] = append(m.samples[fmt.Sprintf("first%d", n)], r.at.Sub(start))
+				}
+				if got == n-1 {
+					m.samples[fmt.Sprintf("last%d", n)] = append(m.samples[fmt.Sprintf("last%d", n)], r.at.Sub(start))
+				}
 				got++
 			case err := <-errs:
 				return fmt.Errorf("watch: %w", err)
@@ -377,6 +385,10 @@ func report(systems []system, results map[string]*measures, cfg config) {
 	fmt.Println(line)
 	for _, n := range cfg.watcherCounts {
 		latency(fmt.Sprintf("Watch put->receive p50, %d w", n), fmt.Sprintf("watch%d", n), 0.5)
+		if n > 1 {
+			latency(fmt.Sprintf("  first receiver p50, %d w", n), fmt.Sprintf("first%d", n), 0.5)
+			latency(fmt.Sprintf("  last receiver p50, %d w", n), fmt.Sprintf("last%d", n), 0.5)
+		}
 		latency(fmt.Sprintf("Watch put->receive p99, %d w", n), fmt.Sprintf("watch%d", n), 0.99)
 	}
 }
