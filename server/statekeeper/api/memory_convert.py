@@ -114,7 +114,10 @@ def score_to_proto(score: Score) -> pb.RecallScore:
 
 
 def episode_to_proto(episode: Episode, decayed: float) -> pb.Episode:
-    return pb.Episode(
+    # Every recorded or recalled episode is answered with this: the empty
+    # repeated and map fields (most episodes') are left out of the
+    # constructor, which makes building and copying the message cheaper.
+    message = pb.Episode(
         id=episode.episode_id,
         user_id=episode.user_id,
         session_id=episode.session_id,
@@ -122,17 +125,21 @@ def episode_to_proto(episode: Episode, decayed: float) -> pb.Episode:
         assistant_response=episode.assistant_response,
         summary=episode.summary,
         summary_source=int(episode.summary_source),  # type: ignore[arg-type]
-        embedding=[] if episode.embedding is None else episode.embedding.tolist(),
         embedding_source=int(episode.embedding_source),  # type: ignore[arg-type]
         embedding_model=episode.embedding_model,
         importance=episode.importance,
         decayed_importance=decayed,
-        metadata=episode.metadata,
         occur_time=timestamp(episode.occur_time),
         create_time=timestamp(episode.create_time),
         consolidate_time=timestamp(episode.consolidate_time),
-        derived_fact_ids=list(episode.derived_fact_ids),
     )
+    if episode.embedding is not None:
+        message.embedding.extend(episode.embedding.tolist())
+    if episode.metadata:
+        message.metadata.update(episode.metadata)
+    if episode.derived_fact_ids:
+        message.derived_fact_ids.extend(episode.derived_fact_ids)
+    return message
 
 
 def fact_input(message: pb.FactInput) -> FactDraft:
