@@ -25,7 +25,6 @@ from statekeeper.storage.shared.memory import (
     EPISODE_COLUMNS,
     episode_from_row,
 )
-from statekeeper.storage.sql import AUDIT_COLUMNS
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
@@ -119,12 +118,16 @@ def episode_columns_of(episodes: Sequence[Episode]) -> list[list[object]]:
 
 
 # write_audit's records of a batch of episodes in one statement, in batch
-# order (the audit chain links them at commit in insertion order).
-_INSERT_EPISODE_AUDITS = f"""
-INSERT INTO audit_log ({AUDIT_COLUMNS})
-SELECT $1::text, $2::text, $3::text, $4::text, 'episode', e.episode_id, 0, $5::float8, $6::text
-FROM unnest($7::text[]) WITH ORDINALITY AS e(episode_id, position)
-ORDER BY e.position
+# order, inserted already linked into the tenant's chain (session schema
+# migration 10): the commit rewrites none of them. This locks the tenant's
+# chain head until commit, so it is meant to be the transaction's last
+# statement.
+_INSERT_EPISODE_AUDITS = """
+SELECT audit_append_linked(array_fill($1::text, ARRAY[n]), array_fill($2::text, ARRAY[n]),
+    array_fill($3::text, ARRAY[n]), array_fill($4::text, ARRAY[n]),
+    array_fill('episode'::text, ARRAY[n]), $7::text[], array_fill(0::bigint, ARRAY[n]),
+    array_fill($5::float8, ARRAY[n]), array_fill($6::text, ARRAY[n]))
+FROM cardinality($7::text[]) AS n
 """
 
 
