@@ -2,7 +2,8 @@
 migration 10, audit_append_linked): they share one gap-free chain per tenant
 with records the pass at commit links, in the same transaction or in
 concurrent ones, over several connections; the commit rewrites none of them;
-and the checkpoint and blackboard functions insert their records so."""
+and checkpoint saves, writes and claims, blackboard commits and batches of
+episodes insert their records so."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from tests.integration.test_audit_chain_batch import (
     Row,
     intact,
     migrate_all,
+    record_episodes,
     rows,
 )
 
@@ -186,15 +188,16 @@ def checkpoints(address: str, metadata: list[tuple[str, str]], count: int) -> No
             )
 
 
-def test_checkpoint_and_blackboard_records_are_inserted_linked(
+def test_checkpoint_blackboard_and_episode_records_are_inserted_linked(
     production_server: ServerFactory, database: str
 ) -> None:
     server = production_server(*KEYS)
     checkpoints(server.address, ALPHA, 6)
     write(server, ALPHA, 5)
     write(server, BETA, 4)
+    record_episodes(server, BETA, 20)
     server.kill()  # its connections close: their backends flush statistics
-    records = 1 + 6 + 6 + 5 + 4
+    records = 1 + 6 + 6 + 5 + 4 + 20
     assert verify(["--postgres-dsn", database]) == intact(records, 2)
     assert flushed_updates(database) == 0
     # The counters see a rewrite: records inserted unlinked are updated.
