@@ -358,11 +358,12 @@ MIGRATIONS: tuple[Migration, ...] = (
             # savepoint takes its records, its queued call and its setting
             # change with it; the pass clears the setting, so records inserted
             # after an early pass (SET CONSTRAINTS ... IMMEDIATE) queue a call
-            # again. The floor is migration 8's, as its index states it.
+            # again. The floor is migration 8's, as its index states it
+            # (PostgreSQL quotes a constant past 2^31 - 1 or below 0 there).
             """DO $migration$
             DECLARE
                 floor_id bigint := (regexp_match(pg_get_indexdef('audit_unlinked'::regclass),
-                                    'audit_id > ([0-9]+)'))[1]::bigint;
+                                    'audit_id > ''?(-?[0-9]+)'))[1]::bigint;
                 pass_function text;
             BEGIN
                 IF floor_id IS NULL THEN
