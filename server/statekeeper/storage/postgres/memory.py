@@ -321,9 +321,11 @@ class PostgresMemoryStore(MemoryStore):
         keys = {row["episode_id"]: int(row["vector_key"]) for row in rows}
         stored = [e.evolve(vector_key=keys[e.episode_id]) for e in episodes if e.episode_id in keys]
         check_dimensions(stored, established)  # raising rolls the insert back
-        await write_episode_audits(conn, tenant, audit, [e.episode_id for e in stored], summary)
         for user_id, user_keys in embedded_keys_by_user(stored).items():
             await self._log(conn, tenant, user_id, OP_ADD, user_keys, origin)
+        # Last: the audit records go in linked, which locks the tenant's chain
+        # head until the commit; no round trip of this transaction follows.
+        await write_episode_audits(conn, tenant, audit, [e.episode_id for e in stored], summary)
         return stored
 
     async def _log(
