@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 from collections.abc import Sequence
 
 import asyncpg
@@ -16,7 +17,9 @@ import grpc
 
 from statekeeper_client.v1 import checkpoint_pb2 as cp
 from statekeeper_client.v1 import common_pb2
+from statekeeper_client.v1 import session_pb2 as sp
 from statekeeper_client.v1.checkpoint_pb2_grpc import CheckpointServiceStub
+from statekeeper_client.v1.session_pb2_grpc import SessionServiceStub
 from tests.harness.deadlines import wait_until
 from tests.integration.conftest import ServerFactory
 from tests.integration.test_audit_chain import ALPHA, BETA, KEYS, verify, write
@@ -211,3 +214,38 @@ async def unlinked_insert(dsn: str, count: int) -> None:
         await conn.executemany(POSTGRES_INSERT, rows(["alpha"], count, "plain"))
     finally:
         await conn.close()
+
+
+def appends(address: str, metadata: list[tuple[str, str]], sessions: int, each: int) -> None:
+    """`sessions` sessions, then `each` appends to every one of them at once
+    (a thread per session: concurrent changes of one tenant, which the
+    store applies in groups)."""
+    with grpc.insecure_channel(address) as channel:
+        stub = SessionServiceStub(channel)
+        for n in range(sessions):
+            session = sp.Session(user_id="u", agent_id="a")
+            request = sp.CreateSessionRequest(session_id=f"s{n}", session=session)
+            stub.CreateSession(request, metadata=metadata)
+
+        def append_to(n: int) -> None:
+            for k in range(each):
+                message = sp.SessionMessage(role=sp.ROLE_USER, content=f"m{k}")
+                request = sp.AppendMessagesRequest(session_id=f"s{n}", messages=[message])
+                stub.AppendMessages(request, metadata=metadata)
+
+        threads = [threading.Thread(target=append_to, args=(n,)) for n in range(sessions)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+
+def test_session_appends_are_audited_with_records_inserted_linked(
+    production_server: ServerFactory, database: str
+) -> None:
+    server = production_server(*KEYS)
+    appends(server.address, ALPHA, 4, 6)
+    server.kill()  # its connections close: their backends flush statistics
+    assert verify(["--postgres-dsn", database]) == intact(4 + 4 * 6, 1)
+    # Only the creations' records are linked at commit (rewritten once).
+    assert flushed_updates(database) == 4

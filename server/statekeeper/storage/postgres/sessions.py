@@ -88,7 +88,11 @@ if TYPE_CHECKING:
 # A whole session change in one statement: the compare-and-swap UPDATE, and
 # only if it matched, the version, the new messages (zipped from arrays), the
 # append receipt and the audit record. A duplicate receipt fails the statement
-# as a whole (append_receipts_pkey).
+# as a whole (append_receipts_pkey). The audit record goes in already linked
+# into the tenant's chain (audit_append_linked: the statement is its
+# transaction's work, so the commit rewrites no audit row); its CTE is an
+# aggregate (one row, whatever matched), which the final query reads so
+# that it runs.
 _APPLY_CHANGE = f"""
 WITH changed AS (
     UPDATE sessions SET agent_id = $3, status = $4, expire_time = $5, version = $6, state = $7
@@ -109,12 +113,12 @@ WITH changed AS (
         (tenant, request_id, session_id, first_sequence, last_sequence, version)
     SELECT tenant, $24::text, session_id, $25, $26, $6 FROM changed WHERE $24::text IS NOT NULL
 ), audit AS (
-    INSERT INTO audit_log ({AUDIT_COLUMNS})
-    SELECT tenant, $27::text, $28::text, $29::text, $30::text, $31::text, $32::bigint,
-        $33::float8, $34::text
+    SELECT count(audit_append_linked(ARRAY[tenant], ARRAY[$27::text], ARRAY[$28::text],
+        ARRAY[$29::text], ARRAY[$30::text], ARRAY[$31::text], ARRAY[$32::bigint],
+        ARRAY[$33::float8], ARRAY[$34::text])) AS linked
     FROM changed WHERE $27::text IS NOT NULL
 )
-SELECT count(*) FROM changed
+SELECT count(*) FROM changed CROSS JOIN audit
 """
 
 
@@ -157,7 +161,8 @@ def _apply_change_args(tenant: str, change: SessionChange, state: str) -> list[o
 # records (in arrival order). It returns the sessions it changed; a change
 # whose session is not among them failed its compare-and-swap alone. A
 # duplicate receipt fails the statement as a whole (the changes are then
-# applied one by one, so that only the duplicate fails).
+# applied one by one, so that only the duplicate fails). The audit records go
+# in already linked, as in _APPLY_CHANGE.
 _APPLY_GROUP = f"""
 WITH input AS (
     SELECT * FROM unnest($2::text[], $3::text[], $4::integer[], $5::float8[], $6::bigint[],
@@ -196,17 +201,19 @@ WITH input AS (
     SELECT $1, c.request_id, c.session_id, c.first_sequence, c.last_sequence, c.version
     FROM input c JOIN changed d ON d.session_id = c.session_id WHERE c.request_id IS NOT NULL
 ), audit AS (
-    INSERT INTO audit_log ({AUDIT_COLUMNS})
-    SELECT $1, a.principal, a.service, a.method, a.entity_type, a.entity_id, a.revision,
-        a.time, a.summary
+    SELECT audit_append_linked(array_fill($1::text, ARRAY[count(*)::integer]),
+        array_agg(a.principal ORDER BY a.arrival), array_agg(a.service ORDER BY a.arrival),
+        array_agg(a.method ORDER BY a.arrival), array_agg(a.entity_type ORDER BY a.arrival),
+        array_agg(a.entity_id ORDER BY a.arrival), array_agg(a.revision ORDER BY a.arrival),
+        array_agg(a.time ORDER BY a.arrival), array_agg(a.summary ORDER BY a.arrival))
+        AS linked
     FROM unnest($29::text[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[],
         $35::bigint[], $36::float8[], $37::text[], $38::integer[])
         AS a(session_id, principal, service, method, entity_type, entity_id, revision, time,
             summary, arrival)
     WHERE a.session_id IN (SELECT session_id FROM changed)
-    ORDER BY a.arrival
 )
-SELECT session_id FROM changed
+SELECT c.session_id FROM changed c CROSS JOIN audit
 """
 # At most this many changes share one statement.
 _GROUP_MAX = 128
