@@ -575,6 +575,8 @@ async def _both(first: Awaitable[_A], second: Awaitable[_B]) -> tuple[_A, _B]:
         later = await second
         return await started, later
     finally:
+        if started.done() and not started.cancelled():
+            started.exception()  # read: both may have failed, `second`'s error is raised
         started.cancel()  # a no-op once it is done
 
 
