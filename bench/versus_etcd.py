@@ -70,6 +70,22 @@ def server(data_dir: Path, *args: str) -> Iterator[str]:
         process.wait()
 
 
+@contextmanager
+def grpc_floor() -> Iterator[str]:
+    """bench/grpc_floor.py: PutEntry and GetEntry answered at once through
+    the same Python gRPC stack, no store (the column no server can beat)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{sock.getsockname()[1]}"
+    process = subprocess.Popen([sys.executable, "-m", "bench.grpc_floor", address], cwd=ROOT)
+    try:
+        wait_serving(address)
+        yield address
+    finally:
+        process.terminate()
+        process.wait()
+
+
 def build_driver(directory: Path) -> Path:
     binary = directory / "etcdbench"
     subprocess.run(["go", "build", "-o", str(binary), "."], cwd=ROOT / "bench" / "etcd", check=True)
@@ -96,6 +112,7 @@ def main() -> None:
             options += ("--workers", "1")
             replica_a = stack.enter_context(server(directory / "replica-a", *options))
             replica_b = stack.enter_context(server(directory / "replica-b", *options))
+            floor = stack.enter_context(grpc_floor())
             print(f"before: {load()}", flush=True)
             command = [
                 str(binary),
@@ -105,6 +122,8 @@ def main() -> None:
                 f"embedded={embedded}",
                 "-target",
                 f"production={replica_a},{replica_b}",
+                "-floor",
+                floor,
                 *sys.argv[1:],
             ]
             subprocess.run(command, check=True)

@@ -62,6 +62,7 @@ func main() {
 	etcdAddr := flag.String("etcd", "", "etcd client address host:port")
 	flag.Var(&tg, "target", "statekeeper system NAME=ADDR[,ADDR2] (repeatable)")
 	apiKey := flag.String("api-key", "", "statekeeper API key (none: single tenant)")
+	floorAddr := flag.String("floor", "", "address of bench/grpc_floor.py: the gRPC floor (Put, Get and CAS only)")
 	cfg := config{}
 	flag.IntVar(&cfg.rounds, "rounds", 3, "interleaved rounds")
 	flag.IntVar(&cfg.seqOps, "seq-ops", 300, "sequential operations per workload per round")
@@ -98,6 +99,13 @@ func main() {
 		}
 		systems = append(systems, s)
 	}
+	if *floorAddr != "" {
+		s, err := newStatekeeper(floorName, []string{*floorAddr}, "")
+		if err != nil {
+			fail("%s: %v", floorName, err)
+		}
+		systems = append(systems, s)
+	}
 	defer func() {
 		for _, s := range systems {
 			s.Close()
@@ -106,6 +114,12 @@ func main() {
 	results := run(systems, cfg)
 	report(systems, results, cfg)
 }
+
+// floorName is the system of -floor: a server that answers PutEntry and
+// GetEntry at once with a canned response, through the same Python gRPC
+// stack (grpcio's asyncio server) as statekeeper, so its column is what no
+// statekeeper process can beat on this machine.
+const floorName = "grpc-floor"
 
 func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "etcdbench: "+format+"\n", args...)
@@ -145,6 +159,9 @@ func run(systems []system, cfg config) map[string]*measures {
 		}
 		for _, n := range cfg.watcherCounts {
 			for _, s := range systems {
+				if s.Name() == floorName {
+					continue // it keeps nothing to watch
+				}
 				must(s.Name(), watch(s, results[s.Name()], round, n, cfg, value))
 			}
 		}
@@ -347,7 +364,12 @@ func report(systems []system, results map[string]*measures, cfg config) {
 		line := fmt.Sprintf("%-34s", label)
 		ref := percentile(results[base].samples[metric], q)
 		for _, s := range systems {
-			v := percentile(results[s.Name()].samples[metric], q)
+			samples := results[s.Name()].samples[metric]
+			if len(samples) == 0 { // the floor's watch rows
+				line += fmt.Sprintf(" %14s %7s", "-", "")
+				continue
+			}
+			v := percentile(samples, q)
 			line += fmt.Sprintf(" %14s", micros(v))
 			if s.Name() != base {
 				line += fmt.Sprintf(" %6.2fx", float64(v)/float64(ref))
