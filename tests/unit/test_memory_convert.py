@@ -82,3 +82,12 @@ def test_episode_to_proto_is_the_reference_message(episode: Episode) -> None:
     fields = [descriptor.name for descriptor, _ in built.ListFields()]
     assert fields == [descriptor.name for descriptor, _ in expected.ListFields()]
     assert built.HasField("consolidate_time") == (episode.consolidate_time is not None)
+
+
+def test_episode_to_proto_without_embedding_is_the_episode_without_one() -> None:
+    built = convert.episode_to_proto(FULL, 0.25, with_embedding=False)
+    expected = reference_episode(FULL.evolve(embedding=None), 0.25)
+    assert built.SerializeToString(deterministic=True) == expected.SerializeToString(
+        deterministic=True
+    )
+    assert not built.embedding and built.embedding_source == pb.MEMORY_VALUE_SOURCE_MODEL

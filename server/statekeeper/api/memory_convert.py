@@ -113,7 +113,7 @@ def score_to_proto(score: Score) -> pb.RecallScore:
     )
 
 
-def episode_to_proto(episode: Episode, decayed: float) -> pb.Episode:
+def episode_to_proto(episode: Episode, decayed: float, with_embedding: bool = True) -> pb.Episode:
     # Every recorded or recalled episode is answered with this: the empty
     # repeated and map fields (most episodes') are left out of the
     # constructor, which makes building and copying the message cheaper.
@@ -133,7 +133,7 @@ def episode_to_proto(episode: Episode, decayed: float) -> pb.Episode:
         create_time=timestamp(episode.create_time),
         consolidate_time=timestamp(episode.consolidate_time),
     )
-    if episode.embedding is not None:
+    if with_embedding and episode.embedding is not None:
         message.embedding.extend(episode.embedding.tolist())
     if episode.metadata:
         message.metadata.update(episode.metadata)

@@ -43,8 +43,9 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         self._forgetting = domain.forgetting
         self._consolidation = domain.consolidation
 
-    def _episode(self, episode: Episode) -> pb.Episode:
-        return convert.episode_to_proto(episode, self._episodes.decayed_importance(episode))
+    def _episode(self, episode: Episode, with_embedding: bool = True) -> pb.Episode:
+        decayed = self._episodes.decayed_importance(episode)
+        return convert.episode_to_proto(episode, decayed, with_embedding)
 
     # ----- episodes ------------------------------------------------------
 
@@ -97,9 +98,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         self, target: pb.RecordEpisodeResponse, outcome: RecordOutcome
     ) -> None:
         episode = outcome.episode
-        if episode.embedding is not None:
-            episode = episode.evolve(embedding=None)
-        target.episode.MergeFrom(self._episode(episode))
+        target.episode.MergeFrom(self._episode(episode, with_embedding=False))
         if outcome.duplicate:
             target.duplicate = True
             target.duplicate_of = episode.episode_id

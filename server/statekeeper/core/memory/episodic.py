@@ -175,7 +175,8 @@ class EpisodicMemory(EpisodicRecall):
         """Records a batch: each item as `record` would, with one outcome per
         item in order. A bad item fails only itself; embeddings missing from
         items are computed in one embedder call and every new episode is
-        stored in one store write."""
+        stored in one store write. A created episode's outcome holds it as
+        stored, with its embedding (`record` leaves it out)."""
         if not drafts:
             raise InvalidArgumentError(field_name, "at least one episode is required")
         limit = self._limits.max_episodes_per_request
@@ -329,11 +330,24 @@ class EpisodicMemory(EpisodicRecall):
         for item in pending:
             if item.vector is not None and self._threshold(item.draft) < 1.0:
                 queries.setdefault(item.draft.user_id, []).append(item)
+        # The users' searches at once: each is a matrix product off the event
+        # loop, so on a multi-core box they run side by side.
+        async with asyncio.TaskGroup() as searches:
+            found = [
+                searches.create_task(
+                    self._indexes.search_many(
+                        tenant,
+                        user_id,
+                        np.stack([item.vector for item in items if item.vector is not None]),
+                        1,
+                    )
+                )
+                for user_id, items in queries.items()
+            ]
         nearest: list[tuple[_Pending, Candidate]] = []
-        for user_id, items in queries.items():
-            matrix = np.stack([item.vector for item in items if item.vector is not None])
-            found = await self._indexes.search_many(tenant, user_id, matrix, 1)
-            nearest.extend((item, row[0]) for item, row in zip(items, found, strict=True) if row)
+        for items, search in zip(queries.values(), found, strict=True):
+            rows = search.result()
+            nearest.extend((item, row[0]) for item, row in zip(items, rows, strict=True) if row)
         return nearest
 
     async def _stored_twins(
@@ -385,7 +399,9 @@ class EpisodicMemory(EpisodicRecall):
             if episode is None:  # an identical episode won a race with this one
                 outcomes[item.index] = await self._raced(tenant, item)
                 continue
-            outcomes[item.index] = RecordOutcome(episode.evolve(embedding=None))
+            # The episode as stored, its embedding included (not copied
+            # without it: 7 us an episode; the API leaves embeddings out).
+            outcomes[item.index] = RecordOutcome(episode)
             if self.archived is not None:
                 self.archived.recorded(tenant, episode.user_id)
             if item.vector is not None:
