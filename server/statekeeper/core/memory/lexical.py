@@ -81,7 +81,7 @@ def document_terms(*parts: str) -> str:
 def _part_terms(text: str) -> list[str]:
     """`terms(text)`; text without CJK characters (most of it) skips the
     per-run CJK split: one scan of the whole text instead of one regex call
-    per word (a third of the cost of an episode's terms)."""
+    per word."""
     normal = unicodedata.normalize("NFKC", text).casefold()
     if _CJK.search(normal) is not None:
         return list(_iter_terms(text))
