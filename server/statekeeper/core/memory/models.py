@@ -20,6 +20,7 @@ import numpy.typing as npt
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.audit.service import Actor, record_for
 from statekeeper.core.errors import InvalidArgumentError, StorageUnavailableError
+from statekeeper.core.records import evolved, field_names
 
 Vector = npt.NDArray[np.float32]
 SECONDS_PER_DAY = 86_400.0
@@ -180,7 +181,11 @@ class Episode:
         return self.dimension > 0
 
     def evolve(self, **changes: Any) -> Episode:
-        return replace(self, **changes)
+        """A copy with `changes` (a batch's stores copy each episode)."""
+        return evolved(self, _EPISODE_FIELDS, changes)
+
+
+_EPISODE_FIELDS = field_names(Episode)
 
 
 @dataclass(frozen=True)

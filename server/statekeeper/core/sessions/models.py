@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from statekeeper.core.audit.models import AuditRecord
+from statekeeper.core.records import evolved
 
 
 class SessionStatus(enum.IntEnum):
@@ -140,18 +141,8 @@ class SessionRecord:
         return any(low <= sequence <= high for low, high in self.visible_ranges)
 
     def evolve(self, **changes: Any) -> SessionRecord:
-        """A copy with `changes`. What dataclasses.replace gives, without
-        running the frozen __init__ (a setattr per field, an order of
-        magnitude slower): every change builds a record or two."""
-        unknown = changes.keys() - _RECORD_FIELD_SET
-        if unknown:
-            raise TypeError(f"SessionRecord has no field {', '.join(sorted(unknown))}")
-        record = object.__new__(SessionRecord)
-        # Frozen blocks setattr, not the instance dict (no __post_init__ to run).
-        state = record.__dict__
-        state.update(self.__dict__)
-        state.update(changes)
-        return record
+        """A copy with `changes` (every change builds a record or two)."""
+        return evolved(self, _RECORD_FIELD_SET, changes)
 
     def to_json(self) -> dict[str, Any]:
         # What dataclasses.asdict gives, without its deep copy of every
