@@ -88,20 +88,33 @@ async def fresh_database(dsn: str) -> str:
     return dsn.rsplit("/", 1)[0] + "/" + name
 
 
-@contextmanager
-def server(data_dir: Path, *args: str) -> Iterator[str]:
+def free_address() -> str:
+    """A loopback address with a port free right now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        address = f"127.0.0.1:{sock.getsockname()[1]}"
-    command = [sys.executable, "-m", "statekeeper", "serve", "--listen", address]
-    command += ["--data-dir", str(data_dir), "--log-level", "WARNING", *args]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+@contextmanager
+def serving(process: subprocess.Popen[bytes], address: str) -> Iterator[str]:
+    """`address`, once the server `process` started answers health checks
+    there; the process is stopped on exit."""
     try:
         wait_serving(address)
         yield address
     finally:
         process.terminate()
         process.wait()
+
+
+@contextmanager
+def server(data_dir: Path, *args: str) -> Iterator[str]:
+    address = free_address()
+    command = [sys.executable, "-m", "statekeeper", "serve", "--listen", address]
+    command += ["--data-dir", str(data_dir), "--log-level", "WARNING", *args]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with serving(process, address):
+        yield address
 
 
 def wait_serving(address: str) -> None:

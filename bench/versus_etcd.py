@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from bench.production import fresh_database, services, wait_serving
+from bench.production import free_address, fresh_database, services, serving, wait_serving
 
 ROOT = Path(__file__).resolve().parents[1]
 ETCD_SCRIPT = ROOT / "scripts" / "etcd.sh"
@@ -50,9 +49,7 @@ def etcd(directory: Path) -> Iterator[str]:
 @contextmanager
 def server(data_dir: Path, *args: str) -> Iterator[str]:
     """A `statekeeper serve` process logging to data_dir/server.log."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        address = f"127.0.0.1:{sock.getsockname()[1]}"
+    address = free_address()
     data_dir.mkdir(parents=True)
     command = [sys.executable, "-m", "statekeeper", "serve", "--listen", address]
     command += ["--data-dir", str(data_dir), "--log-level", "WARNING", *args]
@@ -74,16 +71,10 @@ def server(data_dir: Path, *args: str) -> Iterator[str]:
 def grpc_floor() -> Iterator[str]:
     """bench/grpc_floor.py: PutEntry and GetEntry answered at once through
     the same Python gRPC stack, no store (the column no server can beat)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        address = f"127.0.0.1:{sock.getsockname()[1]}"
+    address = free_address()
     process = subprocess.Popen([sys.executable, "-m", "bench.grpc_floor", address], cwd=ROOT)
-    try:
-        wait_serving(address)
+    with serving(process, address):
         yield address
-    finally:
-        process.terminate()
-        process.wait()
 
 
 def build_driver(directory: Path) -> Path:
