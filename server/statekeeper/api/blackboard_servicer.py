@@ -184,14 +184,17 @@ class _WatchWriter:
         """Waits for the write in flight; raises what it raised."""
         self._flushing = True
         try:
-            # Cleared here too, not only by _written: awaiting a write that
-            # has ended does not yield to the loop that would run it.
-            while (task := self._in_flight) is not None:
-                try:
-                    await task
-                finally:
-                    if self._in_flight is task:
-                        self._in_flight = None
+            # Cleared here too, not only by _written: a write that has ended
+            # may not have run its done callback yet.
+            while (ended := self._in_flight) is not None:
+                if not ended.done():
+                    # Not `await ended`: a cancelled call would cancel the
+                    # write's own future and leave the gRPC write running on
+                    # after the call; left in flight, close() cancels it.
+                    await asyncio.wait([ended])
+                if self._in_flight is ended:
+                    self._in_flight = None
+                ended.result()  # raises what the write raised
         finally:
             self._flushing = False
 
@@ -245,6 +248,9 @@ class _Write:
 
     def _step(self, _: object = None) -> None:
         self._waiting_on = None
+        if self.ended.done():  # never expected: nobody else settles it
+            self._coroutine.close()
+            return
         try:
             awaited = self._context.run(self._coroutine.send, None)
         except StopIteration:
