@@ -40,6 +40,8 @@ class Dialect:
     # document stored as bytes (only JSON documents are looked into).
     metadata_user: str
     document_user: str
+    # Appended to a batch's row selection to lock the rows as selected.
+    row_lock: str = ""
 
     def bind(self, sql: str, params: dict[str, object]) -> tuple[str, list[object]]:
         """Replaces :name placeholders by the dialect's marks."""
@@ -73,6 +75,7 @@ POSTGRES = Dialect(
     "(CASE WHEN document_type LIKE '%json' THEN"
     f" convert_from({{column}}, 'UTF8')::jsonb #>> '{{{{metadata,{USER_METADATA_KEY}}}}}' END)"
     " = :user",
+    row_lock=" FOR UPDATE",
 )
 
 
@@ -95,6 +98,10 @@ class Step:
     after: str = ""
     lock: str = ""
     dry_where: str = ""
+    # Rows locked in this order (PostgreSQL), as the writers of the table
+    # lock them: a batch taking them in another order could deadlock with
+    # a writer holding several (the sessions' group commit).
+    order: str = ""
 
     def count_sql(self, dialect: Dialect) -> tuple[str, list[object]]:
         where = self.dry_where or self.where
@@ -105,10 +112,12 @@ class Step:
 
     def sql(self, dialect: Dialect, limit: int) -> tuple[str, list[object]]:
         returning = f" RETURNING {self.returning}" if self.returning else ""
+        ordered = f" ORDER BY {self.order}" if self.order else ""
+        locked = dialect.row_lock if self.order else ""
         text = (
             f"DELETE FROM {self.table} WHERE {dialect.row_ref} IN"
-            f" (SELECT {dialect.row_ref} FROM {self.table} WHERE {self.where} LIMIT :limit)"
-            f"{returning}"
+            f" (SELECT {dialect.row_ref} FROM {self.table} WHERE {self.where}{ordered}"
+            f" LIMIT :limit{locked}){returning}"
         )
         return dialect.bind(text, {**self.params, "limit": limit})
 
@@ -162,6 +171,7 @@ def session_steps(tenant: str, subject: ErasureSubject) -> list[Step]:
             p,
             returning="session_id",
             dry_where=mine,
+            order="session_id",
         ),
     ]
 
