@@ -325,7 +325,10 @@ class SessionCache:
         await self.invalidate(tenant, session_id)
 
     async def invalidate(self, tenant: str, session_id: str) -> None:
-        """Drops the entry and any lease; remembered as owed if Redis fails."""
+        """Drops the entry and any lease; remembered as owed if Redis fails.
+        The decoded record this process remembers goes too (an erased
+        session's content must not stay in memory)."""
+        self._decoded.pop((tenant, session_id))
         client = self._client
         if client is not None and await self._attempt(
             lambda: client.delete(*self.keys(tenant, session_id))
