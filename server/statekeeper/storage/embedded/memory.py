@@ -60,6 +60,7 @@ from statekeeper.storage.shared.memory import (
     EPISODE_COLUMNS,
     episode_columns,
     episode_from_row,
+    episode_values,
     fact_from_row,
     neighbourhood_from_rows,
     predicate_from_row,
@@ -804,7 +805,7 @@ _INSERT_EPISODE = (
 
 def _insert_row(db: sqlite3.Connection, tenant: str, episode: Episode, terms: str) -> int:
     """Inserts the episode's row (its full-text row is the caller's); returns its key."""
-    cursor = db.execute(_INSERT_EPISODE, _row_values(tenant, episode, terms))
+    cursor = db.execute(_INSERT_EPISODE, (tenant, *episode_values(episode, terms)))
     return int(cursor.lastrowid or 0)
 
 
@@ -824,7 +825,7 @@ def _insert_rows(
     )
     db.executemany(
         _INSERT_EPISODE,
-        [_row_values(tenant, e, text) for e, text in zip(episodes, terms, strict=True)],
+        [(tenant, *episode_values(e, text)) for e, text in zip(episodes, terms, strict=True)],
     )
     last = int(db.execute("SELECT last_insert_rowid()").fetchone()[0])
     if last - before == len(episodes):
@@ -834,37 +835,6 @@ def _insert_rows(
     )
     key_of = dict(rows.fetchall())
     return [int(key_of[e.episode_id]) for e in episodes]
-
-
-def _row_values(tenant: str, episode: Episode, terms: str) -> tuple[object, ...]:
-    """The `_INSERT_EPISODE` parameters of an episode."""
-    blob: bytes | None = None
-    if episode.embedding is not None:
-        blob = np.asarray(episode.embedding, dtype="<f4").tobytes()
-    # Empty metadata and fact ids (most episodes) are written without the
-    # JSON encoder: 13 ms of a batch of 1,000.
-    return (
-        tenant,
-        episode.episode_id,
-        episode.user_id,
-        episode.session_id,
-        episode.user_message,
-        episode.assistant_response,
-        episode.summary,
-        int(episode.summary_source),
-        blob,
-        episode.dimension,
-        int(episode.embedding_source),
-        episode.embedding_model,
-        episode.importance,
-        dumps(episode.metadata) if episode.metadata else "{}",
-        episode.occur_time,
-        episode.create_time,
-        episode.content_hash,
-        episode.consolidate_time,
-        dumps(list(episode.derived_fact_ids)) if episode.derived_fact_ids else "[]",
-        terms,
-    )
 
 
 def _check_dimension(db: sqlite3.Connection, tenant: str, user_id: str, dimension: int) -> None:

@@ -24,6 +24,7 @@ from statekeeper.storage.postgres.memory_facts import (
 from statekeeper.storage.shared.memory import (
     EPISODE_COLUMNS,
     episode_from_row,
+    episode_values,
 )
 
 if TYPE_CHECKING:
@@ -82,36 +83,13 @@ def check_dimensions(stored: Sequence[Episode], established: dict[str, int]) -> 
 
 
 def episode_columns_of(episodes: Sequence[Episode]) -> list[list[object]]:
-    """The episodes as column arrays, in the order of _INSERT_EPISODES.
-    Empty metadata and fact ids (most episodes) skip the JSON encoder."""
+    """The episodes as column arrays, in the order of _INSERT_EPISODES."""
     columns: list[list[object]] = [[] for _ in range(19)]
     for episode in episodes:
-        blob = None
-        if episode.embedding is not None:
-            blob = np.asarray(episode.embedding, dtype="<f4").tobytes()
-        values = (
-            episode.episode_id,
-            episode.user_id,
-            episode.session_id,
-            episode.user_message,
-            episode.assistant_response,
-            episode.summary,
-            int(episode.summary_source),
-            blob,
-            episode.dimension,
-            int(episode.embedding_source),
-            episode.embedding_model,
-            episode.importance,
-            json.dumps(episode.metadata) if episode.metadata else "{}",
-            episode.occur_time,
-            episode.create_time,
-            episode.content_hash,
-            episode.consolidate_time,
-            json.dumps(list(episode.derived_fact_ids)) if episode.derived_fact_ids else "[]",
-            lexical.document_terms(
-                episode.user_message, episode.assistant_response, episode.summary
-            ),
+        terms = lexical.document_terms(
+            episode.user_message, episode.assistant_response, episode.summary
         )
+        values = episode_values(episode, terms)
         for column, value in zip(columns, values, strict=True):
             column.append(value)
     return columns
