@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -46,20 +45,6 @@ def value(
 def access_lines(server: ServerProcess) -> list[dict[str, object]]:
     lines = [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
     return [line for line in lines if line.get("logger") == "statekeeper.access_log"]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[ServerProcess, int]]:
-    metrics_port = free_port()
-    proc = ServerProcess(
-        tmp_path,
-        extra_args=[*key_args(API_KEYS), "--metrics-listen", f"127.0.0.1:{metrics_port}"],
-    )
-    proc.start()
-    try:
-        yield proc, metrics_port
-    finally:
-        proc.stop()
 
 
 def some_calls(address: str) -> None:

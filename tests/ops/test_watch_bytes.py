@@ -5,18 +5,12 @@ received."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import grpc
-import pytest
 
 from statekeeper_client.v1 import blackboard_pb2 as pb
 from statekeeper_client.v1 import common_pb2
 from statekeeper_client.v1.blackboard_pb2_grpc import BlackboardServiceStub
 from tests.harness.deadlines import wait_until
-from tests.harness.deploy import API_KEYS, key_args
-from tests.harness.processes import free_port
 from tests.harness.servers import ServerProcess
 from tests.ops.test_telemetry import scrape, value
 
@@ -26,20 +20,6 @@ WATCH = {
     "grpc_service": "statekeeper.v1.BlackboardService",
     "grpc_method": "Watch",
 }
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[ServerProcess, int]]:
-    metrics_port = free_port()
-    proc = ServerProcess(
-        tmp_path,
-        extra_args=[*key_args(API_KEYS), "--metrics-listen", f"127.0.0.1:{metrics_port}"],
-    )
-    proc.start()
-    try:
-        yield proc, metrics_port
-    finally:
-        proc.stop()
 
 
 def test_a_watch_counts_the_bytes_of_its_live_events(server: tuple[ServerProcess, int]) -> None:
