@@ -140,35 +140,52 @@ def audit_values(audit: AuditRecord, tenant: str) -> tuple[object, ...]:
     )
 
 
+class Where:
+    """The conditions of a WHERE clause and their parameters, in the
+    placeholders of one dialect (`mark`), so that a query is built once for
+    both backends. Parameters are numbered in the order they are added."""
+
+    def __init__(self, mark: Mark) -> None:
+        self.mark = mark
+        self.clauses: list[str] = []
+        self.params: list[object] = []
+
+    def param(self, value: object) -> str:
+        """Binds `value`; returns its placeholder."""
+        self.params.append(value)
+        return self.mark(len(self.params))
+
+    def add(self, clause: str, *values: object) -> None:
+        """Adds `clause`, its `{}` replaced by placeholders of `values`."""
+        self.clauses.append(clause.format(*(self.param(value) for value in values)))
+
+    def sql(self) -> str:
+        """The conditions, joined by AND."""
+        return " AND ".join(self.clauses)
+
+
 def audit_query(
     tenant: str | None, audit_filter: AuditFilter, before_id: int, limit: int, mark: Mark
 ) -> tuple[str, list[object]]:
     """SELECT of audit records, newest first."""
-    clauses: list[str] = []
-    params: list[object] = []
-
-    def add(clause: str, value: object) -> None:
-        params.append(value)
-        clauses.append(clause.format(mark(len(params))))
-
+    where = Where(mark)
     if tenant is not None:
-        add("tenant = {}", tenant)
+        where.add("tenant = {}", tenant)
     for name in ("entity_type", "entity_id", "principal", "service", "method"):
         if value := getattr(audit_filter, name):
-            add(f"{name} = {{}}", value)
+            where.add(f"{name} = {{}}", value)
     if audit_filter.start_time:
-        add("time >= {}", audit_filter.start_time)
+        where.add("time >= {}", audit_filter.start_time)
     if audit_filter.end_time:
-        add("time < {}", audit_filter.end_time)
+        where.add("time < {}", audit_filter.end_time)
     if before_id > 0:
-        add("audit_id < {}", before_id)
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-    params.append(limit)
+        where.add("audit_id < {}", before_id)
+    condition = f" WHERE {where.sql()}" if where.clauses else ""
     sql = (
-        f"SELECT audit_id, {AUDIT_COLUMNS} FROM audit_log{where}"
-        f" ORDER BY audit_id DESC LIMIT {mark(len(params))}"
+        f"SELECT audit_id, {AUDIT_COLUMNS} FROM audit_log{condition}"
+        f" ORDER BY audit_id DESC LIMIT {where.param(limit)}"
     )
-    return sql, params
+    return sql, where.params
 
 
 def audit_from_row(row: Row) -> AuditRecord:
@@ -196,35 +213,27 @@ def session_list_query(
     mark: Mark,
 ) -> tuple[str, list[object]]:
     """SELECT of live sessions, newest first (see SessionStore.list_sessions)."""
-    params: list[object] = [tenant, now]
-    clauses = [f"tenant = {mark(1)}", f"(expire_time IS NULL OR expire_time > {mark(2)})"]
-
-    def add(clause: str, *values: object) -> None:
-        marks = []
-        for value in values:
-            params.append(value)
-            marks.append(mark(len(params)))
-        clauses.append(clause.format(*marks))
-
+    where = Where(mark)
+    where.add("tenant = {}", tenant)
+    where.add("(expire_time IS NULL OR expire_time > {})", now)
     if session_filter.user_id:
-        add("user_id = {}", session_filter.user_id)
+        where.add("user_id = {}", session_filter.user_id)
     if session_filter.agent_id:
-        add("agent_id = {}", session_filter.agent_id)
+        where.add("agent_id = {}", session_filter.agent_id)
     if session_filter.status is not None:
-        add("status = {}", int(session_filter.status))
+        where.add("status = {}", int(session_filter.status))
     if after is not None:
-        add(
+        where.add(
             "(create_time < {} OR (create_time = {} AND session_id < {}))",
             after.create_time,
             after.create_time,
             after.session_id,
         )
-    params.append(limit)
     sql = (
-        f"SELECT state FROM sessions WHERE {' AND '.join(clauses)}"
-        f" ORDER BY create_time DESC, session_id DESC LIMIT {mark(len(params))}"
+        f"SELECT state FROM sessions WHERE {where.sql()}"
+        f" ORDER BY create_time DESC, session_id DESC LIMIT {where.param(limit)}"
     )
-    return sql, params
+    return sql, where.params
 
 
 def sqlite_mark(_: int) -> str:
