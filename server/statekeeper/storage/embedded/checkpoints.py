@@ -8,7 +8,6 @@ never interleave. Its tables are versioned by their own migrations table,
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -36,14 +35,20 @@ from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.schema_upgrades import Payload
+from statekeeper.storage.codec import dumps
 from statekeeper.storage.embedded.audit_chain import insert_audit_rows
 from statekeeper.storage.embedded.checkpoints_schema import MIGRATIONS, SCHEMA_TABLE
 from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
-from statekeeper.storage.shared.checkpoints import add
+from statekeeper.storage.shared.checkpoints import (
+    ListDialect,
+    add,
+    checkpoint_from_row,
+    list_filter,
+)
 from statekeeper.storage.shared.erasure import SQLITE, checkpoint_steps
-from statekeeper.storage.sql import audit_values
+from statekeeper.storage.sql import Where, audit_values, sqlite_mark
 
 # Every column of a checkpoint but its tenant and execution.
 _CHECKPOINT_BODY = (
@@ -57,11 +62,6 @@ _NEWEST_FIRST = "create_time_ns DESC, sequence DESC, execution_id DESC, namespac
 _CHUNK = 400
 # Executions pruned per transaction, so that other work interleaves.
 _PRUNE_BATCH = 50
-
-
-def dumps(value: Any) -> str:
-    """Compact, key-sorted JSON: equal values store as equal text."""
-    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
 class EmbeddedCheckpointStore(CheckpointStore):
@@ -121,12 +121,12 @@ class EmbeddedCheckpointStore(CheckpointStore):
         limit: int,
         options: ReadOptions,
     ) -> list[StoredCheckpoint]:
-        where, params = _list_filter(tenant, query, after)
+        where = list_filter(tenant, query, after, _LIST_DIALECT)
         sql = (
-            f"SELECT {_CHECKPOINT_COLUMNS} FROM cp_checkpoints AS c WHERE {where}"
-            f" ORDER BY {_NEWEST_FIRST} LIMIT ?"
+            f"SELECT {_CHECKPOINT_COLUMNS} FROM cp_checkpoints AS c WHERE {where.sql()}"
+            f" ORDER BY {_NEWEST_FIRST} LIMIT {where.param(limit)}"
         )
-        params.append(limit)
+        params = where.params
 
         def work(db: sqlite3.Connection) -> list[StoredCheckpoint]:
             rows = db.execute(sql, params).fetchall()
@@ -487,21 +487,9 @@ def _checkpoint_from_row(
     db: sqlite3.Connection, tenant: str, row: sqlite3.Row, options: ReadOptions
 ) -> StoredCheckpoint:
     key = (tenant, row["execution_id"], row["namespace"], row["checkpoint_id"])
-    return StoredCheckpoint(
-        execution_id=row["execution_id"],
-        namespace=row["namespace"],
-        checkpoint_id=row["checkpoint_id"],
-        parent_checkpoint_id=row["parent_checkpoint_id"],
-        step=row["step"],
-        step_name=row["step_name"],
-        state=Payload(row["state_type"], row["state_version"], bytes(row["state_data"])),
-        channels=_read_channels(db, key, options.include_values),
-        metadata=json.loads(row["metadata"]),
-        run_id=row["run_id"],
-        create_time_ns=row["create_time_ns"],
-        sequence=row["sequence"],
-        pending_writes=_read_writes(db, key) if options.include_writes else (),
-    )
+    channels = _read_channels(db, key, options.include_values)
+    writes = _read_writes(db, key) if options.include_writes else ()
+    return checkpoint_from_row(row, channels, writes)
 
 
 def _read_channels(
@@ -538,48 +526,31 @@ def _read_writes(
     )
 
 
-def _list_filter(
-    tenant: str, query: CheckpointQuery, after: Position | None
-) -> tuple[str, list[Any]]:
-    clauses = ["c.tenant = ?"]
-    params: list[Any] = [tenant]
-    if query.execution_id:
-        clauses.append("c.execution_id = ?")
-        params.append(query.execution_id)
-    if query.namespace is not None:
-        clauses.append("c.namespace = ?")
-        params.append(query.namespace)
-    if query.run_id:
-        clauses.append("c.run_id = ?")
-        params.append(query.run_id)
-    if query.before_checkpoint_id:
-        # TEXT compares with the BINARY collation: byte order of the UTF-8.
-        clauses.append("c.checkpoint_id < ?")
-        params.append(query.before_checkpoint_id)
-    if after is not None:
-        clauses.append("(c.create_time_ns, c.sequence, c.execution_id, c.namespace) < (?, ?, ?, ?)")
-        params.extend(after.to_token())
-    for key, value in query.metadata_filter.items():
-        condition, values = _json_equals(value)
-        clauses.append(
-            f"EXISTS (SELECT 1 FROM json_each(c.metadata) AS j WHERE j.key = ? AND {condition})"
-        )
-        params.extend([key, *values])
-    return " AND ".join(clauses), params
+def _metadata_equals(where: Where, key: str, value: Any) -> None:
+    condition, values = _json_equals(value)
+    where.add(
+        f"EXISTS (SELECT 1 FROM json_each(c.metadata) AS j WHERE j.key = {{}} AND {condition})",
+        key,
+        *values,
+    )
 
 
 def _json_equals(value: Any) -> tuple[str, list[Any]]:
-    """SQL condition on a json_each row `j` for equality with `value`."""
+    """SQL condition on a json_each row `j` for equality with `value` (a
+    `Where` clause: `{}` marks its parameters)."""
     if value is None:
         return "j.type = 'null'", []
     if isinstance(value, bool):
-        return "j.type = ?", ["true" if value else "false"]
+        return "j.type = {}", ["true" if value else "false"]
     if isinstance(value, (int, float)):
         # SQLite compares INTEGER and REAL atoms by value: 1 = 1.0.
-        return "j.type IN ('integer', 'real') AND j.atom = ?", [value]
+        return "j.type IN ('integer', 'real') AND j.atom = {}", [value]
     if isinstance(value, str):
-        return "j.type = 'text' AND j.atom = ?", [value]
-    return "j.type IN ('object', 'array') AND json(j.value) = json(?)", [dumps(value)]
+        return "j.type = 'text' AND j.atom = {}", [value]
+    return "j.type IN ('object', 'array') AND json(j.value) = json({})", [dumps(value)]
+
+
+_LIST_DIALECT = ListDialect(sqlite_mark, "", "", _metadata_equals)
 
 
 # ----- removals and copies ---------------------------------------------------------

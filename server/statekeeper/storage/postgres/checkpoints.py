@@ -37,7 +37,6 @@ listings sort exactly like `Position`.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -66,6 +65,7 @@ from statekeeper.core.checkpoints.store import CheckpointStore
 from statekeeper.core.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.schema_upgrades import Payload
+from statekeeper.storage.codec import dumps
 from statekeeper.storage.postgres.checkpoints_schema import (
     CLAIM,
     COPY,
@@ -87,9 +87,14 @@ from statekeeper.storage.postgres.checkpoints_schema import (
 from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.postgres.migrations import apply_migrations
 from statekeeper.storage.postgres.sessions import PostgresStorage
-from statekeeper.storage.shared.checkpoints import add
+from statekeeper.storage.shared.checkpoints import (
+    ListDialect,
+    add,
+    checkpoint_from_row,
+    list_filter,
+)
 from statekeeper.storage.shared.erasure import POSTGRES, checkpoint_steps
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+from statekeeper.storage.sql import AUDIT_COLUMNS, Where, audit_values, postgres_mark
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
@@ -120,15 +125,13 @@ def audit_arguments(audit: AuditRecord | None) -> list[object]:
     themselves and compute its revision in SQL."""
     if audit is None:
         return [None] * 7
-    return [
-        audit.principal,
-        audit.service,
-        audit.method,
-        audit.entity_type,
-        audit.entity_id,
-        audit.time,
-        audit.summary,
-    ]
+    return [*_audit_names(audit), audit.time, audit.summary]
+
+
+def _audit_names(audit: AuditRecord) -> list[str]:
+    """Who did what to which entity: the text fields every audit argument
+    list starts with."""
+    return [audit.principal, audit.service, audit.method, audit.entity_type, audit.entity_id]
 
 
 class PostgresCheckpointStore(CheckpointStore):
@@ -234,16 +237,15 @@ class PostgresCheckpointStore(CheckpointStore):
         limit: int,
         options: ReadOptions,
     ) -> list[StoredCheckpoint]:
-        if any("\\u0000" in _dumps(v) for v in query.metadata_filter.values()):
+        if any("\\u0000" in dumps(v) for v in query.metadata_filter.values()):
             return []  # no stored metadata can hold NUL (see _metadata_json)
-        where, params = _list_filter(tenant, query, after)
-        params.append(limit)
+        where = list_filter(tenant, query, after, _LIST_DIALECT)
         sql = (
-            f"{_select_checkpoints(options)} WHERE {where}"
-            f" ORDER BY {_NEWEST_FIRST} LIMIT ${len(params)}"
+            f"{_select_checkpoints(options)} WHERE {where.sql()}"
+            f" ORDER BY {_NEWEST_FIRST} LIMIT {where.param(limit)}"
         )
         async with self._db.connection("list checkpoints") as conn:
-            rows = await conn.fetch(sql, *params)
+            rows = await conn.fetch(sql, *where.params)
         return [_checkpoint_from_row(row, options) for row in rows]
 
     async def get_channel_values(
@@ -454,14 +456,7 @@ def _audit_array(audit: AuditRecord | None) -> tuple[list[str] | None, float | N
     """The audit record as the functions take it: text fields and time."""
     if audit is None:
         return None, None
-    return [
-        audit.principal,
-        audit.service,
-        audit.method,
-        audit.entity_type,
-        audit.entity_id,
-        audit.summary,
-    ], audit.time
+    return [*_audit_names(audit), audit.summary], audit.time
 
 
 def _domain_error(
@@ -492,16 +487,12 @@ class _ReplacementNeedsExclusiveLockError(Exception):
 
 def _metadata_json(metadata: Mapping[str, Any]) -> str:
     """The metadata as JSON for a jsonb column, which cannot hold NUL."""
-    text = _dumps(dict(metadata))
+    text = dumps(dict(metadata))
     if "\\u0000" in text:
         raise InvalidArgumentError(
             "checkpoint.metadata", "must not contain NUL characters (U+0000)"
         )
     return text
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
 # ----- reads --------------------------------------------------------------------------
@@ -570,21 +561,9 @@ def _select_checkpoints(options: ReadOptions) -> str:
 
 
 def _checkpoint_from_row(row: asyncpg.Record, options: ReadOptions) -> StoredCheckpoint:
-    return StoredCheckpoint(
-        execution_id=row["execution_id"],
-        namespace=row["namespace"],
-        checkpoint_id=row["checkpoint_id"],
-        parent_checkpoint_id=row["parent_checkpoint_id"],
-        step=row["step"],
-        step_name=row["step_name"],
-        state=Payload(row["state_type"], row["state_version"], bytes(row["state_data"])),
-        channels=_channels_from_row(row, options.include_values),
-        metadata=json.loads(row["metadata"]),
-        run_id=row["run_id"],
-        create_time_ns=row["create_time_ns"],
-        sequence=row["sequence"],
-        pending_writes=_writes_from_row(row) if options.include_writes else (),
-    )
+    channels = _channels_from_row(row, options.include_values)
+    writes = _writes_from_row(row) if options.include_writes else ()
+    return checkpoint_from_row(row, channels, writes)
 
 
 def _channels_from_row(row: asyncpg.Record, include_values: bool) -> dict[str, ChannelEntry]:
@@ -619,37 +598,13 @@ def _writes_from_row(row: asyncpg.Record) -> tuple[PendingWrite, ...]:
     )
 
 
-def _list_filter(
-    tenant: str, query: CheckpointQuery, after: Position | None
-) -> tuple[str, list[Any]]:
-    params: list[Any] = []
+def _metadata_equals(where: Where, key: str, value: Any) -> None:
+    # jsonb equality: numbers by value (1 = 1.0), objects and arrays by
+    # content, true never equal to 1; an absent key is NULL, never equal.
+    where.add("c.metadata -> {}::text = {}::jsonb", key, dumps(value))
 
-    def mark(value: Any) -> str:
-        params.append(value)
-        return f"${len(params)}"
 
-    clauses = [f"c.tenant = {mark(tenant)}"]
-    if query.execution_id:
-        clauses.append(f"c.execution_id = {mark(query.execution_id)}")
-    if query.namespace is not None:
-        clauses.append(f"c.namespace = {mark(query.namespace)}")
-    if query.run_id:
-        clauses.append(f"c.run_id = {mark(query.run_id)}")
-    if query.before_checkpoint_id:
-        # The column's collation is "C": byte order, as on the embedded store.
-        clauses.append(f"c.checkpoint_id < {mark(query.before_checkpoint_id)}::text")
-    if after is not None:
-        time_ns, sequence, execution_id, namespace = after.to_token()
-        clauses.append(
-            "(c.create_time_ns, c.sequence, c.execution_id, c.namespace) <"
-            f" ({mark(time_ns)}::bigint, {mark(sequence)}::bigint, {mark(execution_id)}::text,"
-            f" {mark(namespace)}::text)"
-        )
-    for key, value in query.metadata_filter.items():
-        # jsonb equality: numbers by value (1 = 1.0), objects and arrays by
-        # content, true never equal to 1; an absent key is NULL, never equal.
-        clauses.append(f"c.metadata -> {mark(key)}::text = {mark(_dumps(value))}::jsonb")
-    return " AND ".join(clauses), params
+_LIST_DIALECT = ListDialect(postgres_mark, "::text", "::bigint", _metadata_equals)
 
 
 # ----- removals and copies ---------------------------------------------------------------
