@@ -386,6 +386,11 @@ class InProcessInboxNotifier(InboxNotifier):
         return event
 
     async def notify(self, tenant: str, agent: str) -> None:
+        self.wake(tenant, agent)
+
+    def wake(self, tenant: str, agent: str) -> None:
+        """Wakes the inbox's receivers in this process (what notify does,
+        callable where no coroutine can run, such as a pub/sub handler)."""
         event = self._events.pop((tenant, agent), None)
         if event is not None:
             event.set()

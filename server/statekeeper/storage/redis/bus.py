@@ -17,6 +17,7 @@ import redis.asyncio as redis
 from statekeeper.core.errors import AlreadyExistsError
 from statekeeper.core.messagebus.models import AgentMessage
 from statekeeper.core.messagebus.store import InboxNotifier, ReplyWaiters
+from statekeeper.storage.embedded.messagebus import InProcessInboxNotifier
 from statekeeper.storage.redis.codec import (
     decode_message,
     encode_message,
@@ -66,10 +67,8 @@ class _Subscriber:
         self._stopping = True
         await stop_tasks([self._task], self._disconnect)
         self._task = None
-        if self._client is not None:
-            with contextlib.suppress(*FAILURES):
-                await self._client.aclose()
-            self._client = None
+        await _close(self._client)
+        self._client = None
 
     async def _disconnect(self) -> None:
         if self._client is not None:
@@ -106,6 +105,21 @@ class _Subscriber:
             log.exception("Redis subscription handler failed")
 
 
+async def _release(subscriber: _Subscriber | None, client: redis.Redis | None) -> None:
+    """Ends `subscriber`, then closes `client` (either may be None)."""
+    if subscriber is not None:
+        await subscriber.stop()
+    await _close(client)
+
+
+async def _close(client: redis.Redis | None) -> None:
+    """Closes `client`, if any; a failure is ignored: the connection is
+    dropped either way."""
+    if client is not None:
+        with contextlib.suppress(*FAILURES):
+            await client.aclose()
+
+
 class RedisInboxNotifier(InboxNotifier):
     """Wakes receivers here at once and on other replicas through one
     channel (`{prefix}:mb:inbox`). Without Redis it is the in-process
@@ -117,8 +131,7 @@ class RedisInboxNotifier(InboxNotifier):
         self._channel = f"{prefix}:mb:inbox"
         self._timeout = timeout
         self._origin = uuid.uuid4().hex
-        self._events: dict[tuple[str, str], asyncio.Event] = {}
-        self._closed = False
+        self._local = InProcessInboxNotifier()
         self._client: redis.Redis | None = None
         self._subscriber: _Subscriber | None = None
         self._breaker = Breaker("message bus wake-ups")
@@ -138,22 +151,14 @@ class RedisInboxNotifier(InboxNotifier):
 
     async def stop(self) -> None:
         """Ends the subscription and releases Redis (after `close`)."""
-        if self._subscriber is not None:
-            await self._subscriber.stop()
-            self._subscriber = None
-        if self._client is not None:
-            with contextlib.suppress(*FAILURES):
-                await self._client.aclose()
-            self._client = None
+        await _release(self._subscriber, self._client)
+        self._subscriber, self._client = None, None
 
     def arm(self, tenant: str, agent: str) -> asyncio.Event:
-        event = self._events.setdefault((tenant, agent), asyncio.Event())
-        if self._closed:
-            event.set()
-        return event
+        return self._local.arm(tenant, agent)
 
     async def notify(self, tenant: str, agent: str) -> None:
-        self._wake(tenant, agent)
+        self._local.wake(tenant, agent)
         client = self._client
         if client is None or not self._breaker.allows():
             return
@@ -165,20 +170,12 @@ class RedisInboxNotifier(InboxNotifier):
         self._breaker.succeeded()
 
     def close(self) -> None:
-        self._closed = True
-        for event in self._events.values():
-            event.set()
-        self._events.clear()
-
-    def _wake(self, tenant: str, agent: str) -> None:
-        event = self._events.pop((tenant, agent), None)
-        if event is not None:
-            event.set()
+        self._local.close()
 
     def _on_message(self, data: bytes) -> None:
         origin, tenant, agent = json.loads(data)
         if origin != self._origin:
-            self._wake(tenant, agent)
+            self._local.wake(tenant, agent)
 
 
 class RedisReplyWaiters(ReplyWaiters):
@@ -242,13 +239,8 @@ class RedisReplyWaiters(ReplyWaiters):
         ended, self._ended = self._ended, []
         for waiter in [*self._waiting, *ended]:
             await self._forget(waiter)
-        if self._subscriber is not None:
-            await self._subscriber.stop()
-            self._subscriber = None
-        if self._client is not None:
-            with contextlib.suppress(*FAILURES):
-                await self._client.aclose()
-            self._client = None
+        await _release(self._subscriber, self._client)
+        self._subscriber, self._client = None, None
 
     async def register(
         self, tenant: str, agent: str, correlation_id: str
