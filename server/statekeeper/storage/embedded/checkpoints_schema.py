@@ -4,6 +4,7 @@ pending writes, tombstones) and its migrations."""
 from __future__ import annotations
 
 from statekeeper.storage.embedded.migrations import Migrations
+from statekeeper.storage.shared.checkpoints import CHECKPOINT_ORDER_INDEXES
 
 SCHEMA_TABLE = "checkpoint_schema_migrations"
 
@@ -39,10 +40,7 @@ MIGRATIONS: Migrations = [
                 metadata TEXT NOT NULL,
                 PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id)
             )""",
-            "CREATE INDEX cp_checkpoints_order ON cp_checkpoints"
-            " (tenant, execution_id, namespace, create_time_ns, sequence)",
-            "CREATE INDEX cp_checkpoints_tenant_order ON cp_checkpoints"
-            " (tenant, create_time_ns, sequence)",
+            *CHECKPOINT_ORDER_INDEXES,
             "CREATE INDEX cp_checkpoints_run ON cp_checkpoints (tenant, run_id) WHERE run_id != ''",
             # Which value each checkpoint's channel has; the references that
             # keep blobs alive.

@@ -5,6 +5,7 @@ functions, the SQLSTATEs they raise, and the migrations that create them
 from __future__ import annotations
 
 from statekeeper.storage.postgres.migrations import Migration
+from statekeeper.storage.shared.checkpoints import CHECKPOINT_ORDER_INDEXES
 from statekeeper.storage.sql import AUDIT_COLUMNS
 
 VALUE_LOCK_CLASS = int.from_bytes(b"ckvl", "big")
@@ -308,10 +309,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                 metadata jsonb NOT NULL,
                 PRIMARY KEY (tenant, execution_id, namespace, checkpoint_id)
             )""",
-            "CREATE INDEX cp_checkpoints_order ON cp_checkpoints"
-            " (tenant, execution_id, namespace, create_time_ns, sequence)",
-            "CREATE INDEX cp_checkpoints_tenant_order ON cp_checkpoints"
-            " (tenant, create_time_ns, sequence)",
+            *CHECKPOINT_ORDER_INDEXES,
             "CREATE INDEX cp_checkpoints_run ON cp_checkpoints (tenant, run_id) WHERE run_id <> ''",
             # Which value each checkpoint's channel has: the references that
             # keep values alive. `saved` orders them by save, so a channel

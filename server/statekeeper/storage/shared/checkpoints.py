@@ -18,6 +18,14 @@ from statekeeper.core.checkpoints.models import (
 from statekeeper.core.schema_upgrades import Payload
 from statekeeper.storage.sql import Mark, Row, Where
 
+# The listing orders' indexes, the same statements in both schemas' first
+# migration (never edit: applied migrations must keep their text).
+CHECKPOINT_ORDER_INDEXES = (
+    "CREATE INDEX cp_checkpoints_order ON cp_checkpoints"
+    " (tenant, execution_id, namespace, create_time_ns, sequence)",
+    "CREATE INDEX cp_checkpoints_tenant_order ON cp_checkpoints (tenant, create_time_ns, sequence)",
+)
+
 
 def add(left: RemovalCounts, right: RemovalCounts) -> RemovalCounts:
     return RemovalCounts(
