@@ -195,7 +195,27 @@ def with_neighbours(
         for key, (similarity, candidate) in boosted.items():
             if period.contains(candidate.occur_time):
                 boosted[key] = (similarity + recall.NAMED_PERIOD_BOOST, candidate)
+    favour_named_speakers(prepared, text, sources, boosted)
     return boosted
+
+
+def favour_named_speakers(
+    prepared: Prepared, text: str, read: Sequence[int], boosted: Fused
+) -> None:
+    """recall._favour_named_speakers: the speakers the query names among
+    those of the episodes read (the neighbour sources), then the bonus for
+    the best candidates they spoke."""
+    turns = prepared.conversation.turns
+    terms = lexical.query_terms(text)
+    tags = {tag for key in read if (tag := lexical.speaker_tag(turns[key].text)) is not None}
+    named = {tag for tag in tags if lexical.names_speaker(text, terms, tag)}
+    if not named:
+        return
+    best = sorted(boosted, key=lambda key: (-boosted[key][0], key))[: recall._SPEAKER_DEPTH]
+    for key in best:
+        if lexical.speaker_tag(turns[key].text) in named:
+            similarity, candidate = boosted[key]
+            boosted[key] = (similarity + recall.NAMED_SPEAKER_BOOST, candidate)
 
 
 def _candidate(prepared: Prepared, key: int, cosine: Floats) -> Candidate:

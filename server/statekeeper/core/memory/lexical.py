@@ -240,3 +240,28 @@ def bm25_texts(query: str, documents: Sequence[str]) -> list[float]:
         frequency.update(set(candidate.terms.split()))
     matches = LexicalMatches(candidates, len(candidates), dict(frequency))
     return bm25_scores(wanted, matches)
+
+
+# A speaker tag opening a transcript turn ("Caroline: ...", "Dr. Lee: ...",
+# "王芳: ..."): one to three words, the first a letter, before a colon that
+# starts no URL ("http://..."). NFKC folds the full-width colon first.
+_SPEAKER_TAG = re.compile(r"\s*([^\W\d_][^\W_]*(?:[ '.\-]{1,2}[^\W\d_][^\W_]*){0,2})\.?\s*:(?!/)")
+
+
+def speaker_tag(text: str) -> str | None:
+    """Who speaks in `text` when it is written as a transcript turn ("Name:
+    what they said"), case-folded; None if it opens with no tag."""
+    found = _SPEAKER_TAG.match(unicodedata.normalize("NFKC", text))
+    return found.group(1).casefold() if found else None
+
+
+def names_speaker(query_text: str, wanted: Sequence[str], tag: str) -> bool:
+    """True if the query (its text, and its `wanted` terms) names the
+    speaker `tag` (see speaker_tag): one of the tag's words is a query term
+    ("What did Caroline research?" names "caroline"; "What did John say?"
+    names "john smith"), or, for a name in CJK characters (no spaces between
+    words), the query holds the whole name ("王芳家的猫叫什么名字" names
+    "王芳", not "王伟")."""
+    if _CJK.search(tag):
+        return tag in unicodedata.normalize("NFKC", query_text).casefold()
+    return not set(_part_terms(tag)).isdisjoint(wanted)
