@@ -20,10 +20,7 @@ from statekeeper.admin.transfer import conflict, placeholders
 from statekeeper.core.memory import lexical
 from statekeeper.storage import schemas
 from statekeeper.storage.embedded.sessions_schema import AUDIT_DIGEST, DATABASE_FILE, audit_digest
-
-
-def _param(number: int) -> str:
-    return f"?{number}"
+from statekeeper.storage.sql import sqlite_numbered_mark
 
 
 def _params(tenant: str, user: str | None) -> tuple[str, ...]:
@@ -55,7 +52,7 @@ class _Embedded:
         return [row[1] for row in rows if row[1] not in table.generated]
 
     async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        where = placeholders(table.where(user is not None), _param)
+        where = placeholders(table.where(user is not None), sqlite_numbered_mark)
         row = self._db.execute(
             f"SELECT count(*) FROM {table.name} WHERE {where}", _params(tenant, user)
         ).fetchone()
@@ -72,7 +69,7 @@ class EmbeddedSource(_Embedded):
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        where = placeholders(table.where(user is not None), _param)
+        where = placeholders(table.where(user is not None), sqlite_numbered_mark)
         order = table.sort or "rowid"
         cursor = self._db.execute(
             f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY {order}",

@@ -27,13 +27,10 @@ from statekeeper.admin.tables import Table
 from statekeeper.admin.transfer import TransferError, conflict, placeholders
 from statekeeper.logs import redact
 from statekeeper.storage import schemas
+from statekeeper.storage.sql import postgres_mark
 
 # Rows fetched per round trip of the export cursor.
 PREFETCH = 500
-
-
-def _param(number: int) -> str:
-    return f"${number}"
 
 
 def _params(tenant: str, user: str | None) -> tuple[str, ...]:
@@ -75,7 +72,7 @@ class _Postgres:
         return names
 
     async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        where = placeholders(table.where(user is not None), _param)
+        where = placeholders(table.where(user is not None), postgres_mark)
         value = await self._conn.fetchval(
             f"SELECT count(*) FROM {table.name} WHERE {where}", *_params(tenant, user)
         )
@@ -97,7 +94,7 @@ class PostgresSource(_Postgres):
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        where = placeholders(table.where(user is not None), _param)
+        where = placeholders(table.where(user is not None), postgres_mark)
         identity = self._identity.get(table.name)
         order = table.sort or identity or ", ".join(table.order)
         query = f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY {order}"

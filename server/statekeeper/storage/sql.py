@@ -240,5 +240,11 @@ def sqlite_mark(_: int) -> str:
     return "?"
 
 
+def sqlite_numbered_mark(index: int) -> str:
+    """SQLite's numbered placeholder `?N`: for statements that name one
+    parameter more than once, or not in order."""
+    return f"?{index}"
+
+
 def postgres_mark(index: int) -> str:
     return f"${index}"

@@ -27,13 +27,9 @@ from statekeeper.storage.archive.audit import (
     source_columns,
 )
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.sql import sqlite_numbered_mark
 
-
-def _param(number: int) -> str:
-    return f"?{number}"
-
-
-_DAY = day_filter(_param)
+_DAY = day_filter(sqlite_numbered_mark)
 
 
 class _DaySource(EmbeddedSource):

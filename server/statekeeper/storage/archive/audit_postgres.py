@@ -26,13 +26,9 @@ from statekeeper.storage.archive.audit import (
     source_columns,
 )
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.sql import postgres_mark
 
-
-def _param(number: int) -> str:
-    return f"${number}"
-
-
-_DAY = day_filter(_param)
+_DAY = day_filter(postgres_mark)
 
 
 class _DaySource(PostgresSource):

@@ -20,10 +20,7 @@ from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_
 from statekeeper.storage.archive.fences import consume_sqlite, mark_sqlite, used_up_sqlite
 from statekeeper.storage.codec import record_from_json
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
-
-
-def _param(number: int) -> str:
-    return f"?{number}"
+from statekeeper.storage.sql import sqlite_numbered_mark
 
 
 class _UnitSource(EmbeddedSource):
@@ -32,7 +29,7 @@ class _UnitSource(EmbeddedSource):
         self._session_id = session_id
 
     async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        where = unit_filter(table, _param)
+        where = unit_filter(table, sqlite_numbered_mark)
         if where is None:
             return 0
         row = self._db.execute(
@@ -43,7 +40,7 @@ class _UnitSource(EmbeddedSource):
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        where = unit_filter(table, _param)
+        where = unit_filter(table, sqlite_numbered_mark)
         if where is None:
             return
         cursor = self._db.execute(

@@ -34,16 +34,13 @@ from statekeeper.storage.archive.episodes import (
 from statekeeper.storage.archive.fences import consume_sqlite
 from statekeeper.storage.embedded.memory_facts import write_audit
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.sql import sqlite_numbered_mark
 
 # Ids per IN (...) list (SQLite's default limit on variables is 32766).
 _IN_CHUNK = 500
 
 
-def _param(number: int) -> str:
-    return f"?{number}"
-
-
-_GUARD = dialect(GUARD_QUERY, _param)
+_GUARD = dialect(GUARD_QUERY, sqlite_numbered_mark)
 
 
 def _export(data_dir: Path, tenant: str, user_id: str, path: Path) -> ExportedUnit | None:
@@ -71,7 +68,7 @@ class EmbeddedEpisodeArchive:
         start = after or ("", "")
 
         def work(db: sqlite3.Connection) -> list[IdleUser]:
-            query = dialect(USERS_QUERY, _param)
+            query = dialect(USERS_QUERY, sqlite_numbered_mark)
             rows = db.execute(query, (*start, limit)).fetchall()
             return [IdleUser(row[0], row[1], float(row[2])) for row in rows]
 
@@ -102,7 +99,7 @@ class EmbeddedEpisodeArchive:
         self, tenant: str, user_id: str, chunk: Path, episode_ids: list[str], fence: str = ""
     ) -> list[int] | None:
         unit = await read_chunk_episodes(chunk, tenant, user_id)
-        hashes_query = dialect(HASHES_QUERY, _param)
+        hashes_query = dialect(HASHES_QUERY, sqlite_numbered_mark)
 
         def work(db: sqlite3.Connection) -> list[int] | None:
             if _any_hot(db, tenant, episode_ids):

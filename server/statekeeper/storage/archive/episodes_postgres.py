@@ -31,17 +31,14 @@ from statekeeper.storage.postgres.memory import OP_ADD, OP_REMOVE, PostgresMemor
 from statekeeper.storage.postgres.memory_episodes import established_dimensions
 from statekeeper.storage.postgres.memory_facts import write_audit
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.sql import postgres_mark
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
 
 
-def _param(number: int) -> str:
-    return f"${number}"
-
-
-_GUARD = archived.dialect(archived.GUARD_QUERY, _param)
-_HASHES = archived.dialect(archived.HASHES_QUERY, _param)
+_GUARD = archived.dialect(archived.GUARD_QUERY, postgres_mark)
+_HASHES = archived.dialect(archived.HASHES_QUERY, postgres_mark)
 
 
 async def _lock_user(conn: Connection, tenant: str, user_id: str) -> None:
@@ -58,7 +55,9 @@ class PostgresEpisodeArchive:
     async def users(self, after: tuple[str, str] | None, limit: int) -> list[IdleUser]:
         start = after or ("", "")
         async with self._durable.connection("archive episode candidates") as conn:
-            rows = await conn.fetch(archived.dialect(archived.USERS_QUERY, _param), *start, limit)
+            rows = await conn.fetch(
+                archived.dialect(archived.USERS_QUERY, postgres_mark), *start, limit
+            )
         return [IdleUser(row[0], row[1], float(row[2])) for row in rows]
 
     async def export_user(self, tenant: str, user_id: str, path: Path) -> ExportedUnit | None:

@@ -26,13 +26,10 @@ from statekeeper.storage.archive.fences import (
 )
 from statekeeper.storage.codec import record_from_json
 from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.storage.sql import postgres_mark
 
 # pg_try_advisory_lock key of the archiver: one pass at a time across replicas.
 ARCHIVER_LOCK = 0x5354_4B41_5243_4856  # "STKARCHV"
-
-
-def _param(number: int) -> str:
-    return f"${number}"
 
 
 class _UnitSource(PostgresSource):
@@ -41,7 +38,7 @@ class _UnitSource(PostgresSource):
         self._session_id = session_id
 
     async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        where = unit_filter(table, _param)
+        where = unit_filter(table, postgres_mark)
         if where is None:
             return 0
         value = await self._conn.fetchval(
@@ -52,7 +49,7 @@ class _UnitSource(PostgresSource):
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        where = unit_filter(table, _param)
+        where = unit_filter(table, postgres_mark)
         if where is None:
             return
         records = await self._conn.fetch(
