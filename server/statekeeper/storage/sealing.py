@@ -282,13 +282,22 @@ class Sealer:
     def _siv(self, key_id: str, tenant: str) -> AESSIV:
         if self.ring is None or key_id not in self.ring.keys:
             raise KeyError(key_id)
-        derived = HKDF(
-            algorithm=hashes.SHA256(),
-            length=64,
-            salt=b"statekeeper-sk1d",
-            info=f"sk1d|{key_id}|{tenant}".encode(),
-        ).derive(self.ring.keys[key_id])
+        derived = self._tenant_key("sk1d", key_id, tenant, 64)
         return AESSIV(derived)
+
+    def _tenant_key(self, purpose: str, key_id: str, tenant: str, length: int) -> bytes:
+        """A `length`-byte key of one tenant for one purpose ("sk1d": the
+        deterministic-sealing SIV key, "sk1i": the blind index, "sk1h": the
+        blind duplicate hash), derived from the KEK `key_id` by HKDF-SHA256;
+        the purpose names both salt and info, so keys of different purposes
+        or tenants never coincide."""
+        assert self.ring is not None
+        return HKDF(
+            algorithm=hashes.SHA256(),
+            length=length,
+            salt=f"statekeeper-{purpose}".encode(),
+            info=f"{purpose}|{key_id}|{tenant}".encode(),
+        ).derive(self.ring.keys[key_id])
 
     def seal_det(self, tenant: str, field_name: str, value: str, key_id: str = "") -> str:
         """Deterministic sealing (AES-256-SIV under a key derived from the
@@ -401,12 +410,7 @@ class Sealer:
     def _index_key(self, key_id: str, tenant: str) -> bytes:
         if self.ring is None or key_id not in self.ring.keys:
             raise KeyError(key_id)
-        return HKDF(
-            algorithm=hashes.SHA256(),
-            length=32,
-            salt=b"statekeeper-sk1i",
-            info=f"sk1i|{key_id}|{tenant}".encode(),
-        ).derive(self.ring.keys[key_id])
+        return self._tenant_key("sk1i", key_id, tenant, 32)
 
     def blind_term(self, index_key: bytes, term: str) -> str:
         """A lexical term as the index stores it for a sealed text: digits
@@ -421,12 +425,7 @@ class Sealer:
         if self.ring is None:
             return digest
         key_id = key_id or self.ring.active
-        key = HKDF(
-            algorithm=hashes.SHA256(),
-            length=32,
-            salt=b"statekeeper-sk1h",
-            info=f"sk1h|{key_id}|{tenant}".encode(),
-        ).derive(self.ring.keys[key_id])
+        key = self._tenant_key("sk1h", key_id, tenant, 32)
         mac = hmac.new(key, digest.encode("ascii"), hashlib.sha256).hexdigest()
         return f"{HASH_MAGIC}{key_id}~{mac}"
 
