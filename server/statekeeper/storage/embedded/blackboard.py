@@ -3,10 +3,18 @@ an in-process event feed.
 
 Mutations are group-committed: those that arrive while a commit is running
 are applied together in the next SQLite transaction (one fsync), each as its
-own revision in arrival order. A failed decision rolls back only its own
-savepoint. Batches are handed to the feed from the database thread right
-after COMMIT, through the event loop's FIFO, so listeners see revisions in
-commit order and before any writer gets its reply.
+own revision in arrival order. A refused decision writes nothing of its own.
+A mutation that fails while writing (never expected: a bug or a corrupt row)
+rolls the transaction back, and the group is applied again without it - no
+savepoint per mutation, whose statement journal copied every page the
+mutation touched (about 60 KiB, spilled to a temporary file, per write).
+
+The group's batches are handed to the feed on the event loop as soon as the
+commit's result gets there, before any writer of the group is answered; the
+expiry sweep's batches likewise. Both come back from the one database thread
+in commit order, and each is delivered in the step of the event loop that
+receives it, so listeners see revisions in commit order, with one wake-up of
+the loop per commit (not one for the feed and one for the result).
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from statekeeper.core.audit.models import AuditRecord
@@ -214,14 +222,12 @@ class EmbeddedBlackboardStore(BlackboardStore):
         self._feed = InProcessEventFeed()
         self._pending: list[_Job] = []
         self._committer: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def feed(self) -> InProcessEventFeed:
         return self._feed
 
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
         await self._storage.run(_migrate)
 
     async def close(self) -> None:
@@ -247,79 +253,98 @@ class EmbeddedBlackboardStore(BlackboardStore):
         self._pending.append(job)
         if self._committer is None:
             self._committer = asyncio.create_task(self._commit_pending(), name="bb-commit")
-        outcome: MutationOutcome[T] = await asyncio.shield(job.future)
+        # Cancelling the caller cancels only this future (no shield, and no
+        # step of the loop for one): the job stays queued and commits with
+        # its group all the same, and _resolve skips a future already done.
+        outcome: MutationOutcome[T] = await job.future
         return outcome
 
     async def _commit_pending(self) -> None:
         try:
             while self._pending:
                 jobs, self._pending = self._pending[:MAX_GROUP], self._pending[MAX_GROUP:]
+                batches: list[RevisionBatch] = []
                 try:
-                    await self._storage.run(self._group_work(jobs))
+                    batches = await self._storage.run(self._group_work(jobs))
                 except Exception as exc:
                     for job in jobs:
                         job.error = exc
+                # In the step that receives the commit's result, before any
+                # reply (see the module docstring).
+                self._deliver(batches)
                 _resolve(jobs)
         finally:
             self._committer = None
 
-    def _group_work(self, jobs: list[_Job]) -> Callable[[sqlite3.Connection], None]:
+    def _group_work(self, jobs: list[_Job]) -> Callable[[sqlite3.Connection], list[RevisionBatch]]:
         return lambda db: self._commit_group(db, jobs)
 
-    def _commit_group(self, db: sqlite3.Connection, jobs: list[_Job]) -> None:
-        group = _Group()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for job in jobs:
-                self._run_job(db, job, group)
-            group.save_tenants(db)
-            db.commit()
-        except BaseException:
-            db.rollback()
-            raise
-        self._publish(group.batches)
-
-    def _run_job(self, db: sqlite3.Connection, job: _Job, group: _Group) -> None:
-        published = len(group.batches)
-        tenant = group.tenant(db, job.tenant)
-        before = replace(tenant)
-        db.execute("SAVEPOINT job")
-        try:
-            entries = _current_entries(db, job.tenant, job.board, job.keys)
-            expired = sorted(
-                (e for e in entries.values() if e.is_expired(job.now)), key=lambda e: e.key
-            )
-            if expired:
-                group.batches.append(_write_expiry(db, tenant, job.board, expired, job.now))
-                for entry in expired:
-                    del entries[entry.key]
-            view = MutationView(tenant.header, job.now, entries, tenant.key_count)
+    def _commit_group(self, db: sqlite3.Connection, jobs: list[_Job]) -> list[RevisionBatch]:
+        """Applies `jobs` in one transaction; a job that fails while writing
+        is left out and the others are applied again (bounded: each round
+        leaves one out). Returns the committed batches, in revision order."""
+        for _ in range(len(jobs) + 1):
+            group = _Group()
+            db.execute("BEGIN IMMEDIATE")
             try:
-                decision = job.decide(view)
+                failed = self._run_jobs(db, jobs, group)
+                if failed is None:
+                    group.save_tenants(db)
+                    db.commit()
+                    return group.batches
+                db.rollback()
+            except BaseException:
+                db.rollback()
+                raise
+            jobs = [job for job in jobs if job is not failed]
+            for job in jobs:
+                job.outcome, job.error = None, None
+        raise AssertionError("every round of a group commit leaves a job out")
+
+    def _run_jobs(self, db: sqlite3.Connection, jobs: list[_Job], group: _Group) -> _Job | None:
+        """Runs the jobs in order; returns the first that failed while
+        writing (its error set; the transaction must be rolled back)."""
+        for job in jobs:
+            try:
+                self._run_job(db, job, group)
+            except sqlite3.OperationalError:
+                raise  # the disk failed: the whole group rolls back
             except Exception as exc:
                 job.error = exc
-                db.execute("RELEASE job")
-                return
-            batch = None
-            if decision.events:
-                batch = _batch_for(job, view, decision, set(entries))
-                _write_batch(db, tenant, batch, set(entries), save=False)
-                _write_audit(db, batch, job.audit)
-                group.batches.append(batch)
-            db.execute("RELEASE job")
-            job.outcome = MutationOutcome(tenant.header, decision.result, batch)
-        except sqlite3.OperationalError:
-            raise  # the disk failed: the whole group rolls back
-        except Exception as exc:
-            db.execute("ROLLBACK TO job")
-            db.execute("RELEASE job")
-            del group.batches[published:]
-            group.tenants[job.tenant] = before
-            job.error = exc
+                return job
+        return None
 
-    def _publish(self, batches: list[RevisionBatch]) -> None:
-        if batches and self._loop is not None:
-            self._loop.call_soon_threadsafe(self._feed.deliver, batches)
+    def _run_job(self, db: sqlite3.Connection, job: _Job, group: _Group) -> None:
+        """One mutation: expires its named keys that are due, decides, and
+        writes the decision. A refused decision (its error set on the job)
+        writes nothing of its own; any other error is raised."""
+        tenant = group.tenant(db, job.tenant)
+        entries = _current_entries(db, job.tenant, job.board, job.keys)
+        expired = sorted(
+            (e for e in entries.values() if e.is_expired(job.now)), key=lambda e: e.key
+        )
+        if expired:
+            group.batches.append(_write_expiry(db, tenant, job.board, expired, job.now))
+            for entry in expired:
+                del entries[entry.key]
+        view = MutationView(tenant.header, job.now, entries, tenant.key_count)
+        try:
+            decision = job.decide(view)
+        except Exception as exc:
+            job.error = exc
+            return
+        batch = None
+        if decision.events:
+            batch = _batch_for(job, view, decision, set(entries))
+            _write_batch(db, tenant, batch, set(entries), save=False)
+            _write_audit(db, batch, job.audit)
+            group.batches.append(batch)
+        job.outcome = MutationOutcome(tenant.header, decision.result, batch)
+
+    def _deliver(self, batches: list[RevisionBatch]) -> None:
+        """Hands committed batches to the feed; runs on the event loop."""
+        if batches:
+            self._feed.deliver(batches)
 
     # ----- reads ------------------------------------------------------------------
 
@@ -435,10 +460,11 @@ class EmbeddedBlackboardStore(BlackboardStore):
                     state = _load_tenant(db, tenant, create=True)
                     expired.sort(key=lambda e: e.key)
                     batches.append(_write_expiry(db, state, board, expired, now))
-            self._publish(batches)
             return batches
 
-        return await self._storage.run(work)
+        batches = await self._storage.run(work)
+        self._deliver(batches)  # in the step that receives them: commit order
+        return batches
 
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
@@ -724,8 +750,14 @@ def _upsert_entry(db: sqlite3.Connection, tenant: str, entry: Entry) -> None:
     value = entry.value
     assert value is not None, "a PUT carries a value"
     db.execute(
-        f"INSERT OR REPLACE INTO bb_entries (tenant, {_ENTRY_COLUMNS})"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        f"INSERT INTO bb_entries (tenant, {_ENTRY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        # An update in place: the row and its key index entry stay where
+        # they are (OR REPLACE deleted and reinserted both).
+        " ON CONFLICT (tenant, board, key) DO UPDATE SET kind = excluded.kind,"
+        " content_type = excluded.content_type, schema_version = excluded.schema_version,"
+        " data = excluded.data, create_revision = excluded.create_revision,"
+        " revision = excluded.revision, version = excluded.version, writer = excluded.writer,"
+        " expire_time = excluded.expire_time, update_time = excluded.update_time",
         (
             tenant,
             entry.board,
