@@ -154,18 +154,20 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
                 include_archived=request.include_archived,
             ),
         )
-        return pb.RecallResponse(
-            results=[
-                pb.RecallResult(
-                    episode=self._episode(r.episode), score=convert.score_to_proto(r.score)
-                )
-                for r in outcome.results
-            ],
+        response = pb.RecallResponse(
             ranking=int(outcome.ranking),  # type: ignore[arg-type]
             index_type=outcome.index_type,
             effective_weights=convert.weights_to_proto(outcome.weights),
             candidate_count=outcome.candidate_count,
         )
+        # Each result filled in place (a result built apart would be copied).
+        add = response.results.add
+        decayed = self._episodes.decayed_importance
+        for recalled in outcome.results:
+            result = add()
+            convert.fill_episode(result.episode, recalled.episode, decayed(recalled.episode))
+            convert.fill_score(result.score, recalled.score)
+        return response
 
     # ----- facts ---------------------------------------------------------
 

@@ -402,15 +402,16 @@ class VectorIndexes:
             # meanwhile are deferred (see _UserIndex.apply).
             hits = await _read_in_thread(user_index, index.search, query, k, allowed, ef_search)
         population = index.live_count if allowed is None else len(allowed)
+        # Bound once: a recall ranks dozens of hits, each looked up here.
+        importance, occur_time, contains = (
+            user_index.importance,
+            user_index.occur_time,
+            index.contains,
+        )
         candidates = [
-            Candidate(
-                key,
-                similarity,
-                user_index.importance.get(key, 0.0),
-                user_index.occur_time.get(key, 0.0),
-            )
+            Candidate(key, similarity, importance.get(key, 0.0), occur_time.get(key, 0.0))
             for key, similarity in hits
-            if index.contains(key)
+            if contains(key)
         ]
         return SearchOutcome(candidates, index.description, exhausted=len(hits) >= population)
 

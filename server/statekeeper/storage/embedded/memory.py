@@ -74,6 +74,9 @@ _CHUNK = 500  # SQLite caps bound parameters per statement
 # Lexical statistics kept (see _CorpusStats): users, and terms per user.
 _STATS_USERS = 256
 _STATS_TERMS = 4096
+# Episodes (without embeddings) the key cache holds at most (see
+# _EpisodeCache): a few recalls' worth for each of many users.
+_CACHED_EPISODES = 4096
 # The episodes recorded just before and just after each wanted one in its
 # session (memory_episodes_session_key makes each lookup one index probe).
 # An episode recorded without a session (session_id '') has no neighbours:
@@ -144,6 +147,81 @@ class _CorpusStats:
         return stats
 
 
+class _EpisodeCache:
+    """Episodes read by key (without embeddings), reused while nothing was
+    committed to the database: a recall reads its top k by key, and on a
+    user nobody writes to, the same episodes again and again.
+
+    Validity is `PRAGMA data_version` of a connection of the cache's own,
+    which moves whenever another connection commits: every write of the
+    server (the writer connection, memory or not) and of any other process
+    on the file. It is read on the event loop (a WAL read of shared memory,
+    never waiting: no busy timeout, an error just skips the cache). Entries
+    are stamped with the version read before their rows were: a row read
+    later is at least that new, and the first commit after clears them all.
+    The store's own deletes and erasures also clear it at once, so an erased
+    episode's content does not stay in memory until the next lookup."""
+
+    def __init__(self, capacity: int = _CACHED_EPISODES) -> None:
+        self._capacity = capacity
+        self._path = ""
+        self._db: sqlite3.Connection | None = None
+        self._version: int | None = None
+        self._entries: OrderedDict[tuple[str, str, int], Episode] = OrderedDict()
+
+    def open(self, path: str) -> None:
+        """Starts caching for the database file at `path` ("" : never)."""
+        self._path = path
+
+    def version(self) -> int | None:
+        """The database's data version now (entries of another are dropped);
+        None if it cannot be read (nothing is cached then)."""
+        try:
+            if self._db is None:
+                if not self._path:
+                    return None
+                self._db = sqlite3.connect(
+                    self._path, check_same_thread=False, isolation_level=None, timeout=0
+                )
+                self._db.execute("PRAGMA query_only=ON")
+            version = int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            self.clear()
+            return None
+        if version != self._version:
+            self._entries.clear()
+            self._version = version
+        return version
+
+    def lookup(self, tenant: str, user_id: str, keys: Sequence[int]) -> list[Episode] | None:
+        """The episodes of `keys` if every one is cached, by ascending key;
+        else None."""
+        if self.version() is None:
+            return None
+        entries = self._entries
+        found = []
+        for key in sorted(keys):
+            episode = entries.get((tenant, user_id, key))
+            if episode is None:
+                return None
+            found.append(episode)
+        return found
+
+    def fill(self, version: int | None, tenant: str, user_id: str, found: list[Episode]) -> None:
+        """Remembers episodes read after `version` was (see version())."""
+        if version is None or version != self._version:
+            return  # a commit was seen meanwhile: the rows may predate it
+        entries = self._entries
+        for episode in found:
+            entries[(tenant, user_id, episode.vector_key)] = episode
+        while len(entries) > self._capacity:
+            entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._version = None
+
+
 class EmbeddedMemoryStore(MemoryStore):
     """Episodes and facts in the embedded SQLite file."""
 
@@ -151,6 +229,7 @@ class EmbeddedMemoryStore(MemoryStore):
         self._backend = backend
         self._migrated = False
         self._stats = _CorpusStats()
+        self._cache = _EpisodeCache()
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         def guarded(db: sqlite3.Connection) -> T:
@@ -158,6 +237,7 @@ class EmbeddedMemoryStore(MemoryStore):
             # at first use, on the same thread, so nobody races it.
             if not self._migrated:
                 migrate_memory(db)
+                self._cache.open(_database_file(db))
                 self._migrated = True
             return work(db)
 
@@ -244,24 +324,50 @@ class EmbeddedMemoryStore(MemoryStore):
     async def get_episodes_by_keys(
         self, tenant: str, user_id: str, keys: Sequence[int], include_embedding: bool
     ) -> list[Episode]:
-        columns = episode_columns(include_embedding)
+        if not self._migrated:
+            await self.start()
         wanted = [int(key) for key in keys]
+        if include_embedding:  # index loads (a snapshot's tail), restores: as before
+            return await self._run(self._by_keys_work(tenant, user_id, wanted, True))
+        cached = self._cache.lookup(tenant, user_id, wanted)
+        if cached is not None:
+            return cached
+        version = self._cache.version()
+        # On a reader connection: off the writer thread, which group-commits.
+        found = await self._backend.read(self._by_keys_work(tenant, user_id, wanted, False))
+        self._cache.fill(version, tenant, user_id, found)
+        return found
+
+    @staticmethod
+    def _by_keys_work(
+        tenant: str, user_id: str, wanted: list[int], include_embedding: bool
+    ) -> Callable[[sqlite3.Connection], list[Episode]]:
+        columns = episode_columns(include_embedding)
 
         def work(db: sqlite3.Connection) -> list[Episode]:
             found: list[Episode] = []
-            for chunk in _chunks(wanted):
-                marks = ",".join("?" * len(chunk))
-                # The unary + keeps SQLite on the primary key: with the
-                # (tenant, user_id, ...) index it would scan the whole user.
-                rows = db.execute(
-                    f"SELECT {columns} FROM memory_episodes WHERE vector_key IN ({marks})"
-                    " AND +tenant = ? AND +user_id = ?",
-                    (*chunk, tenant, user_id),
-                )
-                found.extend(episode_from_row(row) for row in rows)
+            # Several statements read one snapshot (a reader connection is in
+            # autocommit: each statement alone would see the last commit).
+            snapshot = len(wanted) > _CHUNK and not db.in_transaction
+            if snapshot:
+                db.execute("BEGIN")
+            try:
+                for chunk in _chunks(wanted):
+                    marks = ",".join("?" * len(chunk))
+                    # The unary + keeps SQLite on the primary key: with the
+                    # (tenant, user_id, ...) index it would scan the whole user.
+                    rows = db.execute(
+                        f"SELECT {columns} FROM memory_episodes WHERE vector_key IN ({marks})"
+                        " AND +tenant = ? AND +user_id = ?",
+                        (*chunk, tenant, user_id),
+                    )
+                    found.extend(episode_from_row(row) for row in rows)
+            finally:
+                if snapshot:
+                    db.execute("COMMIT")
             return found
 
-        return await self._run(work)
+        return work
 
     async def list_episodes(
         self,
@@ -392,7 +498,10 @@ class EmbeddedMemoryStore(MemoryStore):
                     write_audit(db, tenant, audit, "episode", episode.episode_id, "deleted")
             return deleted
 
-        return await self._run(work)
+        try:
+            return await self._run(work)
+        finally:
+            self._cache.clear()  # the commit made it stale; drop the content now
 
     async def load_vectors(self, tenant: str, user_id: str) -> VectorBatch | None:
         def work(db: sqlite3.Connection) -> VectorBatch | None:
@@ -539,7 +648,10 @@ class EmbeddedMemoryStore(MemoryStore):
                     write_audit(db, tenant, audit, "episode", episode_id, summary)
                 return results
 
-        return await self._run(work)
+        try:
+            return await self._run(work)
+        finally:
+            self._cache.clear()
 
     async def get_fact(self, tenant: str, fact_id: str) -> Fact | None:
         def work(db: sqlite3.Connection) -> Fact | None:
@@ -676,7 +788,10 @@ class EmbeddedMemoryStore(MemoryStore):
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
     ) -> ErasureCounts:
-        erasure = await run_steps(self._backend, memory_steps(tenant, subject), dry_run)
+        try:
+            erasure = await run_steps(self._backend, memory_steps(tenant, subject), dry_run)
+        finally:
+            self._cache.clear()  # no erased content stays in this process
         if not dry_run and erasure.values("memory", "episodes"):
             await self._backend.run(merge_terms)
         return erasure.counts
@@ -881,6 +996,14 @@ def _episode_clauses(
 
 
 # ----- fact rows -----------------------------------------------------------------
+
+
+def _database_file(db: sqlite3.Connection) -> str:
+    """The file of the connection's main database ("" if in memory)."""
+    for row in db.execute("PRAGMA database_list"):
+        if row[1] == "main":
+            return str(row[2] or "")
+    return ""
 
 
 def _chunks(items: Sequence[T]) -> Iterable[Sequence[T]]:
