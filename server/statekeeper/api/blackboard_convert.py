@@ -248,10 +248,22 @@ class SerializedWatchResponses:
     def __init__(self, size: int = 16) -> None:
         self._size = size
         self._recent: dict[tuple[int, int, int, int], tuple[tuple[Event, ...], bytes]] = {}
+        # The last message encoded (kept alive here, so its identity is not
+        # reused): the watchers of one dispatch usually share the message
+        # itself (core/blackboard/watch.py), and this check is the cheapest.
+        self._last: tuple[WatchMessage | None, bytes] = (None, b"")
 
     def __call__(self, message: WatchMessage) -> bytes:
+        last, encoded = self._last
+        if message is last:
+            return encoded
         if message.kind != WatchMessageKind.EVENTS:
             return watch_message_to_proto(message).SerializeToString()
+        encoded = self._events(message)
+        self._last = (message, encoded)
+        return encoded
+
+    def _events(self, message: WatchMessage) -> bytes:
         header = message.header
         key = (id(message.events), header.revision, header.oldest_revision, message.resume_revision)
         cached = self._recent.get(key)

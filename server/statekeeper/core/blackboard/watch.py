@@ -180,6 +180,10 @@ class _TenantHub:
     backlog: list[RevisionBatch] = field(default_factory=list)
     repair: asyncio.Task[None] | None = None
     lagging_target: int = 0
+    # The last live message handed to a watcher directly: the watchers of
+    # one dispatch that want the same events share it (one message object,
+    # one header, and one serialization in the transport's cache).
+    live_message: WatchMessage | None = None
 
     @property
     def watcher_count(self) -> int:
@@ -188,6 +192,24 @@ class _TenantHub:
     @property
     def header(self) -> Header:
         return Header(self.last_revision, self.oldest_revision)
+
+    def events_message(self, events: tuple[Event, ...]) -> WatchMessage:
+        """The live message of `events` with the hub's current header (what
+        _WatchStream._events_message builds), shared while it stays the same."""
+        last = events[-1].revision
+        revision = max(self.last_revision, last)
+        message = self.live_message
+        if (
+            message is not None
+            and message.events is events
+            and message.header.revision == revision
+            and message.header.oldest_revision == self.oldest_revision
+        ):
+            return message
+        header = Header(revision, self.oldest_revision)
+        message = WatchMessage(WatchMessageKind.EVENTS, header, last + 1, events=events)
+        self.live_message = message
+        return message
 
 
 class WatchHub:
@@ -657,14 +679,14 @@ class _WatchStream:
             return True  # delivered already (by the catch-up)
         if not sender.idle():
             return False
-        resume = self._next
+        message = self._hub.events_message(batch.events)
         try:
-            sender.send(self._events_message(batch.events))
+            sender.send(message)
         except Exception:
             # Queued instead: the stream's own task meets the failure and
             # ends the call, and no other watcher of this dispatch misses it.
-            self._next = resume
             return False
+        self._next = message.resume_revision
         self._quiet_since = asyncio.get_running_loop().time()
         return True
 
