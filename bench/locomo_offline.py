@@ -184,9 +184,14 @@ def with_neighbours(
                 _candidate(prepared, key, cosine),
             )
     turns = prepared.conversation.turns
+    wanted = set(lexical.query_terms(text))
+    asking = {}
+    for key in sources:
+        asked = recall.questions_asked(turns[key].text, "")
+        if asked:
+            asking[key] = recall.asks_about(asked, wanted)
     for link in links:
-        asks = recall.asks_something(turns[link.key].text, "")
-        gain = recall._neighbour_share(link, asks) * fused[link.key][0]
+        gain = recall._neighbour_share(link, asking.get(link.key)) * fused[link.key][0]
         if link.neighbour_key in boosted:
             similarity, candidate = boosted[link.neighbour_key]
             boosted[link.neighbour_key] = (similarity + gain, candidate)
