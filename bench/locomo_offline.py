@@ -11,17 +11,23 @@ does), BM25 over them, fusion, session neighbours, top 10. The figures
 `bench.locomo`'s hybrid mode, which goes through the real domain and store;
 use this loop to explore, that one to confirm.
 
-Run: `.venv/bin/python -m bench.locomo_offline [--locomo-dir DIR]`.
+Run: `.venv/bin/python -m bench.locomo_offline [--locomo-dir DIR]`. With
+`--sweep NAME=v1,v2,...` (repeatable: a grid) it also ranks with each
+combination of those core.memory.recall weights and prints the
+leave-one-conversation-out figures: for each conversation, the weights
+chosen on the other four and their recall@10 on the one left out.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
+import itertools
 import sqlite3
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -284,13 +290,98 @@ def load(locomo_dir: Path, cache: Path) -> tuple[list[Prepared], list[Prepared]]
     return [prepare(c, vectors) for c in locomo], [prepare(c, vectors) for c in chinese]
 
 
+# ----- leave-one-conversation-out ------------------------------------------------
+
+Setting = tuple[float, ...]
+
+
+def sweep(
+    locomo: Sequence[Prepared], chinese: Sequence[Prepared], grid: dict[str, list[float]]
+) -> None:
+    """Every combination of the `grid`'s values of core.memory.recall's
+    weights (module constants, e.g. NAMED_SPEAKER_BOOST), each ranked on
+    every conversation; prints the best combination chosen on all of them
+    (in-sample), then, for each conversation, the one chosen on the others
+    and its figure on the conversation left out, next to the figures there of
+    the current weights and of the grid's first values (e.g. the weights
+    before a change)."""
+    names = list(grid)
+    current: Setting = tuple(float(getattr(recall, name)) for name in names)
+    first: Setting = tuple(values[0] for values in grid.values())
+    settings = sorted({current, *itertools.product(*grid.values())})
+    recalls: dict[Setting, list[list[float]]] = {}
+    chinese_hit3: dict[Setting, float] = {}
+    for setting in settings:
+        with _weights(dict(zip(names, setting, strict=True))):
+            recalls[setting] = [evaluate([item], server_ranker)[0].recall for item in locomo]
+            chinese_hit3[setting] = _mean(evaluate(chinese, server_ranker)[0].hit3)
+
+    def recall_on(setting: Setting, folds: Sequence[int]) -> float:
+        return _mean([value for fold in folds for value in recalls[setting][fold]])
+
+    every = range(len(locomo))
+    best = max(settings, key=lambda s: (recall_on(s, every), s == current))
+    print(
+        f"weights {names}; current {current}: recall@10 {recall_on(current, every):.4f};"
+        f" first values {first}: {recall_on(first, every):.4f}"
+    )
+    print(
+        f"in-sample best {best}: recall@10 {recall_on(best, every):.4f},"
+        f" Chinese hit@3 {chinese_hit3[best]:.3f}"
+    )
+    held_out: list[float] = []
+    for fold in every:
+        others = [f for f in every if f != fold]
+        chosen = max(settings, key=lambda s: (recall_on(s, others), s == current))
+        held_out += recalls[chosen][fold]
+        name = locomo[fold].conversation.name
+        print(
+            f"  left out {name}: chosen {chosen} on the others, recall@10 there"
+            f" {recall_on(chosen, [fold]):.4f} (current {recall_on(current, [fold]):.4f},"
+            f" first values {recall_on(first, [fold]):.4f})"
+        )
+    print(
+        f"leave-one-conversation-out recall@10 {_mean(held_out):.4f} (first values"
+        f" {recall_on(first, every):.4f})"
+    )
+
+
+@contextlib.contextmanager
+def _weights(values: dict[str, float]) -> Iterator[None]:
+    saved = {name: getattr(recall, name) for name in values}
+    for name, value in values.items():
+        setattr(recall, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(recall, name, value)
+
+
+def _grid(text: str) -> tuple[str, list[float]]:
+    name, _, values = text.partition("=")
+    if not hasattr(recall, name) or not values:
+        raise argparse.ArgumentTypeError(f"expected NAME=v1,v2 with a recall constant: {text}")
+    return name, [float(v) for v in values.split(",")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--locomo-dir", type=Path, default=DEFAULT_LOCOMO)
     parser.add_argument("--cache", type=Path, default=CACHE)
+    parser.add_argument(
+        "--sweep",
+        type=_grid,
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="a recall weight and values to try (repeat for a grid): leave-one-out figures",
+    )
     args = parser.parse_args()
     locomo, chinese = load(args.locomo_dir, args.cache)
     report("server ranking", evaluate(locomo, server_ranker), evaluate(chinese, server_ranker))
+    if args.sweep:
+        sweep(locomo, chinese, dict(args.sweep))
 
 
 if __name__ == "__main__":
