@@ -46,6 +46,7 @@ from statekeeper.core.memory.periods import named_period
 from statekeeper.core.memory.store import EpisodeStore
 from statekeeper.core.memory.vector_index import (
     Candidate,
+    SearchColumns,
     SearchOutcome,
     VectorIndexes,
 )
@@ -162,14 +163,12 @@ class EpisodicRecall:
         await self._check_dimension(tenant, query.user_id, field_name, vector)
         allowed = await self._allowed(tenant, query)
         now = self._clock()
-        scored, index_type = await self._best_by_combined(
+        ranked, index_type = await self._best_by_combined(
             tenant, query, vector, weights, top_k, allowed, now
         )
-        qualified = [s for s in scored if s.combined >= query.min_score]
-        results = await self._materialize(tenant, query, qualified[:top_k])
-        return RecallOutcome(
-            results, Ranking.VECTOR, index_type, weights, len(scored), len(qualified)
-        )
+        qualified = ranked.qualified(query.min_score)
+        results = await self._materialize(tenant, query, ranked.best(min(qualified, top_k)))
+        return RecallOutcome(results, Ranking.VECTOR, index_type, weights, len(ranked), qualified)
 
     async def _best_by_combined(
         self,
@@ -180,41 +179,34 @@ class EpisodicRecall:
         top_k: int,
         allowed: npt.NDArray[np.int64] | None,
         now: float,
-    ) -> tuple[list[_Scored], str]:
+    ) -> tuple[_RankedColumns, str]:
         """Widens the similarity search until the top k by combined score
         are proven (see the module docstring). Ends: n grows geometrically
         and the search is exhausted once n covers every allowed vector."""
         wanted = max(top_k * _GROWTH, _FIRST_SEARCH)
         ceiling: Score | None = None
+        minimum, rate = query.episode_filter.min_importance, self._config.decay_rate_per_day
         while True:
-            found = await self._indexes.search(tenant, query.user_id, vector, wanted, allowed)
-            scored = self._score_candidates(found.candidates, query, weights, now)
-            if found.exhausted or len(found.candidates) < wanted:
-                return scored, found.index_type
-            if len(scored) >= top_k:
-                kth = scored[top_k - 1].combined
-                floor = max(found.candidates[-1].similarity, 0.0)
+            found = await self._indexes.search_columns(
+                tenant, query.user_id, vector, wanted, allowed
+            )
+            ranked = _RankedColumns(found, now, weights, minimum, rate)
+            if found.exhausted or len(found.keys) < wanted:
+                return ranked, found.index_type
+            if len(ranked) >= top_k:
+                kth = ranked.combined_at(top_k - 1)
+                floor = max(float(found.similarity[-1]), 0.0)
                 # Cheap bound first (recency and importance at most 1), then
                 # the user's real maxima.
                 if kth >= combine(floor, 1.0, now, now, weights).combined:
-                    return scored, found.index_type
+                    return ranked, found.index_type
                 if ceiling is None:
                     importance, newest = self._indexes.ranking_ceiling(tenant, query.user_id)
                     ceiling = combine(1.0, importance, min(newest, now), now, weights)
                 lowered = weights.similarity * (1.0 - floor) / weights.total
                 if kth >= ceiling.combined - lowered:
-                    return scored, found.index_type
+                    return ranked, found.index_type
             wanted *= _GROWTH
-
-    def _score_candidates(
-        self, candidates: list[Candidate], query: RecallQuery, weights: Weights, now: float
-    ) -> list[_Scored]:
-        return self._ranked(
-            ((c.key, c.similarity, c.importance, c.occur_time) for c in candidates),
-            query,
-            weights,
-            now,
-        )
 
     def _ranked(
         self, parts: Iterable[_Parts], query: RecallQuery, weights: Weights, now: float
@@ -588,6 +580,89 @@ def _rank_order(scored: _Scored) -> tuple[float, float, int]:
 _Parts = tuple[int, float, float, float]
 
 
+class _RankedColumns:
+    """A vector search's candidates ranked as `_ranked` ranks them, float for
+    float and in the same order, with array arithmetic: a recall scores
+    dozens of candidates and returns top_k, so `best` builds the _Scored of
+    those only. The arithmetic is `_combined_scores`' in the same order
+    (elementwise IEEE operations give the same doubles); recency is computed
+    with Python's power, as there, and only for the returned candidates when
+    its weight is zero (the term is then that zero whatever the recency, so
+    the combined score is unchanged). A test pins it against the reference."""
+
+    def __init__(
+        self, found: SearchColumns, now: float, weights: Weights, minimum: float, rate: float
+    ) -> None:
+        keys = np.asarray(found.keys, dtype=np.int64)
+        raw, importance, occur_time = found.similarity, found.importance, found.occur_time
+        if minimum:  # the filter's min_importance, on the decayed importance
+            kept = np.fromiter(
+                (
+                    decayed_importance(i, o, now, rate) >= minimum
+                    for i, o in zip(importance.tolist(), occur_time.tolist(), strict=True)
+                ),
+                np.bool_,
+                len(keys),
+            )
+            keys, raw, importance, occur_time = (
+                keys[kept],
+                raw[kept],
+                importance[kept],
+                occur_time[kept],
+            )
+        similarity = np.where(raw < 0.0, 0.0, raw)  # max(raw, 0.0), -0.0 kept
+        similarity = np.where(similarity > 1.0, 1.0, similarity)
+        elapsed = now - occur_time
+        self._age = np.where(elapsed > 0.0, elapsed, 0.0)
+        self._half_life = weights.half_life_seconds
+        self._recency: npt.NDArray[np.float64] | None = None
+        recency_part: float | npt.NDArray[np.float64] = weights.recency
+        if weights.recency:
+            self._recency = np.fromiter(
+                (0.5 ** (age / self._half_life) for age in self._age.tolist()),
+                np.float64,
+                len(keys),
+            )
+            recency_part = weights.recency * self._recency
+        self._combined = (
+            weights.similarity * similarity + recency_part + weights.importance * importance
+        ) / weights.total
+        # Best combined first, then the newest, then the lowest key (_rank_order).
+        self._order = np.lexsort((keys, -occur_time, -self._combined))
+        self._keys, self._similarity, self._importance = keys, similarity, importance
+        self._occur_time = occur_time
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def combined_at(self, rank: int) -> float:
+        return float(self._combined[self._order[rank]])
+
+    def qualified(self, min_score: float) -> int:
+        """How many reach `min_score` (the best ones: a prefix of the order)."""
+        return int(np.count_nonzero(self._combined >= min_score))
+
+    def best(self, count: int) -> list[_Scored]:
+        """The first `count` in rank order."""
+        scored = []
+        for row in self._order[:count].tolist():
+            if self._recency is None:
+                recency = 0.5 ** (float(self._age[row]) / self._half_life)
+            else:
+                recency = float(self._recency[row])
+            scored.append(
+                _Scored(
+                    int(self._keys[row]),
+                    float(self._combined[row]),
+                    float(self._occur_time[row]),
+                    float(self._similarity[row]),
+                    recency,
+                    float(self._importance[row]),
+                )
+            )
+        return scored
+
+
 def _combined_scores(parts: Iterable[_Parts], now: float, weights: Weights) -> list[_Scored]:
     """`combine` for many candidates, in one loop with the weights read once
     (the same arithmetic in the same order, so the same floats: a test pins
@@ -682,7 +757,7 @@ def questions_asked(user_message: str, assistant_response: str) -> list[str]:
     start = 0
     for mark in _QUESTION.finditer(text):
         ends = [end.end() for end in _SENTENCE_END.finditer(text, start, mark.start())]
-        questions.append(text[ends[-1] if ends else start : mark.end()])
+        questions.append(text[ends[-1] if ends else start : mark.end()].strip())
         start = mark.end()
     return questions
 
