@@ -151,26 +151,22 @@ class _WatchWriter:
         self._writes_context = contextvars.copy_context()
         self._copied = dict(self._writes_context.items())
         self._call = asyncio.current_task()
-        self._in_flight: asyncio.Future[None] | None = None
-        self._cancel_in_flight: Callable[[], None] = _nothing
+        self._in_flight: _Write | None = None
         self._flushing = False
 
     def idle(self) -> bool:
-        # A write that ended may not have run its done callback yet.
-        return self._in_flight is None or self._in_flight.done()
+        return self._in_flight is None or self._in_flight.ended
 
     def send(self, message: WatchMessage) -> None:
         """Starts writing `message`; the previous write must have ended."""
-        write = _Write(self._context.write(self._encode(message)), self._writes_context, self._loop)
-        self._in_flight = write.ended
-        self._cancel_in_flight = write.cancel
-        write.ended.add_done_callback(self._written)
+        write = self._context.write(self._encode(message))
+        self._in_flight = _Write(write, self._writes_context, self._loop, self._written)
 
-    def _written(self, ended: asyncio.Future[None]) -> None:
-        if self._in_flight is ended:
+    def _written(self, write: _Write) -> None:
+        """Runs as a write ends (from the step that ends it)."""
+        if self._in_flight is write:
             self._in_flight = None
-        failed = ended.cancelled() or ended.exception() is not None
-        if failed and not self._flushing and self._call is not None:
+        if write.error is not None and not self._flushing and self._call is not None:
             # A direct write failed while the call's task waits for events:
             # the call is broken (its client went away), end it.
             self._call.cancel()
@@ -184,17 +180,14 @@ class _WatchWriter:
         """Waits for the write in flight; raises what it raised."""
         self._flushing = True
         try:
-            # Cleared here too, not only by _written: a write that has ended
-            # may not have run its done callback yet.
-            while (ended := self._in_flight) is not None:
-                if not ended.done():
-                    # Not `await ended`: a cancelled call would cancel the
-                    # write's own future and leave the gRPC write running on
-                    # after the call; left in flight, close() cancels it.
-                    await asyncio.wait([ended])
-                if self._in_flight is ended:
+            while (write := self._in_flight) is not None:
+                if not write.ended:
+                    # A future of its own: a cancelled call cancels only it,
+                    # and the gRPC write in flight is left for close().
+                    await write.until_ended()
+                if self._in_flight is write:
                     self._in_flight = None
-                ended.result()  # raises what the write raised
+                write.result()  # raises what the write raised
         finally:
             self._flushing = False
 
@@ -202,13 +195,13 @@ class _WatchWriter:
         """Lets the last write end (a stream ending with an error resumes
         after it), or drops it if the call was cancelled; then merges the
         writes' context into the call's."""
-        task = self._in_flight
+        write = self._in_flight
         try:
-            if task is not None:
+            if write is not None:
                 if self._call is not None and self._call.cancelling():
-                    self._cancel_in_flight()
+                    write.cancel()
                 self._flushing = True
-                await asyncio.wait([task])  # its outcome was taken by _written
+                await asyncio.wait([write.until_ended()])  # its outcome was taken by _written
         finally:
             for variable, value in self._writes_context.items():
                 if self._copied.get(variable, _UNSET) is not value:
@@ -218,49 +211,76 @@ class _WatchWriter:
 _UNSET = object()
 
 
-def _nothing() -> None:
-    pass
-
-
 class _Write:
     """One context.write driven without a task: its first step runs at once,
     in the caller's pass of the event loop, and each later one from the done
     callback of the future it waits on - what a Task does, without a Task's
     scheduling of every step (a commit makes one write per watcher). The
-    steps run in `context`; `ended` completes with the write."""
+    steps run in `context`. When the write ends, `ended` is set, `error`
+    holds what it raised (a CancelledError if it was cancelled), and
+    `on_end` runs in that same step: no future and no callback of the loop
+    per write; a future is made only for a caller that waits (until_ended)."""
 
     def __init__(
         self,
         write: Coroutine[Any, Any, None],
         context: contextvars.Context,
         loop: asyncio.AbstractEventLoop,
+        on_end: Callable[[_Write], None],
     ) -> None:
         self._coroutine = write
         self._context = context
         self._loop = loop
+        self._on_end = on_end
         self._waiting_on: Any = None
-        self.ended: asyncio.Future[None] = loop.create_future()
+        self._waiters: list[asyncio.Future[None]] = []
+        self.ended = False
+        self.error: BaseException | None = None
         self._step()
 
     def cancel(self) -> None:
         if self._waiting_on is not None:
             self._waiting_on.cancel()  # the write meets CancelledError where it waits
 
+    def until_ended(self) -> asyncio.Future[None]:
+        """A new future that completes (never with an error) when the write
+        ends: cancelling it leaves the write alone."""
+        waiter: asyncio.Future[None] = self._loop.create_future()
+        if self.ended:
+            waiter.set_result(None)
+        else:
+            self._waiters.append(waiter)
+        return waiter
+
+    def result(self) -> None:
+        """Raises what the write raised (it has ended)."""
+        if self.error is not None:
+            raise self.error
+
+    def _end(self, error: BaseException | None) -> None:
+        self.ended = True
+        self.error = error
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
+        self._on_end(self)
+
     def _step(self, _: object = None) -> None:
         self._waiting_on = None
-        if self.ended.done():  # never expected: nobody else settles it
+        if self.ended:  # never expected: nothing else ends it
             self._coroutine.close()
             return
         try:
             awaited = self._context.run(self._coroutine.send, None)
         except StopIteration:
-            self.ended.set_result(None)
+            self._end(None)
             return
-        except asyncio.CancelledError:
-            self.ended.cancel()
+        except asyncio.CancelledError as cancelled:
+            self._end(cancelled)
             return
         except Exception as exc:
-            self.ended.set_exception(exc)
+            self._end(exc)
             return
         if awaited is None:  # a bare yield: step again on the next pass
             self._loop.call_soon(self._step)
@@ -270,7 +290,7 @@ class _Write:
             awaited.add_done_callback(self._step)
         else:
             self._coroutine.close()
-            self.ended.set_exception(RuntimeError(f"a write awaited {awaited!r}"))
+            self._end(RuntimeError(f"a write awaited {awaited!r}"))
 
 
 def register(server: grpc.aio.Server, blackboard: Blackboard) -> None:
