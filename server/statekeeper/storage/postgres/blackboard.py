@@ -56,8 +56,8 @@ advisory lock, so replicas starting together apply each migration once.
 Publishing. After COMMIT (never before) the batch goes to the feed, which
 delivers it on this replica and XADDs it for the others. A crash between
 the two loses the publish, not the data: watch hubs repair gaps from
-`history`. A mutation runs shielded from cancellation, so a caller that
-hangs up cannot cut a commit from its publish.
+`history`. A mutation runs in its tenant's committer task, not in its
+caller's, so a caller that hangs up cannot cut a commit from its publish.
 """
 
 from __future__ import annotations
@@ -268,8 +268,8 @@ class PostgresBlackboardStore(BlackboardStore):
         await self._feed.start()
 
     async def close(self) -> None:
-        # Mutations already accepted finish (they are shielded from their
-        # callers' cancellation too) before the feed they publish to closes.
+        # Mutations already accepted finish (their callers' cancellation does
+        # not reach the committer tasks) before the feed they publish to closes.
         for _ in range(100):  # bounded: each round waits for the running groups
             committers = list(self._committers.values())
             if not committers:
@@ -300,8 +300,10 @@ class PostgresBlackboardStore(BlackboardStore):
                 name="blackboard-group-commit",
                 context=contextvars.Context(),
             )
-        # The group commits whether or not this caller still waits for it.
-        outcome: MutationOutcome[T] = await asyncio.shield(future)
+        # The group commits whether or not this caller still waits for it:
+        # cancelling the caller cancels only this future (no shield, and no
+        # step of the loop for one), and the committer skips a future done.
+        outcome: MutationOutcome[T] = await future
         return outcome
 
     async def _commit_pending(self, tenant: str) -> None:
