@@ -308,6 +308,25 @@ class SearchOutcome:
     exhausted: bool  # every allowed vector was returned
 
 
+@dataclass(frozen=True)
+class SearchColumns:
+    """A search's candidates as columns, most similar first: keys, and per
+    key its similarity (as the index returned it), importance and
+    occur_time (0.0 where the index has none, as in Candidate)."""
+
+    keys: list[int]
+    similarity: npt.NDArray[np.float64]
+    importance: npt.NDArray[np.float64]
+    occur_time: npt.NDArray[np.float64]
+    index_type: str
+    exhausted: bool  # every allowed vector was returned
+
+    @staticmethod
+    def empty() -> SearchColumns:
+        none = np.zeros(0, dtype=np.float64)
+        return SearchColumns([], none, none, none, "", exhausted=True)
+
+
 class VectorIndexes:
     """Every user's index in this process, kept in sync through the feed,
     saved to `snapshots` (if given) so that a restart loads them instead of
@@ -391,9 +410,66 @@ class VectorIndexes:
         """The k most similar vectors (among `allowed` keys if given). On a
         user whose index is loading, answers from an exact scan of the
         vectors read so far, or waits (bounded) for one."""
+        found = await self._hits(tenant, user_id, query, k, allowed, ef_search)
+        if found is None:
+            return SearchOutcome([], "", exhausted=True)
+        user_index, hits, exhausted = found
+        # Bound once: a recall ranks dozens of hits, each looked up here.
+        importance, occur_time, contains = (
+            user_index.importance,
+            user_index.occur_time,
+            user_index.index.contains,
+        )
+        candidates = [
+            Candidate(key, similarity, importance.get(key, 0.0), occur_time.get(key, 0.0))
+            for key, similarity in hits
+            if contains(key)
+        ]
+        return SearchOutcome(candidates, user_index.index.description, exhausted)
+
+    async def search_columns(
+        self,
+        tenant: str,
+        user_id: str,
+        query: Vector,
+        k: int,
+        allowed: npt.NDArray[np.int64] | None,
+    ) -> SearchColumns:
+        """`search`, its candidates as columns: what a vector recall ranks
+        with array arithmetic instead of an object per candidate."""
+        found = await self._hits(tenant, user_id, query, k, allowed, 0)
+        if found is None:
+            return SearchColumns.empty()
+        user_index, hits, exhausted = found
+        contains = user_index.index.contains
+        keys = [key for key, _ in hits]
+        if not all(map(contains, keys)):  # never for the FAISS indexes: kept exact
+            hits = [(key, similarity) for key, similarity in hits if contains(key)]
+            keys = [key for key, _ in hits]
+        importance, occur_time = user_index.importance.get, user_index.occur_time.get
+        return SearchColumns(
+            keys=keys,
+            similarity=np.fromiter((s for _, s in hits), np.float64, len(hits)),
+            importance=np.fromiter((importance(k, 0.0) for k in keys), np.float64, len(keys)),
+            occur_time=np.fromiter((occur_time(k, 0.0) for k in keys), np.float64, len(keys)),
+            index_type=user_index.index.description,
+            exhausted=exhausted,
+        )
+
+    async def _hits(
+        self,
+        tenant: str,
+        user_id: str,
+        query: Vector,
+        k: int,
+        allowed: npt.NDArray[np.int64] | None,
+        ef_search: int,
+    ) -> tuple[_UserIndex, list[tuple[int, float]], bool] | None:
+        """The user's index, its hits (key, similarity) and whether they are
+        every allowed vector; None if the user has no vectors."""
         user_index = await self._loaded(tenant, user_id)
         if user_index is None:
-            return SearchOutcome([], "", exhausted=True)
+            return None
         index = user_index.index
         if index.search_floats < _INLINE_SEARCH_FLOATS:
             hits = index.search(query, k, allowed, ef_search)
@@ -402,18 +478,7 @@ class VectorIndexes:
             # meanwhile are deferred (see _UserIndex.apply).
             hits = await _read_in_thread(user_index, index.search, query, k, allowed, ef_search)
         population = index.live_count if allowed is None else len(allowed)
-        # Bound once: a recall ranks dozens of hits, each looked up here.
-        importance, occur_time, contains = (
-            user_index.importance,
-            user_index.occur_time,
-            index.contains,
-        )
-        candidates = [
-            Candidate(key, similarity, importance.get(key, 0.0), occur_time.get(key, 0.0))
-            for key, similarity in hits
-            if contains(key)
-        ]
-        return SearchOutcome(candidates, index.description, exhausted=len(hits) >= population)
+        return user_index, hits, len(hits) >= population
 
     async def search_many(
         self, tenant: str, user_id: str, queries: Vector, k: int
