@@ -200,3 +200,27 @@ def optional_seconds(message: object, field: str) -> float | None:
     if not message.HasField(field):  # type: ignore[attr-defined]
         return None
     return duration_seconds(field, getattr(message, field))
+
+
+class SerializedResponse:
+    """A unary response already serialized, answered as is through a
+    handler whose serializer is `serialized_response`. It tells its size
+    like a message does (ByteSize), for what measures responses (the access
+    log) without encoding them again."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def ByteSize(self) -> int:
+        return len(self.data)
+
+
+def serialized_response(response: SerializedResponse | Any) -> bytes:
+    """Response serializer of a handler whose servicer may answer with a
+    SerializedResponse (GetContextWindow, see session_servicer.register)."""
+    if isinstance(response, SerializedResponse):
+        return response.data
+    data: bytes = response.SerializeToString()
+    return data

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 
 from statekeeper.api import convert
+from statekeeper.api.blackboard_servicer import _Handlers
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.bounded_cache import BoundedCache, message_bytes
 from statekeeper.core.sessions.models import ContextWindow, Message, SessionFilter, WindowRequest
@@ -17,7 +20,8 @@ from statekeeper_client.v1 import session_pb2_grpc
 WINDOW_PROTO_CACHE_SIZE = 65_536
 WINDOW_PROTO_CACHE_BYTES = 128 * 2**20
 WINDOW_PROTO_MAX_MESSAGE_BYTES = 512 * 2**10
-# Responses kept for the windows the domain keeps (its WINDOW_MEMO_SIZE).
+# Responses (serialized, when registered through `register`) kept for the
+# windows the domain keeps (its WINDOW_MEMO_SIZE).
 WINDOW_RESPONSE_CACHE_SIZE = 256
 WINDOW_RESPONSE_CACHE_BYTES = 64 * 2**20
 WINDOW_RESPONSE_MAX_BYTES = 2 * 2**20
@@ -48,11 +52,15 @@ class _ProtoCache:
 
 
 class SessionServicer(session_pb2_grpc.SessionServiceServicer):
-    def __init__(self, sessions: SessionManager) -> None:
+    """`serialized_windows`: GetContextWindow answers with the response
+    serialized, for a handler whose serializer passes it through (`register`)."""
+
+    def __init__(self, sessions: SessionManager, serialized_windows: bool = False) -> None:
         self._sessions = sessions
+        self._serialized_windows = serialized_windows
         self._window_protos = _ProtoCache()
         self._window_responses: BoundedCache[
-            int, tuple[ContextWindow, pb.GetContextWindowResponse]
+            int, tuple[ContextWindow, pb.GetContextWindowResponse | convert.SerializedResponse]
         ] = BoundedCache(
             lambda entry: 2 * window_bytes(entry[0]),  # the window and its response
             WINDOW_RESPONSE_CACHE_SIZE,
@@ -148,7 +156,7 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
 
     async def GetContextWindow(
         self, request: pb.GetContextWindowRequest, context: grpc.aio.ServicerContext
-    ) -> pb.GetContextWindowResponse:
+    ) -> pb.GetContextWindowResponse | convert.SerializedResponse:
         window = await self._sessions.context_window(
             current_tenant(),
             request.session_id,
@@ -161,12 +169,17 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
             ),
         )
         # The domain hands a polling client the same window object while the
-        # session is unchanged: build its response once.
-        response = self._window_responses.get(id(window))
-        if response is None or response[0] is not window:
-            response = (window, self._window_response(window))
-            self._window_responses.put(id(window), response)
-        return response[1]
+        # session is unchanged (a new version or request is a new window):
+        # build and serialize its response once, and each poll after that
+        # costs the event loop no conversion and no encoding.
+        cached = self._window_responses.get(id(window))
+        if cached is None or cached[0] is not window:
+            response = self._window_response(window)
+            cached = (window, response)
+            if self._serialized_windows:
+                cached = (window, convert.SerializedResponse(response.SerializeToString()))
+            self._window_responses.put(id(window), cached)
+        return cached[1]
 
     def _window_response(self, window: ContextWindow) -> pb.GetContextWindowResponse:
         accounting = window.accounting
@@ -227,3 +240,21 @@ class SessionServicer(session_pb2_grpc.SessionServiceServicer):
             current_actor(), request.session_id, request.target_version, request.expected_etag
         )
         return pb.RollbackSessionResponse(session=convert.session_to_proto(record))
+
+
+def register(server: grpc.aio.Server, sessions: SessionManager) -> None:
+    """Adds SessionService, backed by `sessions`, to `server`: the generated
+    handlers, with GetContextWindow's response serializer passing the
+    servicer's cached bytes through (a polled window is encoded once)."""
+    handlers = _Handlers()
+    session_pb2_grpc.add_SessionServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        SessionServicer(sessions, serialized_windows=True), handlers
+    )
+    methods: dict[str, Any] = dict(handlers.methods)
+    methods["GetContextWindow"] = methods["GetContextWindow"]._replace(
+        response_serializer=convert.serialized_response
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(handlers.service, methods),)
+    )
+    server.add_registered_method_handlers(handlers.service, methods)
