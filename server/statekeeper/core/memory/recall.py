@@ -92,9 +92,10 @@ class EpisodicRecall:
         if len(values) > limit:
             raise LimitExceededError(name, limit, f"has {len(values)} dimensions")
         vector = np.asarray(values, dtype=np.float32)
-        if not np.all(np.isfinite(vector)):
+        # The arrays' own methods: np.all/np.any add a Python wrapper per call.
+        if not np.isfinite(vector).all():
             raise InvalidArgumentError(name, "holds a non-finite value")
-        if not np.any(vector):
+        if not vector.any():
             raise InvalidArgumentError(name, "must not be the zero vector")
         return unit_vector(vector)
 
