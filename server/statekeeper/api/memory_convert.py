@@ -71,6 +71,8 @@ def float32s(values: Iterable[float]) -> array.array[float]:
 
 
 def episode_filter(message: pb.EpisodeFilter) -> EpisodeFilter:
+    if not message.ListFields():  # no filter (most reads): nothing to convert
+        return EpisodeFilter()
     return EpisodeFilter(
         session_id=message.session_id,
         start_time=optional_seconds(message, "start_time"),

@@ -23,6 +23,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -450,8 +451,8 @@ class VectorIndexes:
         return SearchColumns(
             keys=keys,
             similarity=np.fromiter((s for _, s in hits), np.float64, len(hits)),
-            importance=np.fromiter((importance(k, 0.0) for k in keys), np.float64, len(keys)),
-            occur_time=np.fromiter((occur_time(k, 0.0) for k in keys), np.float64, len(keys)),
+            importance=np.fromiter(map(importance, keys, repeat(0.0)), np.float64, len(keys)),
+            occur_time=np.fromiter(map(occur_time, keys, repeat(0.0)), np.float64, len(keys)),
             index_type=user_index.index.description,
             exhausted=exhausted,
         )
