@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from statekeeper.admin.tables import Table
-from statekeeper.admin.transfer import conflict, placeholders
+from statekeeper.admin.transfer import Selection, conflict, placeholders
 from statekeeper.core.memory import lexical
 from statekeeper.storage import schemas
 from statekeeper.storage.embedded.sessions_schema import AUDIT_DIGEST, DATABASE_FILE, audit_digest
@@ -51,10 +51,18 @@ class _Embedded:
         rows = self._db.execute(f"PRAGMA table_info({table.name})").fetchall()
         return [row[1] for row in rows if row[1] not in table.generated]
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+    def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
+        """The rows of `table` that belong to `tenant` (and `user`); None
+        when a source takes none of the table."""
         where = placeholders(table.where(user is not None), sqlite_numbered_mark)
+        return Selection(where, _params(tenant, user))
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        chosen = self.selection(table, tenant, user)
+        if chosen is None:
+            return 0
         row = self._db.execute(
-            f"SELECT count(*) FROM {table.name} WHERE {where}", _params(tenant, user)
+            f"SELECT count(*) FROM {table.name} WHERE {chosen.where}", chosen.params
         ).fetchone()
         return int(row[0])
 
@@ -69,11 +77,13 @@ class EmbeddedSource(_Embedded):
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        where = placeholders(table.where(user is not None), sqlite_numbered_mark)
-        order = table.sort or "rowid"
+        chosen = self.selection(table, tenant, user)
+        if chosen is None:
+            return
+        order = chosen.order or table.sort or "rowid"
         cursor = self._db.execute(
-            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY {order}",
-            _params(tenant, user),
+            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {chosen.where} ORDER BY {order}",
+            chosen.params,
         )
         for row in cursor:
             yield row

@@ -24,7 +24,7 @@ from typing import Any
 import asyncpg
 
 from statekeeper.admin.tables import Table
-from statekeeper.admin.transfer import TransferError, conflict, placeholders
+from statekeeper.admin.transfer import Selection, TransferError, conflict, placeholders
 from statekeeper.logs import redact
 from statekeeper.storage import schemas
 from statekeeper.storage.sql import postgres_mark
@@ -71,10 +71,18 @@ class _Postgres:
             names.append(row["column_name"])
         return names
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+    def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
+        """The rows of `table` that belong to `tenant` (and `user`); None
+        when a source takes none of the table."""
         where = placeholders(table.where(user is not None), postgres_mark)
+        return Selection(where, _params(tenant, user))
+
+    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+        chosen = self.selection(table, tenant, user)
+        if chosen is None:
+            return 0
         value = await self._conn.fetchval(
-            f"SELECT count(*) FROM {table.name} WHERE {where}", *_params(tenant, user)
+            f"SELECT count(*) FROM {table.name} WHERE {chosen.where}", *chosen.params
         )
         return int(value)
 
@@ -94,11 +102,15 @@ class PostgresSource(_Postgres):
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        where = placeholders(table.where(user is not None), postgres_mark)
+        chosen = self.selection(table, tenant, user)
+        if chosen is None:
+            return
         identity = self._identity.get(table.name)
-        order = table.sort or identity or ", ".join(table.order)
-        query = f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY {order}"
-        async for record in self._conn.cursor(query, *_params(tenant, user), prefetch=PREFETCH):
+        order = chosen.order or table.sort or identity or ", ".join(table.order)
+        query = (
+            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {chosen.where} ORDER BY {order}"
+        )
+        async for record in self._conn.cursor(query, *chosen.params, prefetch=PREFETCH):
             yield tuple(record.values())
 
 

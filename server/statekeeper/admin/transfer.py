@@ -622,6 +622,19 @@ def conflict(table: Table, error: Exception, clash: str = "") -> TransferError:
     )
 
 
+@dataclass(frozen=True)
+class Selection:
+    """The rows of a table a source reads: a filter in the source's dialect
+    with its parameters, and an ORDER BY list ("": the source's own order).
+    A source of one unit (an archive's session, day, history or revision
+    range) narrows its tables by overriding `selection`; counting and
+    reading them are written once per dialect."""
+
+    where: str
+    params: tuple[Any, ...]
+    order: str = ""
+
+
 def placeholders(where: str, style: Callable[[int], str]) -> str:
     """A table filter ({1} tenant, {2} user) in a dialect's parameter style."""
     return where.replace("{1}", style(1)).replace("{2}", style(2))

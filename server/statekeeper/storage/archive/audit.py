@@ -52,6 +52,17 @@ def day_filter(style: Callable[[int], str]) -> str:
     return f"tenant = {style(1)} AND time >= {style(2)} AND time < {style(3)}"
 
 
+def day_selection(
+    table: Table, day: str, tenant: str, bounds: tuple[float, float]
+) -> transfer.Selection | None:
+    """What a day's export reads: the audit_log rows of `tenant` within
+    `bounds` (`day`: `day_filter` in the source's dialect), in chain order;
+    nothing of any other table."""
+    if table.name != TABLE:
+        return None
+    return transfer.Selection(day, (tenant, *bounds), CHAIN_ORDER)
+
+
 def exported(path: Path, summary: transfer.ExportSummary, ids: Sequence[int]) -> ExportedUnit:
     """The chunk's description; `extra` guards the delete and lets reads
     skip days by id (first_id, last_id)."""

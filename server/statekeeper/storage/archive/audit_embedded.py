@@ -8,9 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from statekeeper.admin import transfer
 from statekeeper.admin.embedded import EmbeddedSource, open_existing
@@ -18,9 +16,9 @@ from statekeeper.admin.tables import Table
 from statekeeper.core.archive.audit import ArchivedAuditRecord
 from statekeeper.core.archive.store import ExportedUnit
 from statekeeper.storage.archive.audit import (
-    CHAIN_ORDER,
     TABLE,
     day_filter,
+    day_selection,
     exported,
     read_chunk,
     same_rows,
@@ -40,25 +38,8 @@ class _DaySource(EmbeddedSource):
     async def columns(self, table: Table) -> list[str]:
         return source_columns(table) or await super().columns(table)
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        if table.name != TABLE:
-            return 0
-        row = self._db.execute(
-            f"SELECT count(*) FROM {TABLE} WHERE {_DAY}", (tenant, *self._bounds)
-        ).fetchone()
-        return int(row[0])
-
-    async def rows(
-        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
-    ) -> AsyncIterator[Sequence[Any]]:
-        if table.name != TABLE:
-            return
-        cursor = self._db.execute(
-            f"SELECT {', '.join(columns)} FROM {TABLE} WHERE {_DAY} ORDER BY {CHAIN_ORDER}",
-            (tenant, *self._bounds),
-        )
-        for row in cursor:
-            yield row
+    def selection(self, table: Table, tenant: str, user: str | None) -> transfer.Selection | None:
+        return day_selection(table, _DAY, tenant, self._bounds)
 
 
 def _export(

@@ -5,9 +5,8 @@ that day committed after the export stays hot, with nothing deleted)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import asyncpg
 
@@ -17,9 +16,9 @@ from statekeeper.admin.tables import Table
 from statekeeper.core.archive.audit import ArchivedAuditRecord
 from statekeeper.core.archive.store import ExportedUnit
 from statekeeper.storage.archive.audit import (
-    CHAIN_ORDER,
     TABLE,
     day_filter,
+    day_selection,
     exported,
     read_chunk,
     same_rows,
@@ -39,22 +38,8 @@ class _DaySource(PostgresSource):
     async def columns(self, table: Table) -> list[str]:
         return source_columns(table) or await super().columns(table)
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        if table.name != TABLE:
-            return 0
-        value = await self._conn.fetchval(
-            f"SELECT count(*) FROM {TABLE} WHERE {_DAY}", tenant, *self._bounds
-        )
-        return int(value)
-
-    async def rows(
-        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
-    ) -> AsyncIterator[Sequence[Any]]:
-        if table.name != TABLE:
-            return
-        query = f"SELECT {', '.join(columns)} FROM {TABLE} WHERE {_DAY} ORDER BY {CHAIN_ORDER}"
-        async for record in self._conn.cursor(query, tenant, *self._bounds, prefetch=500):
-            yield tuple(record.values())
+    def selection(self, table: Table, tenant: str, user: str | None) -> transfer.Selection | None:
+        return day_selection(table, _DAY, tenant, self._bounds)
 
 
 class _ChangedError(Exception):

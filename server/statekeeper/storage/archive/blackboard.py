@@ -18,8 +18,9 @@ import asyncpg
 
 from statekeeper.admin import transfer
 from statekeeper.admin.embedded import EmbeddedSource, open_existing
-from statekeeper.admin.postgres import PREFETCH, PostgresSource
+from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
+from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.blackboard import (
     ArchivedHistoryEraser,
     ArchivedHistoryReader,
@@ -62,14 +63,15 @@ _SIZES = (
 _BATCH_ROWS = 500
 
 
-def _where(table: str, mark: str, low: int, high: int) -> tuple[str, tuple[int, ...]] | None:
-    """The table's filter with `mark` placeholders, and its revision
-    parameters (after the tenant)."""
-    template = _FILTERS.get(table)
+def _range_selection(table: Table, mark: str, tenant: str, low: int, high: int) -> Selection | None:
+    """The table's rows of revisions [low, high] of `tenant` (its filter
+    with `mark` placeholders), in the table's order."""
+    template = _FILTERS.get(table.name)
     if template is None:
         return None
     where = template.format(*(mark.format(n) for n in range(4)))
-    return where, ((high,) if table == VERSIONS else (low, high))
+    revisions = (high,) if table.name == VERSIONS else (low, high)
+    return Selection(where, (tenant, *revisions), ", ".join(table.order))
 
 
 def _exported(summary: transfer.ExportSummary) -> ExportedUnit:
@@ -87,28 +89,8 @@ class _EmbeddedRange(EmbeddedSource):
         super().__init__(db, data_dir)
         self._range = (low, high)
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        found = _where(table.name, "?{}", *self._range)
-        if found is None:
-            return 0
-        where, params = found
-        sql = f"SELECT count(*) FROM {table.name} WHERE {where}"
-        return int(self._db.execute(sql, (tenant, *params)).fetchone()[0])
-
-    async def rows(
-        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
-    ) -> AsyncIterator[Sequence[Any]]:
-        found = _where(table.name, "?{}", *self._range)
-        if found is None:
-            return
-        where, params = found
-        cursor = self._db.execute(
-            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where}"
-            f" ORDER BY {', '.join(table.order)}",
-            (tenant, *params),
-        )
-        for row in cursor:
-            yield row
+    def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
+        return _range_selection(table, "?{}", tenant, *self._range)
 
 
 def _export_embedded(
@@ -211,31 +193,10 @@ class _PostgresRange(PostgresSource):
         super().__init__(conn)
         self._range = (low, high)
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        found = _where(table.name, "${}", *self._range)
-        if found is None:
-            return 0
-        where, params = found
-        sql = f"SELECT count(*) FROM {table.name} WHERE {where}"
-        return int(await self._conn.fetchval(sql, tenant, *params))
-
-    async def rows(
-        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
-    ) -> AsyncIterator[Sequence[Any]]:
-        found = _where(table.name, "${}", *self._range)
-        if found is None:
-            return
-        where, params = found
-        # Streamed by a cursor (the export runs in a read-only transaction),
-        # as the base PostgresSource reads: never the whole range at once.
-        async for record in self._conn.cursor(
-            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where}"
-            f" ORDER BY {', '.join(table.order)}",
-            tenant,
-            *params,
-            prefetch=PREFETCH,
-        ):
-            yield tuple(record.values())
+    # Read as the base PostgresSource reads: streamed by a cursor (the export
+    # runs in a read-only transaction), never the whole range at once.
+    def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
+        return _range_selection(table, "${}", tenant, *self._range)
 
 
 class _ThreadedSource:

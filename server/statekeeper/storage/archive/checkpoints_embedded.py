@@ -16,6 +16,7 @@ from typing import Any
 from statekeeper.admin import transfer
 from statekeeper.admin.embedded import EmbeddedSource, open_existing
 from statekeeper.admin.tables import Table
+from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.store import FENCE, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.storage.archive.checkpoints import (
@@ -73,21 +74,16 @@ class _HistorySource(EmbeddedSource):
         self._unit = (execution, keys)
         self.fingerprint = Fingerprint()
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        if table.name not in HISTORY_TABLES:
-            return 0
-        row = self._db.execute(
-            f"SELECT count(*) FROM {table.name} WHERE {_FILTER[table.name]}",
-            (tenant, *self._unit),
-        ).fetchone()
-        return int(row[0])
+    def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
+        where = _FILTER.get(table.name)
+        if table.name not in HISTORY_TABLES or where is None:
+            return None
+        return Selection(where, (tenant, *self._unit), ORDER[table.name])
 
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        if table.name not in HISTORY_TABLES:
-            return
-        for row in _select(self._db, table.name, columns, (tenant, *self._unit)):
+        async for row in super().rows(table, columns, tenant, user):
             self.fingerprint.add(table.name, row)
             yield row
 

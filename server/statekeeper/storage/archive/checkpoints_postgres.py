@@ -18,6 +18,7 @@ import asyncpg
 from statekeeper.admin import transfer
 from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
+from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.checkpoints import CAPABILITY
 from statekeeper.core.archive.store import FENCE, ExportedUnit
 from statekeeper.core.audit.models import AuditRecord
@@ -61,19 +62,16 @@ class _HistorySource(PostgresSource):
         self._unit = (execution, *_key_arrays(keys))
         self.fingerprint = history.Fingerprint()
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
-        if table.name not in history.HISTORY_TABLES:
-            return 0
-        sql = f"SELECT count(*) FROM {table.name} WHERE {_FILTER[table.name]}"
-        return int(await self._conn.fetchval(sql, tenant, *self._unit))
+    def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
+        where = _FILTER.get(table.name)
+        if table.name not in history.HISTORY_TABLES or where is None:
+            return None
+        return Selection(where, (tenant, *self._unit), history.ORDER[table.name])
 
     async def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        if table.name not in history.HISTORY_TABLES:
-            return
-        for record in await self._conn.fetch(_select(table.name, columns), tenant, *self._unit):
-            row = tuple(record.values())
+        async for row in super().rows(table, columns, tenant, user):
             self.fingerprint.add(table.name, row)
             yield row
 

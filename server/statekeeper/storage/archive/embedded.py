@@ -10,11 +10,11 @@ import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from statekeeper.admin import transfer
 from statekeeper.admin.embedded import EmbeddedSource, open_existing
 from statekeeper.admin.tables import Table
+from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
 from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_filter
 from statekeeper.storage.archive.fences import consume_sqlite, mark_sqlite, used_up_sqlite
@@ -28,27 +28,11 @@ class _UnitSource(EmbeddedSource):
         super().__init__(db, data_dir)
         self._session_id = session_id
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+    def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
         where = unit_filter(table, sqlite_numbered_mark)
         if where is None:
-            return 0
-        row = self._db.execute(
-            f"SELECT count(*) FROM {table.name} WHERE {where}", (tenant, user, self._session_id)
-        ).fetchone()
-        return int(row[0])
-
-    async def rows(
-        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
-    ) -> AsyncIterator[Sequence[Any]]:
-        where = unit_filter(table, sqlite_numbered_mark)
-        if where is None:
-            return
-        cursor = self._db.execute(
-            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where} ORDER BY rowid",
-            (tenant, user, self._session_id),
-        )
-        for row in cursor:
-            yield row
+            return None
+        return Selection(where, (tenant, user, self._session_id), "rowid")
 
 
 def _export(data_dir: Path, tenant: str, session_id: str, path: Path) -> ExportedUnit | None:

@@ -9,13 +9,14 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import asyncpg
 
 from statekeeper.admin import transfer
 from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
+from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
 from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_filter
 from statekeeper.storage.archive.fences import (
@@ -37,30 +38,11 @@ class _UnitSource(PostgresSource):
         super().__init__(conn)
         self._session_id = session_id
 
-    async def count(self, table: Table, tenant: str, user: str | None) -> int:
+    def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
         where = unit_filter(table, postgres_mark)
         if where is None:
-            return 0
-        value = await self._conn.fetchval(
-            f"SELECT count(*) FROM {table.name} WHERE {where}", tenant, user, self._session_id
-        )
-        return int(value)
-
-    async def rows(
-        self, table: Table, columns: Sequence[str], tenant: str, user: str | None
-    ) -> AsyncIterator[Sequence[Any]]:
-        where = unit_filter(table, postgres_mark)
-        if where is None:
-            return
-        records = await self._conn.fetch(
-            f"SELECT {', '.join(columns)} FROM {table.name} WHERE {where}"
-            f" ORDER BY {', '.join(table.order)}",
-            tenant,
-            user,
-            self._session_id,
-        )
-        for record in records:
-            yield tuple(record.values())
+            return None
+        return Selection(where, (tenant, user, self._session_id), ", ".join(table.order))
 
 
 class PostgresArchiveDatabase:
