@@ -194,7 +194,18 @@ def load(data_dir: Path, vectors: Matrix) -> None:
 # ----- measurements ----------------------------------------------------------
 
 
-def bench_recall(address: str, vectors: Matrix, queries: Matrix, index: str) -> None:
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of the process so far (Linux), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bench_recall(
+    address: str, vectors: Matrix, queries: Matrix, index: str, server_pid: int
+) -> None:
     # The same index class the server uses, so the same FAISS settings (one
     # OpenMP thread per single-query search).
     faiss_index = FaissIndexFactory(IndexConfig(kind=index)).create(DIMENSION, len(vectors))
@@ -215,10 +226,12 @@ def bench_recall(address: str, vectors: Matrix, queries: Matrix, index: str) -> 
 
         for row in range(10):
             recall(row)  # warm up: connection, index load, page cache
+        cpu_before = process_cpu_seconds(server_pid)
         # Side by side, query by query (the machine's load moves during a run).
         through_grpc, bare = interleaved(
             recall, lambda row: faiss_index.search(queries[row], 10, None), len(queries)
         )
+        cpu_after = process_cpu_seconds(server_pid)
     grpc_p50, grpc_p99 = percentiles(through_grpc)
     bare_p50, bare_p99 = percentiles(bare)
     print(
@@ -229,6 +242,10 @@ def bench_recall(address: str, vectors: Matrix, queries: Matrix, index: str) -> 
     print(f"  in-process faiss    p50 {bare_p50:9.0f} us   p99 {bare_p99:9.0f} us")
     ratio = grpc_p50 / bare_p50
     print(f"  ratio gRPC / faiss  p50 {ratio:9.2f}x   (load average {load_average()})")
+    if cpu_before is not None and cpu_after is not None:
+        # Less sensitive to the machine's load than the wall times above.
+        per_call = (cpu_after - cpu_before) / len(queries) * 1e6
+        print(f"  server CPU per Recall {per_call:7.0f} us (its process, every thread)")
 
 
 def bench_record(address: str, count: int) -> None:
@@ -305,7 +322,7 @@ def main() -> None:
         process, address, rebuild = start_server(Path(data_dir), args.index)
         try:
             print(f"server start: index rebuilt from SQLite in {rebuild:.2f} s")
-            bench_recall(address, vectors, queries, args.index)
+            bench_recall(address, vectors, queries, args.index, process.pid)
             bench_record(address, args.records)
         finally:
             process.kill()
