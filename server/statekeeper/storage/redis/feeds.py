@@ -157,6 +157,42 @@ async def stop_tasks(
             task.exception()  # retrieved: a failure at shutdown is not news
 
 
+class HeldConnection:
+    """One connection of `client`'s pool, held by a single sender that sends
+    one command at a time: the command goes straight through it. redis-py's
+    own path checks a connection out of the pool for every command (a lock,
+    a readiness probe of the socket, instrumentation, a retry wrapper, the
+    check-in), which costs more than the command; a blackboard write waits
+    for its XADD to be sent. A command that fails or is cut leaves the
+    connection disconnected (redis-py does so) and handed back; the next
+    command takes one again."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self._client = client
+        self._connection: Any = None
+
+    async def call(self, *args: Any) -> Any:
+        """Sends one command and returns its reply (raises what redis-py
+        raises, a reply error included)."""
+        connection = self._connection
+        if connection is None:
+            pool: Any = self._client.connection_pool
+            connection = await pool.get_connection()
+            self._connection = connection
+        try:
+            await connection.send_command(*args)
+            return await connection.read_response()
+        except BaseException:
+            await self.release()
+            raise
+
+    async def release(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.disconnect()
+            await self._client.connection_pool.release(connection)
+
+
 # ----- encodings ---------------------------------------------------------------------
 
 
@@ -240,6 +276,7 @@ class RedisStreamFeed(BlackboardEventFeed):
         self._delivered: dict[str, int] = {}
         self._ttl_refreshed: dict[str, float] = {}  # tenant -> when to refresh again
         self._client: redis.Redis | None = None
+        self._publisher: HeldConnection | None = None  # the sender task's
         self._reader: redis.Redis | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._background = Background()
@@ -263,6 +300,7 @@ class RedisStreamFeed(BlackboardEventFeed):
     async def start(self) -> None:
         if self._url is not None:
             self._client = connect(self._url, self._timeout, f"{self._prefix}:bb-feed")
+            self._publisher = HeldConnection(self._client)
             # XREAD BLOCK holds the socket for up to block_seconds.
             self._reader = connect(
                 self._url,
@@ -279,6 +317,9 @@ class RedisStreamFeed(BlackboardEventFeed):
         await stop_tasks(self._tasks, self._disconnect_reader)
         self._tasks = []
         await self._background.cancel_all()
+        if self._publisher is not None:
+            with contextlib.suppress(*FAILURES):
+                await self._publisher.release()
         for client in (self._client, self._reader):
             if client is not None:
                 with contextlib.suppress(*FAILURES):
@@ -399,7 +440,12 @@ class RedisStreamFeed(BlackboardEventFeed):
     async def _xadd(self, client: redis.Redis, batch: RevisionBatch) -> None:
         key = self.stream_key(batch.tenant)
         fields = self._stream_fields(batch)
-        await client.xadd(key, fields, maxlen=self._max_length, approximate=True)
+        if self._publisher is None:
+            await client.xadd(key, fields, maxlen=self._max_length, approximate=True)
+            return
+        # What client.xadd sends, through the sender's held connection.
+        pairs = [item for pair in fields.items() for item in pair]
+        await self._publisher.call("XADD", key, "MAXLEN", "~", self._max_length, "*", *pairs)
 
     def _ttl_due(self, tenant: str) -> bool:
         return self._ttl_refreshed.get(tenant, 0.0) <= time.monotonic()
