@@ -213,3 +213,16 @@ async def test_an_episode_deleted_under_the_index_is_never_recalled(backend: Bac
     # Through the API: the index drops it too.
     await backend.memory.DeleteEpisode(pb.DeleteEpisodeRequest(episode_id=ids[1]), metadata=auth())
     assert set(await recalled_ids(backend, query)) == set(ids[2:])
+
+
+async def test_reads_fall_back_to_a_reader_thread_when_the_loop_connection_fails(
+    store: EmbeddedMemoryStore, tmp_path: Path
+) -> None:
+    episodes = await stored_episodes(store)
+    store._cache.clear()
+    store._cache._db = None
+    store._cache.open(str(tmp_path))  # a directory: no connection can open it
+    assert store._cache.read_here(lambda db: 1) is None
+    found = await read(store, episodes)  # read on a reader thread instead
+    assert set(found) == {e.episode_id for e in episodes}
+    assert cached_count(store) == 0  # and nothing is cached without a version

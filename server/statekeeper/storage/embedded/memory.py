@@ -77,6 +77,10 @@ _STATS_TERMS = 4096
 # Episodes (without embeddings) the key cache holds at most (see
 # _EpisodeCache): a few recalls' worth for each of many users.
 _CACHED_EPISODES = 4096
+# Episodes read by key on the event loop (a recall's top k: ~60 us for 10,
+# against a thread hop that costs more than the read under load); more are
+# read on a reader thread.
+_INLINE_READ_KEYS = 64
 # The episodes recorded just before and just after each wanted one in its
 # session (memory_episodes_session_key makes each lookup one index probe).
 # An episode recorded without a session (session_id '') has no neighbours:
@@ -160,7 +164,8 @@ class _EpisodeCache:
     are stamped with the version read before their rows were: a row read
     later is at least that new, and the first commit after clears them all.
     The store's own deletes and erasures also clear it at once, so an erased
-    episode's content does not stay in memory until the next lookup."""
+    episode's content does not stay in memory until the next lookup. A miss
+    of a few keys is read on the same connection, on the loop (read_here)."""
 
     def __init__(self, capacity: int = _CACHED_EPISODES) -> None:
         self._capacity = capacity
@@ -177,14 +182,10 @@ class _EpisodeCache:
         """The database's data version now (entries of another are dropped);
         None if it cannot be read (nothing is cached then)."""
         try:
-            if self._db is None:
-                if not self._path:
-                    return None
-                self._db = sqlite3.connect(
-                    self._path, check_same_thread=False, isolation_level=None, timeout=0
-                )
-                self._db.execute("PRAGMA query_only=ON")
-            version = int(self._db.execute("PRAGMA data_version").fetchone()[0])
+            db = self._connection()
+            if db is None:
+                return None
+            version = int(db.execute("PRAGMA data_version").fetchone()[0])
         except sqlite3.Error:
             self.clear()
             return None
@@ -192,6 +193,30 @@ class _EpisodeCache:
             self._entries.clear()
             self._version = version
         return version
+
+    def read_here(self, work: Callable[[sqlite3.Connection], T]) -> T | None:
+        """`work` on the cache's connection, on the calling (event loop)
+        thread: for a read of a few rows by key, which costs less than the
+        hop to a reader thread and back. None if it cannot run at once (the
+        connection fails, or the database is busy: no wait) - the caller
+        then reads on a reader thread."""
+        try:
+            db = self._connection()
+            return None if db is None else work(db)
+        except sqlite3.Error:
+            return None
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self._db is None:
+            if not self._path:
+                return None
+            db = sqlite3.connect(
+                self._path, check_same_thread=False, isolation_level=None, timeout=0
+            )
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA query_only=ON")
+            self._db = db
+        return self._db
 
     def lookup(self, tenant: str, user_id: str, keys: Sequence[int]) -> list[Episode] | None:
         """The episodes of `keys` if every one is cached, by ascending key;
@@ -333,8 +358,13 @@ class EmbeddedMemoryStore(MemoryStore):
         if cached is not None:
             return cached
         version = self._cache.version()
-        # On a reader connection: off the writer thread, which group-commits.
-        found = await self._backend.read(self._by_keys_work(tenant, user_id, wanted, False))
+        work = self._by_keys_work(tenant, user_id, wanted, False)
+        found = None
+        if len(wanted) <= _INLINE_READ_KEYS:
+            found = self._cache.read_here(work)
+        if found is None:
+            # On a reader connection: off the writer thread, which group-commits.
+            found = await self._backend.read(work)
         self._cache.fill(version, tenant, user_id, found)
         return found
 
