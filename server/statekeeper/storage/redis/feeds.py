@@ -199,6 +199,11 @@ class HeldConnection:
 # ----- the blackboard feed -------------------------------------------------------------
 
 
+def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
+    """A stream entry's fields, from the flat list XREAD replies with."""
+    return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
 class HistorySource(Protocol):
     """What the feed reads from PostgreSQL: the blackboard store itself."""
 
@@ -277,6 +282,7 @@ class RedisStreamFeed(BlackboardEventFeed):
         self._ttl_refreshed: dict[str, float] = {}  # tenant -> when to refresh again
         self._client: redis.Redis | None = None
         self._publisher: HeldConnection | None = None  # the sender task's
+        self._listening: HeldConnection | None = None  # the reader task's
         self._reader: redis.Redis | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._background = Background()
@@ -317,9 +323,11 @@ class RedisStreamFeed(BlackboardEventFeed):
         await stop_tasks(self._tasks, self._disconnect_reader)
         self._tasks = []
         await self._background.cancel_all()
-        if self._publisher is not None:
-            with contextlib.suppress(*FAILURES):
-                await self._publisher.release()
+        for held in (self._publisher, self._listening):
+            if held is not None:
+                with contextlib.suppress(*FAILURES):
+                    await held.release()
+        self._listening = None
         for client in (self._client, self._reader):
             if client is not None:
                 with contextlib.suppress(*FAILURES):
@@ -507,9 +515,7 @@ class RedisStreamFeed(BlackboardEventFeed):
             key = self.stream_key(tenant).encode()
             streams[key] = state.stream_id
             by_key[key] = (tenant, state)
-        reply: Any = await reader.xread(streams, count=self._max_length, block=self._block_ms)
-        items: Any = reply.items() if isinstance(reply, dict) else (reply or [])
-        for raw_key, entries in items:
+        for raw_key, entries in await self._xread(reader, streams):
             key = raw_key if isinstance(raw_key, bytes) else str(raw_key).encode()
             if not entries:
                 continue
@@ -529,6 +535,25 @@ class RedisStreamFeed(BlackboardEventFeed):
                 except (ValueError, KeyError, TypeError, AssertionError):
                     # Not ours or corrupt: skipped; hubs repair any gap it leaves.
                     log.exception("blackboard feed skipped a malformed stream entry")
+
+    async def _xread(
+        self, reader: redis.Redis, streams: dict[Any, Any]
+    ) -> list[tuple[Any, list[tuple[bytes, dict[bytes, bytes]]]]]:
+        """XREAD BLOCK of `streams` (key: last id read) through the reader's
+        held connection (see HeldConnection): each stream read with its
+        entries as (id, fields). An entry trimmed meanwhile (no fields) is
+        left out: readers repair what they miss."""
+        if self._listening is None:
+            self._listening = HeldConnection(reader)
+        keys = list(streams)
+        command = ["XREAD", "COUNT", self._max_length, "BLOCK", self._block_ms, "STREAMS"]
+        reply: Any = await self._listening.call(*command, *keys, *(streams[k] for k in keys))
+        if isinstance(reply, dict):  # a RESP3 map
+            reply = list(reply.items())
+        return [
+            (key, [(entry[0], _pairs(entry[1])) for entry in entries if entry[1] is not None])
+            for key, entries in reply or []
+        ]
 
     async def _assign_start_ids(self, reader: redis.Redis) -> None:
         """A newly tracked tenant is read from the Redis time at which it
