@@ -445,6 +445,42 @@ async def test_the_feed_sees_each_commit_once_in_order_after_it(store: Blackboar
     assert len(seen) == 20
 
 
+async def test_writers_are_answered_after_their_batches_reach_the_feed(
+    store: BlackboardStore,
+) -> None:
+    """A writer's reply comes after its revision reached this replica's
+    listeners (the watch hubs), also while expiry sweeps commit between the
+    writes; every revision reaches them once, and on the embedded store in
+    commit order (it has one writer; PostgreSQL replicas may reorder, the
+    hubs put revisions back in order)."""
+    t = tenant()
+    for index in range(4):
+        await write(store, t, "b", f"lease{index}", expire_time=NOW + 1)
+    delivered: list[int] = []
+    remove_listener = store.feed.listen(
+        lambda batch: delivered.append(batch.revision) if batch.tenant == t else None
+    )
+
+    async def answered(index: int) -> int:
+        revision = await write(store, t, "b", f"k{index}")
+        assert revision in delivered, f"revision {revision} answered before the feed saw it"
+        return revision
+
+    async def sweep() -> None:
+        await store.expire_due(NOW + 1, 1000)
+
+    writes = [answered(index) for index in range(12)]
+    sweeps = [sweep() for _ in range(3)]
+    await asyncio.gather(*writes[:6], *sweeps, *writes[6:])
+    remove_listener()
+    # The leases expire in one revision (one board), whichever sweep got them.
+    head = (await store.header(t)).revision
+    assert head == 4 + 12 + 1
+    assert sorted(delivered) == list(range(5, head + 1))
+    if isinstance(store, EmbeddedBlackboardStore):
+        assert delivered == list(range(5, head + 1))
+
+
 async def test_tenants_never_see_each_others_keys(store: BlackboardStore) -> None:
     mine, theirs = tenant(), tenant()
     await write(store, theirs, "b", "secret")
