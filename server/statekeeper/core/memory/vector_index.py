@@ -676,7 +676,11 @@ class VectorIndexes:
         """The user's index, loading it first if needed. While it loads: the
         interim exact scan as soon as there is one (if `interim_ok`), waiting
         at most `load_wait_seconds` (IndexLoadingError after that)."""
-        slot = self._slots.setdefault((tenant, user_id), _Slot())
+        slot = self._slots.get((tenant, user_id))
+        if slot is not None and slot.current is not None and slot.loader is None:
+            return slot.current  # loaded: every search of a recall comes here
+        if slot is None:
+            slot = self._slots.setdefault((tenant, user_id), _Slot())
         deadline = time.monotonic() + self._config.load_wait_seconds
         while True:
             available = slot.current or (slot.interim if interim_ok else None)
