@@ -24,7 +24,7 @@ import asyncio
 import json
 import sqlite3
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,6 +112,22 @@ class RotationReport:
             self.rewrapped += count
 
 
+@dataclass
+class _Batches:
+    """The batches a pass ran, against its `stop_after` (None: no limit;
+    tests interrupt a run with it)."""
+
+    stop_after: int | None
+    done: int = 0
+
+    def exhausted(self) -> bool:
+        return self.stop_after is not None and self.done >= self.stop_after
+
+
+def _ignore(_: int) -> None:
+    """A progress callback for passes that show none."""
+
+
 def _rewrap_value(sealer: Sealer, value: Any) -> Any:
     """The value with every token re-wrapped, or None when nothing changed
     (already current, or only tokens that cannot be re-wrapped)."""
@@ -187,43 +203,21 @@ def rotate_sqlite(
         bar = tqdm(
             total=sum(t[3] for t in totals), unit="value", disable=not progress, desc="rotate"
         )
-        batches = 0
+        batches = _Batches(stop_after)
         for table, column, cond, count in totals:
-            if not count:
-                continue
-            skipped: set[int] = set()
-            while True:
-                if stop_after is not None and batches >= stop_after:
-                    bar.close()
-                    return report
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    rows = db.execute(
-                        f'SELECT rowid, "{column}" FROM "{table}" WHERE {cond}'
-                        f" AND rowid NOT IN ({','.join(str(s) for s in skipped) or '0'})"
-                        " LIMIT ?",
-                        (batch,),
-                    ).fetchall()
-                    done = 0
-                    for rowid, value in rows:
-                        new = _rewrap_value(sealer, value)
-                        if new is None:
-                            skipped.add(int(rowid))
-                            report.unreadable += 1
-                            continue
-                        db.execute(
-                            f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (new, rowid)
-                        )
-                        done += 1
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-                batches += 1
-                report.add(f"{table}.{column}", done)
-                bar.update(len(rows))
-                if len(rows) < batch:
-                    break
+            if count and not _sqlite_pass(
+                db,
+                "rowid",
+                f'SELECT rowid, "{column}" FROM "{table}" WHERE {cond}',
+                _sqlite_value_rewrite(sealer, table, column),
+                batch,
+                f"{table}.{column}",
+                report,
+                batches,
+                bar.update,
+            ):
+                bar.close()
+                return report
         bar.close()
         if any(t == FACTS_TABLE for t, _ in columns):
             _rotate_sqlite_facts(db, sealer, batch, report)
@@ -242,49 +236,36 @@ def _rotate_sqlite_episodes(
     """False when stopped by `stop_after` (an interrupted run)."""
     assert sealer.ring is not None
     active = f"{MAGIC}{sealer.ring.active}~"
-    cond = _episode_condition(active)
-    skipped: set[int] = set()
-    batches = 0
-    while True:
-        if stop_after is not None and batches >= stop_after:
+
+    def reseal(db: sqlite3.Connection, row: Sequence[Any]) -> bool:
+        key, tenant, user_id, episode_id, stored_hash, *texts = row
+        new = _resealed_episode(sealer, tenant, episode_id, tuple(texts), stored_hash, active)
+        if new is None:
             return False
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            rows = db.execute(
-                f"SELECT vector_key, tenant, user_id, episode_id, content_hash,"
-                f" {', '.join(EPISODE_TEXTS)} FROM {EPISODES_TABLE} WHERE {cond}"
-                f" AND vector_key NOT IN ({','.join(str(s) for s in skipped) or '0'}) LIMIT ?",
-                (batch,),
-            ).fetchall()
-            done = 0
-            for key, tenant, user_id, episode_id, stored_hash, *texts in rows:
-                new = _resealed_episode(
-                    sealer, tenant, episode_id, tuple(texts), stored_hash, active
-                )
-                if new is None:
-                    skipped.add(int(key))
-                    report.unreadable += 1
-                    continue
-                terms = lexical.document_terms(*new[:3])
-                db.execute(
-                    f"UPDATE {EPISODES_TABLE} SET user_message = ?, assistant_response = ?,"
-                    " summary = ?, content_hash = ?, lexical_terms = ? WHERE vector_key = ?",
-                    (*new, terms, key),
-                )
-                db.execute("DELETE FROM memory_episode_terms WHERE rowid = ?", (key,))
-                db.execute(
-                    "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)",
-                    (key, lexical.scope_token(tenant, user_id), terms),
-                )
-                done += 1
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        batches += 1
-        report.add(f"{EPISODES_TABLE}.texts", done)
-        if len(rows) < batch:
-            return True
+        terms = lexical.document_terms(*new[:3])
+        db.execute(
+            f"UPDATE {EPISODES_TABLE} SET user_message = ?, assistant_response = ?,"
+            " summary = ?, content_hash = ?, lexical_terms = ? WHERE vector_key = ?",
+            (*new, terms, key),
+        )
+        db.execute("DELETE FROM memory_episode_terms WHERE rowid = ?", (key,))
+        db.execute(
+            "INSERT INTO memory_episode_terms (rowid, scope, terms) VALUES (?, ?, ?)",
+            (key, lexical.scope_token(tenant, user_id), terms),
+        )
+        return True
+
+    return _sqlite_pass(
+        db,
+        "vector_key",
+        f"SELECT vector_key, tenant, user_id, episode_id, content_hash,"
+        f" {', '.join(EPISODE_TEXTS)} FROM {EPISODES_TABLE} WHERE {_episode_condition(active)}",
+        reseal,
+        batch,
+        f"{EPISODES_TABLE}.texts",
+        report,
+        _Batches(stop_after),
+    )
 
 
 def _rotate_sqlite_facts(
@@ -296,34 +277,80 @@ def _rotate_sqlite_facts(
         f"substr(object, 1, {len(DET_MAGIC)}) = '{DET_MAGIC}'"
         f" AND substr(object, 1, {len(current)}) != '{current}'"
     )
+
+    def reseal(db: sqlite3.Connection, row: Sequence[Any]) -> bool:
+        rowid, tenant, value = row
+        new = sealer.redet(tenant, "fact.object", value)
+        if new is None:
+            return False
+        db.execute(
+            f"UPDATE {FACTS_TABLE} SET object = ?, object_key = ? WHERE rowid = ?",
+            (new, entity_key(new), rowid),
+        )
+        return True
+
+    select = f"SELECT rowid, tenant, object FROM {FACTS_TABLE} WHERE {cond}"
+    _sqlite_pass(
+        db, "rowid", select, reseal, batch, f"{FACTS_TABLE}.object", report, _Batches(None)
+    )
+
+
+def _sqlite_value_rewrite(
+    sealer: Sealer, table: str, column: str
+) -> Callable[[sqlite3.Connection, Sequence[Any]], bool]:
+    def rewrap(db: sqlite3.Connection, row: Sequence[Any]) -> bool:
+        rowid, value = row
+        new = _rewrap_value(sealer, value)
+        if new is None:
+            return False
+        db.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (new, rowid))
+        return True
+
+    return rewrap
+
+
+def _sqlite_pass(
+    db: sqlite3.Connection,
+    key: str,
+    select: str,
+    rewrite: Callable[[sqlite3.Connection, Sequence[Any]], bool],
+    batch: int,
+    place: str,
+    report: RotationReport,
+    batches: _Batches,
+    progress: Callable[[int], object] = _ignore,
+) -> bool:
+    """Rewrites the rows `select` finds (its first column `key`, an integer
+    row key), `batch` at a time, each batch one write transaction, until none is
+    left: `rewrite` updates one row, False when it cannot (the value's key
+    is not in the ring: counted unreadable and left out from then on).
+    False when stopped by `batches`."""
     skipped: set[int] = set()
     while True:
+        if batches.exhausted():
+            return False
         db.execute("BEGIN IMMEDIATE")
         try:
             rows = db.execute(
-                f"SELECT rowid, tenant, object FROM {FACTS_TABLE} WHERE {cond}"
-                f" AND rowid NOT IN ({','.join(str(s) for s in skipped) or '0'}) LIMIT ?",
+                f"{select} AND {key} NOT IN ({','.join(str(s) for s in skipped) or '0'}) LIMIT ?",
                 (batch,),
             ).fetchall()
             done = 0
-            for rowid, tenant, value in rows:
-                new = sealer.redet(tenant, "fact.object", value)
-                if new is None:
-                    skipped.add(int(rowid))
+            for row in rows:
+                if rewrite(db, row):
+                    done += 1
+                else:
+                    skipped.add(int(row[0]))
                     report.unreadable += 1
-                    continue
-                db.execute(
-                    f"UPDATE {FACTS_TABLE} SET object = ?, object_key = ? WHERE rowid = ?",
-                    (new, entity_key(new), rowid),
-                )
-                done += 1
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        report.add(f"{FACTS_TABLE}.object", done)
+        batches.done += 1
+        report.add(place, done)
+        progress(len(rows))
         if len(rows) < batch:
-            return
+            return True
 
 
 # -- PostgreSQL ---------------------------------------------------------------
@@ -374,49 +401,21 @@ async def rotate_postgres(
             count = await conn.fetchval(f"SELECT count(*) FROM {qualified} WHERE {cond}")
             plan.append((qualified, col, row["data_type"], cond, int(count)))
         bar = tqdm(total=sum(p[4] for p in plan), unit="value", disable=not progress, desc="rotate")
-        batches = 0
+        batches = _Batches(stop_after)
         for qualified, col, data_type, cond, count in plan:
-            if not count:
-                continue
-            skipped: list[str] = []
-            while True:
-                if stop_after is not None and batches >= stop_after:
-                    bar.close()
-                    return report
-                async with conn.transaction():
-                    rows = await conn.fetch(
-                        f"SELECT ctid::text AS id, {col} AS v FROM {qualified}"
-                        f" WHERE {cond} AND NOT (ctid::text = ANY($1::text[]))"
-                        " LIMIT $2 FOR UPDATE SKIP LOCKED",
-                        skipped,
-                        batch,
-                    )
-                    done = 0
-                    cast = (
-                        "::jsonb"
-                        if data_type == "jsonb"
-                        else "::json"
-                        if data_type == "json"
-                        else ""
-                    )
-                    for row in rows:
-                        value = row["v"]
-                        new = _rewrap_value(sealer, value)
-                        if new is None:
-                            skipped.append(row["id"])
-                            report.unreadable += 1
-                            continue
-                        await conn.execute(
-                            f"UPDATE {qualified} SET {col} = $1{cast} WHERE ctid = $2::text::tid",
-                            new,
-                            row["id"],
-                        )
-                        done += 1
-                batches += 1
-                report.add(f"{qualified}.{col}", done)
-                bar.update(len(rows))
-                if len(rows) < batch:
-                    break
+            if count and not await _postgres_pass(
+                conn,
+                f"SELECT ctid::text AS id, {col} AS v FROM {qualified} WHERE {cond}",
+                (),
+                _postgres_value_rewrite(conn, sealer, qualified, col, data_type),
+                batch,
+                f"{qualified}.{col}",
+                report,
+                batches,
+                bar.update,
+            ):
+                bar.close()
+                return report
         bar.close()
         tables = await conn.fetch(
             "SELECT schemaname FROM pg_tables WHERE tablename = $1", FACTS_TABLE
@@ -440,44 +439,35 @@ async def _rotate_postgres_episodes(
 ) -> bool:
     assert sealer.ring is not None
     active = f"{MAGIC}{sealer.ring.active}~"
-    cond = _episode_condition(active)
-    skipped: list[str] = []
-    batches = 0
-    while True:
-        if stop_after is not None and batches >= stop_after:
+
+    async def reseal(row: Any) -> bool:
+        texts = tuple(row[c] for c in EPISODE_TEXTS)
+        new = _resealed_episode(
+            sealer, row["tenant"], row["episode_id"], texts, row["content_hash"], active
+        )
+        if new is None:
             return False
-        async with conn.transaction():
-            rows = await conn.fetch(
-                f"SELECT ctid::text AS id, tenant, episode_id, content_hash,"
-                f" {', '.join(EPISODE_TEXTS)}"
-                f" FROM {qualified} WHERE {cond} AND NOT (ctid::text = ANY($1::text[]))"
-                " LIMIT $2 FOR UPDATE SKIP LOCKED",
-                skipped,
-                batch,
-            )
-            done = 0
-            for row in rows:
-                texts = tuple(row[c] for c in EPISODE_TEXTS)
-                new = _resealed_episode(
-                    sealer, row["tenant"], row["episode_id"], texts, row["content_hash"], active
-                )
-                if new is None:
-                    skipped.append(row["id"])
-                    report.unreadable += 1
-                    continue
-                await conn.execute(
-                    f"UPDATE {qualified} SET user_message = $1, assistant_response = $2,"
-                    " summary = $3, content_hash = $4, lexical_terms = $5"
-                    " WHERE ctid = $6::text::tid",
-                    *new,
-                    lexical.document_terms(*new[:3]),
-                    row["id"],
-                )
-                done += 1
-        batches += 1
-        report.add(f"{qualified}.texts", done)
-        if len(rows) < batch:
-            return True
+        await conn.execute(
+            f"UPDATE {qualified} SET user_message = $1, assistant_response = $2,"
+            " summary = $3, content_hash = $4, lexical_terms = $5"
+            " WHERE ctid = $6::text::tid",
+            *new,
+            lexical.document_terms(*new[:3]),
+            row["id"],
+        )
+        return True
+
+    return await _postgres_pass(
+        conn,
+        f"SELECT ctid::text AS id, tenant, episode_id, content_hash,"
+        f" {', '.join(EPISODE_TEXTS)} FROM {qualified} WHERE {_episode_condition(active)}",
+        (),
+        reseal,
+        batch,
+        f"{qualified}.texts",
+        report,
+        _Batches(stop_after),
+    )
 
 
 async def _rotate_postgres_facts(
@@ -485,38 +475,88 @@ async def _rotate_postgres_facts(
 ) -> None:
     assert sealer.ring is not None
     current = f"{DET_MAGIC}{sealer.ring.active}~"
+
+    async def reseal(row: Any) -> bool:
+        new = sealer.redet(row["tenant"], "fact.object", row["object"])
+        if new is None:
+            return False
+        await conn.execute(
+            f"UPDATE {qualified} SET object = $1, object_key = $2 WHERE ctid = $3::text::tid",
+            new,
+            entity_key(new),
+            row["id"],
+        )
+        return True
+
+    await _postgres_pass(
+        conn,
+        f"SELECT ctid::text AS id, tenant, object FROM {qualified}"
+        " WHERE left(object, $1) = $2 AND left(object, $3) != $4",
+        (len(DET_MAGIC), DET_MAGIC, len(current), current),
+        reseal,
+        batch,
+        f"{qualified}.object",
+        report,
+        _Batches(None),
+    )
+
+
+def _postgres_value_rewrite(
+    conn: Any, sealer: Sealer, qualified: str, col: str, data_type: str
+) -> Callable[[Any], Awaitable[bool]]:
+    cast = "::jsonb" if data_type == "jsonb" else "::json" if data_type == "json" else ""
+
+    async def rewrap(row: Any) -> bool:
+        new = _rewrap_value(sealer, row["v"])
+        if new is None:
+            return False
+        await conn.execute(
+            f"UPDATE {qualified} SET {col} = $1{cast} WHERE ctid = $2::text::tid", new, row["id"]
+        )
+        return True
+
+    return rewrap
+
+
+async def _postgres_pass(
+    conn: Any,
+    select: str,
+    params: Sequence[Any],
+    rewrite: Callable[[Any], Awaitable[bool]],
+    batch: int,
+    place: str,
+    report: RotationReport,
+    batches: _Batches,
+    progress: Callable[[int], object] = _ignore,
+) -> bool:
+    """As `_sqlite_pass`: rewrites the rows `select` finds (with `params`;
+    each row's `id` its ctid), `batch` at a time, each batch one transaction
+    that locks its rows, skipping those another transaction holds."""
     skipped: list[str] = []
+    first = len(params) + 1
     while True:
+        if batches.exhausted():
+            return False
         async with conn.transaction():
             rows = await conn.fetch(
-                f"SELECT ctid::text AS id, tenant, object FROM {qualified}"
-                " WHERE left(object, $1) = $2 AND left(object, $3) != $4"
-                " AND NOT (ctid::text = ANY($5::text[])) LIMIT $6 FOR UPDATE SKIP LOCKED",
-                len(DET_MAGIC),
-                DET_MAGIC,
-                len(current),
-                current,
+                f"{select} AND NOT (ctid::text = ANY(${first}::text[]))"
+                f" LIMIT ${first + 1} FOR UPDATE SKIP LOCKED",
+                *params,
                 skipped,
                 batch,
             )
             done = 0
             for row in rows:
-                new = sealer.redet(row["tenant"], "fact.object", row["object"])
-                if new is None:
+                if await rewrite(row):
+                    done += 1
+                else:
                     skipped.append(row["id"])
                     report.unreadable += 1
-                    continue
-                await conn.execute(
-                    f"UPDATE {qualified} SET object = $1, object_key = $2"
-                    " WHERE ctid = $3::text::tid",
-                    new,
-                    entity_key(new),
-                    row["id"],
-                )
-                done += 1
-        report.add(f"{qualified}.object", done)
+        batches.done += 1
+        report.add(place, done)
+        progress(len(rows))
         if len(rows) < batch:
-            return
+            return True
 
 
 # -- Redis ------------------------------------------------------------------
