@@ -334,23 +334,31 @@ class PostgresBlackboardStore(BlackboardStore):
         decision fails alone; a database failure fails them all and leaves
         nothing behind."""
         try:
-            committed = None
+            answered = False
             known = self._known.get(tenant)
             if known is not None and named(group) <= known.entries.keys():
-                committed = await self._commit_optimistic(tenant, group, known)
+                answered = await self._commit_optimistic(tenant, group, known)
             for _ in range(OPTIMISTIC_ATTEMPTS):
-                if committed is not None:
+                if answered:
                     break
-                committed = await self._commit_optimistic(tenant, group)
-            if committed is None:
-                committed = await self._commit_locked(tenant, group)
+                answered = await self._commit_optimistic(tenant, group)
+            if not answered:
+                await self._commit_locked(tenant, group)
         except BaseException as exc:
+            # Callers already answered committed; a connection that fails to
+            # go back to the pool after that changes nothing for them.
             for pending in group:
                 if not pending.future.done():
                     pending.future.set_exception(exc)
             if not isinstance(exc, Exception):
                 raise
             return
+
+    async def _answer(self, group: list[Pending], committed: _Committed) -> None:
+        """Publishes a committed group and answers its callers. Runs before
+        the connection goes back to the pool: the commit is durable, and
+        asyncpg's release (a task, a timeout, the reset) need not delay the
+        replies."""
         writes, results = committed
         await self._feed.publish([batch for batch, _ in writes])
         for pending, result in zip(group, results, strict=True):
@@ -363,14 +371,14 @@ class PostgresBlackboardStore(BlackboardStore):
 
     async def _commit_optimistic(
         self, tenant: str, group: list[Pending], known: Known | None = None
-    ) -> _Committed | None:
+    ) -> bool:
         """Two round trips and no lock held across them: read the tenant's
         state and the named keys (one statement, one snapshot), decide, then
         one `bb_commit` call that writes the group only if the tenant's
         revision is still the one read (every mutation advances it, so the
         decisions ran on exactly the state they commit on). With `known`,
-        the read is skipped: one round trip. Returns None when another
-        mutation got there first: nothing was written."""
+        the read is skipped: one round trip. Returns False when another
+        mutation got there first: nothing was written, nobody answered."""
         async with self._db.connection("blackboard mutation") as conn:
             if known is None:
                 state, seen = await self._read(conn, tenant, named(group))
@@ -384,23 +392,26 @@ class PostgresBlackboardStore(BlackboardStore):
                 if known is not None:
                     # A refusal or a read must not rest on a copy that may
                     # be stale: answer from a fresh read instead.
-                    return None
-                return writes, results
+                    return False
+                await self._answer(group, (writes, results))
+                return True
             arguments = commit_arguments(tenant, expected, state, writes)
             arguments += audit_arguments(audit_records(group, results, writes))
             arguments.append(state.epoch)  # no erasure since the read (or the copy)
             oldest = await conn.fetchval(_COMMIT, *arguments)
             if oldest is None:
                 self._known.pop(tenant, None)
-                return None
-        if oldest != state.oldest_revision:  # compacted since the read
-            results = [with_oldest(result, oldest) for result in results]
-            state.oldest_revision = oldest
-        for batch, _ in writes:
-            for event in batch.events:
-                seen[batch.board, event.key] = event.entry if event.type == EventType.PUT else None
-        self._remember(tenant, Known(state, seen))
-        return writes, results
+                return False
+            if oldest != state.oldest_revision:  # compacted since the read
+                results = [with_oldest(result, oldest) for result in results]
+                state.oldest_revision = oldest
+            for batch, _ in writes:
+                for event in batch.events:
+                    put = event.type == EventType.PUT
+                    seen[batch.board, event.key] = event.entry if put else None
+            self._remember(tenant, Known(state, seen))
+            await self._answer(group, (writes, results))
+            return True
 
     async def _read(
         self, conn: Connection, tenant: str, wanted: set[tuple[str, str]]
@@ -433,19 +444,21 @@ class PostgresBlackboardStore(BlackboardStore):
             self._known.pop(next(iter(self._known)))  # the oldest remembered
         self._known[tenant] = known
 
-    async def _commit_locked(self, tenant: str, group: list[Pending]) -> _Committed:
-        """The group in one transaction under the tenant's row lock: always
-        succeeds (the fallback when optimistic commits keep losing)."""
+    async def _commit_locked(self, tenant: str, group: list[Pending]) -> None:
+        """The group in one transaction under the tenant's row lock, then
+        answered: always succeeds (the fallback when optimistic commits keep
+        losing)."""
         self._known.pop(tenant, None)
-        async with self._db.transaction("blackboard mutation") as conn:
-            state = await _lock_tenant(conn, tenant)
-            live = await _entries_of(conn, tenant, named(group))
-            writes: list[tuple[RevisionBatch, int]] = []
-            results = [apply(state, live, pending, writes) for pending in group]
-            await _write_batches(conn, state.tenant, writes)
-            records = audit_records(group, results, writes)
-            await conn.executemany(_INSERT_AUDIT, [audit_values(r, tenant) for r in records])
-        return writes, results
+        async with self._db.connection("blackboard mutation") as conn:
+            async with conn.transaction():
+                state = await _lock_tenant(conn, tenant)
+                live = await _entries_of(conn, tenant, named(group))
+                writes: list[tuple[RevisionBatch, int]] = []
+                results = [apply(state, live, pending, writes) for pending in group]
+                await _write_batches(conn, state.tenant, writes)
+                records = audit_records(group, results, writes)
+                await conn.executemany(_INSERT_AUDIT, [audit_values(r, tenant) for r in records])
+            await self._answer(group, (writes, results))  # committed
 
     # ----- reads ----------------------------------------------------------------------
 
