@@ -5,7 +5,9 @@
   of the 10 episodes), against a bare in-process FAISS search on an index of
   the same type over the same vectors, query by query side by side.
   Printed: p50/p99, the p50 ratio and the load average (issue 12's goal:
-  <= 2x at 10,000 vectors, `--vectors 10000`).
+  <= 2x at 10,000 vectors, `--vectors 10000`), and the server's CPU time per
+  Recall (Linux), which a busy machine moves less than the wall times. Each
+  query is asked once: the episodes of its results are read, not cached.
 * Record: RecordEpisode (384-d embedding) one at a time through gRPC, against
   raw inserts of the same rows on the same box (SQLite WAL, synchronous=FULL,
   one transaction per row, plus a FAISS add). Printed: ops/s and the ratio.
