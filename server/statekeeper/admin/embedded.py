@@ -16,15 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from statekeeper.admin.tables import Table
-from statekeeper.admin.transfer import Selection, conflict, placeholders
+from statekeeper.admin.transfer import Selection, conflict, tenant_selection
 from statekeeper.core.memory import lexical
 from statekeeper.storage import schemas
 from statekeeper.storage.embedded.sessions_schema import AUDIT_DIGEST, DATABASE_FILE, audit_digest
 from statekeeper.storage.sql import sqlite_numbered_mark
-
-
-def _params(tenant: str, user: str | None) -> tuple[str, ...]:
-    return (tenant,) if user is None else (tenant, user)
 
 
 def open_existing(data_dir: Path) -> sqlite3.Connection:
@@ -52,10 +48,8 @@ class _Embedded:
         return [row[1] for row in rows if row[1] not in table.generated]
 
     def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
-        """The rows of `table` that belong to `tenant` (and `user`); None
-        when a source takes none of the table."""
-        where = placeholders(table.where(user is not None), sqlite_numbered_mark)
-        return Selection(where, _params(tenant, user))
+        """What is read of `table` (None: nothing); a unit's source narrows it."""
+        return tenant_selection(table, tenant, user, sqlite_numbered_mark)
 
     async def count(self, table: Table, tenant: str, user: str | None) -> int:
         chosen = self.selection(table, tenant, user)

@@ -24,17 +24,13 @@ from typing import Any
 import asyncpg
 
 from statekeeper.admin.tables import Table
-from statekeeper.admin.transfer import Selection, TransferError, conflict, placeholders
+from statekeeper.admin.transfer import Selection, TransferError, conflict, tenant_selection
 from statekeeper.logs import redact
 from statekeeper.storage import schemas
 from statekeeper.storage.sql import postgres_mark
 
 # Rows fetched per round trip of the export cursor.
 PREFETCH = 500
-
-
-def _params(tenant: str, user: str | None) -> tuple[str, ...]:
-    return (tenant,) if user is None else (tenant, user)
 
 
 async def connect(dsn: str) -> asyncpg.Connection:
@@ -72,10 +68,8 @@ class _Postgres:
         return names
 
     def selection(self, table: Table, tenant: str, user: str | None) -> Selection | None:
-        """The rows of `table` that belong to `tenant` (and `user`); None
-        when a source takes none of the table."""
-        where = placeholders(table.where(user is not None), postgres_mark)
-        return Selection(where, _params(tenant, user))
+        """What is read of `table` (None: nothing); a unit's source narrows it."""
+        return tenant_selection(table, tenant, user, postgres_mark)
 
     async def count(self, table: Table, tenant: str, user: str | None) -> int:
         chosen = self.selection(table, tenant, user)

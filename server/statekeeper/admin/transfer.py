@@ -635,6 +635,15 @@ class Selection:
     order: str = ""
 
 
+def tenant_selection(
+    table: Table, tenant: str, user: str | None, style: Callable[[int], str]
+) -> Selection:
+    """The rows of `table` that belong to `tenant` (and `user`), with
+    `style`'s placeholders: what an export reads of the table."""
+    where = placeholders(table.where(user is not None), style)
+    return Selection(where, (tenant,) if user is None else (tenant, user))
+
+
 def placeholders(where: str, style: Callable[[int], str]) -> str:
     """A table filter ({1} tenant, {2} user) in a dialect's parameter style."""
     return where.replace("{1}", style(1)).replace("{2}", style(2))

@@ -12,10 +12,9 @@ references any more, and a restore inserts them if absent.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +57,7 @@ CANDIDATES = (
 )
 
 Key = tuple[str, str]  # (namespace, checkpoint_id)
-ChunkRows = dict[str, tuple[list[str], list[list[Any]]]]
+ChunkRows = chunks.ChunkRows
 
 
 def candidates_query(
@@ -170,13 +169,18 @@ def chunk_rows(path: Path) -> tuple[transfer.Header, dict[str, tuple[list[str], 
     return chunks.chunk_rows(path, tables=HISTORY_TABLES)
 
 
+async def fingerprinted(
+    rows: AsyncIterator[Sequence[Any]], table: str, fingerprint: Fingerprint
+) -> AsyncIterator[Sequence[Any]]:
+    """`rows` of `table`, each added to `fingerprint` as it is read."""
+    async for row in rows:
+        fingerprint.add(table, row)
+        yield row
+
+
 async def tenant_chunk_rows(chunk: Path, tenant: str) -> ChunkRows:
-    """The rows of a history chunk of `tenant`, parsed in a thread (a large
-    history must not stall the event loop); a chunk of another tenant fails."""
-    header, rows = await asyncio.to_thread(chunk_rows, chunk)
-    if header.tenant != tenant:
-        raise transfer.TransferError(f"{chunk} belongs to another tenant")
-    return rows
+    """The rows of a history chunk of `tenant` (see chunks.tenant_chunk_rows)."""
+    return await chunks.tenant_chunk_rows(chunk, tenant, HISTORY_TABLES)
 
 
 def absent_rows(

@@ -31,6 +31,7 @@ from statekeeper.storage.archive.checkpoints import (
     candidates_query,
     chunk_keys,
     exported_history,
+    fingerprinted,
     history_tables,
     keys_of,
     tenant_chunk_rows,
@@ -80,12 +81,12 @@ class _HistorySource(EmbeddedSource):
             return None
         return Selection(where, (tenant, *self._unit), ORDER[table.name])
 
-    async def rows(
+    def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        async for row in super().rows(table, columns, tenant, user):
-            self.fingerprint.add(table.name, row)
-            yield row
+        return fingerprinted(
+            super().rows(table, columns, tenant, user), table.name, self.fingerprint
+        )
 
 
 def _export(data_dir: Path, tenant: str, execution_id: str, path: Path) -> ExportedUnit | None:

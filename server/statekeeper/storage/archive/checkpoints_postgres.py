@@ -68,12 +68,12 @@ class _HistorySource(PostgresSource):
             return None
         return Selection(where, (tenant, *self._unit), history.ORDER[table.name])
 
-    async def rows(
+    def rows(
         self, table: Table, columns: Sequence[str], tenant: str, user: str | None
     ) -> AsyncIterator[Sequence[Any]]:
-        async for row in super().rows(table, columns, tenant, user):
-            self.fingerprint.add(table.name, row)
-            yield row
+        return history.fingerprinted(
+            super().rows(table, columns, tenant, user), table.name, self.fingerprint
+        )
 
 
 async def _history_keys(conn: Connection, tenant: str, execution_id: str) -> list[history.Key]:

@@ -3,6 +3,7 @@ unit, its filter, and the rows of a chunk (an export file, admin/transfer.py).""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from pathlib import Path
@@ -15,6 +16,9 @@ from statekeeper.core.archive.damage import count_as_damage
 # A chunk that is not what its manifest says (another tenant's, another
 # kind's) answers UNAVAILABLE naming its key, never INTERNAL.
 count_as_damage(transfer.TransferError)
+
+# A chunk's rows per table, with their columns.
+ChunkRows = dict[str, tuple[list[str], list[list[Any]]]]
 
 # The tables of a session unit, in the order their rows are restored.
 SESSION_TABLES = ("sessions", "messages", "session_versions", "append_receipts")
@@ -36,13 +40,13 @@ def unit_filter(table: Table, style: Callable[[int], str]) -> str | None:
 
 def chunk_rows(
     path: Path, tables: Collection[str] | None = SESSION_TABLES
-) -> tuple[transfer.Header, dict[str, tuple[list[str], list[list[Any]]]]]:
+) -> tuple[transfer.Header, ChunkRows]:
     """The chunk's header (after its checksum was verified) and its rows per
     table with their columns; a row of a table not in `tables` (None: any)
     fails it."""
     header = transfer.read_header(path)
     columns = {name: cols for name, cols, _ in header.tables}
-    rows: dict[str, tuple[list[str], list[list[Any]]]] = {}
+    rows: ChunkRows = {}
     with transfer.open_lines(path) as stream:
         for line in stream:
             if not line.startswith(b'{"t":'):
@@ -54,6 +58,18 @@ def chunk_rows(
             entry = rows.setdefault(name, (columns[name], []))
             entry[1].append([transfer.decode_value(v) for v in record["r"]])
     return header, rows
+
+
+async def tenant_chunk_rows(
+    chunk: Path, tenant: str, tables: Collection[str] | None = SESSION_TABLES
+) -> ChunkRows:
+    """The rows of a chunk of `tenant` (see `chunk_rows`), parsed in a
+    thread (a large chunk must not stall the event loop); a chunk of
+    another tenant fails."""
+    header, rows = await asyncio.to_thread(chunk_rows, chunk, tables)
+    if header.tenant != tenant:
+        raise transfer.TransferError(f"{chunk} belongs to another tenant")
+    return rows
 
 
 class TablesOf:

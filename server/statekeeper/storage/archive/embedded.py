@@ -16,7 +16,7 @@ from statekeeper.admin.embedded import EmbeddedSource, open_existing
 from statekeeper.admin.tables import Table
 from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
-from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_filter
+from statekeeper.storage.archive.chunks import SESSION_TABLES, tenant_chunk_rows, unit_filter
 from statekeeper.storage.archive.fences import consume_sqlite, mark_sqlite, used_up_sqlite
 from statekeeper.storage.codec import record_from_json
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
@@ -89,9 +89,7 @@ class EmbeddedArchiveDatabase:
     async def restore_session(
         self, tenant: str, session_id: str, chunk: Path, fence: str = ""
     ) -> bool:
-        header, rows = await asyncio.to_thread(chunk_rows, chunk)
-        if header.tenant != tenant:
-            raise transfer.TransferError(f"{chunk} belongs to another tenant")
+        rows = await tenant_chunk_rows(chunk, tenant)
 
         def work(db: sqlite3.Connection) -> bool:
             if db.execute(

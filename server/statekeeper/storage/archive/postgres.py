@@ -5,7 +5,6 @@ restoring the same session at once insert it once)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -18,7 +17,7 @@ from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
 from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
-from statekeeper.storage.archive.chunks import SESSION_TABLES, chunk_rows, unit_filter
+from statekeeper.storage.archive.chunks import SESSION_TABLES, tenant_chunk_rows, unit_filter
 from statekeeper.storage.archive.fences import (
     consume_postgres,
     lock_restore_postgres,
@@ -96,10 +95,7 @@ class PostgresArchiveDatabase:
     async def restore_session(
         self, tenant: str, session_id: str, chunk: Path, fence: str = ""
     ) -> bool:
-        # Parsed in a thread: a large chunk must not stall the event loop.
-        header, rows = await asyncio.to_thread(chunk_rows, chunk)
-        if header.tenant != tenant:
-            raise transfer.TransferError(f"{chunk} belongs to another tenant")
+        rows = await tenant_chunk_rows(chunk, tenant)
         async with self._durable.connection("archive restore") as conn, conn.transaction():
             await lock_restore_postgres(conn, "sessions", tenant, session_id)
             if await conn.fetchval(
