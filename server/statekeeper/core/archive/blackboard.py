@@ -33,12 +33,13 @@ import asyncio
 import bisect
 import contextlib
 import hashlib
+import itertools
 import json
 import re
 import tempfile
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -478,17 +479,19 @@ class ArchivedHistoryReader:
         """The entries of `keys` at `revision` (absent keys left out)."""
         unit = await self._unit_at(tenant, revision, oldest_hot)
         wanted = sorted(set(keys))
-        return await asyncio.to_thread(self._read, unit, tenant, board, wanted, revision)
+        return await asyncio.to_thread(
+            lambda: list(self._versions_at(unit, tenant, board, wanted, revision))
+        )
 
-    def _read(
-        self, unit: _Unit, tenant: str, board: str, keys: list[str], revision: int
-    ) -> list[Entry]:
-        entries = []
+    def _versions_at(
+        self, unit: _Unit, tenant: str, board: str, keys: Iterable[str], revision: int
+    ) -> Iterator[Entry]:
+        """The entries of `keys` (in their order) at `revision`, opened; a
+        key without one there is left out."""
         for key in keys:
             entry = _version_at(unit, (board, key), revision)
             if entry is not None:
-                entries.append(self._open(tenant, entry))
-        return entries
+                yield self._open(tenant, entry)
 
     async def list_entries(
         self,
@@ -504,35 +507,20 @@ class ArchivedHistoryReader:
         """Up to `limit` entries of `board` at `revision` that `matcher`
         selects, with key > `after_key`, by key."""
         unit = await self._unit_at(tenant, revision, oldest_hot, 1 if snapshot else 0)
-        return await asyncio.to_thread(
-            self._list, unit, tenant, board, matcher, revision, after_key, limit
-        )
 
-    def _list(
-        self,
-        unit: _Unit,
-        tenant: str,
-        board: str,
-        matcher: KeyMatcher,
-        revision: int,
-        after_key: str | None,
-        limit: int,
-    ) -> list[Entry]:
-        keys = sorted(
-            key
-            for (row_board, key) in unit.versions
-            if row_board == board
-            and (after_key is None or key > after_key)
-            and matcher.matches(key)
-        )
-        entries: list[Entry] = []
-        for key in keys:
-            entry = _version_at(unit, (board, key), revision)
-            if entry is not None:
-                entries.append(self._open(tenant, entry))
-                if len(entries) >= limit:
-                    break
-        return entries
+        def page() -> list[Entry]:
+            keys = sorted(
+                key
+                for (row_board, key) in unit.versions
+                if row_board == board
+                and (after_key is None or key > after_key)
+                and matcher.matches(key)
+            )
+            return list(
+                itertools.islice(self._versions_at(unit, tenant, board, keys, revision), limit)
+            )
+
+        return await asyncio.to_thread(page)
 
     async def history(
         self,
