@@ -142,10 +142,10 @@ async def test_rows_read_before_a_commit_are_not_kept_after_it(
     finally:
         db.close()
     cache.fill(version, TENANT, USER, episodes)
-    assert cache.lookup(TENANT, USER, [e.vector_key for e in episodes]) is None
+    assert cache.lookup(TENANT, USER, [e.vector_key for e in episodes])[0] is None
     # Stamped with the current version, the same rows are kept.
     cache.fill(cache.version(), TENANT, USER, episodes)
-    assert cache.lookup(TENANT, USER, [e.vector_key for e in episodes]) == episodes
+    assert cache.lookup(TENANT, USER, [e.vector_key for e in episodes])[0] == episodes
 
 
 async def test_the_cache_keeps_at_most_its_capacity(
@@ -158,8 +158,8 @@ async def test_the_cache_keeps_at_most_its_capacity(
     assert len(cache._entries) == 3
     # The newest entries stay: the last three keys are answered.
     last = [e.vector_key for e in episodes[2:]]
-    assert cache.lookup(TENANT, USER, last) == episodes[2:]
-    assert cache.lookup(TENANT, USER, [episodes[0].vector_key]) is None
+    assert cache.lookup(TENANT, USER, last)[0] == episodes[2:]
+    assert cache.lookup(TENANT, USER, [episodes[0].vector_key])[0] is None
 
 
 # ----- through gRPC, both backends ---------------------------------------------

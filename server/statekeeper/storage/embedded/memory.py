@@ -218,19 +218,22 @@ class _EpisodeCache:
             self._db = db
         return self._db
 
-    def lookup(self, tenant: str, user_id: str, keys: Sequence[int]) -> list[Episode] | None:
-        """The episodes of `keys` if every one is cached, by ascending key;
-        else None."""
-        if self.version() is None:
-            return None
+    def lookup(
+        self, tenant: str, user_id: str, keys: Sequence[int]
+    ) -> tuple[list[Episode] | None, int | None]:
+        """The episodes of `keys` if every one is cached, by ascending key,
+        else None; and the version now (for `fill` after a read)."""
+        version = self.version()
+        if version is None:
+            return None, None
         entries = self._entries
         found = []
         for key in sorted(keys):
             episode = entries.get((tenant, user_id, key))
             if episode is None:
-                return None
+                return None, version
             found.append(episode)
-        return found
+        return found, version
 
     def fill(self, version: int | None, tenant: str, user_id: str, found: list[Episode]) -> None:
         """Remembers episodes read after `version` was (see version())."""
@@ -354,10 +357,9 @@ class EmbeddedMemoryStore(MemoryStore):
         wanted = [int(key) for key in keys]
         if include_embedding:  # index loads (a snapshot's tail), restores: as before
             return await self._run(self._by_keys_work(tenant, user_id, wanted, True))
-        cached = self._cache.lookup(tenant, user_id, wanted)
+        cached, version = self._cache.lookup(tenant, user_id, wanted)
         if cached is not None:
             return cached
-        version = self._cache.version()
         work = self._by_keys_work(tenant, user_id, wanted, False)
         found = None
         if len(wanted) <= _INLINE_READ_KEYS:
