@@ -20,6 +20,10 @@ Stores return the matching episodes with their terms and the corpus
 statistics (document count, per-term document frequency); `bm25_scores`
 ranks them. Ranking in Python, not in SQL, keeps the scores the same on
 both backends (PostgreSQL's ts_rank knows no inverse document frequency).
+
+`speaker_tag` and `names_speaker` read who speaks in a transcript turn
+("Caroline: ...") and whether a query names that speaker, for recall's
+gain to the named speaker's turns (core/memory/recall.py).
 """
 
 from __future__ import annotations
