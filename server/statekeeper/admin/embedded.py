@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,14 +83,23 @@ class EmbeddedSource(_Embedded):
             yield row
 
 
-@contextlib.asynccontextmanager
-async def source(data_dir: Path) -> AsyncIterator[EmbeddedSource]:
+@contextlib.contextmanager
+def read_snapshot(data_dir: Path) -> Iterator[sqlite3.Connection]:
+    """The store's file on a connection of its own, inside one read
+    transaction (its first SELECT fixes the snapshot), rolled back and
+    closed at the end: what an export reads."""
     with contextlib.closing(open_existing(data_dir)) as db:
         db.execute("BEGIN")
         try:
-            yield EmbeddedSource(db, data_dir)
+            yield db
         finally:
             db.execute("ROLLBACK")
+
+
+@contextlib.asynccontextmanager
+async def source(data_dir: Path) -> AsyncIterator[EmbeddedSource]:
+    with read_snapshot(data_dir) as db:
+        yield EmbeddedSource(db, data_dir)
 
 
 class EmbeddedTarget(_Embedded):

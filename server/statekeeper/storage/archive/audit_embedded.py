@@ -6,12 +6,11 @@ that the rows are still the exported ones and the delete are atomic)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
 from pathlib import Path
 
 from statekeeper.admin import transfer
-from statekeeper.admin.embedded import EmbeddedSource, open_existing
+from statekeeper.admin.embedded import EmbeddedSource, read_snapshot
 from statekeeper.admin.tables import Table
 from statekeeper.core.archive.audit import ArchivedAuditRecord
 from statekeeper.core.archive.store import ExportedUnit
@@ -45,21 +44,17 @@ class _DaySource(EmbeddedSource):
 def _export(
     data_dir: Path, tenant: str, start: float, end: float, path: Path
 ) -> ExportedUnit | None:
-    with contextlib.closing(open_existing(data_dir)) as db:
-        db.execute("BEGIN")
-        try:
-            ids = [
-                int(row[0])
-                for row in db.execute(
-                    f"SELECT audit_id FROM {TABLE} WHERE {_DAY}", (tenant, start, end)
-                )
-            ]
-            if not ids:
-                return None
-            source = _DaySource(db, data_dir, start, end)
-            summary = asyncio.run(transfer.export(source, path, tenant, None))
-        finally:
-            db.execute("ROLLBACK")
+    with read_snapshot(data_dir) as db:
+        ids = [
+            int(row[0])
+            for row in db.execute(
+                f"SELECT audit_id FROM {TABLE} WHERE {_DAY}", (tenant, start, end)
+            )
+        ]
+        if not ids:
+            return None
+        source = _DaySource(db, data_dir, start, end)
+        summary = asyncio.run(transfer.export(source, path, tenant, None))
     return exported(path, summary, ids)
 
 

@@ -6,7 +6,6 @@ and the chunk parsing and rewriting both share."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import json
 import sqlite3
@@ -17,7 +16,7 @@ from typing import Any, TypeVar, cast
 import asyncpg
 
 from statekeeper.admin import transfer
-from statekeeper.admin.embedded import EmbeddedSource, open_existing
+from statekeeper.admin.embedded import EmbeddedSource, read_snapshot
 from statekeeper.admin.postgres import PostgresSource
 from statekeeper.admin.tables import Table
 from statekeeper.admin.transfer import Selection
@@ -96,18 +95,14 @@ class _EmbeddedRange(EmbeddedSource):
 def _export_embedded(
     data_dir: Path, tenant: str, low: int, high: int, path: Path
 ) -> ExportedUnit | None:
-    with contextlib.closing(open_existing(data_dir)) as db:
-        db.execute("BEGIN")
-        try:
-            row = db.execute(
-                "SELECT oldest_revision FROM bb_tenants WHERE tenant = ?", (tenant,)
-            ).fetchone()
-            if row is None or int(row[0]) != low:
-                return None
-            source = _EmbeddedRange(db, data_dir, low, high)
-            summary = asyncio.run(transfer.export(source, path, tenant, None))
-        finally:
-            db.execute("ROLLBACK")
+    with read_snapshot(data_dir) as db:
+        row = db.execute(
+            "SELECT oldest_revision FROM bb_tenants WHERE tenant = ?", (tenant,)
+        ).fetchone()
+        if row is None or int(row[0]) != low:
+            return None
+        source = _EmbeddedRange(db, data_dir, low, high)
+        summary = asyncio.run(transfer.export(source, path, tenant, None))
     return _exported(summary)
 
 

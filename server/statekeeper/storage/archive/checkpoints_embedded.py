@@ -6,7 +6,6 @@ transaction."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from statekeeper.admin import transfer
-from statekeeper.admin.embedded import EmbeddedSource, open_existing
+from statekeeper.admin.embedded import EmbeddedSource, read_snapshot
 from statekeeper.admin.tables import Table
 from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.store import FENCE, ExportedUnit
@@ -90,32 +89,28 @@ class _HistorySource(EmbeddedSource):
 
 
 def _export(data_dir: Path, tenant: str, execution_id: str, path: Path) -> ExportedUnit | None:
-    with contextlib.closing(open_existing(data_dir)) as db:
-        db.execute("BEGIN")
-        try:
-            keys = [
-                (str(row[0]), str(row[1]))
-                for row in db.execute(
-                    HISTORY_KEYS.format(tenant="?1", execution="?2"), (tenant, execution_id)
-                )
-            ]
-            if not keys:
-                return None
-            params = (tenant, execution_id, _keys_json(keys))
-            source = _HistorySource(db, data_dir, execution_id, params[2])
-            summary = asyncio.run(transfer.export(source, path, tenant, None))
-            checkpoints = _select(db, "cp_checkpoints", ["run_id", "metadata"], params).fetchall()
-            hashes = [row[0] for row in _select(db, "cp_channels", ["content_hash"], params)]
-            # The user of the whole execution (its newest checkpoints too).
-            metadata = [
-                row[0]
-                for row in db.execute(
-                    "SELECT metadata FROM cp_checkpoints WHERE tenant = ? AND execution_id = ?",
-                    (tenant, execution_id),
-                )
-            ]
-        finally:
-            db.execute("ROLLBACK")
+    with read_snapshot(data_dir) as db:
+        keys = [
+            (str(row[0]), str(row[1]))
+            for row in db.execute(
+                HISTORY_KEYS.format(tenant="?1", execution="?2"), (tenant, execution_id)
+            )
+        ]
+        if not keys:
+            return None
+        params = (tenant, execution_id, _keys_json(keys))
+        source = _HistorySource(db, data_dir, execution_id, params[2])
+        summary = asyncio.run(transfer.export(source, path, tenant, None))
+        checkpoints = _select(db, "cp_checkpoints", ["run_id", "metadata"], params).fetchall()
+        hashes = [row[0] for row in _select(db, "cp_channels", ["content_hash"], params)]
+        # The user of the whole execution (its newest checkpoints too).
+        metadata = [
+            row[0]
+            for row in db.execute(
+                "SELECT metadata FROM cp_checkpoints WHERE tenant = ? AND execution_id = ?",
+                (tenant, execution_id),
+            )
+        ]
     run_ids = (row[0] for row in checkpoints)
     fingerprint = source.fingerprint.hexdigest()
     return exported_history(path, keys, run_ids, hashes, fingerprint, metadata, summary)

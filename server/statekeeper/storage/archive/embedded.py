@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from statekeeper.admin import transfer
-from statekeeper.admin.embedded import EmbeddedSource, open_existing
+from statekeeper.admin.embedded import EmbeddedSource, read_snapshot
 from statekeeper.admin.tables import Table
 from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
@@ -36,20 +36,16 @@ class _UnitSource(EmbeddedSource):
 
 
 def _export(data_dir: Path, tenant: str, session_id: str, path: Path) -> ExportedUnit | None:
-    with contextlib.closing(open_existing(data_dir)) as db:
-        db.execute("BEGIN")
-        try:
-            row = db.execute(
-                "SELECT user_id, version FROM sessions WHERE tenant = ? AND session_id = ?",
-                (tenant, session_id),
-            ).fetchone()
-            if row is None:
-                return None
-            user_id, version = str(row[0]), int(row[1])
-            source = _UnitSource(db, data_dir, session_id)
-            summary = asyncio.run(transfer.export(source, path, tenant, user_id))
-        finally:
-            db.execute("ROLLBACK")
+    with read_snapshot(data_dir) as db:
+        row = db.execute(
+            "SELECT user_id, version FROM sessions WHERE tenant = ? AND session_id = ?",
+            (tenant, session_id),
+        ).fetchone()
+        if row is None:
+            return None
+        user_id, version = str(row[0]), int(row[1])
+        source = _UnitSource(db, data_dir, session_id)
+        summary = asyncio.run(transfer.export(source, path, tenant, user_id))
     return ExportedUnit(path, user_id, version, summary.counts, summary.sha256)
 
 

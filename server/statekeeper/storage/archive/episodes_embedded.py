@@ -7,12 +7,11 @@ trigger deletes them, the restore writes them as an import does)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
 from pathlib import Path
 
 from statekeeper.admin import transfer
-from statekeeper.admin.embedded import EmbeddedSource, index_episodes, open_existing
+from statekeeper.admin.embedded import EmbeddedSource, index_episodes, read_snapshot
 from statekeeper.core.archive.episodes import (
     EPISODE_IDS,
     GUARD,
@@ -44,17 +43,13 @@ _GUARD = dialect(GUARD_QUERY, sqlite_numbered_mark)
 
 
 def _export(data_dir: Path, tenant: str, user_id: str, path: Path) -> ExportedUnit | None:
-    with contextlib.closing(open_existing(data_dir)) as db:
-        db.execute("BEGIN")
-        try:
-            rows = db.execute(_GUARD, (tenant, user_id)).fetchall()
-            if not rows:
-                return None
-            # The user's episodes alone (the other tables of a user export are empty).
-            source = TablesOf(EmbeddedSource(db, data_dir), is_unit_table)
-            summary = asyncio.run(transfer.export(source, path, tenant, user_id))
-        finally:
-            db.execute("ROLLBACK")
+    with read_snapshot(data_dir) as db:
+        rows = db.execute(_GUARD, (tenant, user_id)).fetchall()
+        if not rows:
+            return None
+        # The user's episodes alone (the other tables of a user export are empty).
+        source = TablesOf(EmbeddedSource(db, data_dir), is_unit_table)
+        summary = asyncio.run(transfer.export(source, path, tenant, user_id))
     extra = {EPISODE_IDS: [row[4] for row in rows], GUARD: guard_of([row[:4] for row in rows])}
     return ExportedUnit(path, user_id, len(rows), summary.counts, summary.sha256, extra)
 
