@@ -24,10 +24,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from statekeeper import __version__, keys, telemetry, tls
 from statekeeper.adapters.openai_chat import OpenAIChatSummarizer
-from statekeeper.api import reflection, tracing
+from statekeeper.api import reflection, session_servicer, tracing
 from statekeeper.api.admin_servicer import AdminServicer
 from statekeeper.api.interceptor import DomainInterceptor, FailedAuthentications
-from statekeeper.api.session_servicer import SessionServicer
 from statekeeper.capabilities import (
     CAPABILITY_SERVICES,
     ArchivingCapability,
@@ -56,7 +55,7 @@ from statekeeper.storage.factory import build_storage
 from statekeeper.storage.production import ProductionStorage
 from statekeeper.storage.sealing import sealer_for
 from statekeeper.storage.usage import UsageMonitor
-from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, session_pb2, session_pb2_grpc
+from statekeeper_client.v1 import admin_pb2, admin_pb2_grpc, session_pb2
 
 log = logging.getLogger(__name__)
 
@@ -207,9 +206,7 @@ class StatekeeperServer:
                 ("grpc.so_reuseport", 1 if self.reuse_port else 0),
             ],
         )
-        session_pb2_grpc.add_SessionServiceServicer_to_server(
-            SessionServicer(self.sessions), server
-        )
+        session_servicer.register(server, self.sessions)
         # The archive's participant runs before the sessions (a read that
         # starts later finds nothing archived of the user to restore, and one
         # that read a chunk already inserts nothing: the participant marks

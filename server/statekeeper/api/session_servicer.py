@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import grpc
 
 from statekeeper.api import convert
-from statekeeper.api.blackboard_servicer import _Handlers
+from statekeeper.api.handlers import register_with_serializers
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.bounded_cache import BoundedCache, message_bytes
 from statekeeper.core.sessions.models import ContextWindow, Message, SessionFilter, WindowRequest
@@ -246,15 +244,9 @@ def register(server: grpc.aio.Server, sessions: SessionManager) -> None:
     """Adds SessionService, backed by `sessions`, to `server`: the generated
     handlers, with GetContextWindow's response serializer passing the
     servicer's cached bytes through (a polled window is encoded once)."""
-    handlers = _Handlers()
-    session_pb2_grpc.add_SessionServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        SessionServicer(sessions, serialized_windows=True), handlers
+    register_with_serializers(
+        server,
+        session_pb2_grpc.add_SessionServiceServicer_to_server,
+        SessionServicer(sessions, serialized_windows=True),
+        {"GetContextWindow": convert.serialized_response},
     )
-    methods: dict[str, Any] = dict(handlers.methods)
-    methods["GetContextWindow"] = methods["GetContextWindow"]._replace(
-        response_serializer=convert.serialized_response
-    )
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(handlers.service, methods),)
-    )
-    server.add_registered_method_handlers(handlers.service, methods)
