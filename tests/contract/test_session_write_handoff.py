@@ -131,3 +131,34 @@ async def test_run_is_not_starved_by_a_stream_of_writes(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / DATABASE_FILE) as db:
         rows = db.execute("SELECT count(*) FROM messages WHERE tenant=?", (tenant,)).fetchone()
         assert rows[0] == sum(appended)
+
+
+async def test_a_write_that_raises_an_exit_is_answered_and_writes_go_on(tmp_path: Path) -> None:
+    """A write whose work raises a BaseException (an exit, not an error of
+    the write): its caller still gets an answer, its statements are undone,
+    and the next writes still commit (the writer thread does not stop
+    draining)."""
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    tenant = f"t-{uuid.uuid4().hex[:8]}"
+    try:
+
+        def insert_then_exit(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO sessions (tenant, session_id, user_id, agent_id, status,"
+                " create_time, version, state) VALUES (?, 'gone', 'u', '', 1, 0, 1, '{}')",
+                (tenant,),
+            )
+            raise GeneratorExit("stopping")
+
+        with pytest.raises(StorageUnavailableError):
+            await asyncio.wait_for(storage.write(insert_then_exit), scaled(10))
+        sessions = manager_of(storage)
+        await asyncio.wait_for(
+            sessions.create(actor(tenant), "after", SessionDraft(user_id="u")),
+            scaled(10),
+        )
+    finally:
+        await storage.close()
+    with sqlite3.connect(tmp_path / DATABASE_FILE) as db:
+        assert count_sessions(db, tenant) == 1

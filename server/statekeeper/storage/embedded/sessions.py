@@ -723,12 +723,19 @@ class EmbeddedStorage(Storage):
                 error = StorageUnavailableError(f"embedded store error: {exc}")
             for job in jobs:
                 job.error = job.error or error
-        _hand_back(loop, jobs)
-        with self._write_lock:
-            more = bool(self._pending_writes)
-            self._draining = more
-        if more:
-            self._submit_drain(loop)
+        except BaseException:
+            # Not an error of the write (an exit or interrupt): its callers
+            # still get an answer, and the next writes still start a drain.
+            for job in jobs:
+                job.error = job.error or StorageUnavailableError("the embedded store stopped")
+            raise
+        finally:
+            _hand_back(loop, jobs)
+            with self._write_lock:
+                more = bool(self._pending_writes)
+                self._draining = more
+            if more:
+                self._submit_drain(loop)
 
     async def start(self) -> None:
         if self._db is not None:
