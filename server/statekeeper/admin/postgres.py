@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import asyncpg
 
@@ -28,6 +28,9 @@ from statekeeper.admin.transfer import Selection, TransferError, conflict, tenan
 from statekeeper.logs import redact
 from statekeeper.storage import schemas
 from statekeeper.storage.sql import postgres_mark
+
+if TYPE_CHECKING:
+    from statekeeper.storage.postgres.sessions import PostgresStorage
 
 # Rows fetched per round trip of the export cursor.
 PREFETCH = 500
@@ -106,6 +109,18 @@ class PostgresSource(_Postgres):
         )
         async for record in self._conn.cursor(query, *chosen.params, prefetch=PREFETCH):
             yield tuple(record.values())
+
+
+@contextlib.asynccontextmanager
+async def pooled_snapshot(durable: PostgresStorage, what: str) -> AsyncIterator[asyncpg.Connection]:
+    """A pooled connection of `durable` inside one read-only REPEATABLE
+    READ transaction (every statement sees one snapshot): what the export
+    of one archive unit reads."""
+    async with (
+        durable.connection(what) as conn,
+        conn.transaction(isolation="repeatable_read", readonly=True),
+    ):
+        yield cast(asyncpg.Connection, conn)
 
 
 @contextlib.asynccontextmanager

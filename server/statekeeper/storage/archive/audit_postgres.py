@@ -6,12 +6,11 @@ that day committed after the export stays hot, with nothing deleted)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
 
 import asyncpg
 
 from statekeeper.admin import transfer
-from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.postgres import PostgresSource, pooled_snapshot
 from statekeeper.admin.tables import Table
 from statekeeper.core.archive.audit import ArchivedAuditRecord
 from statekeeper.core.archive.store import ExportedUnit
@@ -72,16 +71,13 @@ class PostgresAuditArchive:
     async def export_day(
         self, tenant: str, start: float, end: float, path: Path
     ) -> ExportedUnit | None:
-        async with (
-            self._durable.connection("audit archive export") as conn,
-            conn.transaction(isolation="repeatable_read", readonly=True),
-        ):
+        async with pooled_snapshot(self._durable, "audit archive export") as conn:
             rows = await conn.fetch(
                 f"SELECT audit_id FROM {TABLE} WHERE {_DAY}", tenant, start, end
             )
             if not rows:
                 return None
-            source = _DaySource(cast(asyncpg.Connection, conn), start, end)
+            source = _DaySource(conn, start, end)
             summary = await transfer.export(source, path, tenant, None)
         return exported(path, summary, [int(row[0]) for row in rows])
 

@@ -17,7 +17,7 @@ import asyncpg
 
 from statekeeper.admin import transfer
 from statekeeper.admin.embedded import EmbeddedSource, read_snapshot
-from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.postgres import PostgresSource, pooled_snapshot
 from statekeeper.admin.tables import Table
 from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.blackboard import (
@@ -281,16 +281,13 @@ class PostgresHistoryDatabase:
     async def export_range(
         self, tenant: str, low: int, high: int, path: Path
     ) -> ExportedUnit | None:
-        async with (
-            self._durable.connection("blackboard archive export") as conn,
-            conn.transaction(isolation="repeatable_read", readonly=True),
-        ):
+        async with pooled_snapshot(self._durable, "blackboard archive export") as conn:
             oldest = await conn.fetchval(
                 "SELECT oldest_revision FROM bb_tenants WHERE tenant = $1", tenant
             )
             if oldest is None or int(oldest) != low:
                 return None
-            source = _PostgresRange(cast(asyncpg.Connection, conn), low, high)
+            source = _PostgresRange(conn, low, high)
             # The rows are read here, on the event loop (asyncpg); the JSON
             # and zstd encoding runs in a worker thread (_ThreadedSource).
             loop = asyncio.get_running_loop()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import asyncpg
 
 from statekeeper.admin import transfer
-from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.postgres import PostgresSource, pooled_snapshot
 from statekeeper.admin.tables import Table
 from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.checkpoints import CAPABILITY
@@ -126,14 +126,11 @@ class PostgresHistoryDatabase:
     async def export_history(
         self, tenant: str, execution_id: str, path: Path
     ) -> ExportedUnit | None:
-        async with (
-            self._durable.connection("archive checkpoint export") as conn,
-            conn.transaction(isolation="repeatable_read", readonly=True),
-        ):
+        async with pooled_snapshot(self._durable, "archive checkpoint export") as conn:
             keys = await _history_keys(conn, tenant, execution_id)
             if not keys:
                 return None
-            source = _HistorySource(cast(asyncpg.Connection, conn), execution_id, keys)
+            source = _HistorySource(conn, execution_id, keys)
             summary = await transfer.export(source, path, tenant, None)
             params = (tenant, execution_id, *_key_arrays(keys))
             checkpoints = await conn.fetch(

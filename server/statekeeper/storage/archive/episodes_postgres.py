@@ -8,12 +8,10 @@ vectors (storage/postgres/memory_feed.py)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
-
-import asyncpg
+from typing import TYPE_CHECKING
 
 from statekeeper.admin import transfer
-from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.postgres import PostgresSource, pooled_snapshot
 from statekeeper.core.archive.episodes import (
     CAPABILITY,
     EPISODE_IDS,
@@ -61,17 +59,12 @@ class PostgresEpisodeArchive:
         return [IdleUser(row[0], row[1], float(row[2])) for row in rows]
 
     async def export_user(self, tenant: str, user_id: str, path: Path) -> ExportedUnit | None:
-        async with (
-            self._durable.connection("archive episodes export") as conn,
-            conn.transaction(isolation="repeatable_read", readonly=True),
-        ):
+        async with pooled_snapshot(self._durable, "archive episodes export") as conn:
             rows = await conn.fetch(_GUARD, tenant, user_id)
             if not rows:
                 return None
             # The user's episodes alone (the other tables of a user export are empty).
-            source = TablesOf(
-                PostgresSource(cast(asyncpg.Connection, conn)), archived.is_unit_table
-            )
+            source = TablesOf(PostgresSource(conn), archived.is_unit_table)
             summary = await transfer.export(source, path, tenant, user_id)
         extra = {
             EPISODE_IDS: [row[4] for row in rows],

@@ -8,12 +8,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import cast
 
 import asyncpg
 
 from statekeeper.admin import transfer
-from statekeeper.admin.postgres import PostgresSource
+from statekeeper.admin.postgres import PostgresSource, pooled_snapshot
 from statekeeper.admin.tables import Table
 from statekeeper.admin.transfer import Selection
 from statekeeper.core.archive.store import ExportedUnit, SessionCandidate
@@ -76,10 +75,7 @@ class PostgresArchiveDatabase:
         ]
 
     async def export_session(self, tenant: str, session_id: str, path: Path) -> ExportedUnit | None:
-        async with (
-            self._durable.connection("archive export") as conn,
-            conn.transaction(isolation="repeatable_read", readonly=True),
-        ):
+        async with pooled_snapshot(self._durable, "archive export") as conn:
             row = await conn.fetchrow(
                 "SELECT user_id, version FROM sessions WHERE tenant = $1 AND session_id = $2",
                 tenant,
@@ -88,7 +84,7 @@ class PostgresArchiveDatabase:
             if row is None:
                 return None
             user_id, version = str(row["user_id"]), int(row["version"])
-            source = _UnitSource(cast(asyncpg.Connection, conn), session_id)
+            source = _UnitSource(conn, session_id)
             summary = await transfer.export(source, path, tenant, user_id)
         return ExportedUnit(path, user_id, version, summary.counts, summary.sha256)
 
