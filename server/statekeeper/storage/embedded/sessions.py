@@ -21,9 +21,6 @@ from typing import TypeVar
 from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
 from statekeeper.core.audit.store import AuditStore
 from statekeeper.core.errors import (
-    AlreadyExistsError,
-    ConcurrentModificationError,
-    NotFoundError,
     StorageUnavailableError,
 )
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
@@ -50,6 +47,17 @@ from statekeeper.storage.embedded.sessions_schema import (
 )
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.shared.erasure import session_steps
+from statekeeper.storage.shared.sessions import (
+    cas_failure,
+    receipt_from_row,
+    receipt_sequences,
+    request_reused,
+    session_exists,
+    session_statements,
+    session_values,
+    version_bound,
+    version_values,
+)
 from statekeeper.storage.sql import (
     AUDIT_COLUMNS,
     MESSAGE_COLUMNS,
@@ -71,6 +79,8 @@ M = TypeVar("M", Message, MessageMeta)
 
 
 _HOT_CACHE_SIZE = 10_000
+
+_SQL = session_statements(sqlite_mark, "rolled_back = 0")
 
 
 class _HotRecords:
@@ -137,23 +147,9 @@ class _SqliteSessionStore(SessionStore):
 
         def work(db: sqlite3.Connection) -> None:
             try:
-                db.execute(
-                    "INSERT INTO sessions (tenant, session_id, user_id, agent_id, status,"
-                    " create_time, expire_time, version, state) VALUES (?,?,?,?,?,?,?,?,?)",
-                    (
-                        tenant,
-                        record.session_id,
-                        record.user_id,
-                        record.agent_id,
-                        int(record.status),
-                        record.create_time,
-                        record.expire_time,
-                        record.version,
-                        record_to_json(record),
-                    ),
-                )
+                db.execute(_SQL.insert_session, session_values(tenant, record))
             except sqlite3.IntegrityError as exc:
-                raise AlreadyExistsError(f"session {record.session_id!r} already exists") from exc
+                raise session_exists(record.session_id) from exc
             _insert_version(db, tenant, record.session_id, version)
             _insert_audit(db, tenant, audit)
 
@@ -166,9 +162,7 @@ class _SqliteSessionStore(SessionStore):
         generation = self._hot.generation
 
         def work(db: sqlite3.Connection) -> SessionRecord | None:
-            row = db.execute(
-                "SELECT state FROM sessions WHERE tenant=? AND session_id=?", (tenant, session_id)
-            ).fetchone()
+            row = db.execute(_SQL.state, (tenant, session_id)).fetchone()
             return None if row is None else record_from_json(row["state"])
 
         record = await self._backend.read(work)
@@ -240,16 +234,10 @@ class _SqliteSessionStore(SessionStore):
         audit: AuditRecord | None = None,
     ) -> None:
         def work(db: sqlite3.Connection) -> None:
-            row = db.execute(
-                "SELECT version FROM sessions WHERE tenant=? AND session_id=?",
-                (tenant, session_id),
-            ).fetchone()
-            if row is None:
-                raise NotFoundError(f"session {session_id!r} not found")
-            if expected_version > 0 and row["version"] != expected_version:
-                raise ConcurrentModificationError(
-                    f"session {session_id!r} is at version {row['version']}"
-                )
+            row = db.execute(_SQL.current_version, (tenant, session_id)).fetchone()
+            current = None if row is None else row["version"]
+            if current is None or (expected_version > 0 and current != expected_version):
+                raise cas_failure(session_id, current, expected_version)
             _delete_session_rows(db, tenant, session_id)
             _insert_audit(db, tenant, audit)
 
@@ -263,11 +251,7 @@ class _SqliteSessionStore(SessionStore):
         limit: int,
         include_rolled_back: bool,
     ) -> list[Message]:
-        visibility = "" if include_rolled_back else " AND rolled_back = 0"
-        sql = (
-            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
-            f" AND sequence > ?{visibility} ORDER BY sequence LIMIT ?"
-        )
+        sql = _SQL.all_messages if include_rolled_back else _SQL.visible_messages
 
         def work(db: sqlite3.Connection) -> list[Message]:
             rows = db.execute(sql, (tenant, session_id, after_sequence, limit))
@@ -328,9 +312,7 @@ class _SqliteSessionStore(SessionStore):
     ) -> list[Message]:
         def work(db: sqlite3.Connection) -> list[Message]:
             rows = db.execute(
-                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=? AND session_id=?"
-                " AND sequence > ? AND sequence < ? AND rolled_back = 0"
-                " ORDER BY sequence DESC LIMIT ?",
+                _SQL.recent_messages,
                 (tenant, session_id, after_sequence, before_sequence, limit),
             )
             return [message_from_row(row) for row in rows][::-1]
@@ -339,33 +321,18 @@ class _SqliteSessionStore(SessionStore):
 
     async def get_append_receipt(self, tenant: str, request_id: str) -> AppendReceipt | None:
         def work(db: sqlite3.Connection) -> AppendReceipt | None:
-            row = db.execute(
-                "SELECT session_id, first_sequence, last_sequence, version FROM append_receipts"
-                " WHERE tenant=? AND request_id=?",
-                (tenant, request_id),
-            ).fetchone()
-            if row is None:
-                return None
-            return AppendReceipt(
-                session_id=row["session_id"],
-                first_sequence=row["first_sequence"],
-                last_sequence=row["last_sequence"],
-                version=row["version"],
-            )
+            row = db.execute(_SQL.receipt, (tenant, request_id)).fetchone()
+            return None if row is None else receipt_from_row(row)
 
         return await self._backend.read(work)
 
     async def list_versions(
         self, tenant: str, session_id: str, before_version: int, limit: int
     ) -> list[SessionVersion]:
-        bound = before_version if before_version > 0 else 2**62
+        bound = version_bound(before_version)
 
         def work(db: sqlite3.Connection) -> list[SessionVersion]:
-            rows = db.execute(
-                "SELECT * FROM session_versions WHERE tenant=? AND session_id=? AND version < ?"
-                " ORDER BY version DESC LIMIT ?",
-                (tenant, session_id, bound, limit),
-            )
+            rows = db.execute(_SQL.versions, (tenant, session_id, bound, limit))
             return [version_from_row(row) for row in rows]
 
         return await self._backend.read(work)
@@ -374,10 +341,7 @@ class _SqliteSessionStore(SessionStore):
         self, tenant: str, session_id: str, version: int
     ) -> SessionVersion | None:
         def work(db: sqlite3.Connection) -> SessionVersion | None:
-            row = db.execute(
-                "SELECT * FROM session_versions WHERE tenant=? AND session_id=? AND version=?",
-                (tenant, session_id, version),
-            ).fetchone()
+            row = db.execute(_SQL.version, (tenant, session_id, version)).fetchone()
             return None if row is None else version_from_row(row)
 
         return await self._backend.read(work)
@@ -502,23 +466,10 @@ def _insert_version(
     snapshot: str | None = None,
 ) -> None:
     """`snapshot`: version.snapshot already encoded, if it is at hand."""
-    db.execute(
-        "INSERT INTO session_versions (tenant, session_id, version, parent_version,"
-        " change_kind, create_time, snapshot) VALUES (?,?,?,?,?,?,?)",
-        (
-            tenant,
-            session_id,
-            version.version,
-            version.parent_version,
-            int(version.change_kind),
-            version.create_time,
-            snapshot or record_to_json(version.snapshot),
-        ),
-    )
+    db.execute(_SQL.insert_version, version_values(tenant, session_id, version, snapshot))
 
 
 def _insert_receipt(db: sqlite3.Connection, tenant: str, change: SessionChange) -> None:
-    sequences = [m.sequence for m in change.new_messages]
     try:
         db.execute(
             "INSERT INTO append_receipts (tenant, request_id, session_id, first_sequence,"
@@ -527,13 +478,12 @@ def _insert_receipt(db: sqlite3.Connection, tenant: str, change: SessionChange) 
                 tenant,
                 change.request_id,
                 change.record.session_id,
-                min(sequences, default=0),
-                max(sequences, default=0),
+                *receipt_sequences(change),
                 change.record.version,
             ),
         )
     except sqlite3.IntegrityError as exc:
-        raise AlreadyExistsError(f"request_id {change.request_id!r} was used before") from exc
+        raise request_reused(change.request_id) from exc
 
 
 def _reset_visibility(db: sqlite3.Connection, tenant: str, record: SessionRecord) -> None:
@@ -552,14 +502,8 @@ def _explain_cas_failure(
     db: sqlite3.Connection, tenant: str, session_id: str, expected_version: int
 ) -> None:
     """Raises NotFoundError or ConcurrentModificationError (always raises)."""
-    row = db.execute(
-        "SELECT version FROM sessions WHERE tenant=? AND session_id=?", (tenant, session_id)
-    ).fetchone()
-    if row is None:
-        raise NotFoundError(f"session {session_id!r} not found")
-    raise ConcurrentModificationError(
-        f"session {session_id!r} is at version {row['version']}, not {expected_version}"
-    )
+    row = db.execute(_SQL.current_version, (tenant, session_id)).fetchone()
+    raise cas_failure(session_id, None if row is None else row["version"], expected_version)
 
 
 def _delete_session_rows(db: sqlite3.Connection, tenant: str, session_id: str) -> None:

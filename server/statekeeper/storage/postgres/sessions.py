@@ -37,9 +37,6 @@ from statekeeper.core import observations
 from statekeeper.core.audit.models import AuditFilter, AuditRecord, ChainLink
 from statekeeper.core.audit.store import AuditStore
 from statekeeper.core.errors import (
-    AlreadyExistsError,
-    ConcurrentModificationError,
-    NotFoundError,
     StorageUnavailableError,
 )
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
@@ -59,6 +56,17 @@ from statekeeper.storage.codec import record_from_json, record_to_json
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.postgres.erasure import run_steps
 from statekeeper.storage.shared.erasure import Step, session_steps
+from statekeeper.storage.shared.sessions import (
+    cas_failure,
+    receipt_from_row,
+    receipt_sequences,
+    request_reused,
+    session_exists,
+    session_statements,
+    session_values,
+    version_bound,
+    version_values,
+)
 from statekeeper.storage.sql import (
     AUDIT_COLUMNS,
     MESSAGE_COLUMNS,
@@ -76,6 +84,9 @@ from statekeeper.storage.sql import (
 )
 
 log = logging.getLogger(__name__)
+
+_SQL = session_statements(postgres_mark, "NOT rolled_back")
+_INSERT_AUDIT = f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)"
 
 M = TypeVar("M", Message, MessageMeta)
 
@@ -122,17 +133,15 @@ SELECT count(*) FROM changed CROSS JOIN audit
 """
 
 
-def _apply_change_args(tenant: str, change: SessionChange, state: str) -> list[object]:
+def _change_row(change: SessionChange, state: str, own_snapshot: str | None) -> tuple[object, ...]:
+    """A change's values in the order of _APPLY_GROUP's input columns (and of
+    _APPLY_CHANGE's from $2 on, its messages set in before the receipt's):
+    session_id, agent_id, status, expire_time, version, state, expected,
+    parent_version, change_kind, create_time, snapshot, request_id,
+    first_sequence, last_sequence. A snapshot that is the new record itself
+    is `own_snapshot`."""
     record, version = change.record, change.version
-    columns: list[list[object]] = [[] for _ in range(12)]
-    for message in change.new_messages:
-        for column, value in zip(columns, message_values(tenant, "", message)[2:], strict=True):
-            column.append(value)
-    sequences = [m.sequence for m in change.new_messages]
-    audit = change.audit
-    audit_args = audit_values(audit, tenant)[1:] if audit else (None,) * 8
-    return [
-        tenant,
+    return (
         record.session_id,
         record.agent_id,
         int(record.status),
@@ -143,12 +152,25 @@ def _apply_change_args(tenant: str, change: SessionChange, state: str) -> list[o
         version.parent_version,
         int(version.change_kind),
         version.create_time,
-        # The snapshot is the new record itself (encoded once).
-        state if version.snapshot is record else record_to_json(version.snapshot),
-        *columns[:11],
+        own_snapshot if version.snapshot is record else record_to_json(version.snapshot),
         change.request_id or None,
-        min(sequences, default=0),
-        max(sequences, default=0),
+        *receipt_sequences(change),
+    )
+
+
+def _apply_change_args(tenant: str, change: SessionChange, state: str) -> list[object]:
+    columns: list[list[object]] = [[] for _ in range(12)]
+    for message in change.new_messages:
+        _append_row(columns, message_values(tenant, "", message)[2:])
+    audit = change.audit
+    audit_args = audit_values(audit, tenant)[1:] if audit else (None,) * 8
+    # The snapshot is the new record itself (encoded once).
+    row = _change_row(change, state, state)
+    return [
+        tenant,
+        *row[:11],
+        *columns[:11],
+        *row[11:],
         *audit_args,
         columns[11],  # $35, tool_call_ids: added after the others kept their numbers
     ]
@@ -226,27 +248,9 @@ def _apply_group_args(tenant: str, group: Sequence[_Queued]) -> list[object]:
     messages: list[list[object]] = [[] for _ in range(13)]
     audits: list[list[object]] = [[] for _ in range(10)]
     for arrival, queued in enumerate(group):
-        change, state = queued.change, queued.state
-        record, version = change.record, change.version
-        sequences = [m.sequence for m in change.new_messages]
-        row = (
-            record.session_id,
-            record.agent_id,
-            int(record.status),
-            record.expire_time,
-            record.version,
-            state,
-            change.expected_version,
-            version.parent_version,
-            int(version.change_kind),
-            version.create_time,
-            # The snapshot is the new record itself (sent once, NULL here).
-            None if version.snapshot is record else record_to_json(version.snapshot),
-            change.request_id or None,
-            min(sequences, default=0),
-            max(sequences, default=0),
-        )
-        _append_row(sessions, row)
+        change, record = queued.change, queued.change.record
+        # The snapshot is the new record itself (sent once, NULL here).
+        _append_row(sessions, _change_row(change, queued.state, None))
         for message in change.new_messages:
             _append_row(messages, message_values(tenant, record.session_id, message)[1:])
         if change.audit is not None:
@@ -444,30 +448,15 @@ class PostgresSessionStore(SessionStore):
         record = version.snapshot
         async with self._db.transaction("create session") as conn:
             try:
-                await conn.execute(
-                    "INSERT INTO sessions (tenant, session_id, user_id, agent_id, status,"
-                    " create_time, expire_time, version, state)"
-                    " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
-                    tenant,
-                    record.session_id,
-                    record.user_id,
-                    record.agent_id,
-                    int(record.status),
-                    record.create_time,
-                    record.expire_time,
-                    record.version,
-                    record_to_json(record),
-                )
+                await conn.execute(_SQL.insert_session, *session_values(tenant, record))
             except asyncpg.UniqueViolationError as exc:
-                raise AlreadyExistsError(f"session {record.session_id!r} already exists") from exc
+                raise session_exists(record.session_id) from exc
             await _insert_version(conn, tenant, record.session_id, version)
             await _insert_audit(conn, tenant, audit)
 
     async def get_session(self, tenant: str, session_id: str) -> SessionRecord | None:
         async with self._db.connection("get session") as conn:
-            state = await conn.fetchval(
-                "SELECT state FROM sessions WHERE tenant=$1 AND session_id=$2", tenant, session_id
-            )
+            state = await conn.fetchval(_SQL.state, tenant, session_id)
         return None if state is None else record_from_json(state)
 
     async def list_sessions(
@@ -601,9 +590,7 @@ class PostgresSessionStore(SessionStore):
             except asyncpg.UniqueViolationError as exc:
                 if exc.constraint_name != "append_receipts_pkey":
                     raise
-                raise AlreadyExistsError(
-                    f"request_id {change.request_id!r} was used before"
-                ) from exc
+                raise request_reused(change.request_id) from exc
             if not changed:
                 await _explain_cas_failure(
                     conn, tenant, change.record.session_id, change.expected_version
@@ -638,16 +625,9 @@ class PostgresSessionStore(SessionStore):
         limit: int,
         include_rolled_back: bool,
     ) -> list[Message]:
-        visibility = "" if include_rolled_back else " AND NOT rolled_back"
+        sql = _SQL.all_messages if include_rolled_back else _SQL.visible_messages
         async with self._db.connection("list messages") as conn:
-            rows = await conn.fetch(
-                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=$1 AND session_id=$2"
-                f" AND sequence > $3{visibility} ORDER BY sequence LIMIT $4",
-                tenant,
-                session_id,
-                after_sequence,
-                limit,
-            )
+            rows = await conn.fetch(sql, tenant, session_id, after_sequence, limit)
         return [message_from_row(row) for row in rows]
 
     async def get_messages(
@@ -720,9 +700,7 @@ class PostgresSessionStore(SessionStore):
     ) -> list[Message]:
         async with self._db.connection("list recent messages") as conn:
             rows = await conn.fetch(
-                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant=$1 AND session_id=$2"
-                " AND sequence > $3 AND sequence < $4 AND NOT rolled_back"
-                " ORDER BY sequence DESC LIMIT $5",
+                _SQL.recent_messages,
                 tenant,
                 session_id,
                 after_sequence,
@@ -733,33 +711,15 @@ class PostgresSessionStore(SessionStore):
 
     async def get_append_receipt(self, tenant: str, request_id: str) -> AppendReceipt | None:
         async with self._db.connection("get receipt") as conn:
-            row = await conn.fetchrow(
-                "SELECT session_id, first_sequence, last_sequence, version FROM append_receipts"
-                " WHERE tenant=$1 AND request_id=$2",
-                tenant,
-                request_id,
-            )
-        if row is None:
-            return None
-        return AppendReceipt(
-            session_id=row["session_id"],
-            first_sequence=row["first_sequence"],
-            last_sequence=row["last_sequence"],
-            version=row["version"],
-        )
+            row = await conn.fetchrow(_SQL.receipt, tenant, request_id)
+        return None if row is None else receipt_from_row(row)
 
     async def list_versions(
         self, tenant: str, session_id: str, before_version: int, limit: int
     ) -> list[SessionVersion]:
-        bound = before_version if before_version > 0 else 2**62
         async with self._db.connection("list versions") as conn:
             rows = await conn.fetch(
-                "SELECT * FROM session_versions WHERE tenant=$1 AND session_id=$2"
-                " AND version < $3 ORDER BY version DESC LIMIT $4",
-                tenant,
-                session_id,
-                bound,
-                limit,
+                _SQL.versions, tenant, session_id, version_bound(before_version), limit
             )
         return [version_from_row(row) for row in rows]
 
@@ -767,12 +727,7 @@ class PostgresSessionStore(SessionStore):
         self, tenant: str, session_id: str, version: int
     ) -> SessionVersion | None:
         async with self._db.connection("get version") as conn:
-            row = await conn.fetchrow(
-                "SELECT * FROM session_versions WHERE tenant=$1 AND session_id=$2 AND version=$3",
-                tenant,
-                session_id,
-                version,
-            )
+            row = await conn.fetchrow(_SQL.version, tenant, session_id, version)
         return None if row is None else version_from_row(row)
 
     async def delete_expired_sessions(
@@ -806,7 +761,7 @@ class PostgresSessionStore(SessionStore):
                 # commit in insertion order, so sweepers on other replicas
                 # take them in the same order and cannot deadlock.
                 await conn.executemany(
-                    f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+                    _INSERT_AUDIT,
                     [
                         audit_values(
                             audit.for_entity(row["tenant"], row["session_id"], row["version"]),
@@ -922,30 +877,14 @@ async def _explain_cas_failure(
     conn: Connection, tenant: str, session_id: str, expected_version: int
 ) -> None:
     """Raises NotFoundError or ConcurrentModificationError (always raises)."""
-    current = await conn.fetchval(
-        "SELECT version FROM sessions WHERE tenant=$1 AND session_id=$2", tenant, session_id
-    )
-    if current is None:
-        raise NotFoundError(f"session {session_id!r} not found")
-    raise ConcurrentModificationError(
-        f"session {session_id!r} is at version {current}, not {expected_version}"
-    )
+    current = await conn.fetchval(_SQL.current_version, tenant, session_id)
+    raise cas_failure(session_id, current, expected_version)
 
 
 async def _insert_version(
     conn: Connection, tenant: str, session_id: str, version: SessionVersion
 ) -> None:
-    await conn.execute(
-        "INSERT INTO session_versions (tenant, session_id, version, parent_version,"
-        " change_kind, create_time, snapshot) VALUES ($1,$2,$3,$4,$5,$6,$7)",
-        tenant,
-        session_id,
-        version.version,
-        version.parent_version,
-        int(version.change_kind),
-        version.create_time,
-        record_to_json(version.snapshot),
-    )
+    await conn.execute(_SQL.insert_version, *version_values(tenant, session_id, version))
 
 
 async def _reset_visibility(conn: Connection, tenant: str, record: SessionRecord) -> None:
@@ -965,7 +904,4 @@ async def _reset_visibility(conn: Connection, tenant: str, record: SessionRecord
 
 async def _insert_audit(conn: Connection, tenant: str, audit: AuditRecord | None) -> None:
     if audit is not None:
-        await conn.execute(
-            f"INSERT INTO audit_log ({AUDIT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)",
-            *audit_values(audit, tenant),
-        )
+        await conn.execute(_INSERT_AUDIT, *audit_values(audit, tenant))
