@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -33,6 +34,7 @@ from statekeeper.core.items.store import ItemStore
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory.vector_index import VectorIndexes
 from statekeeper.core.messagebus.service import MessageBus
+from statekeeper.core.messagebus.store import InboxNotifier, MessageStore, ReplyWaiters
 from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.core.privacy.service import Participant, UserEraser
 from statekeeper.core.schema_upgrades import builtin_registry
@@ -148,19 +150,38 @@ class BlackboardCapability:
         await self.store.close()
 
 
-class EmbeddedMessageBus:
-    def __init__(self, storage: EmbeddedStorage, settings: Settings) -> None:
-        self.store = sealed.messages(EmbeddedMessageStore(storage), sealer_for(settings))
+class _Link(Protocol):
+    """A connection a capability keeps besides its store (Redis pub/sub)."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class MessageBusCapability:
+    """The message bus over either backend's store. Wake-ups and replies stay
+    in process on the embedded store; in production they cross replicas over
+    Redis pub/sub (without Redis: idle polling) through `links`, started
+    after the store and stopped, in reverse order, before it closes."""
+
+    def __init__(
+        self,
+        store: MessageStore,
+        notifier: InboxNotifier,
+        waiters: ReplyWaiters,
+        settings: Settings,
+        links: Sequence[_Link] = (),
+    ) -> None:
+        self.store = store
+        self.links = links
         self.bus = MessageBus(
-            self.store,
-            InProcessInboxNotifier(),
-            InProcessReplyWaiters(),
-            settings.capability_limits.messagebus,
-            settings.limits,
+            store, notifier, waiters, settings.capability_limits.messagebus, settings.limits
         )
 
     async def start(self) -> None:
         await self.store.start()
+        for link in self.links:
+            await link.start()
         await self.bus.start()
 
     def register(self, server: grpc.aio.Server) -> None:
@@ -170,6 +191,8 @@ class EmbeddedMessageBus:
         await self.bus.stop()
 
     async def close(self) -> None:
+        for link in reversed(self.links):
+            await link.stop()
         await self.store.close()
 
 
@@ -316,45 +339,6 @@ class ProductionMemory:
         await self.store.close()
 
 
-class ProductionMessageBus:
-    """Message bus on PostgreSQL; wake-ups and replies cross replicas over
-    Redis pub/sub (without Redis: idle polling)."""
-
-    def __init__(self, storage: ProductionStorage, settings: Settings) -> None:
-        url, prefix = settings.redis_url or None, settings.redis_key_prefix
-        self.store = sealed.messages(
-            PostgresMessageStore(storage.durable, migrate=settings.migrate_on_start),
-            sealer_for(settings),
-        )
-        self.notifier = RedisInboxNotifier(url, prefix)
-        self.waiters = RedisReplyWaiters(url, prefix)
-        self.bus = MessageBus(
-            self.store,
-            self.notifier,
-            # Replies cross Redis sealed for sensitive tenants, as stored.
-            sealed.waiters(self.waiters, sealer_for(settings)),
-            settings.capability_limits.messagebus,
-            settings.limits,
-        )
-
-    async def start(self) -> None:
-        await self.store.start()
-        await self.notifier.start()
-        await self.waiters.start()
-        await self.bus.start()
-
-    def register(self, server: grpc.aio.Server) -> None:
-        messagebus_servicer.register(server, self.bus)
-
-    async def drain(self) -> None:
-        await self.bus.stop()
-
-    async def close(self) -> None:
-        await self.waiters.stop()
-        await self.notifier.stop()
-        await self.store.close()
-
-
 class Items:
     """ItemService: namespaced JSON items (LangGraph's BaseStore)."""
 
@@ -403,6 +387,32 @@ def blackboard_on(
         ),
         limits,
         storage,
+    )
+
+
+def messagebus_on(
+    storage: EmbeddedStorage | ProductionStorage, settings: Settings
+) -> MessageBusCapability:
+    sealer = sealer_for(settings)
+    if isinstance(storage, EmbeddedStorage):
+        return MessageBusCapability(
+            sealed.messages(EmbeddedMessageStore(storage), sealer),
+            InProcessInboxNotifier(),
+            InProcessReplyWaiters(),
+            settings,
+        )
+    url, prefix = settings.redis_url or None, settings.redis_key_prefix
+    notifier = RedisInboxNotifier(url, prefix)
+    waiters = RedisReplyWaiters(url, prefix)
+    return MessageBusCapability(
+        sealed.messages(
+            PostgresMessageStore(storage.durable, migrate=settings.migrate_on_start), sealer
+        ),
+        notifier,
+        # Replies cross Redis sealed for sensitive tenants, as stored.
+        sealed.waiters(waiters, sealer),
+        settings,
+        links=(notifier, waiters),
     )
 
 
@@ -456,7 +466,7 @@ def build_capabilities(
             ProductionMemory(storage, settings, sessions, counter, summarizer),
             checkpoints_on(storage, settings),
             blackboard_on(storage, settings),
-            ProductionMessageBus(storage, settings),
+            messagebus_on(storage, settings),
             items_on(storage, settings),
         ]
     if not isinstance(storage, EmbeddedStorage):
@@ -476,7 +486,7 @@ def build_capabilities(
         Memory(memory),
         checkpoints_on(storage, settings),
         blackboard_on(storage, settings),
-        EmbeddedMessageBus(storage, settings),
+        messagebus_on(storage, settings),
         items_on(storage, settings),
     ]
 
@@ -522,7 +532,7 @@ def user_eraser(
         elif isinstance(capability, BlackboardCapability):
             participants.append(Participant("blackboard", capability.store))
             participants.extend(capability.archive_participants)
-        elif isinstance(capability, EmbeddedMessageBus | ProductionMessageBus):
+        elif isinstance(capability, MessageBusCapability):
             participants.append(Participant("messagebus", capability.store))
         elif isinstance(capability, Items):
             participants.append(Participant("items", capability.store))
