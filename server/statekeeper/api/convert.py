@@ -104,23 +104,16 @@ def session_draft(session: pb.Session, field: str = "session") -> SessionDraft:
     )
 
 
+# The updatable fields of a Session: those set when not empty, and the
+# message fields, set when present (an empty context_variables is a value).
+_VALUE_PATHS = ("agent_id", "status", "active_tools", "pending_tool_calls", "metadata")
+_MESSAGE_PATHS = ("context_variables", "ttl")
+
+
 def set_paths(session: pb.Session) -> set[str]:
     """The updatable fields that are set, for an update without a mask."""
-    paths: set[str] = set()
-    if session.agent_id:
-        paths.add("agent_id")
-    if session.status:
-        paths.add("status")
-    if session.HasField("context_variables"):
-        paths.add("context_variables")
-    if session.active_tools:
-        paths.add("active_tools")
-    if session.pending_tool_calls:
-        paths.add("pending_tool_calls")
-    if session.metadata:
-        paths.add("metadata")
-    if session.HasField("ttl"):
-        paths.add("ttl")
+    paths = {path for path in _VALUE_PATHS if getattr(session, path)}
+    paths.update(path for path in _MESSAGE_PATHS if session.HasField(path))
     return paths
 
 
