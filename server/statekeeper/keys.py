@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import logging
 import os
 import re
@@ -31,6 +30,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
+from statekeeper.core.tasks import cancel_and_wait
 from statekeeper.core.tenancy import Authenticator, hash_key, is_key_hash
 
 log = logging.getLogger("statekeeper.keys")
@@ -191,10 +191,7 @@ class KeysFile:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait([task])
 
     async def _poll_forever(self) -> None:
         while True:

@@ -19,7 +19,6 @@ store at start.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -51,6 +50,7 @@ from statekeeper.core.memory.vector_index import (
 )
 from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import Summarizer
+from statekeeper.core.tasks import cancel_and_wait
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
 from statekeeper.storage.embedded.memory_promotion import EmbeddedPromotionStore
@@ -258,11 +258,9 @@ class MemoryApp:
         if self.promoter is not None:
             self._sessions.remove_append_listener(self.promoter.notify)
             await self.promoter.stop()
-        for task in (self._rebuild, self._saver):
-            if task is not None and not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        # One already done is not awaited: its outcome was the start's to see.
+        running = [t for t in (self._rebuild, self._saver) if t is not None and not t.done()]
+        await cancel_and_wait(running)
         try:
             await self.indexes.save_snapshots()
         except Exception:  # a failed save costs a rebuild at the next start, no data

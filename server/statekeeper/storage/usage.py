@@ -20,13 +20,13 @@ default) and only while some tenant has a stored-bytes quota. With
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sqlite3
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from statekeeper.core.errors import StorageUnavailableError
+from statekeeper.core.tasks import cancel_and_wait
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.interfaces import Storage
 from statekeeper.storage.production import ProductionStorage
@@ -137,7 +137,4 @@ class UsageMonitor:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait([task])

@@ -10,7 +10,6 @@ needs no retry loop here: the decision sees exactly the state it commits on.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import enum
 import logging
 import time
@@ -40,6 +39,7 @@ from statekeeper.core.blackboard.models import (
 from statekeeper.core.blackboard.store import ArchivedHistory, BlackboardStore, HistoryCompactor
 from statekeeper.core.blackboard.watch import LiveSender, WatchHub, WatchMessage, WatchSpec
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
+from statekeeper.core.tasks import cancel_and_wait
 from statekeeper.core.validation import check_non_negative
 
 log = logging.getLogger(__name__)
@@ -213,12 +213,8 @@ class Blackboard:
 
     async def stop(self) -> None:
         """Stops background work and ends every open watch (UNAVAILABLE)."""
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._tasks = []
+        tasks, self._tasks = self._tasks, []
+        await cancel_and_wait(tasks)
         await self.hub.stop()
 
     async def _expire_forever(self) -> None:

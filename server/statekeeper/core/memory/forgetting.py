@@ -44,6 +44,7 @@ from statekeeper.core.memory.models import (
 from statekeeper.core.memory.semantic import FactExtractor, new_fact_id, resolve_fact
 from statekeeper.core.memory.store import EpisodeStore, FactStore
 from statekeeper.core.memory.vector_index import IndexEntry, VectorChange, VectorIndexes
+from statekeeper.core.tasks import cancel_and_wait
 from statekeeper.core.validation import check_id
 
 log = logging.getLogger(__name__)
@@ -428,12 +429,8 @@ class MemoryMaintenance:
                 self._tasks.append(asyncio.create_task(_every(interval, name, job), name=name))
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._tasks = []
+        tasks, self._tasks = self._tasks, []
+        await cancel_and_wait(tasks)
 
     async def _forget_all(self) -> None:
         for tenant in await self._store.tenants():

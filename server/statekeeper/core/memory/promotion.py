@@ -77,7 +77,6 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import contextlib
 import logging
 import time
 from collections import OrderedDict
@@ -93,6 +92,7 @@ from statekeeper.core.memory.semantic import SemanticMemory
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.sessions.models import Message, Role, SessionRecord
 from statekeeper.core.sessions.service import SessionManager
+from statekeeper.core.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -372,12 +372,8 @@ class SessionPromoter:
     async def stop(self) -> None:
         """Marks what is still queued (so the next start's sweep promotes it)
         and stops the background tasks."""
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._tasks = []
+        tasks, self._tasks = self._tasks, []
+        await cancel_and_wait(tasks)
         pending = [*self._queue.values(), *self._overflow.values()]
         if pending:
             try:

@@ -40,6 +40,7 @@ from statekeeper.core.messagebus.models import (
     new_message_id,
 )
 from statekeeper.core.messagebus.store import InboxNotifier, MessageStore, ReplyWaiters
+from statekeeper.core.tasks import cancel_and_wait
 from statekeeper.core.validation import check_id, check_metadata, check_non_negative, check_text
 
 log = logging.getLogger(__name__)
@@ -137,11 +138,8 @@ class MessageBus:
         self._closing = True
         self._notifier.close()
         self._waiters.close(StorageUnavailableError("the server is shutting down; ask again"))
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
-            self._sweeper = None
+        sweeper, self._sweeper = self._sweeper, None
+        await cancel_and_wait([sweeper])
 
     async def _sweep_forever(self) -> None:
         while True:
