@@ -12,7 +12,7 @@ import contextlib
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -289,23 +289,27 @@ class _SqliteSessionStore(SessionStore):
         max_messages: int,
     ) -> list[MessageMeta]:
         tail: WindowTail[MessageMeta] = WindowTail(max_tokens, max_messages)
-        sql = f"SELECT {WINDOW_META_COLUMNS} FROM messages{_TAIL_WHERE}"
-        return await self._backend.read(
-            lambda db: _read_tail(
-                db, sql, (tenant, session_id, after_sequence), meta_from_row, tail
-            )
+        return await self._tail(
+            _TAIL_META, (tenant, session_id, after_sequence), meta_from_row, tail
         )
 
     async def list_window_messages(
         self, tenant: str, session_id: str, after_sequence: int, max_tokens: int
     ) -> list[Message]:
         tail: WindowTail[Message] = WindowTail(max_tokens, _UNLIMITED)
-        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages{_TAIL_WHERE}"
-        return await self._backend.read(
-            lambda db: _read_tail(
-                db, sql, (tenant, session_id, after_sequence), message_from_row, tail
-            )
+        return await self._tail(
+            _TAIL_MESSAGES, (tenant, session_id, after_sequence), message_from_row, tail
         )
+
+    def _tail(
+        self,
+        sql: str,
+        params: tuple[object, ...],
+        from_row: Callable[[sqlite3.Row], M],
+        tail: WindowTail[M],
+    ) -> Awaitable[list[M]]:
+        # Returns the read itself: no coroutine of its own on the window path.
+        return self._backend.read(lambda db: _read_tail(db, sql, params, from_row, tail))
 
     async def list_recent_messages(
         self, tenant: str, session_id: str, after_sequence: int, before_sequence: int, limit: int
@@ -381,6 +385,8 @@ class _SqliteSessionStore(SessionStore):
 _TAIL_WHERE = (
     " WHERE tenant=? AND session_id=? AND sequence > ? AND rolled_back = 0 ORDER BY sequence DESC"
 )
+_TAIL_META = f"SELECT {WINDOW_META_COLUMNS} FROM messages{_TAIL_WHERE}"
+_TAIL_MESSAGES = f"SELECT {MESSAGE_COLUMNS} FROM messages{_TAIL_WHERE}"
 _UNLIMITED = 2**62
 
 
