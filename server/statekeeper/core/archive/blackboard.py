@@ -56,8 +56,7 @@ from statekeeper.core.blackboard.models import (
     Header,
     RevisionBatch,
     RevisionCompactedError,
-    Value,
-    ValueKind,
+    entry_from_columns,
     tombstone,
 )
 from statekeeper.core.errors import InvalidArgumentError, StorageUnavailableError
@@ -584,28 +583,6 @@ def _index(rows: list[dict[str, Any]], low: int, high: int) -> _Unit:
     return _Unit(low, high, versions, revisions, by_revision, size)
 
 
-def _entry(row: dict[str, Any]) -> Entry:
-    value = None
-    if row["kind"] is not None:
-        value = Value(
-            ValueKind(row["kind"]),
-            bytes(row["data"]),
-            row["content_type"] or "",
-            row["schema_version"] or 0,
-        )
-    return Entry(
-        board=row["board"],
-        key=row["key"],
-        value=value,
-        create_revision=row["create_revision"],
-        mod_revision=row["revision"],
-        version=row["version"],
-        writer_agent_id=row["writer"],
-        expire_time=row["expire_time"],
-        update_time=row["update_time"],
-    )
-
-
 def _version_at(unit: _Unit, key: tuple[str, str], revision: int) -> Entry | None:
     """The key's newest version at or below `revision`, if it is a PUT
     (found by bisection of the key's revisions)."""
@@ -615,7 +592,7 @@ def _version_at(unit: _Unit, key: tuple[str, str], revision: int) -> Entry | Non
     found = unit.versions[key][at - 1]
     if found["event_type"] != EventType.PUT:
         return None
-    return _entry(found)
+    return entry_from_columns(found)
 
 
 def _batch(
@@ -629,7 +606,7 @@ def _batch(
     for row in rows:
         event_type = EventType(row["event_type"])
         if event_type == EventType.PUT:
-            entry = open_entry(tenant, _entry(row))
+            entry = open_entry(tenant, entry_from_columns(row))
         else:
             entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
         previous = None

@@ -12,7 +12,7 @@ import enum
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from statekeeper.core.errors import StatekeeperError
 
@@ -186,6 +186,41 @@ class Entry:
             self.expire_time,
             self.update_time,
         )
+
+
+class Columns(Protocol):
+    """One stored version by column name: a table row (sqlite3.Row,
+    asyncpg.Record) or a row of an archived unit, which keeps the names."""
+
+    def __getitem__(self, name: str, /) -> Any: ...
+
+
+def value_from_columns(row: Columns) -> Value | None:
+    """The version's value; None for a removal (no kind). A missing content
+    type or schema version (columns nullable) reads as the default."""
+    if row["kind"] is None:
+        return None
+    return Value(
+        ValueKind(row["kind"]),
+        bytes(row["data"]),
+        row["content_type"] or "",
+        row["schema_version"] or 0,
+    )
+
+
+def entry_from_columns(row: Columns) -> Entry:
+    """The entry one stored version holds (`revision` is its mod revision)."""
+    return Entry(
+        board=row["board"],
+        key=row["key"],
+        value=value_from_columns(row),
+        create_revision=row["create_revision"],
+        mod_revision=row["revision"],
+        version=row["version"],
+        writer_agent_id=row["writer"],
+        expire_time=row["expire_time"],
+        update_time=row["update_time"],
+    )
 
 
 def tombstone(board: str, key: str, revision: int, now: float) -> Entry:

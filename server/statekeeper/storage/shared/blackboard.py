@@ -8,8 +8,7 @@ from statekeeper.core.blackboard.models import (
     Header,
     RevisionBatch,
     RevisionCompactedError,
-    Value,
-    ValueKind,
+    entry_from_columns,
 )
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.storage.sql import Row
@@ -36,26 +35,8 @@ def visible(entry: Entry, visible_at: float | None) -> bool:
     return visible_at is None or not entry.is_expired(visible_at)
 
 
-def value_from_row(row: Row) -> Value | None:
-    if row["kind"] is None:
-        return None
-    return Value(
-        ValueKind(row["kind"]), bytes(row["data"]), row["content_type"], row["schema_version"]
-    )
-
-
-def entry_from_row(row: Row) -> Entry:
-    return Entry(
-        board=row["board"],
-        key=row["key"],
-        value=value_from_row(row),
-        create_revision=row["create_revision"],
-        mod_revision=row["revision"],
-        version=row["version"],
-        writer_agent_id=row["writer"],
-        expire_time=row["expire_time"],
-        update_time=row["update_time"],
-    )
+# One mapper for table rows and archived rows (they keep the column names).
+entry_from_row = entry_from_columns
 
 
 def batch_from(tenant: str, row: Row, events: list[Event]) -> RevisionBatch:
