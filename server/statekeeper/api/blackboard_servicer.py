@@ -11,6 +11,7 @@ from typing import Any
 import grpc
 
 from statekeeper.api import blackboard_convert as convert
+from statekeeper.api.handlers import register_with_serializers
 from statekeeper.api.interceptor import current_actor, current_tenant
 from statekeeper.core.blackboard.service import Blackboard
 from statekeeper.core.blackboard.watch import WatchMessage
@@ -297,30 +298,9 @@ def register(server: grpc.aio.Server, blackboard: Blackboard) -> None:
     """Adds BlackboardService, backed by `blackboard`, to `server`: the
     generated handlers, with Watch's response serializer passing the
     servicer's bytes through."""
-    handlers = _Handlers()
-    blackboard_pb2_grpc.add_BlackboardServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        BlackboardServicer(blackboard), handlers
+    register_with_serializers(
+        server,
+        blackboard_pb2_grpc.add_BlackboardServiceServicer_to_server,
+        BlackboardServicer(blackboard),
+        {"Watch": convert.serialized_watch_response},
     )
-    methods = dict(handlers.methods)
-    methods["Watch"] = methods["Watch"]._replace(
-        response_serializer=convert.serialized_watch_response
-    )
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(handlers.service, methods),)
-    )
-    server.add_registered_method_handlers(handlers.service, methods)
-
-
-class _Handlers:
-    """Takes the method handlers the generated code would add to a server."""
-
-    def __init__(self) -> None:
-        self.service = ""
-        self.methods: dict[str, Any] = {}
-
-    def add_generic_rpc_handlers(self, handlers: object) -> None:
-        pass  # the registered handlers below name the same methods
-
-    def add_registered_method_handlers(self, service: str, methods: dict[str, Any]) -> None:
-        self.service = service
-        self.methods = methods
