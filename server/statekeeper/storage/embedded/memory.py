@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-import numpy as np
-
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.lexical import LexicalCandidate, LexicalMatches, Neighbour
@@ -62,15 +60,23 @@ from statekeeper.storage.shared.memory import (
     episode_from_row,
     episode_values,
     fact_from_row,
+    latest_model_sql,
+    manifest_rows_sql,
     neighbourhood_from_rows,
     predicate_from_row,
+    vector_batch,
+    vector_manifest,
+    vector_rows_sql,
 )
-from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values
+from statekeeper.storage.sql import AUDIT_COLUMNS, audit_values, sqlite_mark
 
 T = TypeVar("T")
 
 
 _CHUNK = 500  # SQLite caps bound parameters per statement
+_VECTOR_ROWS = vector_rows_sql(sqlite_mark)
+_MANIFEST_ROWS = manifest_rows_sql(sqlite_mark)
+_LATEST_MODEL = latest_model_sql(sqlite_mark)
 # Lexical statistics kept (see _CorpusStats): users, and terms per user.
 _STATS_USERS = 256
 _STATS_TERMS = 4096
@@ -537,53 +543,20 @@ class EmbeddedMemoryStore(MemoryStore):
 
     async def load_vectors(self, tenant: str, user_id: str) -> VectorBatch | None:
         def work(db: sqlite3.Connection) -> VectorBatch | None:
-            rows = db.execute(
-                "SELECT vector_key, embedding, dimension, importance, occur_time FROM"
-                " memory_episodes WHERE tenant=? AND user_id=? AND dimension > 0"
-                " ORDER BY vector_key",
-                (tenant, user_id),
-            ).fetchall()
+            rows = db.execute(_VECTOR_ROWS, (tenant, user_id)).fetchall()
             if not rows:
                 return None
-            model_row = db.execute(
-                "SELECT embedding_model FROM memory_episodes WHERE tenant=? AND user_id=?"
-                " AND embedding_source=? ORDER BY vector_key DESC LIMIT 1",
-                (tenant, user_id, int(ValueSource.MODEL)),
-            ).fetchone()
-            dimension = int(rows[0]["dimension"])
-            matrix = np.frombuffer(b"".join(row["embedding"] for row in rows), dtype="<f4")
-            return VectorBatch(
-                keys=np.fromiter((row["vector_key"] for row in rows), np.int64, len(rows)),
-                vectors=matrix.astype(np.float32).reshape(len(rows), dimension),
-                importance=np.fromiter((row["importance"] for row in rows), np.float32),
-                occur_time=np.fromiter((row["occur_time"] for row in rows), np.float64),
-                embedding_model=model_row[0] if model_row else "",
-            )
+            return vector_batch(rows, _latest_model(db, tenant, user_id))
 
         return await self._run(work)
 
     async def vector_manifest(self, tenant: str, user_id: str) -> VectorManifest | None:
         def work(db: sqlite3.Connection) -> VectorManifest | None:
             # One database thread runs every store call: no write between.
-            rows = db.execute(
-                "SELECT vector_key, importance, occur_time, dimension FROM memory_episodes"
-                " WHERE tenant=? AND user_id=? AND dimension > 0",
-                (tenant, user_id),
-            ).fetchall()
-            model_row = db.execute(
-                "SELECT embedding_model FROM memory_episodes WHERE tenant=? AND user_id=?"
-                " AND embedding_source=? ORDER BY vector_key DESC LIMIT 1",
-                (tenant, user_id, int(ValueSource.MODEL)),
-            ).fetchone()
+            rows = db.execute(_MANIFEST_ROWS, (tenant, user_id)).fetchall()
             if not rows:
                 return None
-            return VectorManifest(
-                keys=np.fromiter((row[0] for row in rows), np.int64, len(rows)),
-                importance=np.fromiter((row[1] for row in rows), np.float32, len(rows)),
-                occur_time=np.fromiter((row[2] for row in rows), np.float64, len(rows)),
-                dimension=int(rows[0][3]),
-                embedding_model=model_row[0] if model_row else "",
-            )
+            return vector_manifest(rows, _latest_model(db, tenant, user_id))
 
         return await self._run(work)
 
@@ -1041,3 +1014,8 @@ def _database_file(db: sqlite3.Connection) -> str:
 def _chunks(items: Sequence[T]) -> Iterable[Sequence[T]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
+
+
+def _latest_model(db: sqlite3.Connection, tenant: str, user_id: str) -> str:
+    row = db.execute(_LATEST_MODEL, (tenant, user_id, int(ValueSource.MODEL))).fetchone()
+    return row[0] if row else ""

@@ -46,8 +46,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.memory import lexical
@@ -79,7 +77,6 @@ from statekeeper.storage.postgres.memory_episodes import (
     episode_clauses,
     episode_columns_of,
     established_dimensions,
-    vector_batch,
     write_episode_audits,
 )
 from statekeeper.storage.postgres.memory_facts import (
@@ -103,12 +100,22 @@ from statekeeper.storage.shared.memory import (
     episode_columns,
     episode_from_row,
     fact_from_row,
+    latest_model_sql,
+    manifest_rows_sql,
     neighbourhood_from_rows,
     predicate_from_row,
+    vector_batch,
+    vector_manifest,
+    vector_rows_sql,
 )
+from statekeeper.storage.sql import postgres_mark
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.sessions import Connection
+
+_VECTOR_ROWS = vector_rows_sql(postgres_mark)
+_MANIFEST_ROWS = manifest_rows_sql(postgres_mark)
+_LATEST_MODEL = latest_model_sql(postgres_mark)
 
 # The episodes recorded just before and just after each wanted one in its
 # session: one index probe each (memory_episodes_session_key). An episode
@@ -494,22 +501,10 @@ class PostgresMemoryStore(MemoryStore):
             self._db.connection("load vectors") as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
-            rows = await conn.fetch(
-                "SELECT vector_key, embedding, dimension, importance, occur_time FROM"
-                " memory_episodes WHERE tenant=$1 AND user_id=$2 AND dimension > 0"
-                " ORDER BY vector_key",
-                tenant,
-                user_id,
-            )
+            rows = await conn.fetch(_VECTOR_ROWS, tenant, user_id)
             if not rows:
                 return None
-            model = await conn.fetchval(
-                "SELECT embedding_model FROM memory_episodes WHERE tenant=$1 AND user_id=$2"
-                " AND embedding_source=$3 ORDER BY vector_key DESC LIMIT 1",
-                tenant,
-                user_id,
-                int(ValueSource.MODEL),
-            )
+            model = await conn.fetchval(_LATEST_MODEL, tenant, user_id, int(ValueSource.MODEL))
         return vector_batch(rows, model or "")
 
     async def vector_manifest(self, tenant: str, user_id: str) -> VectorManifest | None:
@@ -517,28 +512,11 @@ class PostgresMemoryStore(MemoryStore):
             self._db.connection("vector manifest") as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
-            rows = await conn.fetch(
-                "SELECT vector_key, importance, occur_time, dimension FROM memory_episodes"
-                " WHERE tenant=$1 AND user_id=$2 AND dimension > 0",
-                tenant,
-                user_id,
-            )
+            rows = await conn.fetch(_MANIFEST_ROWS, tenant, user_id)
             if not rows:
                 return None
-            model = await conn.fetchval(
-                "SELECT embedding_model FROM memory_episodes WHERE tenant=$1 AND user_id=$2"
-                " AND embedding_source=$3 ORDER BY vector_key DESC LIMIT 1",
-                tenant,
-                user_id,
-                int(ValueSource.MODEL),
-            )
-        return VectorManifest(
-            keys=np.fromiter((row[0] for row in rows), np.int64, len(rows)),
-            importance=np.fromiter((row[1] for row in rows), np.float32, len(rows)),
-            occur_time=np.fromiter((row[2] for row in rows), np.float64, len(rows)),
-            dimension=int(rows[0][3]),
-            embedding_model=model or "",
-        )
+            model = await conn.fetchval(_LATEST_MODEL, tenant, user_id, int(ValueSource.MODEL))
+        return vector_manifest(rows, model or "")
 
     async def index_owners(self) -> list[tuple[str, str]]:
         async with self._db.connection("index owners") as conn:

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from statekeeper.core.audit.models import AuditRecord
 from statekeeper.core.memory import lexical
@@ -15,7 +13,6 @@ from statekeeper.core.memory.models import (
     DimensionMismatchError,
     Episode,
     EpisodeFilter,
-    VectorBatch,
 )
 from statekeeper.storage.postgres.memory_facts import (
     Params,
@@ -158,15 +155,3 @@ def episode_clauses(
         # the document is a parameter, so any key or value is safe.
         clauses.append(f"metadata @> {params.add(json.dumps(episode_filter.metadata))}::jsonb")
     return clauses, params
-
-
-def vector_batch(rows: Sequence[Any], embedding_model: str) -> VectorBatch:
-    dimension = int(rows[0]["dimension"])
-    matrix = np.frombuffer(b"".join(row["embedding"] for row in rows), dtype="<f4")
-    return VectorBatch(
-        keys=np.fromiter((row["vector_key"] for row in rows), np.int64, len(rows)),
-        vectors=matrix.astype(np.float32).reshape(len(rows), dimension),
-        importance=np.fromiter((row["importance"] for row in rows), np.float32, len(rows)),
-        occur_time=np.fromiter((row["occur_time"] for row in rows), np.float64, len(rows)),
-        embedding_model=embedding_model,
-    )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +17,8 @@ from statekeeper.core.memory.models import (
     NeighbourhoodQuery,
     Predicate,
     ValueSource,
+    VectorBatch,
+    VectorManifest,
 )
 from statekeeper.storage.codec import dumps
 from statekeeper.storage.sql import Row
@@ -138,3 +141,54 @@ def neighbourhood_from_rows(query: NeighbourhoodQuery, rows: Sequence[Row]) -> N
 def _ids(value: str | list[str]) -> tuple[str, ...]:
     """An id list: JSON text on SQLite, a text[] on PostgreSQL."""
     return tuple(json.loads(value) if isinstance(value, str) else value)
+
+
+def vector_rows_sql(mark: Callable[[int], str]) -> str:
+    """A user's embedded episodes, the vectors' rows, by vector key."""
+    return (
+        "SELECT vector_key, embedding, dimension, importance, occur_time FROM"
+        f" memory_episodes WHERE tenant={mark(1)} AND user_id={mark(2)} AND dimension > 0"
+        " ORDER BY vector_key"
+    )
+
+
+def manifest_rows_sql(mark: Callable[[int], str]) -> str:
+    """A user's embedded episodes, without their vectors."""
+    return (
+        "SELECT vector_key, importance, occur_time, dimension FROM memory_episodes"
+        f" WHERE tenant={mark(1)} AND user_id={mark(2)} AND dimension > 0"
+    )
+
+
+def latest_model_sql(mark: Callable[[int], str]) -> str:
+    """The embedding model of a user's newest model-embedded episode
+    (parameters: tenant, user, `ValueSource.MODEL`)."""
+    return (
+        f"SELECT embedding_model FROM memory_episodes WHERE tenant={mark(1)}"
+        f" AND user_id={mark(2)} AND embedding_source={mark(3)}"
+        " ORDER BY vector_key DESC LIMIT 1"
+    )
+
+
+def vector_batch(rows: Sequence[Any], embedding_model: str) -> VectorBatch:
+    """The vectors of `vector_rows_sql`'s rows (at least one)."""
+    dimension = int(rows[0]["dimension"])
+    matrix = np.frombuffer(b"".join(row["embedding"] for row in rows), dtype="<f4")
+    return VectorBatch(
+        keys=np.fromiter((row["vector_key"] for row in rows), np.int64, len(rows)),
+        vectors=matrix.astype(np.float32).reshape(len(rows), dimension),
+        importance=np.fromiter((row["importance"] for row in rows), np.float32, len(rows)),
+        occur_time=np.fromiter((row["occur_time"] for row in rows), np.float64, len(rows)),
+        embedding_model=embedding_model,
+    )
+
+
+def vector_manifest(rows: Sequence[Any], embedding_model: str) -> VectorManifest:
+    """The manifest of `manifest_rows_sql`'s rows (at least one)."""
+    return VectorManifest(
+        keys=np.fromiter((row[0] for row in rows), np.int64, len(rows)),
+        importance=np.fromiter((row[1] for row in rows), np.float32, len(rows)),
+        occur_time=np.fromiter((row[2] for row in rows), np.float64, len(rows)),
+        dimension=int(rows[0][3]),
+        embedding_model=embedding_model,
+    )
