@@ -15,7 +15,12 @@ import pytest
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.episodes import EpisodeDraft, RecallQuery
 from statekeeper.core.memory.models import Ranking
-from statekeeper.core.memory.recall import asks_about, questions_asked
+from statekeeper.core.memory.recall import (
+    _MAX_QUESTIONS,
+    _QUESTION_SCAN_CHARS,
+    asks_about,
+    questions_asked,
+)
 from statekeeper.memory_app import MemoryApp
 from tests.memory.helpers import memory_app
 
@@ -35,10 +40,23 @@ FEBRUARY = datetime(2024, 2, 1, 12, tzinfo=UTC).timestamp()
         ("", "Would you adopt a pet?", ["Would you adopt a pet?"]),
         ("I adopted a pet.", "Anything else I can help with?", []),
         ("Look: https://example.com/search?q=cats", "", []),
+        # The speaker tag is no part of the question: a query naming
+        # Caroline does not make "How are you?" a question on its topic.
+        ("Caroline: How are you?", "", ["How are you?"]),
     ],
 )
 def test_questions_asked(user: str, assistant: str, questions: list[str]) -> None:
     assert questions_asked(user, assistant) == questions
+
+
+def test_a_hostile_text_yields_a_bounded_number_of_questions() -> None:
+    """64 KiB of question marks (within the text limit) gives the first few
+    questions only, and none past the characters read: recall reads the
+    questions of 50 candidates on the event loop."""
+    assert questions_asked("cats " + "?" * 65_000, "") == ["cats ?"] + ["?"] * (_MAX_QUESTIONS - 1)
+    late = "a" * _QUESTION_SCAN_CHARS + " What got you into pottery?"
+    assert questions_asked(late, "") == []
+    assert not asks_about(questions_asked(late, ""), {"pottery"})
 
 
 @pytest.mark.parametrize(

@@ -252,11 +252,23 @@ def bm25_texts(query: str, documents: Sequence[str]) -> list[float]:
 _SPEAKER_TAG = re.compile(r"\s*([^\W\d_][^\W_]*(?:[ '.\-]{1,2}[^\W\d_][^\W_]*){0,2})\.?\s*:(?!/)")
 
 
+# A tag is a few words at the opening: only that much of a text is folded
+# to look for one (NFKC over a whole 64 KiB text can take tens of ms).
+_TAG_SCAN_CHARS = 200
+
+
 def speaker_tag(text: str) -> str | None:
     """Who speaks in `text` when it is written as a transcript turn ("Name:
     what they said"), case-folded; None if it opens with no tag."""
-    found = _SPEAKER_TAG.match(unicodedata.normalize("NFKC", text))
+    found = _SPEAKER_TAG.match(unicodedata.normalize("NFKC", text[:_TAG_SCAN_CHARS]))
     return found.group(1).casefold() if found else None
+
+
+def without_speaker_tag(text: str) -> str:
+    """`text` (NFKC-folded) without the speaker tag it opens with, if any
+    (see speaker_tag)."""
+    found = _SPEAKER_TAG.match(text)
+    return text[found.end() :] if found else text
 
 
 def names_speaker(query_text: str, wanted: Sequence[str], tag: str) -> bool:

@@ -5,6 +5,7 @@ returned. EpisodicMemory (core/memory/episodic.py) adds recording on top."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import re
 import time
@@ -748,15 +749,25 @@ def asks_something(user_message: str, assistant_response: str) -> bool:
     return _QUESTION.search(unicodedata.normalize("NFKC", text)) is not None
 
 
+# An episode's questions are read from its first _QUESTION_SCAN_CHARS
+# characters, at most _MAX_QUESTIONS of them: a turn asks a few, and a text
+# of thousands of question marks must not hold up the event loop.
+_QUESTION_SCAN_CHARS = 4096
+
+
+_MAX_QUESTIONS = 8
+
+
 def questions_asked(user_message: str, assistant_response: str) -> list[str]:
     """The questions of an episode that asks something (see asks_something;
-    empty if it asks nothing): each question mark's sentence, NFKC-folded."""
-    text = unicodedata.normalize(
-        "NFKC", user_message if user_message.strip() else assistant_response
-    )
+    empty if it asks nothing): each question mark's sentence, NFKC-folded,
+    without the turn's speaker tag (a query naming the speaker does not make
+    every question they ask one on its topic)."""
+    text = user_message if user_message.strip() else assistant_response
+    text = lexical.without_speaker_tag(unicodedata.normalize("NFKC", text[:_QUESTION_SCAN_CHARS]))
     questions = []
     start = 0
-    for mark in _QUESTION.finditer(text):
+    for mark in itertools.islice(_QUESTION.finditer(text), _MAX_QUESTIONS):
         ends = [end.end() for end in _SENTENCE_END.finditer(text, start, mark.start())]
         questions.append(text[ends[-1] if ends else start : mark.end()].strip())
         start = mark.end()
