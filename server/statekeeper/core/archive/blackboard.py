@@ -57,7 +57,7 @@ from statekeeper.core.blackboard.models import (
     RevisionBatch,
     RevisionCompactedError,
     entry_from_columns,
-    tombstone,
+    event_from_columns,
 )
 from statekeeper.core.errors import InvalidArgumentError, StorageUnavailableError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
@@ -604,11 +604,9 @@ def _batch(
 ) -> RevisionBatch:
     events = []
     for row in rows:
-        event_type = EventType(row["event_type"])
+        event_type, entry = event_from_columns(row)
         if event_type == EventType.PUT:
-            entry = open_entry(tenant, entry_from_columns(row))
-        else:
-            entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
+            entry = open_entry(tenant, entry)
         previous = None
         if with_previous:
             previous = _version_at(unit, (row["board"], row["key"]), row["revision"] - 1)

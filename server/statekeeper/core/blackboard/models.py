@@ -227,6 +227,15 @@ def tombstone(board: str, key: str, revision: int, now: float) -> Entry:
     return Entry(board, key, None, 0, revision, 0, update_time=now)
 
 
+def event_from_columns(row: Columns) -> tuple[EventType, Entry]:
+    """The event one stored version records and its entry: the version for
+    a PUT, a tombstone at its revision for a removal."""
+    event_type = EventType(row["event_type"])
+    if event_type == EventType.PUT:
+        return event_type, entry_from_columns(row)
+    return event_type, tombstone(row["board"], row["key"], row["revision"], row["update_time"])
+
+
 @dataclass(frozen=True)
 class Event:
     """One change of one key; `previous` is the entry before it, if any."""

@@ -48,6 +48,7 @@ Notes for the production backend (PostgreSQL + Redis Streams):
 from __future__ import annotations
 
 import abc
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
@@ -64,7 +65,35 @@ from statekeeper.core.blackboard.models import (
 )
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 
+log = logging.getLogger(__name__)
+
 FeedListener = Callable[[RevisionBatch], None]
+
+
+class FeedListeners:
+    """A feed's listeners: each batch goes to every one, in the order they
+    were added; one that fails is logged and does not keep the batch from
+    the others."""
+
+    def __init__(self) -> None:
+        self._listeners: list[FeedListener] = []
+
+    def add(self, listener: FeedListener) -> Callable[[], None]:
+        """Adds `listener`; returns its removal (a no-op once removed)."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def call(self, batch: RevisionBatch) -> None:
+        for listener in list(self._listeners):  # a listener may remove itself
+            try:
+                listener(batch)
+            except Exception:
+                log.exception("blackboard feed listener failed")
 
 
 class BlackboardEventFeed(abc.ABC):

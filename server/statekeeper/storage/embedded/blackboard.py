@@ -42,12 +42,14 @@ from statekeeper.core.blackboard.models import (
     RevisionBatch,
     RevisionCompactedError,
     T,
+    event_from_columns,
     tombstone,
 )
 from statekeeper.core.blackboard.store import (
     BlackboardEventFeed,
     BlackboardStore,
     FeedListener,
+    FeedListeners,
 )
 from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
@@ -144,24 +146,14 @@ class InProcessEventFeed(BlackboardEventFeed):
     """Delivers batches to the listeners of this process, in commit order."""
 
     def __init__(self) -> None:
-        self._listeners: list[FeedListener] = []
+        self._listeners = FeedListeners()
 
     def listen(self, listener: FeedListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return remove
+        return self._listeners.add(listener)
 
     def deliver(self, batches: Sequence[RevisionBatch]) -> None:
         for batch in batches:
-            for listener in list(self._listeners):
-                try:
-                    listener(batch)
-                except Exception:
-                    log.exception("blackboard feed listener failed")
+            self._listeners.call(batch)
 
 
 @dataclass(eq=False)
@@ -639,11 +631,7 @@ def _batches(
 def _event_from_row(
     db: sqlite3.Connection, tenant: str, row: sqlite3.Row, with_previous: bool
 ) -> Event:
-    event_type = EventType(row["event_type"])
-    if event_type == EventType.PUT:
-        entry = entry_from_row(row)
-    else:
-        entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
+    event_type, entry = event_from_columns(row)
     previous = None
     if with_previous:
         previous = _version_before(db, tenant, row["board"], row["key"], row["revision"])

@@ -19,7 +19,7 @@ from statekeeper.core.blackboard.models import (
     RevisionBatch,
     Value,
     ValueKind,
-    tombstone,
+    event_from_columns,
 )
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.storage.shared.blackboard import (
@@ -167,11 +167,7 @@ def batches(tenant: str, rows: list[asyncpg.Record], with_previous: bool) -> lis
 
 
 def _event_from_row(row: asyncpg.Record, with_previous: bool) -> Event:
-    event_type = EventType(row["event_type"])
-    if event_type == EventType.PUT:
-        entry = entry_from_row(row)
-    else:
-        entry = tombstone(row["board"], row["key"], row["revision"], row["update_time"])
+    event_type, entry = event_from_columns(row)
     previous = None
     if with_previous and row["p_event_type"] == EventType.PUT:
         previous = Entry(

@@ -55,7 +55,7 @@ from statekeeper.core.blackboard.models import (
     Header,
     RevisionBatch,
 )
-from statekeeper.core.blackboard.store import BlackboardEventFeed, FeedListener
+from statekeeper.core.blackboard.store import BlackboardEventFeed, FeedListener, FeedListeners
 from statekeeper.core.errors import StatekeeperError
 from statekeeper.storage.redis.codec import (
     decode_batch,
@@ -276,7 +276,7 @@ class RedisStreamFeed(BlackboardEventFeed):
         self._origin = uuid.uuid4().hex.encode()
         self._wake_key = f"{prefix}:bb:wake:{self._origin.decode()}"
         self._wake_id: bytes = b"0-0"
-        self._listeners: list[FeedListener] = []
+        self._listeners = FeedListeners()
         self._tracked: dict[str, _Tracked] = {}
         self._delivered: dict[str, int] = {}
         self._ttl_refreshed: dict[str, float] = {}  # tenant -> when to refresh again
@@ -341,13 +341,7 @@ class RedisStreamFeed(BlackboardEventFeed):
     # ----- listeners and tracking ---------------------------------------------------
 
     def listen(self, listener: FeedListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return remove
+        return self._listeners.add(listener)
 
     def track(self, tenant: str) -> None:
         state = self._tracked.get(tenant)
@@ -375,11 +369,7 @@ class RedisStreamFeed(BlackboardEventFeed):
             return
         if batch.tenant in self._tracked:
             self._delivered[batch.tenant] = max(last or 0, batch.revision)
-        for listener in list(self._listeners):
-            try:
-                listener(batch)
-            except Exception:
-                log.exception("blackboard feed listener failed")
+        self._listeners.call(batch)
 
     # ----- publishing ---------------------------------------------------------------
 
