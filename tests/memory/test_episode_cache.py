@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from statekeeper.core.errors import StorageUnavailableError
 from statekeeper.core.memory.models import (
     ConsolidationPlan,
     Episode,
@@ -23,7 +24,12 @@ from statekeeper.core.memory.models import (
     FactOrigin,
 )
 from statekeeper.core.privacy.models import ErasureSubject
-from statekeeper.storage.embedded.memory import EmbeddedMemoryStore, _EpisodeCache
+from statekeeper.storage.embedded.memory import (
+    _CACHED_EPISODE_BYTES,
+    EmbeddedMemoryStore,
+    _content_bytes,
+    _EpisodeCache,
+)
 from statekeeper.storage.embedded.sessions import DATABASE_FILE, EmbeddedStorage
 from statekeeper_client.v1 import memory_pb2 as pb
 from tests.harness.memory import auth, served_memory
@@ -132,8 +138,7 @@ async def test_rows_read_before_a_commit_are_not_kept_after_it(
     store: EmbeddedMemoryStore, tmp_path: Path
 ) -> None:
     episodes = await stored_episodes(store)
-    cache = _EpisodeCache()
-    cache.open(str(tmp_path / DATABASE_FILE))
+    cache = _EpisodeCache(store._backend)
     version = cache.version()
     assert version is not None
     db = other_connection(tmp_path)
@@ -152,8 +157,7 @@ async def test_the_cache_keeps_at_most_its_capacity(
     store: EmbeddedMemoryStore, tmp_path: Path
 ) -> None:
     episodes = await stored_episodes(store, count=5)
-    cache = _EpisodeCache(capacity=3)
-    cache.open(str(tmp_path / DATABASE_FILE))
+    cache = _EpisodeCache(store._backend, capacity=3)
     cache.fill(cache.version(), TENANT, USER, episodes)
     assert len(cache._entries) == 3
     # The newest entries stay: the last three keys are answered.
@@ -220,9 +224,45 @@ async def test_reads_fall_back_to_a_reader_thread_when_the_loop_connection_fails
 ) -> None:
     episodes = await stored_episodes(store)
     store._cache.clear()
-    store._cache._db = None
-    store._cache.open(str(tmp_path))  # a directory: no connection can open it
-    assert store._cache.read_here(lambda db: 1) is None
+    broken = sqlite3.connect(":memory:")
+    broken.close()
+    store._backend._inline = broken  # every statement on it fails
+    assert store._backend.read_inline(lambda db: db.execute("SELECT 1").fetchone()) is None
     found = await read(store, episodes)  # read on a reader thread instead
     assert set(found) == {e.episode_id for e in episodes}
     assert cached_count(store) == 0  # and nothing is cached without a version
+
+
+async def test_the_cache_keeps_at_most_its_byte_budget_and_no_large_episode(
+    store: EmbeddedMemoryStore,
+) -> None:
+    """A few large episodes must not take the room of hundreds of turns: an
+    episode over _CACHED_EPISODE_BYTES is read each time, and the oldest
+    entries go once the content passes the budget."""
+    episodes = await stored_episodes(store, count=4)
+    large = episodes[0].evolve(user_message="x" * _CACHED_EPISODE_BYTES)
+    newest_two = sum(map(_content_bytes, episodes[2:]))
+    cache = _EpisodeCache(store._backend, budget=newest_two)
+    cache.fill(cache.version(), TENANT, USER, [large])
+    assert cache.lookup(TENANT, USER, [large.vector_key])[0] is None
+    assert cache._bytes == 0
+    cache.fill(cache.version(), TENANT, USER, episodes[1:])
+    assert cache._bytes == newest_two
+    assert cache.lookup(TENANT, USER, [e.vector_key for e in episodes[2:]])[0] == episodes[2:]
+    assert cache.lookup(TENANT, USER, [episodes[1].vector_key])[0] is None
+
+
+async def test_a_closed_store_answers_no_read_from_the_cache(tmp_path: Path) -> None:
+    """After close, a read by key fails as every read of a closed store does
+    (the cache's connection is closed with the store), cached or not."""
+    storage = EmbeddedStorage(tmp_path)
+    await storage.start()
+    memory = EmbeddedMemoryStore(storage)
+    await memory.start()
+    episodes = await stored_episodes(memory)
+    await read(memory, episodes)
+    assert cached_count(memory) == len(episodes)
+    await storage.close()
+    assert storage._inline is None
+    with pytest.raises(StorageUnavailableError):
+        await read(memory, episodes)

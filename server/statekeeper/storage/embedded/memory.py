@@ -83,6 +83,11 @@ _STATS_TERMS = 4096
 # Episodes (without embeddings) the key cache holds at most (see
 # _EpisodeCache): a few recalls' worth for each of many users.
 _CACHED_EPISODES = 4096
+# ... and about this many bytes of their content at most; an episode larger
+# than _CACHED_EPISODE_BYTES is read each time (a few 64 KiB texts would
+# otherwise take the room of hundreds of turns).
+_CACHED_BYTES = 32 * 1024 * 1024
+_CACHED_EPISODE_BYTES = 64 * 1024
 # Episodes read by key on the event loop (a recall's top k: ~60 us for 10,
 # against a thread hop that costs more than the read under load); more are
 # read on a reader thread.
@@ -162,67 +167,43 @@ class _EpisodeCache:
     committed to the database: a recall reads its top k by key, and on a
     user nobody writes to, the same episodes again and again.
 
-    Validity is `PRAGMA data_version` of a connection of the cache's own,
-    which moves whenever another connection commits: every write of the
-    server (the writer connection, memory or not) and of any other process
-    on the file. It is read on the event loop (a WAL read of shared memory,
-    never waiting: no busy timeout, an error just skips the cache). Entries
-    are stamped with the version read before their rows were: a row read
-    later is at least that new, and the first commit after clears them all.
-    The store's own deletes and erasures also clear it at once, so an erased
-    episode's content does not stay in memory until the next lookup. A miss
-    of a few keys is read on the same connection, on the loop (read_here)."""
+    Validity is `PRAGMA data_version` read through the backend's inline
+    connection (EmbeddedStorage.read_inline), which moves whenever another
+    connection commits: every write of the server (the writer connection,
+    memory or not) and of any other process on the file. It is read on the
+    event loop (a WAL read of shared memory, never waiting: no busy timeout;
+    an error, or a closed store, just skips the cache). Entries are stamped
+    with the version read before their rows were: a row read later is at
+    least that new, and the first commit after clears them all. The store's
+    own deletes and erasures also clear it at once, so an erased episode's
+    content does not stay in memory until the next lookup. It holds at most
+    `capacity` episodes and about `budget` bytes of their content; a larger
+    episode is not kept."""
 
-    def __init__(self, capacity: int = _CACHED_EPISODES) -> None:
+    def __init__(
+        self,
+        backend: EmbeddedStorage,
+        capacity: int = _CACHED_EPISODES,
+        budget: int = _CACHED_BYTES,
+    ) -> None:
+        self._backend = backend
         self._capacity = capacity
-        self._path = ""
-        self._db: sqlite3.Connection | None = None
+        self._budget = budget
+        self._bytes = 0
         self._version: int | None = None
-        self._entries: OrderedDict[tuple[str, str, int], Episode] = OrderedDict()
-
-    def open(self, path: str) -> None:
-        """Starts caching for the database file at `path` ("" : never)."""
-        self._path = path
+        self._entries: OrderedDict[tuple[str, str, int], tuple[Episode, int]] = OrderedDict()
 
     def version(self) -> int | None:
         """The database's data version now (entries of another are dropped);
         None if it cannot be read (nothing is cached then)."""
-        try:
-            db = self._connection()
-            if db is None:
-                return None
-            version = int(db.execute("PRAGMA data_version").fetchone()[0])
-        except sqlite3.Error:
+        version = self._backend.read_inline(_data_version)
+        if version is None:
             self.clear()
             return None
         if version != self._version:
-            self._entries.clear()
+            self.clear()
             self._version = version
         return version
-
-    def read_here(self, work: Callable[[sqlite3.Connection], T]) -> T | None:
-        """`work` on the cache's connection, on the calling (event loop)
-        thread: for a read of a few rows by key, which costs less than the
-        hop to a reader thread and back. None if it cannot run at once (the
-        connection fails, or the database is busy: no wait) - the caller
-        then reads on a reader thread."""
-        try:
-            db = self._connection()
-            return None if db is None else work(db)
-        except sqlite3.Error:
-            return None
-
-    def _connection(self) -> sqlite3.Connection | None:
-        if self._db is None:
-            if not self._path:
-                return None
-            db = sqlite3.connect(
-                self._path, check_same_thread=False, isolation_level=None, timeout=0
-            )
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA query_only=ON")
-            self._db = db
-        return self._db
 
     def lookup(
         self, tenant: str, user_id: str, keys: Sequence[int]
@@ -235,10 +216,10 @@ class _EpisodeCache:
         entries = self._entries
         found = []
         for key in sorted(keys):
-            episode = entries.get((tenant, user_id, key))
-            if episode is None:
+            entry = entries.get((tenant, user_id, key))
+            if entry is None:
                 return None, version
-            found.append(episode)
+            found.append(entry[0])
         return found, version
 
     def fill(self, version: int | None, tenant: str, user_id: str, found: list[Episode]) -> None:
@@ -247,13 +228,35 @@ class _EpisodeCache:
             return  # a commit was seen meanwhile: the rows may predate it
         entries = self._entries
         for episode in found:
-            entries[(tenant, user_id, episode.vector_key)] = episode
-        while len(entries) > self._capacity:
-            entries.popitem(last=False)
+            size = _content_bytes(episode)
+            if size > _CACHED_EPISODE_BYTES:
+                continue
+            replaced = entries.pop((tenant, user_id, episode.vector_key), None)
+            if replaced is not None:
+                self._bytes -= replaced[1]
+            entries[(tenant, user_id, episode.vector_key)] = (episode, size)
+            self._bytes += size
+        while entries and (len(entries) > self._capacity or self._bytes > self._budget):
+            self._bytes -= entries.popitem(last=False)[1][1]
 
     def clear(self) -> None:
         self._entries.clear()
+        self._bytes = 0
         self._version = None
+
+
+def _data_version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _content_bytes(episode: Episode) -> int:
+    """About what an episode's content holds in memory (its texts and its
+    metadata as written out, and a fixed share for the rest)."""
+    size = 512 + len(episode.user_message) + len(episode.assistant_response)
+    size += len(episode.summary)
+    if episode.metadata:
+        size += len(repr(episode.metadata))
+    return size
 
 
 class EmbeddedMemoryStore(MemoryStore):
@@ -263,7 +266,7 @@ class EmbeddedMemoryStore(MemoryStore):
         self._backend = backend
         self._migrated = False
         self._stats = _CorpusStats()
-        self._cache = _EpisodeCache()
+        self._cache = _EpisodeCache(backend)
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         def guarded(db: sqlite3.Connection) -> T:
@@ -271,7 +274,6 @@ class EmbeddedMemoryStore(MemoryStore):
             # at first use, on the same thread, so nobody races it.
             if not self._migrated:
                 migrate_memory(db)
-                self._cache.open(_database_file(db))
                 self._migrated = True
             return work(db)
 
@@ -369,7 +371,7 @@ class EmbeddedMemoryStore(MemoryStore):
         work = self._by_keys_work(tenant, user_id, wanted, False)
         found = None
         if len(wanted) <= _INLINE_READ_KEYS:
-            found = self._cache.read_here(work)
+            found = self._backend.read_inline(work)
         if found is None:
             # On a reader connection: off the writer thread, which group-commits.
             found = await self._backend.read(work)
@@ -399,7 +401,9 @@ class EmbeddedMemoryStore(MemoryStore):
                         " AND +tenant = ? AND +user_id = ?",
                         (*chunk, tenant, user_id),
                     )
-                    found.extend(episode_from_row(row) for row in rows)
+                    # Fetched whole before mapping: a row that fails to map
+                    # must not leave a statement (and its snapshot) open.
+                    found.extend(map(episode_from_row, rows.fetchall()))
             finally:
                 if snapshot:
                     db.execute("COMMIT")
@@ -543,20 +547,16 @@ class EmbeddedMemoryStore(MemoryStore):
 
     async def load_vectors(self, tenant: str, user_id: str) -> VectorBatch | None:
         def work(db: sqlite3.Connection) -> VectorBatch | None:
-            rows = db.execute(_VECTOR_ROWS, (tenant, user_id)).fetchall()
-            if not rows:
-                return None
-            return vector_batch(rows, _latest_model(db, tenant, user_id))
+            read = _user_vectors(db, _VECTOR_ROWS, tenant, user_id)
+            return None if read is None else vector_batch(*read)
 
         return await self._run(work)
 
     async def vector_manifest(self, tenant: str, user_id: str) -> VectorManifest | None:
         def work(db: sqlite3.Connection) -> VectorManifest | None:
             # One database thread runs every store call: no write between.
-            rows = db.execute(_MANIFEST_ROWS, (tenant, user_id)).fetchall()
-            if not rows:
-                return None
-            return vector_manifest(rows, _latest_model(db, tenant, user_id))
+            read = _user_vectors(db, _MANIFEST_ROWS, tenant, user_id)
+            return None if read is None else vector_manifest(*read)
 
         return await self._run(work)
 
@@ -1003,19 +1003,19 @@ def _episode_clauses(
 # ----- fact rows -----------------------------------------------------------------
 
 
-def _database_file(db: sqlite3.Connection) -> str:
-    """The file of the connection's main database ("" if in memory)."""
-    for row in db.execute("PRAGMA database_list"):
-        if row[1] == "main":
-            return str(row[2] or "")
-    return ""
-
-
 def _chunks(items: Sequence[T]) -> Iterable[Sequence[T]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
 
 
-def _latest_model(db: sqlite3.Connection, tenant: str, user_id: str) -> str:
-    row = db.execute(_LATEST_MODEL, (tenant, user_id, int(ValueSource.MODEL))).fetchone()
-    return row[0] if row else ""
+def _user_vectors(
+    db: sqlite3.Connection, query: str, tenant: str, user_id: str
+) -> tuple[list[sqlite3.Row], str] | None:
+    """The rows `query` reads of the user's embedded episodes and the
+    embedding model (one database thread runs every store call: no write
+    comes between); None when the user has none."""
+    rows = db.execute(query, (tenant, user_id)).fetchall()
+    if not rows:
+        return None
+    model = db.execute(_LATEST_MODEL, (tenant, user_id, int(ValueSource.MODEL))).fetchone()
+    return rows, model[0] if model else ""

@@ -558,6 +558,7 @@ class EmbeddedStorage(Storage):
         self._reader_local = threading.local()
         self._reader_connections: list[sqlite3.Connection] = []
         self._reader_lock = threading.Lock()
+        self._inline: sqlite3.Connection | None = None  # see read_inline
         self._db: sqlite3.Connection | None = None
         # Writes waiting for the writer thread, and whether a drain of them
         # is queued or running there (both guarded by the lock).
@@ -598,7 +599,30 @@ class EmbeddedStorage(Storage):
             except sqlite3.OperationalError as exc:
                 raise StorageUnavailableError(f"embedded store error: {exc}") from exc
 
+        if self._db is None:  # closed: its reader threads are gone too
+            raise StorageUnavailableError("the embedded store is closed")
         return await loop.run_in_executor(self._readers, call)
+
+    def read_inline(self, work: Callable[[sqlite3.Connection], T]) -> T | None:
+        """Runs read-only `work` at once on the calling thread (the event
+        loop), on a connection of its own: for a read of a few small rows or
+        a PRAGMA, which costs less than the hop to a reader thread and back.
+        None if it cannot run at once: the store is not open, the database
+        is busy (no busy timeout: the loop never waits), or an SQLite error;
+        the caller then reads through `read`."""
+        if self._db is None:
+            return None
+        try:
+            if self._inline is None:
+                inline = sqlite3.connect(
+                    self._path, check_same_thread=False, isolation_level=None, timeout=0
+                )
+                inline.row_factory = sqlite3.Row
+                inline.execute("PRAGMA query_only=ON")
+                self._inline = inline
+            return work(self._inline)
+        except sqlite3.Error:
+            return None
 
     def _reader(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._reader_local, "db", None)
@@ -716,6 +740,9 @@ class EmbeddedStorage(Storage):
                     break
             await self.run(lambda db: None)
         db, self._db = self._db, None
+        inline, self._inline = self._inline, None
+        if inline is not None:
+            inline.close()
         self._readers.shutdown(wait=True)
         with self._reader_lock:
             readers, self._reader_connections = self._reader_connections, []
