@@ -200,12 +200,8 @@ def value_from_columns(row: Columns) -> Value | None:
     type or schema version (columns nullable) reads as the default."""
     if row["kind"] is None:
         return None
-    return Value(
-        ValueKind(row["kind"]),
-        bytes(row["data"]),
-        row["content_type"] or "",
-        row["schema_version"] or 0,
-    )
+    kind, data = ValueKind(row["kind"]), bytes(row["data"])
+    return Value(kind, data, row["content_type"] or "", row["schema_version"] or 0)
 
 
 def entry_from_columns(row: Columns) -> Entry:

@@ -17,8 +17,7 @@ from statekeeper.core.blackboard.models import (
     Header,
     MutationView,
     RevisionBatch,
-    Value,
-    ValueKind,
+    entry_from_columns,
     event_from_columns,
 )
 from statekeeper.core.errors import InvalidArgumentError
@@ -170,23 +169,21 @@ def _event_from_row(row: asyncpg.Record, with_previous: bool) -> Event:
     event_type, entry = event_from_columns(row)
     previous = None
     if with_previous and row["p_event_type"] == EventType.PUT:
-        previous = Entry(
-            board=row["p_board"],
-            key=row["p_key"],
-            value=Value(
-                ValueKind(row["p_kind"]),
-                bytes(row["p_data"]),
-                row["p_content_type"],
-                row["p_schema_version"],
-            ),
-            create_revision=row["p_create_revision"],
-            mod_revision=row["p_revision"],
-            version=row["p_version"],
-            writer_agent_id=row["p_writer"],
-            expire_time=row["p_expire_time"],
-            update_time=row["p_update_time"],
-        )
+        previous = entry_from_columns(_PreviousColumns(row))
     return Event(event_type, entry, previous)
+
+
+class _PreviousColumns:
+    """The previous version's columns of a history row, which carry the
+    version columns' names prefixed with `p_`."""
+
+    __slots__ = ("_row",)
+
+    def __init__(self, row: asyncpg.Record) -> None:
+        self._row = row
+
+    def __getitem__(self, name: str, /) -> Any:
+        return self._row["p_" + name]
 
 
 def checked_batch(
