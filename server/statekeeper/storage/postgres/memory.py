@@ -111,6 +111,8 @@ from statekeeper.storage.shared.memory import (
 from statekeeper.storage.sql import postgres_mark
 
 if TYPE_CHECKING:
+    import asyncpg
+
     from statekeeper.storage.postgres.sessions import Connection
 
 _VECTOR_ROWS = vector_rows_sql(postgres_mark)
@@ -496,27 +498,27 @@ class PostgresMemoryStore(MemoryStore):
         return deleted
 
     async def load_vectors(self, tenant: str, user_id: str) -> VectorBatch | None:
-        # One snapshot for the vectors and the model name.
-        async with (
-            self._db.connection("load vectors") as conn,
-            conn.transaction(isolation="repeatable_read", readonly=True),
-        ):
-            rows = await conn.fetch(_VECTOR_ROWS, tenant, user_id)
-            if not rows:
-                return None
-            model = await conn.fetchval(_LATEST_MODEL, tenant, user_id, int(ValueSource.MODEL))
-        return vector_batch(rows, model or "")
+        read = await self._user_vectors("load vectors", _VECTOR_ROWS, tenant, user_id)
+        return None if read is None else vector_batch(*read)
 
     async def vector_manifest(self, tenant: str, user_id: str) -> VectorManifest | None:
+        read = await self._user_vectors("vector manifest", _MANIFEST_ROWS, tenant, user_id)
+        return None if read is None else vector_manifest(*read)
+
+    async def _user_vectors(
+        self, what: str, query: str, tenant: str, user_id: str
+    ) -> tuple[list[asyncpg.Record], str] | None:
+        """The rows `query` reads of the user's embedded episodes and the
+        embedding model, in one snapshot; None when the user has none."""
         async with (
-            self._db.connection("vector manifest") as conn,
+            self._db.connection(what) as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
-            rows = await conn.fetch(_MANIFEST_ROWS, tenant, user_id)
+            rows = await conn.fetch(query, tenant, user_id)
             if not rows:
                 return None
             model = await conn.fetchval(_LATEST_MODEL, tenant, user_id, int(ValueSource.MODEL))
-        return vector_manifest(rows, model or "")
+        return rows, model or ""
 
     async def index_owners(self) -> list[tuple[str, str]]:
         async with self._db.connection("index owners") as conn:
