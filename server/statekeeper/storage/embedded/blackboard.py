@@ -62,6 +62,7 @@ from statekeeper.storage.shared.blackboard import (
     batch_from,
     entry_from_row,
     resolve_revision,
+    value_columns,
     visible,
 )
 from statekeeper.storage.shared.erasure import blackboard_steps
@@ -689,7 +690,6 @@ def _write_batch(
     tenant, board, revision = state.tenant, batch.board, batch.revision
     for seq, event in enumerate(batch.events):
         entry = event.entry
-        value = entry.value
         db.execute(
             "INSERT INTO bb_versions (tenant, board, key, revision, seq, event_type, kind,"
             " content_type, schema_version, data, create_revision, version, writer,"
@@ -701,10 +701,7 @@ def _write_batch(
                 revision,
                 seq,
                 int(event.type),
-                None if value is None else int(value.kind),
-                None if value is None else value.content_type,
-                None if value is None else value.schema_version,
-                None if value is None else value.data,
+                *value_columns(entry.value),
                 entry.create_revision,
                 entry.version,
                 entry.writer_agent_id,

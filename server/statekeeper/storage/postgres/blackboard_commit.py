@@ -25,6 +25,7 @@ from statekeeper.core.blackboard.models import (
 from statekeeper.storage.postgres.blackboard_reads import (
     checked_batch,
 )
+from statekeeper.storage.shared.blackboard import event_columns
 from statekeeper.storage.sql import AUDIT_COLUMNS
 
 if TYPE_CHECKING:
@@ -100,22 +101,13 @@ def commit_arguments(
     last_row: dict[tuple[str, str], tuple[int, EventType]] = {}
     for batch, _ in writes:
         for seq, event in enumerate(batch.events):
-            entry, value = event.entry, event.entry.value
+            entry = event.entry
             row = (
                 batch.board,
                 entry.key,
                 batch.revision,
                 seq,
-                int(event.type),
-                None if value is None else int(value.kind),
-                None if value is None else value.content_type,
-                None if value is None else value.schema_version,
-                None if value is None else value.data,
-                entry.create_revision,
-                entry.version,
-                entry.writer_agent_id,
-                entry.expire_time,
-                entry.update_time,
+                *event_columns(event),
                 batch.commit_time,
             )
             for column, item in zip(history, row, strict=True):
@@ -217,20 +209,7 @@ def _advance(
 def write_arguments(tenant: str, batch: RevisionBatch, key_count: int) -> list[Any]:
     columns: list[list[Any]] = [[] for _ in range(11)]
     for event in batch.events:
-        entry, value = event.entry, event.entry.value
-        row = (
-            entry.key,
-            int(event.type),
-            None if value is None else int(value.kind),
-            None if value is None else value.content_type,
-            None if value is None else value.schema_version,
-            None if value is None else value.data,
-            entry.create_revision,
-            entry.version,
-            entry.writer_agent_id,
-            entry.expire_time,
-            entry.update_time,
-        )
+        row = (event.entry.key, *event_columns(event))
         for column, item in zip(columns, row, strict=True):
             column.append(item)
     return [tenant, batch.board, batch.revision, batch.commit_time, *columns, key_count]

@@ -8,6 +8,7 @@ from statekeeper.core.blackboard.models import (
     Header,
     RevisionBatch,
     RevisionCompactedError,
+    Value,
     entry_from_columns,
 )
 from statekeeper.core.errors import InvalidArgumentError
@@ -41,3 +42,29 @@ entry_from_row = entry_from_columns
 
 def batch_from(tenant: str, row: Row, events: list[Event]) -> RevisionBatch:
     return RevisionBatch(tenant, row["board"], row["revision"], row["update_time"], tuple(events))
+
+
+_NO_VALUE: tuple[None, None, None, None] = (None, None, None, None)
+
+
+def value_columns(value: Value | None) -> tuple[int | None, str | None, int | None, bytes | None]:
+    """A version's kind, content_type, schema_version and data columns
+    (all NULL for a removal)."""
+    if value is None:
+        return _NO_VALUE
+    return int(value.kind), value.content_type, value.schema_version, value.data
+
+
+def event_columns(event: Event) -> tuple[object, ...]:
+    """An event's version columns from event_type to update_time, in the
+    order bb_versions declares them."""
+    entry = event.entry
+    return (
+        int(event.type),
+        *value_columns(entry.value),
+        entry.create_revision,
+        entry.version,
+        entry.writer_agent_id,
+        entry.expire_time,
+        entry.update_time,
+    )
