@@ -134,26 +134,8 @@ class EpisodicMemory(EpisodicRecall):
                 return near
         summary, summary_source = await self._summary_for(draft)
         now = self._clock()
-        episode = Episode(
-            episode_id="e-" + uuid.uuid4().hex,
-            user_id=draft.user_id,
-            session_id=draft.session_id,
-            user_message=draft.user_message,
-            assistant_response=draft.assistant_response,
-            summary=summary,
-            summary_source=summary_source,
-            embedding_source=vector_source,
-            embedding_model=model,
-            importance=(
-                self._config.default_importance if draft.importance is None else draft.importance
-            ),
-            metadata=dict(draft.metadata),
-            occur_time=now if draft.occur_time is None else draft.occur_time,
-            create_time=now,
-            content_hash=digest,
-            dimension=0 if vector is None else int(vector.shape[0]),
-            embedding=vector,
-        )
+        pending = _Pending(0, draft, digest, vector, vector_source, model)
+        episode = self._new_episode(pending, "e-" + uuid.uuid4().hex, summary, summary_source, now)
         stored, inserted = await self._store.insert_episode(
             tenant, episode, audit_template(actor, now)
         )
@@ -431,6 +413,7 @@ class EpisodicMemory(EpisodicRecall):
         summary_source: ValueSource,
         now: float,
     ) -> Episode:
+        """The episode `item` records (one recorded alone or in a batch)."""
         draft, vector = item.draft, item.vector
         return Episode(
             episode_id=episode_id,
