@@ -91,7 +91,8 @@ def event_to_proto(event: Event) -> pb.BlackboardEvent:
 # ----- requests -------------------------------------------------------------------
 
 
-def put_op(request: pb.PutEntryRequest) -> PutOp:
+def put_op(request: pb.PutEntryRequest | pb.TxnPut) -> PutOp:
+    """A put, from PutEntry or from a Txn (the two name its fields alike)."""
     return PutOp(
         key=request.key,
         value=value_from_proto(request.value),
@@ -144,14 +145,7 @@ def branch_from_proto(name: str, ops: Iterable[pb.TxnOp]) -> list[Op]:
 def op_from_proto(field: str, op: pb.TxnOp) -> Op:
     which = op.WhichOneof("op")
     if which == "put_entry":
-        put = op.put_entry
-        return PutOp(
-            key=put.key,
-            value=value_from_proto(put.value),
-            ttl_seconds=optional_seconds(put, "ttl"),
-            keep_ttl=put.keep_ttl,
-            return_previous=put.return_previous,
-        )
+        return put_op(op.put_entry)
     if which == "delete_entry":
         return DeleteOp(op.delete_entry.key, op.delete_entry.return_previous)
     if which == "get_entry":
