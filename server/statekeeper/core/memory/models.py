@@ -273,6 +273,17 @@ class Fact:
     def evolve(self, **changes: Any) -> Fact:
         return replace(self, **changes)
 
+    def invalidated(self, reason: str, valid_to: float | None, now: float) -> Fact | None:
+        """The fact invalidated at `now`, valid until `valid_to` (None: now)
+        but never longer than it already was; None if it already is
+        invalidated (a second invalidation changes nothing)."""
+        if self.invalidate_time is not None:
+            return None
+        end = now if valid_to is None else valid_to
+        if self.valid_to is not None and self.valid_to < end:
+            end = self.valid_to
+        return self.evolve(valid_to=end, invalidate_time=now, invalidation_reason=reason)
+
 
 @dataclass(frozen=True)
 class FactBatch:

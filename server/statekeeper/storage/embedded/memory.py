@@ -737,12 +737,9 @@ class EmbeddedMemoryStore(MemoryStore):
                 fact = fact_by_id(db, tenant, fact_id)
                 if fact is None:
                     return None
-                if fact.invalidate_time is not None:
+                updated = fact.invalidated(reason, valid_to, now)
+                if updated is None:
                     return fact, True
-                end = now if valid_to is None else valid_to
-                if fact.valid_to is not None and fact.valid_to < end:
-                    end = fact.valid_to
-                updated = fact.evolve(valid_to=end, invalidate_time=now, invalidation_reason=reason)
                 update_fact(db, tenant, updated)
                 write_audit(db, tenant, audit, "fact", fact_id, f"invalidated: {reason}")
                 return updated, False

@@ -756,12 +756,9 @@ class PostgresMemoryStore(MemoryStore):
             fact = await fact_by_id(conn, tenant, fact_id, lock=True)
             if fact is None:
                 return None
-            if fact.invalidate_time is not None:
+            updated = fact.invalidated(reason, valid_to, now)
+            if updated is None:
                 return fact, True
-            end = now if valid_to is None else valid_to
-            if fact.valid_to is not None and fact.valid_to < end:
-                end = fact.valid_to
-            updated = fact.evolve(valid_to=end, invalidate_time=now, invalidation_reason=reason)
             await update_fact(conn, tenant, updated)
             await write_audit(conn, tenant, audit, "fact", [fact_id], f"invalidated: {reason}")
             return updated, False
