@@ -130,6 +130,21 @@ class PromotionConfig:
 
 
 @dataclass(frozen=True)
+class RerankConfig:
+    """The optional reranker stage of text recall: a cross-encoder served
+    over HTTP by the operator, speaking the Text Embeddings Inference rerank
+    protocol (adapters/rerank_endpoint.py). `url` unset (the default): no
+    reranking. The best `depth` candidates of a text recall (hybrid or
+    lexical), by combined score, are sent with the query; an endpoint that
+    does not answer well within `timeout_seconds` leaves the recall as it
+    would be without one."""
+
+    url: str = ""
+    depth: int = 30
+    timeout_seconds: float = 2.0
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     default_importance: float = 0.5
     near_duplicate_threshold: float = 0.95
@@ -155,3 +170,4 @@ class MemoryConfig:
     index_snapshot_interval_seconds: float = 300.0
     limits: MemoryLimits = field(default_factory=MemoryLimits)
     promotion: PromotionConfig = field(default_factory=PromotionConfig)
+    rerank: RerankConfig = field(default_factory=RerankConfig)
