@@ -29,6 +29,7 @@ import grpc
 
 from statekeeper.adapters.openai_embeddings import OpenAIEmbedder
 from statekeeper.adapters.openai_facts import OpenAIFactExtractor
+from statekeeper.adapters.rerank_endpoint import RerankEndpoint
 from statekeeper.api.memory_servicer import MemoryDomain, MemoryServicer, register
 from statekeeper.core.archive.episodes import EpisodeArchiveDatabase, EpisodeUnits
 from statekeeper.core.archive.service import Archive
@@ -166,8 +167,18 @@ class MemoryApp:
         )
         self.embedder = build_embedder(endpoints)
         extractor = build_extractor(endpoints, config)
+        # The optional reranker stage of text recall (off while no url is set).
+        rerank = config.rerank
+        self.reranker = RerankEndpoint(rerank.url, rerank.timeout_seconds) if rerank.url else None
         episodes = EpisodicMemory(
-            self.store, self.indexes, config, limits, self.embedder, summarizer, clock
+            self.store,
+            self.indexes,
+            config,
+            limits,
+            self.embedder,
+            summarizer,
+            clock,
+            reranker=self.reranker,
         )
         semantic = SemanticMemory(self.store, self.store, extractor, limits, config.limits, clock)
         forgetting = Forgetting(episodes, self.store, config, limits, clock)
@@ -269,3 +280,5 @@ class MemoryApp:
         closer = getattr(self.embedder, "aclose", None)
         if closer is not None:
             await closer()
+        if self.reranker is not None:
+            await self.reranker.aclose()

@@ -11,7 +11,8 @@ import re
 import time
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import NamedTuple, TypeVar
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -67,8 +68,10 @@ class EpisodicRecall:
         embedder: Embedder | None = None,
         summarizer: Summarizer | None = None,
         clock: Clock = time.time,
+        reranker: Reranker | None = None,
     ) -> None:
         self._store = store
+        self._reranker = reranker
         self._indexes = indexes
         self._config = config
         self._limits = limits
@@ -482,9 +485,96 @@ class EpisodicRecall:
         weights: Weights,
         read: dict[int, Episode],
     ) -> RecallOutcome:
-        qualified = [s for s in scored if s.combined >= query.min_score]
+        reranked = await self._reranked(tenant, query, scored, weights, read)
+        qualified = [s for s in (reranked or scored) if s.combined >= query.min_score]
         results = await self._materialize(tenant, query, qualified[:top_k], read)
-        return RecallOutcome(results, ranking, index_type, weights, len(scored), len(qualified))
+        counts = (len(scored), len(qualified))
+        if reranked is not None:
+            return RerankedOutcome(results, ranking, index_type, weights, *counts)
+        return RecallOutcome(results, ranking, index_type, weights, *counts)
+
+    async def _reranked(
+        self,
+        tenant: str,
+        query: RecallQuery,
+        scored: list[_Scored],
+        weights: Weights,
+        read: dict[int, Episode],
+    ) -> list[_Scored] | None:
+        """`scored` reordered by the reranker stage (see rerank_similarities),
+        or None when there is no reranker, fewer than two candidates to
+        reorder, or the reranker did not answer (the recall then goes on as
+        without one). The reranked episodes are added to `read`."""
+        if self._reranker is None:
+            return None
+        head = scored[: self._config.rerank.depth]
+        missing = [s.key for s in head if s.key not in read]
+        if missing:
+            episodes = await self._store.get_episodes_by_keys(
+                tenant, query.user_id, missing, query.include_embedding
+            )
+            read.update((e.vector_key, e) for e in episodes)
+        head = [s for s in head if s.key in read]  # one deleted meanwhile is not sent
+        if len(head) < 2:
+            return None
+        texts = [rerank_text(read[s.key]) for s in head]
+        scores = await self._reranker.scores(query.query_text, texts)
+        if scores is None:
+            return None
+        rescored = rerank_similarities(head, scores, weights)
+        sent = {s.key for s in head}
+        rescored.extend(s for s in scored if s.key not in sent)
+        rescored.sort(key=_rank_order)
+        return rescored
+
+
+class Reranker(Protocol):
+    """A cross-encoder scoring texts against a query (adapters/rerank_endpoint.py)."""
+
+    async def scores(self, query: str, texts: Sequence[str]) -> list[float] | None:
+        """One score per text, in order (higher: more relevant), or None
+        when unavailable: reranking is then skipped, never an error."""
+
+
+@dataclass(frozen=True)
+class RerankedOutcome(RecallOutcome):
+    """A text recall whose best candidates the reranker stage reordered."""
+
+
+def rerank_text(episode: Episode) -> str:
+    """What the cross-encoder reads of an episode: its user message and
+    response (the texts the lexical index holds, without the derived summary)."""
+    parts = (episode.user_message, episode.assistant_response)
+    return "\n".join(part for part in parts if part.strip())
+
+
+def rerank_similarities(
+    head: list[_Scored], scores: Sequence[float], weights: Weights
+) -> list[_Scored]:
+    """The reranked candidates `head`, rescored: the similarities they held
+    (from the lowest, lo, to the highest, hi) are dealt out again by the
+    cross-encoder's scores, linearly: similarity = lo + (hi - lo) * (score -
+    min score) / (max score - min score), so the one it scores best gets hi
+    and its worst gets lo (equal scores change nothing). Recency and
+    importance are kept and the combined score recomputed with the same
+    weights; candidates beyond the depth keep their scores and the whole
+    list is ranked again. The reranker thus reorders by relevance within
+    the similarity range those candidates already had, and recency and
+    importance weigh as much as without it."""
+    low, high = min(s.similarity for s in head), max(s.similarity for s in head)
+    lowest, spread = min(scores), max(scores) - min(scores)
+    if spread <= 0:
+        return list(head)
+    rescored = []
+    for candidate, score in zip(head, scores, strict=True):
+        similarity = low + (high - low) * (score - lowest) / spread
+        combined = (
+            weights.similarity * similarity
+            + weights.recency * candidate.recency
+            + weights.importance * candidate.importance
+        ) / weights.total
+        rescored.append(candidate._replace(similarity=similarity, combined=combined))
+    return rescored
 
 
 _FIRST_SEARCH = 64  # candidates fetched by the first vector search, at least
