@@ -22,7 +22,7 @@ from statekeeper.core.blackboard.models import BlackboardLimits
 from statekeeper.core.checkpoints.models import CheckpointLimits
 from statekeeper.core.items.models import ItemLimits
 from statekeeper.core.limits import Limits
-from statekeeper.core.memory.config import MemoryConfig
+from statekeeper.core.memory.config import MemoryConfig, RerankConfig
 from statekeeper.core.messagebus.models import MessageBusLimits
 from statekeeper.core.quotas import QuotaError, Quotas, parse_entry
 from statekeeper.core.quotas import build as build_quotas
@@ -545,6 +545,7 @@ def _check(settings: Settings) -> None:
     if int(port) > MAX_PORT:
         raise ConfigError(f"listen: port {port} is out of range (1-{MAX_PORT}, or 0 for any)")
     _check_telemetry(settings)
+    _check_rerank(settings.capability_limits.memory.rerank)
     if settings.embedder_kind not in EMBEDDER_KINDS:
         raise ConfigError(f"embedder_kind: must be one of {', '.join(EMBEDDER_KINDS)}")
     if settings.log_format not in ("json", "text"):
@@ -625,6 +626,23 @@ def _is_loopback(listen: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False  # a host name other than localhost may resolve anywhere
+
+
+def _check_rerank(rerank: RerankConfig) -> None:
+    """The reranker stage's settings (--limit memory.rerank.*): an http(s)
+    URL or none, at least two candidates to reorder, a positive timeout."""
+    scheme, sep, host = rerank.url.partition("://")
+    if rerank.url and (scheme not in ("http", "https") or not sep or not host.strip("/")):
+        raise ConfigError(
+            f"limit 'memory.rerank.url': expected http://HOST[:PORT] or https://..., got"
+            f" {rerank.url!r}"
+        )
+    if rerank.depth < 2:
+        raise ConfigError(
+            f"limit 'memory.rerank.depth': expected at least 2 candidates, got {rerank.depth}"
+        )
+    if not rerank.timeout_seconds > 0:
+        raise ConfigError("limit 'memory.rerank.timeout_seconds': must be positive")
 
 
 def _check_telemetry(settings: Settings) -> None:
