@@ -1764,7 +1764,11 @@ type RecallScore struct {
 	// share of a session neighbour's similarity, and a boost when the episode
 	// occurred in a calendar day, month or range `query_text` names), divided
 	// by the best candidate's so that it is 1; a date in the query thus lowers
-	// the similarity of the episodes outside it.
+	// the similarity of the episodes outside it. When the response is
+	// `reranked`, the similarities the reranked candidates held (lowest to
+	// highest) are dealt out again by the cross-encoder's scores, linearly:
+	// its best gets the highest, its worst the lowest; `combined` is then
+	// recomputed with the same weights.
 	Similarity float32 `protobuf:"fixed32,1,opt,name=similarity,proto3" json:"similarity,omitempty"`
 	// Recency: 0.5 ^ (age / half-life).
 	Recency float32 `protobuf:"fixed32,2,opt,name=recency,proto3" json:"recency,omitempty"`
@@ -1903,8 +1907,18 @@ type RecallResponse struct {
 	EffectiveWeights *RecallWeights `protobuf:"bytes,4,opt,name=effective_weights,json=effectiveWeights,proto3" json:"effective_weights,omitempty"`
 	// Number of candidate episodes scored before `top_k` and `min_score`.
 	CandidateCount int32 `protobuf:"varint,5,opt,name=candidate_count,json=candidateCount,proto3" json:"candidate_count,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Whether the optional reranker stage reordered the results: a text query
+	// (HYBRID or LEXICAL ranking) on a server with a cross-encoder endpoint
+	// configured (`--limit memory.rerank.url`), which answered in time. The
+	// best `memory.rerank.depth` candidates by combined score (30 unless
+	// configured) were rescored (see RecallScore.similarity) and all ranked
+	// again. False: no reranker is configured (the default), the query is a
+	// vector, there were fewer than two candidates, or the endpoint failed,
+	// timed out or answered malformed JSON (the results are then those
+	// without reranking; never an error).
+	Reranked      bool `protobuf:"varint,6,opt,name=reranked,proto3" json:"reranked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RecallResponse) Reset() {
@@ -1970,6 +1984,13 @@ func (x *RecallResponse) GetCandidateCount() int32 {
 		return x.CandidateCount
 	}
 	return 0
+}
+
+func (x *RecallResponse) GetReranked() bool {
+	if x != nil {
+		return x.Reranked
+	}
+	return false
 }
 
 // Fact is one knowledge triple with provenance and validity.
@@ -4980,14 +5001,15 @@ const file_statekeeper_v1_memory_proto_rawDesc = "" +
 	"\bcombined\x18\x04 \x01(\x02R\bcombined\"t\n" +
 	"\fRecallResult\x121\n" +
 	"\aepisode\x18\x01 \x01(\v2\x17.statekeeper.v1.EpisodeR\aepisode\x121\n" +
-	"\x05score\x18\x02 \x01(\v2\x1b.statekeeper.v1.RecallScoreR\x05score\"\x95\x02\n" +
+	"\x05score\x18\x02 \x01(\v2\x1b.statekeeper.v1.RecallScoreR\x05score\"\xb1\x02\n" +
 	"\x0eRecallResponse\x126\n" +
 	"\aresults\x18\x01 \x03(\v2\x1c.statekeeper.v1.RecallResultR\aresults\x127\n" +
 	"\aranking\x18\x02 \x01(\x0e2\x1d.statekeeper.v1.RecallRankingR\aranking\x12\x1d\n" +
 	"\n" +
 	"index_type\x18\x03 \x01(\tR\tindexType\x12J\n" +
 	"\x11effective_weights\x18\x04 \x01(\v2\x1d.statekeeper.v1.RecallWeightsR\x10effectiveWeights\x12'\n" +
-	"\x0fcandidate_count\x18\x05 \x01(\x05R\x0ecandidateCount\"\xeb\x04\n" +
+	"\x0fcandidate_count\x18\x05 \x01(\x05R\x0ecandidateCount\x12\x1a\n" +
+	"\breranked\x18\x06 \x01(\bR\breranked\"\xeb\x04\n" +
 	"\x04Fact\x12\x14\n" +
 	"\x02id\x18\x01 \x01(\tB\x04\xe2A\x01\x03R\x02id\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x18\n" +

@@ -12,7 +12,13 @@ from google.protobuf import duration_pb2, timestamp_pb2
 from statekeeper.api.convert import timestamp
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.memory.context import BuiltContext, ContextTokens
-from statekeeper.core.memory.episodes import EpisodeDraft, Score, WeightOverrides, Weights
+from statekeeper.core.memory.episodes import (
+    EpisodeDraft,
+    RecallOutcome,
+    Score,
+    WeightOverrides,
+    Weights,
+)
 from statekeeper.core.memory.models import (
     EntityNode,
     Episode,
@@ -22,6 +28,7 @@ from statekeeper.core.memory.models import (
     FactResult,
     Predicate,
 )
+from statekeeper.core.memory.recall import RerankedOutcome
 from statekeeper.core.memory.vector_index import IndexStats
 from statekeeper_client.v1 import memory_pb2 as pb
 
@@ -104,6 +111,11 @@ def weights_to_proto(weights: Weights) -> pb.RecallWeights:
         importance=weights.importance,
         recency_half_life=duration(weights.half_life_seconds),
     )
+
+
+def reranked(outcome: RecallOutcome) -> bool:
+    """RecallResponse.reranked: whether the reranker stage reordered it."""
+    return isinstance(outcome, RerankedOutcome)
 
 
 def score_to_proto(score: Score) -> pb.RecallScore:

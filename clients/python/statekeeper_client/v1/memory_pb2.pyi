@@ -341,18 +341,20 @@ class RecallResult(_message.Message):
     def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ..., score: _Optional[_Union[RecallScore, _Mapping]] = ...) -> None: ...
 
 class RecallResponse(_message.Message):
-    __slots__ = ("results", "ranking", "index_type", "effective_weights", "candidate_count")
+    __slots__ = ("results", "ranking", "index_type", "effective_weights", "candidate_count", "reranked")
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     RANKING_FIELD_NUMBER: _ClassVar[int]
     INDEX_TYPE_FIELD_NUMBER: _ClassVar[int]
     EFFECTIVE_WEIGHTS_FIELD_NUMBER: _ClassVar[int]
     CANDIDATE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    RERANKED_FIELD_NUMBER: _ClassVar[int]
     results: _containers.RepeatedCompositeFieldContainer[RecallResult]
     ranking: RecallRanking
     index_type: str
     effective_weights: RecallWeights
     candidate_count: int
-    def __init__(self, results: _Optional[_Iterable[_Union[RecallResult, _Mapping]]] = ..., ranking: _Optional[_Union[RecallRanking, str]] = ..., index_type: _Optional[str] = ..., effective_weights: _Optional[_Union[RecallWeights, _Mapping]] = ..., candidate_count: _Optional[int] = ...) -> None: ...
+    reranked: bool
+    def __init__(self, results: _Optional[_Iterable[_Union[RecallResult, _Mapping]]] = ..., ranking: _Optional[_Union[RecallRanking, str]] = ..., index_type: _Optional[str] = ..., effective_weights: _Optional[_Union[RecallWeights, _Mapping]] = ..., candidate_count: _Optional[int] = ..., reranked: _Optional[bool] = ...) -> None: ...
 
 class Fact(_message.Message):
     __slots__ = ("id", "user_id", "subject", "predicate", "object", "source", "confidence", "valid_from", "valid_to", "origin", "source_episode_ids", "create_time", "invalidate_time", "invalidated_by", "invalidation_reason")
