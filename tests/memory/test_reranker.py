@@ -80,11 +80,14 @@ class StandIn:
                 stand_in.requests.append({"path": self.path, **body})
                 status, answer = stand_in.answer(self.path, body)
                 payload = answer.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except ConnectionError:  # the client timed out and left (mode "slow")
+                    pass
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -264,7 +267,10 @@ async def test_a_failing_endpoint_changes_nothing(
     for outcome in (first, second):
         assert not memory_convert.reranked(outcome)
         assert _texts(outcome) == _texts(plain)
-        assert _scores(outcome) == _scores(plain)
+        # The same similarities; combined alike but for recency, which moved
+        # on with the clock between the two recalls.
+        assert [s for s, _ in _scores(outcome)] == [s for s, _ in _scores(plain)]
+        assert [c for _, c in _scores(outcome)] == pytest.approx([c for _, c in _scores(plain)])
     if mode != "down":
         assert len(server.requests) == 2
     # One warning for two failures: at most one a minute.
