@@ -59,7 +59,8 @@ from statekeeper.storage.embedded.migrations import apply_migrations
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 from statekeeper.storage.shared.blackboard import (
     above_current,
-    batch_from,
+    batches_from_rows,
+    check_decision,
     entry_from_row,
     resolve_revision,
     value_columns,
@@ -612,21 +613,10 @@ def _batches(
     limit: int,
     with_previous: bool,
 ) -> list[RevisionBatch]:
-    batches: list[RevisionBatch] = []
-    events: list[Event] = []
-    current: sqlite3.Row | None = None
     # Materialize first: previous-value lookups reuse the connection.
-    for row in rows.fetchall():
-        if current is not None and row["revision"] != current["revision"]:
-            batches.append(batch_from(tenant, current, events))
-            events = []
-            if len(batches) >= limit:
-                return batches
-        current = row
-        events.append(_event_from_row(db, tenant, row, with_previous))
-    if current is not None:
-        batches.append(batch_from(tenant, current, events))
-    return batches
+    return batches_from_rows(
+        tenant, rows.fetchall(), lambda row: _event_from_row(db, tenant, row, with_previous), limit
+    )
 
 
 def _event_from_row(
@@ -642,17 +632,7 @@ def _event_from_row(
 def _batch_for(
     job: _Job, view: MutationView, decision: Decision[Any], existing: set[str]
 ) -> RevisionBatch:
-    """Checks that a decision only touches its keys, once each, stamped with
-    the view's revision."""
-    seen: set[str] = set()
-    for event in decision.events:
-        if event.key not in job.keys or event.key in seen:
-            raise ValueError(f"decision changes key {event.key!r} it did not name, or twice")
-        if event.revision != view.revision or event.entry.board != job.board:
-            raise ValueError("decision event is not stamped with the mutation's revision")
-        if event.type == EventType.EXPIRE:
-            raise ValueError("only the store expires keys")
-        seen.add(event.key)
+    check_decision(job.keys, job.board, view.revision, decision.events)
     return RevisionBatch(job.tenant, job.board, view.revision, job.now, decision.events)
 
 

@@ -22,7 +22,8 @@ from statekeeper.core.blackboard.models import (
 )
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.storage.shared.blackboard import (
-    batch_from,
+    batches_from_rows,
+    check_decision,
     entry_from_row,
 )
 
@@ -151,18 +152,8 @@ def history_sql(by_board: bool, with_previous: bool) -> str:
 
 
 def batches(tenant: str, rows: list[asyncpg.Record], with_previous: bool) -> list[RevisionBatch]:
-    batches: list[RevisionBatch] = []
-    events: list[Event] = []
-    current: asyncpg.Record | None = None
-    for row in rows:
-        if current is not None and row["revision"] != current["revision"]:
-            batches.append(batch_from(tenant, current, events))
-            events = []
-        current = row
-        events.append(_event_from_row(row, with_previous))
-    if current is not None:
-        batches.append(batch_from(tenant, current, events))
-    return batches
+    # The statement already reads at most the batches asked for.
+    return batches_from_rows(tenant, rows, lambda row: _event_from_row(row, with_previous))
 
 
 def _event_from_row(row: asyncpg.Record, with_previous: bool) -> Event:
@@ -190,18 +181,11 @@ def checked_batch(
     tenant: str, board: str, keys: list[str], view: MutationView, decision: Decision[Any]
 ) -> RevisionBatch:
     """Checks that a decision only touches its keys, once each, stamped with
-    the view's revision."""
-    seen: set[str] = set()
+    the view's revision, and holds no content type PostgreSQL cannot store."""
+    check_decision(keys, board, view.revision, decision.events)
     for event in decision.events:
-        if event.key not in keys or event.key in seen:
-            raise ValueError(f"decision changes key {event.key!r} it did not name, or twice")
-        if event.revision != view.revision or event.entry.board != board:
-            raise ValueError("decision event is not stamped with the mutation's revision")
-        if event.type == EventType.EXPIRE:
-            raise ValueError("only the store expires keys")
         value = event.entry.value
         if value is not None and "\x00" in value.content_type:
             # PostgreSQL text cannot hold NUL; refuse rather than fail inside.
             raise InvalidArgumentError("value.content_type", "must not contain NUL")
-        seen.add(event.key)
     return RevisionBatch(tenant, board, view.revision, view.now, decision.events)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import TypeVar
+
 from statekeeper.core.blackboard.models import (
     Entry,
     Event,
+    EventType,
     Header,
     RevisionBatch,
     RevisionCompactedError,
@@ -13,6 +17,8 @@ from statekeeper.core.blackboard.models import (
 )
 from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.storage.sql import Row
+
+AnyRow = TypeVar("AnyRow", bound=Row)
 
 
 def resolve_revision(header: Header, revision: int, slack: int) -> int:
@@ -68,3 +74,43 @@ def event_columns(event: Event) -> tuple[object, ...]:
         entry.expire_time,
         entry.update_time,
     )
+
+
+def batches_from_rows(
+    tenant: str,
+    rows: Iterable[AnyRow],
+    event_of: Callable[[AnyRow], Event],
+    limit: int | None = None,
+) -> list[RevisionBatch]:
+    """History rows (ordered by revision, then seq) as one batch a revision,
+    at most `limit` of them (None: all the rows hold)."""
+    batches: list[RevisionBatch] = []
+    events: list[Event] = []
+    current: AnyRow | None = None
+    for row in rows:
+        if current is not None and row["revision"] != current["revision"]:
+            batches.append(batch_from(tenant, current, events))
+            events = []
+            if limit is not None and len(batches) >= limit:
+                return batches
+        current = row
+        events.append(event_of(row))
+    if current is not None:
+        batches.append(batch_from(tenant, current, events))
+    return batches
+
+
+def check_decision(
+    keys: Collection[str], board: str, revision: int, events: Sequence[Event]
+) -> None:
+    """Checks that a decision only touches its keys, once each, stamped with
+    the view's revision (ValueError: the decision is a bug)."""
+    seen: set[str] = set()
+    for event in events:
+        if event.key not in keys or event.key in seen:
+            raise ValueError(f"decision changes key {event.key!r} it did not name, or twice")
+        if event.revision != revision or event.entry.board != board:
+            raise ValueError("decision event is not stamped with the mutation's revision")
+        if event.type == EventType.EXPIRE:
+            raise ValueError("only the store expires keys")
+        seen.add(event.key)
