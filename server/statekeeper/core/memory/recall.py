@@ -486,7 +486,8 @@ class EpisodicRecall:
         read: dict[int, Episode],
     ) -> RecallOutcome:
         reranked = await self._reranked(tenant, query, scored, weights, read)
-        qualified = [s for s in (reranked or scored) if s.combined >= query.min_score]
+        ranked = scored if reranked is None else reranked
+        qualified = [s for s in ranked if s.combined >= query.min_score]
         results = await self._materialize(tenant, query, qualified[:top_k], read)
         counts = (len(scored), len(qualified))
         if reranked is not None:
