@@ -51,7 +51,7 @@ from statekeeper.core.memory.vector_index import (
 )
 from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import Summarizer
-from statekeeper.core.tasks import cancel_and_wait
+from statekeeper.core.tasks import cancel_and_wait, repeat_every
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
 from statekeeper.storage.embedded.memory_promotion import EmbeddedPromotionStore
@@ -252,12 +252,8 @@ class MemoryApp:
         return self.indexes.loading_state()
 
     async def _save_forever(self, interval: float) -> None:
-        while True:
-            await asyncio.sleep(interval)
-            try:
-                await self.indexes.save_snapshots()
-            except Exception:
-                log.exception("saving vector index snapshots failed; will retry")
+        save = self.indexes.save_snapshots
+        await repeat_every(interval, save, "saving vector index snapshots", log)
 
     def register(self, server: grpc.aio.Server) -> MemoryServicer:
         return register(server, self.domain)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+import logging
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 
@@ -19,3 +20,17 @@ async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any] | None]) -> None:
     for task in started:
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def repeat_every(
+    interval: float, job: Callable[[], Awaitable[object]], what: str, log: logging.Logger
+) -> None:
+    """Runs `job` every `interval` seconds, the first time one interval
+    after the start, until cancelled. A failed round is logged on the
+    caller's `log` as "`what` failed; will retry" and the next one runs."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await job()
+        except Exception:
+            log.exception("%s failed; will retry", what)

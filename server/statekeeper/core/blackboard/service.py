@@ -39,7 +39,7 @@ from statekeeper.core.blackboard.models import (
 from statekeeper.core.blackboard.store import ArchivedHistory, BlackboardStore, HistoryCompactor
 from statekeeper.core.blackboard.watch import LiveSender, WatchHub, WatchMessage, WatchSpec
 from statekeeper.core.errors import InvalidArgumentError, LimitExceededError
-from statekeeper.core.tasks import cancel_and_wait
+from statekeeper.core.tasks import cancel_and_wait, repeat_every
 from statekeeper.core.validation import check_non_negative
 
 log = logging.getLogger(__name__)
@@ -218,22 +218,20 @@ class Blackboard:
         await self.hub.stop()
 
     async def _expire_forever(self) -> None:
-        while True:
-            await asyncio.sleep(self._limits.expiry_sweep_interval_seconds)
-            try:
-                await self.expire_due()
-                observations.swept("blackboard_expiry")
-            except Exception:
-                log.exception("blackboard expiry sweep failed; will retry")
+        async def sweep() -> None:
+            await self.expire_due()
+            observations.swept("blackboard_expiry")
+
+        interval = self._limits.expiry_sweep_interval_seconds
+        await repeat_every(interval, sweep, "blackboard expiry sweep", log)
 
     async def _compact_forever(self) -> None:
-        while True:
-            await asyncio.sleep(self._limits.compaction_interval_seconds)
-            try:
-                await self.compact_expired_history()
-                observations.swept("blackboard_compaction")
-            except Exception:
-                log.exception("blackboard history compaction failed; will retry")
+        async def compact() -> None:
+            await self.compact_expired_history()
+            observations.swept("blackboard_compaction")
+
+        interval = self._limits.compaction_interval_seconds
+        await repeat_every(interval, compact, "blackboard history compaction", log)
 
     async def expire_due(self) -> int:
         """Removes every expired key (EXPIRE events); returns how many."""

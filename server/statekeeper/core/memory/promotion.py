@@ -92,7 +92,7 @@ from statekeeper.core.memory.semantic import SemanticMemory
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject
 from statekeeper.core.sessions.models import Message, Role, SessionRecord
 from statekeeper.core.sessions.service import SessionManager
-from statekeeper.core.tasks import cancel_and_wait
+from statekeeper.core.tasks import cancel_and_wait, repeat_every
 
 log = logging.getLogger(__name__)
 
@@ -412,12 +412,7 @@ class SessionPromoter:
                 await self._promote_logged(request.tenant, request.session_id)
 
     async def _sweep_forever(self) -> None:
-        while True:
-            await asyncio.sleep(self._config.sweep_interval_seconds)
-            try:
-                await self.sweep()
-            except Exception:
-                log.exception("promotion sweep failed; will retry")
+        await repeat_every(self._config.sweep_interval_seconds, self.sweep, "promotion sweep", log)
 
     async def sweep(self) -> int:
         """Promotes every marked session whose watermark lags; returns how

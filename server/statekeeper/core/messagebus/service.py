@@ -40,7 +40,7 @@ from statekeeper.core.messagebus.models import (
     new_message_id,
 )
 from statekeeper.core.messagebus.store import InboxNotifier, MessageStore, ReplyWaiters
-from statekeeper.core.tasks import cancel_and_wait
+from statekeeper.core.tasks import cancel_and_wait, repeat_every
 from statekeeper.core.validation import check_id, check_metadata, check_non_negative, check_text
 
 log = logging.getLogger(__name__)
@@ -142,13 +142,11 @@ class MessageBus:
         await cancel_and_wait([sweeper])
 
     async def _sweep_forever(self) -> None:
-        while True:
-            await asyncio.sleep(self._limits.sweep_interval_seconds)
-            try:
-                await self.sweep()
-                observations.swept("bus")
-            except Exception:
-                log.exception("message bus sweep failed; will retry")
+        async def sweep() -> None:
+            await self.sweep()
+            observations.swept("bus")
+
+        await repeat_every(self._limits.sweep_interval_seconds, sweep, "message bus sweep", log)
 
     async def sweep(self) -> int:
         return await self._store.sweep(
