@@ -44,7 +44,7 @@ from statekeeper.core.memory.models import (
 from statekeeper.core.memory.semantic import FactExtractor, new_fact_id, resolve_fact
 from statekeeper.core.memory.store import EpisodeStore, FactStore
 from statekeeper.core.memory.vector_index import IndexEntry, VectorChange, VectorIndexes
-from statekeeper.core.tasks import cancel_and_wait
+from statekeeper.core.tasks import cancel_and_wait, repeat_every
 from statekeeper.core.validation import check_id
 
 log = logging.getLogger(__name__)
@@ -456,11 +456,10 @@ class MemoryMaintenance:
 
 
 async def _every(interval: float, name: str, job: Callable[[], Awaitable[None]]) -> None:
-    while True:
-        await asyncio.sleep(interval)
+    async def run() -> None:
         try:
             await job()
         except FailedPreconditionError:
             log.info("%s skipped: an on-demand run is in progress", name)
-        except Exception:
-            log.exception("%s failed; will retry", name)
+
+    await repeat_every(interval, run, name, log)
