@@ -27,13 +27,13 @@ import pytest
 
 from statekeeper import config
 from statekeeper.adapters.rerank_endpoint import RerankEndpoint, parse_rerank
-from statekeeper.api import memory_convert
 from statekeeper.core.memory.config import MemoryConfig, RerankConfig
 from statekeeper.core.memory.episodes import EpisodeDraft, RecallOutcome, RecallQuery
 from statekeeper.core.memory.models import Ranking
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
+from statekeeper_client.v1 import memory_pb2 as pb
 from tests.harness.deadlines import scaled
-from tests.harness.memory import quiet_config
+from tests.harness.memory import auth, quiet_config, served_memory
 from tests.memory.helpers import memory_app
 
 T = "tenant-rerank"
@@ -133,13 +133,13 @@ def reranking(url: str, timeout: float | None = None, depth: int = 30) -> Memory
     return quiet_config(rerank=RerankConfig(url=url, depth=depth, timeout_seconds=seconds))
 
 
-async def _record_all(app: MemoryApp) -> dict[str, str]:
+async def _record_all(app: MemoryApp, tenant: str = T) -> dict[str, str]:
     """Each text in its own session (no neighbour gains), all at the same
     time with the same importance: similarity alone orders them."""
     ids = {}
     for number, text in enumerate(EPISODES):
         outcome = await app.domain.episodes.record(
-            T,
+            tenant,
             EpisodeDraft(
                 user_id=USER,
                 session_id=f"s{number}",
@@ -181,7 +181,7 @@ async def test_lexical_recall_is_reordered_by_the_cross_encoder(
     async with memory_app(tmp_path / "reranked", reranking(stand_in.url)) as (app, _):
         await _record_all(app)
         reranked = await _recall(app)
-    assert memory_convert.reranked(reranked) and not memory_convert.reranked(plain)
+    assert reranked.reranked and not plain.reranked
     # The stand-in's best first, its worst (one query word) out of the top 5.
     assert _texts(reranked)[0] == EPISODES[1]
     assert EPISODES[0] not in _texts(reranked)
@@ -203,7 +203,7 @@ async def test_only_the_best_depth_candidates_are_sent(tmp_path: Path, stand_in:
         outcome = await _recall(app)
     (request,) = stand_in.requests
     assert len(request["texts"]) == 3
-    assert memory_convert.reranked(outcome)
+    assert outcome.reranked
 
 
 async def test_hybrid_recall_is_reranked_too(tmp_path: Path, stand_in: StandIn) -> None:
@@ -212,7 +212,7 @@ async def test_hybrid_recall_is_reranked_too(tmp_path: Path, stand_in: StandIn) 
         await _record_all(app)
         outcome = await _recall(app)
     assert outcome.ranking == Ranking.HYBRID
-    assert memory_convert.reranked(outcome)
+    assert outcome.reranked
     assert len(stand_in.requests) == 1
     assert _texts(outcome)[0] == EPISODES[1]  # the stand-in's best
 
@@ -223,7 +223,7 @@ async def test_off_by_default(tmp_path: Path, stand_in: StandIn) -> None:
         assert app.reranker is None
         await _record_all(app)
         outcome = await _recall(app)
-    assert not memory_convert.reranked(outcome)
+    assert not outcome.reranked
     assert stand_in.requests == []
 
 
@@ -235,7 +235,7 @@ async def test_a_vector_query_is_not_reranked(tmp_path: Path, stand_in: StandIn)
         query = RecallQuery(USER, query_vector=[1.0, 0.1])
         outcome = await app.domain.episodes.recall(T, query)
     assert outcome.ranking == Ranking.VECTOR and len(outcome.results) == 3
-    assert not memory_convert.reranked(outcome)
+    assert not outcome.reranked
     assert stand_in.requests == []
 
 
@@ -265,7 +265,7 @@ async def test_a_failing_endpoint_changes_nothing(
                 second = await _recall(app)
                 assert app.reranker is not None and app.reranker.failures == 2
     for outcome in (first, second):
-        assert not memory_convert.reranked(outcome)
+        assert not outcome.reranked
         assert _texts(outcome) == _texts(plain)
         # The same similarities; combined alike but for recency, which moved
         # on with the clock between the two recalls.
@@ -361,3 +361,20 @@ def test_the_settings_reach_the_memory_config() -> None:
 def test_bad_settings_are_config_errors(limit: str, named: str) -> None:
     with pytest.raises(config.ConfigError, match=re.escape(named)):
         _settings([limit])
+
+
+async def test_the_response_says_it_was_reranked(tmp_path: Path, stand_in: StandIn) -> None:
+    """Over gRPC, RecallResponse.reranked is set when the stage reordered
+    the results, and not when the endpoint could not answer."""
+    async with served_memory(tmp_path / "served", reranking(stand_in.url)) as served:
+        await _record_all(served.app, tenant="alpha")
+        request = pb.RecallRequest(user_id=USER, query_text=QUERY, top_k=5)
+        reply = await served.memory.Recall(request, metadata=auth())
+        assert reply.reranked
+        assert reply.results[0].episode.user_message == EPISODES[1]
+    down = _unused_port_url()
+    async with served_memory(tmp_path / "down", reranking(down, timeout=scaled(5))) as served:
+        await _record_all(served.app, tenant="alpha")
+        reply = await served.memory.Recall(request, metadata=auth())
+        assert not reply.reranked
+        assert reply.results[0].episode.user_message == EPISODES[0]

@@ -14,7 +14,6 @@ from statekeeper.core.errors import InvalidArgumentError
 from statekeeper.core.memory.context import BuiltContext, ContextTokens
 from statekeeper.core.memory.episodes import (
     EpisodeDraft,
-    RecallOutcome,
     Score,
     WeightOverrides,
     Weights,
@@ -28,7 +27,6 @@ from statekeeper.core.memory.models import (
     FactResult,
     Predicate,
 )
-from statekeeper.core.memory.recall import RerankedOutcome
 from statekeeper.core.memory.vector_index import IndexStats
 from statekeeper_client.v1 import memory_pb2 as pb
 
@@ -111,11 +109,6 @@ def weights_to_proto(weights: Weights) -> pb.RecallWeights:
         importance=weights.importance,
         recency_half_life=duration(weights.half_life_seconds),
     )
-
-
-def reranked(outcome: RecallOutcome) -> bool:
-    """RecallResponse.reranked: whether the reranker stage reordered it."""
-    return isinstance(outcome, RerankedOutcome)
 
 
 def score_to_proto(score: Score) -> pb.RecallScore:

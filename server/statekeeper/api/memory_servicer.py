@@ -159,6 +159,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             index_type=outcome.index_type,
             effective_weights=convert.weights_to_proto(outcome.weights),
             candidate_count=outcome.candidate_count,
+            reranked=outcome.reranked,
         )
         # Each result filled in place (a result built apart would be copied).
         add = response.results.add

@@ -120,6 +120,8 @@ class RecallOutcome:
     candidate_count: int
     # Candidates at or above min_score, before the top_k cut.
     qualified_count: int = 0
+    # Whether the reranker stage reordered the best candidates.
+    reranked: bool = False
 
 
 class ArchivedEpisodes(Protocol):

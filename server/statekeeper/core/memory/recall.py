@@ -11,7 +11,6 @@ import re
 import time
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple, Protocol, TypeVar
 
 import numpy as np
@@ -489,10 +488,15 @@ class EpisodicRecall:
         ranked = scored if reranked is None else reranked
         qualified = [s for s in ranked if s.combined >= query.min_score]
         results = await self._materialize(tenant, query, qualified[:top_k], read)
-        counts = (len(scored), len(qualified))
-        if reranked is not None:
-            return RerankedOutcome(results, ranking, index_type, weights, *counts)
-        return RecallOutcome(results, ranking, index_type, weights, *counts)
+        return RecallOutcome(
+            results,
+            ranking,
+            index_type,
+            weights,
+            len(scored),
+            len(qualified),
+            reranked=reranked is not None,
+        )
 
     async def _reranked(
         self,
@@ -535,11 +539,6 @@ class Reranker(Protocol):
     async def scores(self, query: str, texts: Sequence[str]) -> list[float] | None:
         """One score per text, in order (higher: more relevant), or None
         when unavailable: reranking is then skipped, never an error."""
-
-
-@dataclass(frozen=True)
-class RerankedOutcome(RecallOutcome):
-    """A text recall whose best candidates the reranker stage reordered."""
 
 
 def rerank_text(episode: Episode) -> str:
