@@ -48,17 +48,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from statekeeper.adapters.multilingual_embedder import MultilingualEmbedder
+from statekeeper.adapters.multilingual_embedder import MODEL_NAME, MultilingualEmbedder
 from statekeeper.core.limits import Limits
 from statekeeper.core.memory import lexical
 from statekeeper.core.memory.config import MemoryConfig
 from statekeeper.core.memory.context import ContextRequest
 from statekeeper.core.memory.episodes import EpisodeDraft, RecallQuery
-from statekeeper.core.memory.models import Episode, ValueSource, content_hash
+from statekeeper.core.memory.models import Episode, ValueSource, Vector, content_hash
 from statekeeper.core.sessions.service import SessionManager
 from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tokens import TokenCounter
 from statekeeper.memory_app import MemoryApp, ModelEndpoints
+from statekeeper.storage.embedded.memory import EmbeddedMemoryStore
 from statekeeper.storage.embedded.sessions import EmbeddedStorage
 
 REPO = Path(__file__).resolve().parents[1]
@@ -367,11 +368,8 @@ async def lexical_at_scale(conversations: list[Conversation], count: int) -> Non
     conversation)."""
     turns = [(c.name, turn.dia_id, turn.text) for c in conversations for turn in c.turns]
     texts = [text for _, _, text in turns]
-    questions = [(c.name, q) for c in conversations for q in c.questions][:200]
     default = MemoryConfig().limits.lexical_match_budget
     budgets = [0, default]
-    latency: dict[int, list[float]] = {budget: [] for budget in budgets}
-    recall: dict[int, list[float]] = {budget: [] for budget in budgets}
     with tempfile.TemporaryDirectory() as folder:
         app, storage = await _app(Path(folder), "none")
         try:
@@ -380,39 +378,110 @@ async def lexical_at_scale(conversations: list[Conversation], count: int) -> Non
                 await app.store.insert_episodes(TENANT, batch)
             episodes = app.domain.episodes
             base = episodes._config
-            for name, question in questions:  # interleaved: both see the same load
-                for budget in budgets:
-                    limits = dataclasses.replace(base.limits, lexical_match_budget=budget)
-                    episodes._config = dataclasses.replace(base, limits=limits)
-                    started = time.perf_counter()
-                    query = RecallQuery("big", query_text=question.text, top_k=TOP_K)
-                    outcome = await episodes.recall(TENANT, query)
-                    latency[budget].append(time.perf_counter() - started)
-                    found = set()
-                    for result in outcome.results:
-                        number = int(result.episode.episode_id.rsplit("-", 1)[1])
-                        source, dia_id, _ = turns[number % len(turns)]
-                        if source == name:
-                            found.add(dia_id)
-                    recall[budget].append(len(found & question.evidence) / len(question.evidence))
+            variants = {}
+            for budget in budgets:
+                limits = dataclasses.replace(base.limits, lexical_match_budget=budget)
+                variants[f"lexical_match_budget {budget}"] = dataclasses.replace(
+                    base, limits=limits
+                )
+            timed = await _ask_at_scale(app, conversations, turns, variants)
             episodes._config = base
         finally:
             await app.stop()
             await storage.close()
-    print(f"\nlexical Recall at {count} episodes of one user ({len(questions)} questions):")
-    for budget in budgets:
-        ordered = sorted(latency[budget])
-        print(
-            f"  lexical_match_budget {budget}: p50 {statistics.median(ordered) * 1e3:.1f} ms,"
-            f" p95 {ordered[int(len(ordered) * 0.95)] * 1e3:.1f} ms,"
-            f" recall@10 {_mean(recall[budget]):.3f}"
-        )
-    ratio = statistics.median(latency[0]) / statistics.median(latency[default])
+    print(f"\nlexical Recall at {count} episodes of one user ({SCALE_QUESTIONS} questions):")
+    _print_at_scale(timed)
+    names = list(timed)
+    ratio = statistics.median(timed[names[0]][0]) / statistics.median(timed[names[1]][0])
     print(f"  p50 without a budget / with the default: {ratio:.1f}x")
 
 
-def _bulk_episode(number: int, texts: list[str]) -> Episode:
+async def hybrid_at_scale(conversations: list[Conversation], count: int) -> None:
+    """Recall p50/p95 of a text query with the default embedder (HYBRID,
+    what `statekeeper serve` does with no flags) for one user holding
+    `count` episodes, built as lexical_at_scale's, each with the default
+    embedder's vector of the turn it copies (the suffix aside, the same
+    text: each distinct turn is embedded once). The episodes are stored
+    first and the index built from them at start, as after a restart (above
+    50,000 vectors: HNSW with its measured search breadth)."""
+    turns = [(c.name, turn.dia_id, turn.text) for c in conversations for turn in c.turns]
+    texts = [text for _, _, text in turns]
+    embedder = MultilingualEmbedder()
+    vectors = await embedder.embed(texts)
+    with tempfile.TemporaryDirectory() as folder:
+        storage = EmbeddedStorage(Path(folder))
+        await storage.start()
+        store = EmbeddedMemoryStore(storage)
+        for start in range(0, count, 2000):
+            batch = [
+                _bulk_episode(i, texts, vectors) for i in range(start, min(start + 2000, count))
+            ]
+            await store.insert_episodes(TENANT, batch)
+        await storage.close()
+        started = time.perf_counter()
+        app, storage = await _app(Path(folder), "multilingual")
+        loaded = time.perf_counter() - started
+        try:
+            timed = await _ask_at_scale(
+                app, conversations, turns, {"hybrid": app.domain.episodes._config}
+            )
+        finally:
+            await app.stop()
+            await storage.close()
+    print(
+        f"\nhybrid Recall at {count} episodes of one user ({SCALE_QUESTIONS} questions;"
+        f" index built from the store at start in {loaded:.1f} s):"
+    )
+    _print_at_scale(timed)
+
+
+SCALE_QUESTIONS = 200
+
+
+async def _ask_at_scale(
+    app: MemoryApp,
+    conversations: list[Conversation],
+    turns: list[tuple[str, str, str]],
+    variants: dict[str, MemoryConfig],
+) -> dict[str, tuple[list[float], list[float]]]:
+    """The first SCALE_QUESTIONS questions asked of user "big" once per
+    configuration in `variants`, interleaved (each sees the same load):
+    latencies and recall@10 (a copy of an evidence turn counts) per name."""
+    questions = [(c.name, q) for c in conversations for q in c.questions][:SCALE_QUESTIONS]
+    episodes = app.domain.episodes
+    timed: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in variants}
+    for name, question in questions:
+        for variant, config in variants.items():
+            episodes._config = config
+            started = time.perf_counter()
+            query = RecallQuery("big", query_text=question.text, top_k=TOP_K)
+            outcome = await episodes.recall(TENANT, query)
+            timed[variant][0].append(time.perf_counter() - started)
+            found = set()
+            for result in outcome.results:
+                number = int(result.episode.episode_id.rsplit("-", 1)[1])
+                source, dia_id, _ = turns[number % len(turns)]
+                if source == name:
+                    found.add(dia_id)
+            timed[variant][1].append(len(found & question.evidence) / len(question.evidence))
+    return timed
+
+
+def _print_at_scale(timed: dict[str, tuple[list[float], list[float]]]) -> None:
+    for name, (latencies, recalls) in timed.items():
+        ordered = sorted(latencies)
+        print(
+            f"  {name}: p50 {statistics.median(ordered) * 1e3:.1f} ms,"
+            f" p95 {ordered[int(len(ordered) * 0.95)] * 1e3:.1f} ms,"
+            f" recall@10 {_mean(recalls):.3f}"
+        )
+
+
+def _bulk_episode(
+    number: int, texts: list[str], vectors: Sequence[Vector] | None = None
+) -> Episode:
     text = f"{texts[number % len(texts)]} (note {number})"
+    vector = None if vectors is None else vectors[number % len(texts)]
     return Episode(
         episode_id=f"e-bulk-{number}",
         user_id="big",
@@ -421,14 +490,15 @@ def _bulk_episode(number: int, texts: list[str]) -> Episode:
         assistant_response="",
         summary="",
         summary_source=ValueSource.NONE,
-        embedding_source=ValueSource.NONE,
-        embedding_model="",
+        embedding_source=ValueSource.NONE if vector is None else ValueSource.MODEL,
+        embedding_model="" if vector is None else MODEL_NAME,
         importance=0.5,
         metadata={},
         occur_time=1e9 + number,
         create_time=1e9 + number,
         content_hash=content_hash(text, ""),
-        dimension=0,
+        dimension=0 if vector is None else len(vector),
+        embedding=vector,
     )
 
 
@@ -474,7 +544,10 @@ def main() -> None:
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     parser.add_argument("--limit", type=int, default=0, help="first N LoCoMo conversations")
     parser.add_argument(
-        "--scale", type=int, default=0, help="also time lexical recall at N episodes of one user"
+        "--scale",
+        type=int,
+        default=0,
+        help="also time lexical and hybrid recall at N episodes of one user",
     )
     parser.add_argument(
         "--lexical-budget",
@@ -505,6 +578,7 @@ def main() -> None:
         )
     if locomo and args.scale:
         asyncio.run(lexical_at_scale(locomo, args.scale))
+        asyncio.run(hybrid_at_scale(locomo, args.scale))
     if locomo:
         rate = asyncio.run(embedder_rate([t.text for t in locomo[0].turns]))
         print(f"\ndefault embedder alone, {CONCURRENCY} concurrent calls: {rate:.0f} texts/s")
