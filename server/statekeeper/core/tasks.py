@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -17,9 +16,15 @@ async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any] | None]) -> None:
     started = [task for task in tasks if task is not None]
     for task in started:
         task.cancel()
+    if not started:
+        return
+    # asyncio.wait, not an await of each task: a cancellation of the caller
+    # itself (a shutdown that gives up waiting) goes on up instead of being
+    # taken for a stopped task's, and does not cancel the tasks again.
+    await asyncio.wait(started)
     for task in started:
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
 
 
 async def repeat_every(
