@@ -614,23 +614,25 @@ class EmbeddedStorage(Storage):
             return None
         try:
             if self._inline is None:
-                inline = sqlite3.connect(
-                    self._path, check_same_thread=False, isolation_level=None, timeout=0
-                )
-                inline.row_factory = sqlite3.Row
-                inline.execute("PRAGMA query_only=ON")
-                self._inline = inline
+                self._inline = self._read_only_connection(busy_timeout=0)
             return work(self._inline)
         except sqlite3.Error:
             return None
 
+    def _read_only_connection(self, busy_timeout: float) -> sqlite3.Connection:
+        """A read-only autocommit connection to the file, waiting at most
+        `busy_timeout` seconds for a lock (0: never)."""
+        db = sqlite3.connect(
+            self._path, check_same_thread=False, isolation_level=None, timeout=busy_timeout
+        )
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA query_only=ON")
+        return db
+
     def _reader(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._reader_local, "db", None)
         if db is None:
-            db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA busy_timeout=5000")
-            db.execute("PRAGMA query_only=ON")
+            db = self._read_only_connection(busy_timeout=5.0)
             self._reader_local.db = db
             with self._reader_lock:
                 self._reader_connections.append(db)
