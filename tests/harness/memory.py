@@ -121,10 +121,15 @@ async def served_memory(
 
 @asynccontextmanager
 async def postgres_memory_app(
-    dsn: str, config: MemoryConfig | None = None, **feed_options: Any
+    dsn: str,
+    config: MemoryConfig | None = None,
+    clock: Callable[[], float] | None = None,
+    **feed_options: Any,
 ) -> AsyncIterator[tuple[MemoryApp, SessionManager, PostgresChangeFeed]]:
     """A started MemoryApp on PostgreSQL at `dsn` (migrated on start), with
-    its indexes built; stopped and closed on exit."""
+    its indexes built (and `clock` for its time, if given); stopped and
+    closed on exit."""
+    extra = {} if clock is None else {"clock": clock}
     storage = PostgresStorage(dsn, pool_size=4, migrate_on_start=True)
     await storage.start()
     store = PostgresMemoryStore(storage)
@@ -144,6 +149,7 @@ async def postgres_memory_app(
             ModelEndpoints(),
             feed=feed,
             store=store,
+            **extra,
         )
         feed.attach(app.indexes)
         await feed.start()  # migrates the store; listening before any index is built

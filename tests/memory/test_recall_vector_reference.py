@@ -8,7 +8,7 @@ top_k; a second round answers from warm caches and must not differ."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,22 +19,15 @@ import numpy as np
 import pytest
 
 from statekeeper.api.interceptor import DomainInterceptor
-from statekeeper.core.limits import Limits
 from statekeeper.core.memory.config import MemoryConfig
 from statekeeper.core.memory.episodes import Weights
 from statekeeper.core.memory.models import unit_vector
 from statekeeper.core.memory.recall import combine
-from statekeeper.core.sessions.service import SessionManager
-from statekeeper.core.sessions.summarizer import ExtractiveSummarizer
 from statekeeper.core.tenancy import Authenticator
-from statekeeper.core.tokens import TokenCounter
-from statekeeper.memory_app import MemoryApp, ModelEndpoints
-from statekeeper.storage.postgres.memory import PostgresMemoryStore
-from statekeeper.storage.postgres.memory_feed import PostgresChangeFeed
-from statekeeper.storage.postgres.sessions import PostgresStorage
+from statekeeper.memory_app import MemoryApp
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
-from tests.harness.memory import API_KEYS, auth, memory_app, quiet_config
+from tests.harness.memory import API_KEYS, auth, memory_app, postgres_memory_app, quiet_config
 from tests.memory.data import gaussian
 from tests.services import configured, fresh_database, reachable
 
@@ -64,43 +57,6 @@ async def serving(app: MemoryApp) -> AsyncIterator[memory_pb2_grpc.MemoryService
         await server.stop(0)
 
 
-@asynccontextmanager
-async def postgres_app(dsn: str, now: Callable[[], float]) -> AsyncIterator[MemoryApp]:
-    """tests.harness.memory.postgres_memory_app with this test's clock."""
-    storage = PostgresStorage(dsn, pool_size=4, migrate_on_start=True)
-    await storage.start()
-    store = PostgresMemoryStore(storage)
-    feed = PostgresChangeFeed(store, dsn)
-    try:
-        counter = TokenCounter()
-        sessions = SessionManager(
-            storage.sessions, counter, ExtractiveSummarizer(counter), Limits()
-        )
-        app = MemoryApp(
-            storage,
-            sessions,
-            counter,
-            None,
-            Limits(),
-            CONFIG,
-            ModelEndpoints(),
-            feed=feed,
-            clock=now,
-            store=store,
-        )
-        feed.attach(app.indexes)
-        await feed.start()
-        await app.start(wait_for_indexes=True)
-        try:
-            yield app
-        finally:
-            await app.stop()
-    finally:
-        await feed.close()
-        await store.close()
-        await storage.close()
-
-
 @pytest.fixture(params=["embedded", "postgres"])
 async def memory(
     request: pytest.FixtureRequest, tmp_path: Path
@@ -113,7 +69,7 @@ async def memory(
         await reachable(services)
         async with (
             fresh_database(services) as dsn,
-            postgres_app(dsn, clock) as app,
+            postgres_memory_app(dsn, CONFIG, clock) as (app, _, _),
             serving(app) as stub,
         ):
             yield stub
