@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from statekeeper.storage.postgres.memory import PostgresMemoryStore
 from statekeeper.storage.postgres.memory_feed import PostgresChangeFeed
 from statekeeper.storage.postgres.sessions import PostgresStorage
 from statekeeper_client.v1 import memory_pb2_grpc, session_pb2_grpc
+from tests.services import configured, fresh_database, reachable
 
 API_KEYS = {"key-alpha": "alpha", "key-beta": "beta"}
 NO_JOBS = dict(
@@ -166,3 +168,28 @@ async def postgres_memory_app(
 
 def auth(key: str = "key-alpha") -> list[tuple[str, str]]:
     return [("x-api-key", key)]
+
+
+# A MemoryService client and the app behind it, on either backend (the
+# `backend` fixture of tests/memory/conftest.py).
+@dataclass
+class Backend:
+    memory: memory_pb2_grpc.MemoryServiceStub
+    app: MemoryApp
+
+
+@asynccontextmanager
+async def served_postgres() -> AsyncIterator[Backend]:
+    services = configured()
+    await reachable(services)
+    async with fresh_database(services) as dsn, postgres_memory_app(dsn) as (app, _, _):
+        server = grpc.aio.server(interceptors=[DomainInterceptor(Authenticator(API_KEYS))])
+        app.register(server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        try:
+            yield Backend(memory_pb2_grpc.MemoryServiceStub(channel), app)  # type: ignore[no-untyped-call]
+        finally:
+            await channel.close()
+            await server.stop(0)

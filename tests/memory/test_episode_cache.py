@@ -32,9 +32,8 @@ from statekeeper.storage.embedded.memory import (
 )
 from statekeeper.storage.embedded.sessions import DATABASE_FILE, EmbeddedStorage
 from statekeeper_client.v1 import memory_pb2 as pb
-from tests.harness.memory import auth, served_memory
+from tests.harness.memory import Backend, auth
 from tests.memory.data import episodes_for, gaussian
-from tests.memory.test_record_episodes import Backend, served_postgres
 
 NOW = 1_700_000_000.0
 TENANT = "t"
@@ -167,16 +166,6 @@ async def test_the_cache_keeps_at_most_its_capacity(
 
 
 # ----- through gRPC, both backends ---------------------------------------------
-
-
-@pytest.fixture(params=["embedded", "postgres"])
-async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    if request.param == "embedded":
-        async with served_memory(tmp_path) as served:
-            yield Backend(served.memory, served.app)
-    else:
-        async with served_postgres() as served_pg:
-            yield served_pg
 
 
 async def recalled_ids(backend: Backend, vector: list[float]) -> list[str]:

@@ -6,7 +6,7 @@ bit), and each user's episodes are deduplicated only against that user's."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,23 +19,12 @@ from statekeeper.core.memory.episodes import EpisodeDraft, ItemError, RecordOutc
 from statekeeper.core.memory.models import DimensionMismatchError
 from statekeeper_client.v1 import common_pb2 as common_pb
 from statekeeper_client.v1 import memory_pb2 as pb
-from tests.harness.memory import auth, served_memory
+from tests.harness.memory import Backend, auth
 from tests.memory.helpers import memory_app
 from tests.memory.test_memory_grpc import error_info
-from tests.memory.test_record_episodes import Backend, served_postgres
 
 DIMENSION = 16
 ALPHA, BETA = auth("key-alpha"), auth("key-beta")  # two tenants of one server
-
-
-@pytest.fixture(params=["embedded", "postgres"])
-async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    if request.param == "embedded":
-        async with served_memory(tmp_path) as served:
-            yield Backend(served.memory, served.app)
-    else:
-        async with served_postgres() as served_pg:
-            yield served_pg
 
 
 def vector(seed: int, near: int | None = None, noise: float = 0.01) -> list[float]:

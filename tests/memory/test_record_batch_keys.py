@@ -11,7 +11,6 @@ from tests.harness.memory import auth
 from tests.memory.test_record_episodes import (  # noqa: F401 (fixtures)
     CREATED,
     ONLY_SIMILARITY,
-    backend,
     item,
     memory,
 )

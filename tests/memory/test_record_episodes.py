@@ -4,63 +4,22 @@ and the created episodes found by Recall."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from statekeeper.api.interceptor import DomainInterceptor
 from statekeeper.core.audit.models import AuditFilter
-from statekeeper.core.tenancy import Authenticator
-from statekeeper.memory_app import MemoryApp
 from statekeeper_client.v1 import common_pb2 as common_pb
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
-from tests.harness.memory import API_KEYS, auth, postgres_memory_app, served_memory
+from tests.harness.memory import Backend, auth
 from tests.memory.test_memory_grpc import expect_error
-from tests.services import configured, fresh_database, reachable
 
 ONLY_SIMILARITY = pb.RecallWeights(similarity=1.0, recency=0.0, importance=0.0)
 CREATED = pb.RECORD_EPISODE_STATUS_CREATED
 DUPLICATE = pb.RECORD_EPISODE_STATUS_DUPLICATE
 ERROR = pb.RECORD_EPISODE_STATUS_ERROR
-
-
-@dataclass
-class Backend:
-    memory: memory_pb2_grpc.MemoryServiceStub
-    app: MemoryApp
-
-
-@asynccontextmanager
-async def served_postgres() -> AsyncIterator[Backend]:
-    services = configured()
-    await reachable(services)
-    async with fresh_database(services) as dsn, postgres_memory_app(dsn) as (app, _, _):
-        server = grpc.aio.server(interceptors=[DomainInterceptor(Authenticator(API_KEYS))])
-        app.register(server)
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        try:
-            yield Backend(memory_pb2_grpc.MemoryServiceStub(channel), app)  # type: ignore[no-untyped-call]
-        finally:
-            await channel.close()
-            await server.stop(0)
-
-
-@pytest.fixture(params=["embedded", "postgres"])
-async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    if request.param == "embedded":
-        async with served_memory(tmp_path) as served:
-            yield Backend(served.memory, served.app)
-    else:
-        async with served_postgres() as served_pg:
-            yield served_pg
 
 
 @pytest.fixture
