@@ -179,17 +179,28 @@ class Backend:
 
 
 @asynccontextmanager
+async def serving(app: MemoryApp) -> AsyncIterator[memory_pb2_grpc.MemoryServiceStub]:
+    """`app`'s MemoryService on a gRPC server of its own (loopback, the test
+    API keys), and a client of it; both closed on exit."""
+    server = grpc.aio.server(interceptors=[DomainInterceptor(Authenticator(API_KEYS))])
+    app.register(server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        yield memory_pb2_grpc.MemoryServiceStub(channel)  # type: ignore[no-untyped-call]
+    finally:
+        await channel.close()
+        await server.stop(0)
+
+
+@asynccontextmanager
 async def served_postgres() -> AsyncIterator[Backend]:
     services = configured()
     await reachable(services)
-    async with fresh_database(services) as dsn, postgres_memory_app(dsn) as (app, _, _):
-        server = grpc.aio.server(interceptors=[DomainInterceptor(Authenticator(API_KEYS))])
-        app.register(server)
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        try:
-            yield Backend(memory_pb2_grpc.MemoryServiceStub(channel), app)  # type: ignore[no-untyped-call]
-        finally:
-            await channel.close()
-            await server.stop(0)
+    async with (
+        fresh_database(services) as dsn,
+        postgres_memory_app(dsn) as (app, _, _),
+        serving(app) as memory,
+    ):
+        yield Backend(memory, app)

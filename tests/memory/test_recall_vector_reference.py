@@ -9,25 +9,20 @@ top_k; a second round answers from warm caches and must not differ."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import faiss
-import grpc
 import numpy as np
 import pytest
 
-from statekeeper.api.interceptor import DomainInterceptor
 from statekeeper.core.memory.config import MemoryConfig
 from statekeeper.core.memory.episodes import Weights
 from statekeeper.core.memory.models import unit_vector
 from statekeeper.core.memory.recall import combine
-from statekeeper.core.tenancy import Authenticator
-from statekeeper.memory_app import MemoryApp
 from statekeeper_client.v1 import memory_pb2 as pb
 from statekeeper_client.v1 import memory_pb2_grpc
-from tests.harness.memory import API_KEYS, auth, memory_app, postgres_memory_app, quiet_config
+from tests.harness.memory import auth, memory_app, postgres_memory_app, quiet_config, serving
 from tests.memory.data import gaussian
 from tests.services import configured, fresh_database, reachable
 
@@ -41,20 +36,6 @@ CONFIG = quiet_config()
 
 def clock() -> float:
     return NOW
-
-
-@asynccontextmanager
-async def serving(app: MemoryApp) -> AsyncIterator[memory_pb2_grpc.MemoryServiceStub]:
-    server = grpc.aio.server(interceptors=[DomainInterceptor(Authenticator(API_KEYS))])
-    app.register(server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-    try:
-        yield memory_pb2_grpc.MemoryServiceStub(channel)  # type: ignore[no-untyped-call]
-    finally:
-        await channel.close()
-        await server.stop(0)
 
 
 @pytest.fixture(params=["embedded", "postgres"])
