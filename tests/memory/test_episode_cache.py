@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from statekeeper.core.memory.models import (
 from statekeeper.core.privacy.models import ErasureSubject
 from statekeeper.storage.embedded.memory import (
     _CACHED_EPISODE_BYTES,
+    _INLINE_READ_BYTES,
     EmbeddedMemoryStore,
     _content_bytes,
     _EpisodeCache,
@@ -145,11 +147,12 @@ async def test_rows_read_before_a_commit_are_not_kept_after_it(
         db.execute("UPDATE memory_episodes SET summary = 'newer'")
     finally:
         db.close()
+    keys = [e.vector_key for e in episodes]
     cache.fill(version, TENANT, USER, episodes)
-    assert cache.lookup(TENANT, USER, [e.vector_key for e in episodes])[0] is None
+    assert cache.lookup(TENANT, USER, keys)[:2] == ([], keys)
     # Stamped with the current version, the same rows are kept.
     cache.fill(cache.version(), TENANT, USER, episodes)
-    assert cache.lookup(TENANT, USER, [e.vector_key for e in episodes])[0] == episodes
+    assert cache.lookup(TENANT, USER, keys)[:2] == (episodes, [])
 
 
 async def test_the_cache_keeps_at_most_its_capacity(
@@ -161,8 +164,60 @@ async def test_the_cache_keeps_at_most_its_capacity(
     assert len(cache._entries) == 3
     # The newest entries stay: the last three keys are answered.
     last = [e.vector_key for e in episodes[2:]]
-    assert cache.lookup(TENANT, USER, last)[0] == episodes[2:]
-    assert cache.lookup(TENANT, USER, [episodes[0].vector_key])[0] is None
+    assert cache.lookup(TENANT, USER, last)[:2] == (episodes[2:], [])
+    first = episodes[0].vector_key
+    assert cache.lookup(TENANT, USER, [first])[:2] == ([], [first])
+
+
+async def test_the_least_recently_used_entry_goes_first(store: EmbeddedMemoryStore) -> None:
+    episodes = await stored_episodes(store, count=4)
+    cache = _EpisodeCache(store._backend, capacity=3)
+    cache.fill(cache.version(), TENANT, USER, episodes[:3])
+    oldest, second = episodes[0].vector_key, episodes[1].vector_key
+    assert cache.lookup(TENANT, USER, [oldest])[0] == [episodes[0]]  # used again
+    cache.fill(cache.version(), TENANT, USER, episodes[3:])
+    assert cache.lookup(TENANT, USER, [oldest])[0] == [episodes[0]]
+    assert cache.lookup(TENANT, USER, [second])[:2] == ([], [second])
+
+
+async def test_a_partly_cached_read_reads_only_the_others_and_answers_all(
+    store: EmbeddedMemoryStore,
+) -> None:
+    episodes = await stored_episodes(store, count=6)
+    keys = [e.vector_key for e in episodes]
+    await store.get_episodes_by_keys(TENANT, USER, keys[1:3], False)
+    assert cached_count(store) == 2
+    # Asked in any order, answered by ascending key, equal to the stored rows.
+    found = await store.get_episodes_by_keys(TENANT, USER, keys[::-1], False)
+    assert [e.vector_key for e in found] == sorted(keys)
+    stored = await store._run(store._by_keys_work(TENANT, USER, sorted(keys), False))
+    assert list(map(asdict, found)) == list(map(asdict, stored))
+    assert cached_count(store) == len(episodes)
+
+
+async def test_a_read_of_large_episodes_leaves_the_event_loop(store: EmbeddedMemoryStore) -> None:
+    """The read on the event loop gives up once the rows' content passes its
+    byte limit; the reader thread then reads them, and they are all answered."""
+    texts = ["x" * (_INLINE_READ_BYTES // 3)] * 4
+    drafts = [
+        d.evolve(user_message=text)
+        for d, text in zip(
+            episodes_for(USER, gaussian(4, 4, seed=5), NOW, "big"), texts, strict=True
+        )
+    ]
+    large = await store.insert_episodes(TENANT, drafts)
+    keys = [e.vector_key for e in large]
+    store._cache.clear()
+
+    def inline_read(count: int) -> list[Episode] | None:
+        work = store._bounded_by_keys_work(TENANT, USER, keys[:count], _INLINE_READ_BYTES)
+        return store._backend.read_inline(work)
+
+    assert inline_read(4) is None  # over the limit: given up
+    assert [e.vector_key for e in inline_read(2) or []] == keys[:2]  # under it: read
+    found = await store.get_episodes_by_keys(TENANT, USER, keys, False)
+    assert [e.user_message for e in found] == texts
+    assert cached_count(store) == 0  # each over _CACHED_EPISODE_BYTES
 
 
 # ----- through gRPC, both backends ---------------------------------------------
@@ -233,12 +288,12 @@ async def test_the_cache_keeps_at_most_its_byte_budget_and_no_large_episode(
     newest_two = sum(map(_content_bytes, episodes[2:]))
     cache = _EpisodeCache(store._backend, budget=newest_two)
     cache.fill(cache.version(), TENANT, USER, [large])
-    assert cache.lookup(TENANT, USER, [large.vector_key])[0] is None
+    assert cache.lookup(TENANT, USER, [large.vector_key])[0] == []
     assert cache._bytes == 0
     cache.fill(cache.version(), TENANT, USER, episodes[1:])
     assert cache._bytes == newest_two
     assert cache.lookup(TENANT, USER, [e.vector_key for e in episodes[2:]])[0] == episodes[2:]
-    assert cache.lookup(TENANT, USER, [episodes[1].vector_key])[0] is None
+    assert cache.lookup(TENANT, USER, [episodes[1].vector_key])[0] == []
 
 
 async def test_a_closed_store_answers_no_read_from_the_cache(tmp_path: Path) -> None:

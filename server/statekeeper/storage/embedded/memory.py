@@ -92,6 +92,9 @@ _CACHED_EPISODE_BYTES = 64 * 1024
 # against a thread hop that costs more than the read under load); more are
 # read on a reader thread.
 _INLINE_READ_KEYS = 64
+# ... and while their content stays under this many bytes (64 episodes of
+# the largest size took 28-99 ms there); a larger read goes to a reader thread.
+_INLINE_READ_BYTES = 256 * 1024
 # The episodes recorded just before and just after each wanted one in its
 # session (memory_episodes_session_key makes each lookup one index probe).
 # An episode recorded without a session (session_id '') has no neighbours:
@@ -177,8 +180,8 @@ class _EpisodeCache:
     least that new, and the first commit after clears them all. The store's
     own deletes and erasures also clear it at once, so an erased episode's
     content does not stay in memory until the next lookup. It holds at most
-    `capacity` episodes and about `budget` bytes of their content; a larger
-    episode is not kept."""
+    `capacity` episodes and about `budget` bytes of their content, the least
+    recently used going first; a larger episode is not kept."""
 
     def __init__(
         self,
@@ -207,20 +210,24 @@ class _EpisodeCache:
 
     def lookup(
         self, tenant: str, user_id: str, keys: Sequence[int]
-    ) -> tuple[list[Episode] | None, int | None]:
-        """The episodes of `keys` if every one is cached, by ascending key,
-        else None; and the version now (for `fill` after a read)."""
+    ) -> tuple[list[Episode], list[int], int | None]:
+        """The cached episodes of `keys`, the keys that are not cached, and
+        the version now (for `fill` after the others are read). A hit
+        becomes the most recently used entry: the last to be evicted."""
         version = self.version()
         if version is None:
-            return None, None
+            return [], list(keys), None
         entries = self._entries
-        found = []
-        for key in sorted(keys):
-            entry = entries.get((tenant, user_id, key))
+        found, missing = [], []
+        for key in keys:
+            entry_key = (tenant, user_id, key)
+            entry = entries.get(entry_key)
             if entry is None:
-                return None, version
-            found.append(entry[0])
-        return found, version
+                missing.append(key)
+            else:
+                entries.move_to_end(entry_key)
+                found.append(entry[0])
+        return found, missing, version
 
     def fill(self, version: int | None, tenant: str, user_id: str, found: list[Episode]) -> None:
         """Remembers episodes read after `version` was (see version())."""
@@ -247,6 +254,33 @@ class _EpisodeCache:
 
 def _data_version(db: sqlite3.Connection) -> int:
     return int(db.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _select_by_keys(
+    db: sqlite3.Connection, columns: str, tenant: str, user_id: str, keys: Sequence[int]
+) -> sqlite3.Cursor:
+    marks = ",".join("?" * len(keys))
+    # The unary + keeps SQLite on the primary key: with the (tenant, user_id,
+    # ...) index it would scan the whole user.
+    return db.execute(
+        f"SELECT {columns} FROM memory_episodes WHERE vector_key IN ({marks})"
+        " AND +tenant = ? AND +user_id = ?",
+        (*keys, tenant, user_id),
+    )
+
+
+def _by_vector_key(episode: Episode) -> int:
+    return episode.vector_key
+
+
+def _row_content_bytes(row: sqlite3.Row) -> int:
+    """What an episode row's texts hold (the embedding is not read here)."""
+    return (
+        len(row["user_message"])
+        + len(row["assistant_response"])
+        + len(row["summary"])
+        + len(row["metadata"])
+    )
 
 
 def _content_bytes(episode: Episode) -> int:
@@ -365,18 +399,21 @@ class EmbeddedMemoryStore(MemoryStore):
         wanted = [int(key) for key in keys]
         if include_embedding:  # index loads (a snapshot's tail), restores: as before
             return await self._run(self._by_keys_work(tenant, user_id, wanted, True))
-        cached, version = self._cache.lookup(tenant, user_id, wanted)
-        if cached is not None:
-            return cached
-        work = self._by_keys_work(tenant, user_id, wanted, False)
+        cached, missing, version = self._cache.lookup(tenant, user_id, wanted)
+        if not missing:
+            return sorted(cached, key=_by_vector_key)
         found = None
-        if len(wanted) <= _INLINE_READ_KEYS:
-            found = self._backend.read_inline(work)
+        if len(missing) <= _INLINE_READ_KEYS:
+            # On the event loop, but only a few rows: the read gives up
+            # (None) once their content passes _INLINE_READ_BYTES, and
+            # the reader thread reads them instead.
+            inline = self._bounded_by_keys_work(tenant, user_id, missing, _INLINE_READ_BYTES)
+            found = self._backend.read_inline(inline)
         if found is None:
             # On a reader connection: off the writer thread, which group-commits.
-            found = await self._backend.read(work)
+            found = await self._backend.read(self._by_keys_work(tenant, user_id, missing, False))
         self._cache.fill(version, tenant, user_id, found)
-        return found
+        return sorted([*cached, *found], key=_by_vector_key) if cached else found
 
     @staticmethod
     def _by_keys_work(
@@ -393,14 +430,7 @@ class EmbeddedMemoryStore(MemoryStore):
                 db.execute("BEGIN")
             try:
                 for chunk in _chunks(wanted):
-                    marks = ",".join("?" * len(chunk))
-                    # The unary + keeps SQLite on the primary key: with the
-                    # (tenant, user_id, ...) index it would scan the whole user.
-                    rows = db.execute(
-                        f"SELECT {columns} FROM memory_episodes WHERE vector_key IN ({marks})"
-                        " AND +tenant = ? AND +user_id = ?",
-                        (*chunk, tenant, user_id),
-                    )
+                    rows = _select_by_keys(db, columns, tenant, user_id, chunk)
                     # Fetched whole before mapping: a row that fails to map
                     # must not leave a statement (and its snapshot) open.
                     found.extend(map(episode_from_row, rows.fetchall()))
@@ -408,6 +438,29 @@ class EmbeddedMemoryStore(MemoryStore):
                 if snapshot:
                     db.execute("COMMIT")
             return found
+
+        return work
+
+    @staticmethod
+    def _bounded_by_keys_work(
+        tenant: str, user_id: str, wanted: list[int], byte_limit: int
+    ) -> Callable[[sqlite3.Connection], list[Episode] | None]:
+        """The read of a few episodes (one statement) that gives up, None,
+        once the rows read hold more than `byte_limit` bytes of content."""
+        columns = episode_columns(False)
+
+        def work(db: sqlite3.Connection) -> list[Episode] | None:
+            rows, size = [], 0
+            cursor = _select_by_keys(db, columns, tenant, user_id, wanted)
+            try:
+                for row in cursor:
+                    size += _row_content_bytes(row)
+                    if size > byte_limit:
+                        return None
+                    rows.append(row)
+            finally:
+                cursor.close()  # ends the statement's read at once
+            return list(map(episode_from_row, rows))
 
         return work
 
