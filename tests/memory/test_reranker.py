@@ -378,3 +378,17 @@ async def test_the_response_says_it_was_reranked(tmp_path: Path, stand_in: Stand
         reply = await served.memory.Recall(request, metadata=auth())
         assert not reply.reranked
         assert reply.results[0].episode.user_message == EPISODES[0]
+
+
+async def test_the_warning_does_not_show_a_password_in_the_url(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    url = _unused_port_url().replace("http://", "http://ranker:s3cret-token@")
+    endpoint = RerankEndpoint(url, scaled(10))
+    try:
+        with caplog.at_level(logging.WARNING, "statekeeper.adapters.rerank_endpoint"):
+            assert await endpoint.scores("q", ["a", "b"]) is None
+    finally:
+        await endpoint.aclose()
+    (warning,) = [r.getMessage() for r in caplog.records if "reranker endpoint" in r.getMessage()]
+    assert "s3cret-token" not in warning and "ranker:***@" in warning

@@ -20,6 +20,8 @@ from typing import Any
 
 import httpx
 
+from statekeeper.logs import redact
+
 log = logging.getLogger(__name__)
 
 # A failing endpoint is logged at most this often: every recall asks it.
@@ -75,9 +77,9 @@ class RerankEndpoint:
             log.warning(
                 "reranker endpoint %s failed (%s: %s); recall answers without reranking"
                 " (%d failures so far; logged at most once a minute)",
-                self._url,
+                redact(self._url),
                 type(exc).__name__,
-                exc,
+                redact(str(exc)),  # an HTTP status error quotes the URL
                 self.failures,
             )
 
