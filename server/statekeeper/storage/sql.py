@@ -5,7 +5,7 @@ placeholder of the backend's dialect."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from statekeeper.core.audit.models import AuditFilter, AuditRecord
@@ -29,6 +29,10 @@ class Row(Protocol):
     def __getitem__(self, key: str, /) -> Any: ...
 
     def keys(self) -> Any: ...
+
+    def __iter__(self) -> Iterator[Any]:
+        """The values, in the order of keys() (not a dict's keys)."""
+        ...
 
 
 MESSAGE_COLUMNS = (
