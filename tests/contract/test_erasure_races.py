@@ -35,6 +35,7 @@ from statekeeper.core.blackboard.models import (
 from statekeeper.core.blackboard.store import BlackboardStore
 from statekeeper.core.checkpoints.models import ReadOptions
 from statekeeper.core.checkpoints.store import CheckpointStore
+from statekeeper.core.errors import ErasureIncompleteError
 from statekeeper.core.items.models import ItemRecord
 from statekeeper.core.items.store import ItemStore
 from statekeeper.core.privacy.models import ErasureSubject
@@ -534,3 +535,97 @@ async def test_a_batch_that_deletes_fewer_rows_than_its_limit_is_not_the_last(
         assert await backend.count("SELECT count(*) FROM items WHERE tenant = ?", t) == 0
     finally:
         await items.close()
+
+
+# ----- a user who keeps writing ----------------------------------------------------------
+
+
+async def ping_pong_tables(backend: Backend, rows_to_come: int) -> None:
+    """Two tables where deleting a row of one writes a row into the other,
+    `rows_to_come` times in all: a user who keeps writing while being erased
+    (each pass of an erasure over both tables finds new rows)."""
+    if isinstance(backend.storage, EmbeddedStorage):
+
+        def create(db: sqlite3.Connection) -> None:
+            db.executescript(
+                f"""CREATE TABLE efix_a (tenant TEXT);
+                CREATE TABLE efix_b (tenant TEXT);
+                CREATE TABLE efix_budget (n INTEGER);
+                INSERT INTO efix_budget VALUES ({rows_to_come});
+                CREATE TRIGGER efix_a_back AFTER DELETE ON efix_a
+                WHEN (SELECT n FROM efix_budget) > 0 BEGIN
+                    UPDATE efix_budget SET n = n - 1; INSERT INTO efix_b VALUES (OLD.tenant);
+                END;
+                CREATE TRIGGER efix_b_back AFTER DELETE ON efix_b
+                WHEN (SELECT n FROM efix_budget) > 0 BEGIN
+                    UPDATE efix_budget SET n = n - 1; INSERT INTO efix_a VALUES (OLD.tenant);
+                END;"""
+            )
+
+        await backend.storage.run(create)
+        return
+    script = [
+        "CREATE TABLE efix_a (tenant text)",
+        "CREATE TABLE efix_b (tenant text)",
+        "CREATE TABLE efix_budget (n int)",
+        f"INSERT INTO efix_budget VALUES ({rows_to_come})",
+    ]
+    for table, other in (("efix_a", "efix_b"), ("efix_b", "efix_a")):
+        script += [
+            f"""CREATE FUNCTION {table}_back() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE efix_budget SET n = n - 1 WHERE n > 0;
+                IF FOUND THEN INSERT INTO {other} VALUES (OLD.tenant); END IF;
+                RETURN OLD;
+            END $$""",
+            f"CREATE TRIGGER {table}_back AFTER DELETE ON {table}"
+            f" FOR EACH ROW EXECUTE FUNCTION {table}_back()",
+        ]
+    async with backend.storage.connection("ping-pong tables") as conn:
+        for statement in script:
+            await conn.execute(statement)
+
+
+async def first_row(backend: Backend, t: str) -> None:
+    if isinstance(backend.storage, EmbeddedStorage):
+
+        def insert(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute("INSERT INTO efix_a VALUES (?)", (t,))
+
+        await backend.storage.run(insert)
+        return
+    async with backend.storage.connection("first row") as conn:
+        await conn.execute("INSERT INTO efix_a VALUES ($1)", t)
+
+
+def ping_pong_steps(t: str) -> list[Step]:
+    return [
+        Step("test", table, table, "tenant = :tenant", {"tenant": t})
+        for table in ("efix_a", "efix_b")
+    ]
+
+
+async def test_an_erasure_the_user_keeps_writing_through_does_not_say_done(
+    backend: Backend,
+) -> None:
+    t = tenant()
+    await ping_pong_tables(backend, rows_to_come=1000)
+    await first_row(backend, t)
+    with pytest.raises(ErasureIncompleteError) as raised:
+        await backend.run_steps(ping_pong_steps(t))
+    assert raised.value.code == "ABORTED" and "call EraseUser again" in raised.value.message
+    # Each pass found the row the last one's deletes wrote.
+    left = await backend.count("SELECT count(*) FROM efix_a WHERE tenant = ?", t)
+    left += await backend.count("SELECT count(*) FROM efix_b WHERE tenant = ?", t)
+    assert left == 1
+
+
+async def test_an_erasure_that_outlasts_the_writes_finishes(backend: Backend) -> None:
+    t = tenant()
+    await ping_pong_tables(backend, rows_to_come=4)  # two passes' worth
+    await first_row(backend, t)
+    erased = await backend.run_steps(ping_pong_steps(t))
+    assert erased.counts.total == 5  # the first row and the four written after it
+    for table in ("efix_a", "efix_b"):
+        assert await backend.count(f"SELECT count(*) FROM {table} WHERE tenant = ?", t) == 0

@@ -70,7 +70,10 @@ type AdminServiceClient interface {
 	// Errors: INVALID_ARGUMENT (INVALID_FIELD) for a missing or malformed
 	// `user_id`, an empty selector or more than 16 of one kind; UNAVAILABLE
 	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached (retry: the
-	// call is safe to repeat).
+	// call is safe to repeat); ABORTED (ERASURE_INCOMPLETE, metadata
+	// "capability") if new records of the user kept arriving through 8 passes
+	// over one capability: what was found is erased, no audit record is left
+	// yet, and the call must be repeated once the user's writers have stopped.
 	EraseUser(ctx context.Context, in *EraseUserRequest, opts ...grpc.CallOption) (*EraseUserResponse, error)
 	// Brings the caller's archived units back hot in bulk (the archive tier,
 	// README "The archive tier"): sessions, checkpoint histories and users'
@@ -172,7 +175,10 @@ type AdminServiceServer interface {
 	// Errors: INVALID_ARGUMENT (INVALID_FIELD) for a missing or malformed
 	// `user_id`, an empty selector or more than 16 of one kind; UNAVAILABLE
 	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached (retry: the
-	// call is safe to repeat).
+	// call is safe to repeat); ABORTED (ERASURE_INCOMPLETE, metadata
+	// "capability") if new records of the user kept arriving through 8 passes
+	// over one capability: what was found is erased, no audit record is left
+	// yet, and the call must be repeated once the user's writers have stopped.
 	EraseUser(context.Context, *EraseUserRequest) (*EraseUserResponse, error)
 	// Brings the caller's archived units back hot in bulk (the archive tier,
 	// README "The archive tier"): sessions, checkpoint histories and users'

@@ -80,6 +80,15 @@ class ConcurrentModificationError(StatekeeperError):
     reason = "CONCURRENT_MODIFICATION"
 
 
+class ErasureIncompleteError(StatekeeperError):
+    """EraseUser found new records of the user in every pass: the user is
+    still being written. What was found is erased; once the user's writers
+    stop, the call finishes the job."""
+
+    code = "ABORTED"
+    reason = "ERASURE_INCOMPLETE"
+
+
 class FailedPreconditionError(StatekeeperError):
     """The operation is not allowed in the record's current state."""
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from statekeeper.core.privacy.models import ERASE_BATCH
-from statekeeper.storage.shared.erasure import MAX_PASSES, SQLITE, Erasure, Step
+from statekeeper.storage.shared.erasure import MAX_PASSES, SQLITE, Erasure, Step, unfinished
 
 T = TypeVar("T")
 
@@ -87,16 +87,20 @@ async def run_steps(
         # On a reader connection: the writer (and its lock) stays free.
         await backend.read(functools.partial(_count, steps=steps, erasure=erasure))
         return erasure
+    finished = False
     for _ in range(MAX_PASSES):
         before = erasure.counts.total
         for step in steps:
             batch = functools.partial(_batch, step=step, erasure=erasure, limit=limit)
             while await backend.run(batch):
                 pass
-        if erasure.counts.total == before:
+        finished = erasure.counts.total == before
+        if finished:
             break
     if erasure.counts.total:
         await backend.run(checkpoint_wal)
+    if not finished:
+        raise unfinished(steps[0].capability)
     return erasure
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 import redis.asyncio as redis
 
 from statekeeper.core.privacy.models import ERASE_BATCH
-from statekeeper.storage.shared.erasure import MAX_PASSES, POSTGRES, Erasure, Step
+from statekeeper.storage.shared.erasure import MAX_PASSES, POSTGRES, Erasure, Step, unfinished
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.migrations import Connection
@@ -90,15 +90,19 @@ async def run_steps(
             if finish is not None:
                 await finish(conn, erasure)
         return erasure
+    finished = False
     for _ in range(MAX_PASSES):
         before = erasure.counts.total
         for step in steps:
             await _to_the_end(db, step, erasure, limit, in_batch, committed)
-        if erasure.counts.total == before:
+        finished = erasure.counts.total == before
+        if finished:
             break
     if finish is not None:
         async with db.transaction("erase user") as conn:
             await finish(conn, erasure)
+    if not finished:
+        raise unfinished(steps[0].capability)
     return erasure
 
 
