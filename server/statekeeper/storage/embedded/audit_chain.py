@@ -9,6 +9,14 @@ trigger skips records that arrive with a hash. The chain is the same as
 the trigger makes (same digest, same order), so `audit verify` cannot tell
 the two apart. Callers run on the writer connection inside their write's
 transaction, so nothing links records of the same tenant in between.
+
+The head a call leaves is remembered per connection and tenant, and the
+next call advances the head with a compare-and-set on it instead of reading
+it first: one statement less for the single writer, whose every statement
+waits anew for the GIL. The remembered head is only a hint: if anything
+moved the head since (a hash-less record linked by the trigger, a rolled
+back transaction, another connection), the compare-and-set changes nothing
+and the head is read as before.
 """
 
 from __future__ import annotations
@@ -28,6 +36,13 @@ _SAVE_HEAD = (
     "INSERT INTO audit_chain_heads (tenant, seq, hash) VALUES (?,?,?)"
     " ON CONFLICT (tenant) DO UPDATE SET seq = excluded.seq, hash = excluded.hash"
 )
+_ADVANCE_HEAD = (
+    "UPDATE audit_chain_heads SET seq = ?, hash = ? WHERE tenant = ? AND seq = ? AND hash = ?"
+)
+# Remembered heads, by (id of the connection, tenant); forgotten all at once
+# past this many (a hint only: see above).
+_HINT_LIMIT = 4096
+_hints: dict[tuple[int, str], tuple[int, str]] = {}
 # Positions in AUDIT_COLUMNS.
 _TEXTS = (0, 1, 2, 3, 4, 5, 8)
 _REVISION, _TIME = 6, 7
@@ -36,20 +51,60 @@ _REVISION, _TIME = 6, 7
 def insert_audit_rows(db: sqlite3.Connection, rows: Iterable[Sequence[object]]) -> None:
     """Inserts `rows` (values of AUDIT_COLUMNS, as sql.audit_values makes
     them), in order, each linked to the record before it of its tenant."""
+    contents = [_stored_form(row) for row in rows]
+    if not contents:
+        return
+    connection = id(db)
+    tenants = {str(content[0]) for content in contents}
+    hinted = {t: _hints[connection, t] for t in tenants if (connection, t) in _hints}
+    starts = dict(hinted)
+    linked, ends = _link(contents, starts, db)
+    stale = [t for t, hint in hinted.items() if not _advance(db, t, hint, ends[t])]
+    if stale:
+        # Something else moved those heads: link to the heads as stored.
+        for tenant in stale:
+            starts[tenant] = _read_head(db, tenant)
+        linked, ends = _link(contents, starts, db)
+    saved = [(t, *ends[t]) for t in ends if t not in hinted or t in stale]
+    if saved:
+        db.executemany(_SAVE_HEAD, saved)
+    db.executemany(_LINKED_INSERT, linked)
+    if len(_hints) + len(ends) > _HINT_LIMIT:
+        _hints.clear()
+    for tenant, head in ends.items():
+        _hints[connection, tenant] = head
+
+
+def _link(
+    contents: Sequence[tuple[object, ...]],
+    starts: dict[str, tuple[int, str]],
+    db: sqlite3.Connection,
+) -> tuple[list[tuple[object, ...]], dict[str, tuple[int, str]]]:
+    """Each record linked after the one before it of its tenant, the first
+    after the tenant's head in `starts` (read, and added there, when it has
+    none); and the heads the records leave."""
     heads: dict[str, tuple[int, str]] = {}
     linked: list[tuple[object, ...]] = []
-    for row in rows:
-        content = _stored_form(row)
+    for content in contents:
         tenant = str(content[0])
         head = heads.get(tenant)
-        seq, previous = head if head is not None else _read_head(db, tenant)
+        if head is None:
+            head = starts.get(tenant)
+            if head is None:
+                head = starts[tenant] = _read_head(db, tenant)
+        seq, previous = head
         digest = audit_digest(previous, *content)
         linked.append((*content, seq + 1, previous, digest))
         heads[tenant] = (seq + 1, digest)
-    if not linked:
-        return
-    db.executemany(_LINKED_INSERT, linked)
-    db.executemany(_SAVE_HEAD, [(tenant, seq, digest) for tenant, (seq, digest) in heads.items()])
+    return linked, heads
+
+
+def _advance(
+    db: sqlite3.Connection, tenant: str, expected: tuple[int, str], head: tuple[int, str]
+) -> bool:
+    """Moves the tenant's stored head to `head` if it is still `expected`."""
+    moved = db.execute(_ADVANCE_HEAD, (*head, tenant, *expected)).rowcount
+    return bool(moved == 1)
 
 
 def _read_head(db: sqlite3.Connection, tenant: str) -> tuple[int, str]:
