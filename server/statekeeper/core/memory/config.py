@@ -66,7 +66,11 @@ class IndexConfig:
     # to `hnsw_max_ef_search` does, or if the scan is faster). A RecallRequest
     # may ask for another breadth.
     hnsw_ef_search: int = 0
-    hnsw_target_recall: float = 0.97
+    # 0.99, not just above the goal of 0.95: the sample's queries are easier
+    # than real ones. On 120k x 256 clustered vectors the breadth the sample
+    # put at 0.97 (efSearch 32) gave 0.955 on unseen points of the clusters;
+    # the next one (64) gave 0.993, still 50x faster than the exact scan.
+    hnsw_target_recall: float = 0.99
     # When the tuned graph search is measured slower than an exact scan of
     # the same vectors (small or very hard indexes), search exactly.
     hnsw_prefer_exact_scan: bool = True
