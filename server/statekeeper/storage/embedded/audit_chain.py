@@ -75,6 +75,29 @@ def insert_audit_rows(db: sqlite3.Connection, rows: Iterable[Sequence[object]]) 
         _hints[connection, tenant] = head
 
 
+def link_from_hint(db: sqlite3.Connection, row: Sequence[object]) -> tuple[object, ...] | None:
+    """`row` linked after its tenant's remembered head (the values of
+    _LINKED_INSERT), for a caller that inserts it and moves the head itself,
+    checking that the head is still the one it was linked to (then
+    `confirm_link`); None when no head is remembered."""
+    content = _stored_form(row)
+    hint = _hints.get((id(db), str(content[0])))
+    if hint is None:
+        return None
+    seq, previous = hint
+    return (*content, seq + 1, previous, audit_digest(previous, *content))
+
+
+def confirm_link(db: sqlite3.Connection, linked: Sequence[object], stored: bool) -> None:
+    """After a `link_from_hint` record was `stored` (True), its head is the
+    tenant's; else (the head had moved) the hint is dropped."""
+    key = (id(db), str(linked[0]))
+    if stored:
+        _hints[key] = (int(str(linked[-3])), str(linked[-1]))
+    else:
+        _hints.pop(key, None)
+
+
 def _link(
     contents: Sequence[tuple[object, ...]],
     starts: dict[str, tuple[int, str]],

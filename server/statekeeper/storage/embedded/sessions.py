@@ -37,7 +37,11 @@ from statekeeper.core.sessions.models import (
 )
 from statekeeper.core.sessions.store import SessionStore
 from statekeeper.storage.codec import record_from_json, record_to_json
-from statekeeper.storage.embedded.audit_chain import insert_audit_rows
+from statekeeper.storage.embedded.audit_chain import (
+    confirm_link,
+    insert_audit_rows,
+    link_from_hint,
+)
 from statekeeper.storage.embedded.erasure import run_steps
 from statekeeper.storage.embedded.sessions_schema import (
     AUDIT_DIGEST,
@@ -193,6 +197,13 @@ class _SqliteSessionStore(SessionStore):
         state = record_to_json(record)
         snapshot = state if change.version.snapshot is record else None
         messages = [message_values(tenant, record.session_id, m) for m in change.new_messages]
+        if len(messages) == 1 and not change.visibility_changed:
+            values = _append_values(tenant, change, state, snapshot, messages[0])
+            await self._backend.write(
+                lambda db: _apply_append(db, tenant, change, values),
+                lambda: self._hot.put(tenant, record),
+            )
+            return
 
         def work(db: sqlite3.Connection) -> None:
             # Compare-and-swap in the UPDATE itself; only a miss reads why.
@@ -504,6 +515,126 @@ def _reset_visibility(db: sqlite3.Connection, tenant: str, record: SessionRecord
     )
 
 
+# An append of one message is one statement on the writer: an INSERT into this
+# view of the writer connection's own (TEMP, so nothing of it is stored),
+# whose trigger does what `apply_change` does in four statements (each step
+# of the writer waits for the GIL anew, behind the event loop's work).
+_APPEND_VIEW = "sk_append_one"
+_MESSAGE_FIELDS = [column.strip() for column in MESSAGE_INSERT_COLUMNS.split(",")]
+_APPEND_FIELDS = [
+    *("tenant", "session_id", "expected_version", "agent_id", "status", "expire_time"),
+    *("version", "state", "parent_version", "change_kind", "create_time", "snapshot"),
+    *(f"m_{field}" for field in _MESSAGE_FIELDS),
+    *("request_id", "first_sequence", "last_sequence"),
+    # The audit record linked from the remembered head (audit_chain), or NULLs.
+    *(f"a_{field.strip()}" for field in AUDIT_COLUMNS.split(",")),
+    *("a_chain_seq", "a_prev_hash", "a_hash"),
+]
+_APPEND_INSERT = (
+    f"INSERT INTO {_APPEND_VIEW} ({', '.join(_APPEND_FIELDS)})"
+    f" VALUES ({','.join('?' * len(_APPEND_FIELDS))})"
+)
+_VERSION_CHANGED = "statekeeper: the session version changed"
+_HEAD_MOVED = "statekeeper: the audit chain head moved"
+_MESSAGE_FROM_NEW = ", ".join(f"NEW.m_{field}" for field in _MESSAGE_FIELDS)
+_AUDIT_FROM_NEW = ", ".join(f"NEW.a_{field.strip()}" for field in AUDIT_COLUMNS.split(","))
+_NO_AUDIT: tuple[None, ...] = (None,) * (len(AUDIT_COLUMNS.split(",")) + 3)
+_APPEND_SCHEMA = (
+    f"CREATE TEMP VIEW IF NOT EXISTS {_APPEND_VIEW} AS SELECT "
+    + ", ".join(f"NULL AS {field}" for field in _APPEND_FIELDS)
+    + " WHERE 0",
+    f"""CREATE TEMP TRIGGER IF NOT EXISTS {_APPEND_VIEW}_apply
+        INSTEAD OF INSERT ON {_APPEND_VIEW} BEGIN
+            UPDATE sessions SET agent_id = NEW.agent_id, status = NEW.status,
+                expire_time = NEW.expire_time, version = NEW.version, state = NEW.state
+            WHERE tenant = NEW.tenant AND session_id = NEW.session_id
+                AND version = NEW.expected_version;
+            SELECT RAISE(ABORT, '{_VERSION_CHANGED}') WHERE changes() = 0;
+            UPDATE audit_chain_heads SET seq = NEW.a_chain_seq, hash = NEW.a_hash
+            WHERE NEW.a_hash IS NOT NULL AND tenant = NEW.a_tenant
+                AND seq = NEW.a_chain_seq - 1 AND hash = NEW.a_prev_hash;
+            SELECT RAISE(ABORT, '{_HEAD_MOVED}') WHERE NEW.a_hash IS NOT NULL AND changes() = 0;
+            INSERT INTO audit_log ({AUDIT_COLUMNS}, chain_seq, prev_hash, hash)
+            SELECT {_AUDIT_FROM_NEW}, NEW.a_chain_seq, NEW.a_prev_hash, NEW.a_hash
+            WHERE NEW.a_hash IS NOT NULL;
+            INSERT INTO session_versions (tenant, session_id, version, parent_version,
+                change_kind, create_time, snapshot)
+            VALUES (NEW.tenant, NEW.session_id, NEW.version, NEW.parent_version,
+                NEW.change_kind, NEW.create_time, NEW.snapshot);
+            INSERT INTO messages (tenant, session_id, {MESSAGE_INSERT_COLUMNS})
+            VALUES (NEW.tenant, NEW.session_id, {_MESSAGE_FROM_NEW});
+            INSERT INTO append_receipts (tenant, request_id, session_id, first_sequence,
+                last_sequence, version)
+            SELECT NEW.tenant, NEW.request_id, NEW.session_id, NEW.first_sequence,
+                NEW.last_sequence, NEW.version
+            WHERE NEW.request_id <> '';
+        END""",
+)
+
+
+def create_append_statement(db: sqlite3.Connection) -> None:
+    """Creates the writer connection's view and trigger for appends of one
+    message (outside any transaction: a rollback would drop them)."""
+    for statement in _APPEND_SCHEMA:
+        db.execute(statement)
+
+
+def _append_values(
+    tenant: str,
+    change: SessionChange,
+    state: str,
+    snapshot: str | None,
+    message: tuple[object, ...],
+) -> tuple[object, ...]:
+    record, version = change.record, change.version
+    if snapshot is None:
+        snapshot = record_to_json(version.snapshot)
+    return (
+        tenant,
+        record.session_id,
+        change.expected_version,
+        record.agent_id,
+        int(record.status),
+        record.expire_time,
+        record.version,
+        state,
+        version.parent_version,
+        int(version.change_kind),
+        version.create_time,
+        snapshot,
+        *message[2:],  # message_values without tenant and session id
+        change.request_id,
+        *receipt_sequences(change),
+    )
+
+
+def _apply_append(
+    db: sqlite3.Connection, tenant: str, change: SessionChange, values: tuple[object, ...]
+) -> None:
+    """The write of an append of one message: `values` through the view, with
+    its audit record linked from the remembered chain head; if there is none,
+    or the head moved since, the record is inserted as any other."""
+    audit = None if change.audit is None else audit_values(change.audit, tenant)
+    linked = None if audit is None else link_from_hint(db, audit)
+    try:
+        db.execute(_APPEND_INSERT, (*values, *(linked or _NO_AUDIT)))
+    except sqlite3.IntegrityError as exc:
+        if _VERSION_CHANGED in str(exc):
+            _explain_cas_failure(db, tenant, change.record.session_id, change.expected_version)
+        if "append_receipts" in str(exc):
+            raise request_reused(change.request_id) from exc
+        if linked is None or _HEAD_MOVED not in str(exc):
+            raise
+        # Nothing of the statement is stored: again, the record unlinked.
+        confirm_link(db, linked, stored=False)
+        _apply_append(db, tenant, change, values)
+        return
+    if linked is not None:
+        confirm_link(db, linked, stored=True)
+    elif audit is not None:
+        insert_audit_rows(db, [audit])
+
+
 def _explain_cas_failure(
     db: sqlite3.Connection, tenant: str, session_id: str, expected_version: int
 ) -> None:
@@ -731,6 +862,7 @@ class EmbeddedStorage(Storage):
         # use the default deferred mode so `with db:` commits or rolls back.
         db.isolation_level = "DEFERRED"
         migrate(db)
+        create_append_statement(db)
         return db
 
     async def close(self) -> None:
