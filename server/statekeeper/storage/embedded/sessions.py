@@ -1,8 +1,10 @@
 """Embedded backend: one SQLite file in WAL mode plus in-process hot state.
 
-All SQLite work runs on one dedicated thread, so transactions never
-interleave and the event loop never blocks on disk. `synchronous=FULL` makes
-every acknowledged commit survive a crash of the process and of the machine.
+SQLite writes run on one dedicated thread, so transactions never interleave
+and the event loop never waits for a commit (the few statements of an append
+of one message run on the loop when the writer is idle, its commit still on
+the writer thread: see `write`). `synchronous=FULL` makes every acknowledged
+commit survive a crash of the process and of the machine.
 """
 
 from __future__ import annotations
@@ -202,6 +204,7 @@ class _SqliteSessionStore(SessionStore):
             await self._backend.write(
                 lambda db: _apply_append(db, tenant, change, values),
                 lambda: self._hot.put(tenant, record),
+                small=True,
             )
             return
 
@@ -648,6 +651,8 @@ def _delete_session_rows(db: sqlite3.Connection, tenant: str, session_id: str) -
         db.execute(f"DELETE FROM {table} WHERE tenant=? AND session_id=?", (tenant, session_id))
 
 
+# How long the writer waits for another process's lock on the file.
+_BUSY_TIMEOUT_MS = 5000
 # Writes queued while a group commits wait for the next group; at most this
 # many share one transaction.
 MAX_WRITE_GROUP = 256
@@ -696,6 +701,9 @@ class EmbeddedStorage(Storage):
         self._write_lock = threading.Lock()
         self._pending_writes: list[_WriteJob] = []
         self._draining = False
+        # `run` calls handed to the writer thread and not finished (guarded
+        # by the lock): while there are any, no write starts on the loop.
+        self._runs = 0
         self.sessions = _SqliteSessionStore(self)
         self.audit = _SqliteAuditStore(self)
 
@@ -708,14 +716,25 @@ class EmbeddedStorage(Storage):
         loop = asyncio.get_running_loop()
 
         def call() -> T:
-            if self._db is None:
-                raise StorageUnavailableError("the embedded store is closed")
             try:
+                if self._db is None:
+                    raise StorageUnavailableError("the embedded store is closed")
                 return work(self._db)
             except sqlite3.OperationalError as exc:
                 raise StorageUnavailableError(f"embedded store error: {exc}") from exc
+            finally:
+                with self._write_lock:
+                    self._runs -= 1
 
-        return await loop.run_in_executor(self._executor, call)
+        with self._write_lock:
+            self._runs += 1
+        try:
+            future = loop.run_in_executor(self._executor, call)
+        except RuntimeError:  # the store was closed: `call` will never run
+            with self._write_lock:
+                self._runs -= 1
+            raise
+        return await future
 
     async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Runs read-only `work` on a reader connection (autocommit: each
@@ -773,6 +792,8 @@ class EmbeddedStorage(Storage):
         self,
         work: Callable[[sqlite3.Connection], T],
         after_commit: Callable[[], None] | None = None,
+        *,
+        small: bool = False,
     ) -> T:
         """Runs `work` in the next group commit and returns its result once
         the group is durable. `work` MUST NOT commit or roll back; an
@@ -783,15 +804,27 @@ class EmbeddedStorage(Storage):
         The job is handed to the writer thread at once: the thread commits
         groups for as long as writes are queued and wakes the event loop once
         per group to settle its callers, so a write costs the loop two turns
-        (queue it, resume its caller) however busy the loop is with reads."""
+        (queue it, resume its caller) however busy the loop is with reads.
+
+        `small`: `work` is a few statements on a few rows (an append of one
+        message). When the writer is idle, they run at once on the calling
+        thread (the loop) and only the commit is handed to the writer
+        thread: the writer's share of the write, which waits for the GIL
+        and a CPU anew at each step while the loop is busy, is its fsync."""
         loop = asyncio.get_running_loop()
         job = _WriteJob(work, after_commit, loop.create_future())
         # A caller cancelled mid-commit never reads its outcome; mark it read.
         job.future.add_done_callback(_consume)
         with self._write_lock:
-            self._pending_writes.append(job)
             start, self._draining = not self._draining, True
-        if start:
+            # Nothing runs on the writer connection now, and nothing can be
+            # handed to it before this returns (only the loop hands work).
+            at_once = start and small and self._runs == 0
+            if not at_once:
+                self._pending_writes.append(job)
+        if at_once:
+            self._write_at_once(loop, job)
+        elif start:
             self._submit_drain(loop)
         # Cancelling the caller cancels only this future (no shield needed):
         # the job stays queued and commits with its group all the same.
@@ -811,6 +844,49 @@ class EmbeddedStorage(Storage):
             for job in jobs:
                 job.error = closed
             _hand_back(loop, jobs)  # this may run on the writer thread
+
+    def _write_at_once(self, loop: asyncio.AbstractEventLoop, job: _WriteJob) -> None:
+        """On the loop, with the writer idle (this holds `_draining`): opens
+        the transaction and runs `job` in it, then hands the commit to the
+        writer thread. A transaction it cannot open at once (the file locked
+        by another process: the loop never waits for it) goes the usual way."""
+        db = self._db
+        began = db is not None and _begin_without_waiting(db)
+        if not began:
+            with self._write_lock:
+                self._pending_writes.insert(0, job)
+            self._submit_drain(loop)
+            return
+        assert db is not None
+        try:
+            _run_alone(db, job)
+        except sqlite3.OperationalError as exc:  # the disk failed: nothing is kept
+            db.rollback()
+            job.error = StorageUnavailableError(f"embedded store error: {exc}")
+        try:
+            self._executor.submit(self._commit_at_once, loop, job)
+        except RuntimeError:  # closed meanwhile: it cannot be committed
+            db.rollback()
+            job.error = StorageUnavailableError("the embedded store is closed")
+            self._finish_drain(loop, [job])
+
+    def _commit_at_once(self, loop: asyncio.AbstractEventLoop, job: _WriteJob) -> None:
+        """On the writer thread: commits the transaction `_write_at_once`
+        began (nothing, if its job failed), then drains as `_drain` does."""
+        try:
+            if self._db is None:
+                raise StorageUnavailableError("the embedded store is closed")
+            _commit_open(self._db, [job])
+        except Exception as exc:
+            error = exc
+            if isinstance(exc, sqlite3.OperationalError):
+                error = StorageUnavailableError(f"embedded store error: {exc}")
+            job.error = job.error or error
+        except BaseException:
+            job.error = job.error or StorageUnavailableError("the embedded store stopped")
+            raise
+        finally:
+            self._finish_drain(loop, [job])
 
     def _drain(self, loop: asyncio.AbstractEventLoop) -> None:
         """On the writer thread: commits one group of the queued writes,
@@ -837,12 +913,16 @@ class EmbeddedStorage(Storage):
                 job.error = job.error or StorageUnavailableError("the embedded store stopped")
             raise
         finally:
-            _hand_back(loop, jobs)
-            with self._write_lock:
-                more = bool(self._pending_writes)
-                self._draining = more
-            if more:
-                self._submit_drain(loop)
+            self._finish_drain(loop, jobs)
+
+    def _finish_drain(self, loop: asyncio.AbstractEventLoop, jobs: list[_WriteJob]) -> None:
+        """Hands `jobs` back and queues the next drain if writes arrived."""
+        _hand_back(loop, jobs)
+        with self._write_lock:
+            more = bool(self._pending_writes)
+            self._draining = more
+        if more:
+            self._submit_drain(loop)
 
     async def start(self) -> None:
         if self._db is not None:
@@ -857,7 +937,7 @@ class EmbeddedStorage(Storage):
         db.create_function(AUDIT_DIGEST, 10, audit_digest, deterministic=True)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
-        db.execute("PRAGMA busy_timeout=5000")
+        db.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
         # With isolation_level=None, `with db:` would not open a transaction;
         # use the default deferred mode so `with db:` commits or rolls back.
         db.isolation_level = "DEFERRED"
@@ -901,7 +981,33 @@ def _commit_group(db: sqlite3.Connection, *, jobs: list[_WriteJob]) -> None:
         else:
             for job in jobs:
                 _run_job(db, job)
-        db.commit()  # nothing to commit if a lone job was rolled back
+    except BaseException:
+        db.rollback()
+        raise
+    _commit_open(db, jobs)
+
+
+def _begin_without_waiting(db: sqlite3.Connection) -> bool:
+    """Opens a write transaction if nothing holds the file's write lock
+    (False, and no transaction, otherwise)."""
+    try:
+        db.execute("PRAGMA busy_timeout=0")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        finally:
+            db.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
+    except sqlite3.Error:
+        if db.in_transaction:
+            db.rollback()
+        return False
+    return True
+
+
+def _commit_open(db: sqlite3.Connection, jobs: list[_WriteJob]) -> None:
+    """Commits the open transaction of `jobs` (nothing to commit if a lone
+    job was rolled back), then runs their after-commit callbacks."""
+    try:
+        db.commit()
     except BaseException:
         db.rollback()
         raise
