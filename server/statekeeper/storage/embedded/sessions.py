@@ -990,14 +990,16 @@ def _commit_group(db: sqlite3.Connection, *, jobs: list[_WriteJob]) -> None:
 def _begin_without_waiting(db: sqlite3.Connection) -> bool:
     """Opens a write transaction if nothing holds the file's write lock
     (False, and no transaction, otherwise)."""
+    began = False
     try:
         db.execute("PRAGMA busy_timeout=0")
         try:
             db.execute("BEGIN IMMEDIATE")
+            began = True
         finally:
             db.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
     except sqlite3.Error:
-        if db.in_transaction:
+        if began:  # only its own transaction: the writer connection is idle
             db.rollback()
         return False
     return True
