@@ -518,10 +518,11 @@ def _reset_visibility(db: sqlite3.Connection, tenant: str, record: SessionRecord
     )
 
 
-# An append of one message is one statement on the writer: an INSERT into this
-# view of the writer connection's own (TEMP, so nothing of it is stored),
-# whose trigger does what `apply_change` does in four statements (each step
-# of the writer waits for the GIL anew, behind the event loop's work).
+# An append of one message is one statement: an INSERT into this view of the
+# writer connection's own (TEMP, so nothing of it is stored), whose trigger
+# does what `apply_change` does in six (the session's compare-and-swap, the
+# audit chain head's, the audit record, version, message and receipt): a
+# small write, whose statements can run at once on the loop (see `write`).
 _APPEND_VIEW = "sk_append_one"
 _MESSAGE_FIELDS = [column.strip() for column in MESSAGE_INSERT_COLUMNS.split(",")]
 _APPEND_FIELDS = [
@@ -863,6 +864,11 @@ class EmbeddedStorage(Storage):
         except sqlite3.OperationalError as exc:  # the disk failed: nothing is kept
             db.rollback()
             job.error = StorageUnavailableError(f"embedded store error: {exc}")
+        except BaseException:  # not the write's error: answer it, free the writer
+            db.rollback()
+            job.error = StorageUnavailableError("the embedded store stopped")
+            self._finish_drain(loop, [job])
+            raise
         try:
             self._executor.submit(self._commit_at_once, loop, job)
         except RuntimeError:  # closed meanwhile: it cannot be committed
