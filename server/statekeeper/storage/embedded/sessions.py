@@ -681,9 +681,11 @@ class EmbeddedStorage(Storage):
     group commits goes into the next group, one transaction and one fsync
     for all of them, each in its own savepoint (a write that fails leaves
     the others in). A write returns only after its group's commit, so
-    acknowledged still means durable. Reads through `read` run on reader
-    connections, which under WAL see the last commit and never wait for the
-    writer. `run` runs work alone on the writer connection.
+    acknowledged still means durable. A small write to an idle writer runs
+    its statements on the loop and only its commit on the writer thread
+    (see `write`). Reads through `read` run on reader connections, which
+    under WAL see the last commit and never wait for the writer. `run` runs
+    work alone on the writer connection.
     """
 
     def __init__(self, data_dir: Path) -> None:
