@@ -10,13 +10,15 @@ A real SQLite file, read back through another connection."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from statekeeper.core.sessions.models import SessionRecord
-from statekeeper.storage.embedded.sessions import EmbeddedStorage
+from statekeeper.storage.embedded.sessions import SMALL_WRITE_BYTES, EmbeddedStorage
 from statekeeper.storage.embedded.sessions_schema import DATABASE_FILE
 from tests.harness.deadlines import scaled
 from tests.integration.test_session_append_one_statement import (
@@ -120,3 +122,90 @@ async def test_appends_queued_behind_one_commit_in_the_next_group(tmp_path: Path
     finally:
         await storage.close()
     assert all(stored_messages(tmp_path, name) == [1, 2] for name in names)
+
+
+def append_threads(storage: EmbeddedStorage) -> list[int]:
+    """The threads that run the one-message append statement on the writer
+    connection, in order (the loop's when it ran at once)."""
+    threads: list[int] = []
+
+    def traced(statement: str) -> None:
+        if statement.startswith("INSERT INTO sk_append_one"):
+            threads.append(threading.get_ident())
+
+    assert storage._db is not None
+    storage._db.set_trace_callback(traced)
+    return threads
+
+
+async def test_a_small_append_to_an_idle_writer_runs_on_the_loop_a_large_one_does_not(
+    tmp_path: Path,
+) -> None:
+    storage, (record,) = await started(tmp_path, "s")
+    try:
+        threads = append_threads(storage)
+        small = append(record, messages_from(1, 1))
+        await storage.sessions.apply_change(TENANT, small)
+        small_threads = set(threads)
+        threads.clear()
+        (large_message,) = messages_from(2, 1)
+        large_message = replace(large_message, content="x" * (SMALL_WRITE_BYTES + 1))
+        large = append(small.record, [large_message])
+        await storage.sessions.apply_change(TENANT, large)
+    finally:
+        await storage.close()
+    loop_thread = threading.get_ident()
+    assert small_threads == {loop_thread}  # the small one: at once, on the loop
+    assert threads and loop_thread not in threads  # the large one: on the writer thread
+    assert stored_messages(tmp_path, "s") == [1, 2]
+
+
+async def test_a_run_that_rolls_back_outside_a_transaction_loses_no_append(
+    tmp_path: Path,
+) -> None:
+    """A run on the writer thread, not in a transaction, that rolls back
+    (a failed `with db:` does): an append meanwhile must not run at once, or
+    the run would roll its statements back after it was acknowledged."""
+    storage, (record,) = await started(tmp_path, "s")
+    go = threading.Event()
+    try:
+
+        def rolls_back(db: sqlite3.Connection) -> None:
+            go.wait(scaled(10))
+            time.sleep(0.05)
+            db.rollback()
+
+        run = asyncio.create_task(storage.run(rolls_back))
+        await asyncio.sleep(0.05)  # the run is on the writer thread
+        change = append(record, messages_from(1, 1))
+        appending = asyncio.create_task(storage.sessions.apply_change(TENANT, change))
+        await asyncio.sleep(0)
+        go.set()
+        await asyncio.wait_for(asyncio.gather(run, appending), scaled(10))
+    finally:
+        go.set()
+        await storage.close()
+    assert stored_messages(tmp_path, "s") == [1]  # acknowledged, so stored
+
+
+async def test_a_run_cancelled_while_queued_leaves_appends_running_at_once(
+    tmp_path: Path,
+) -> None:
+    storage, (record,) = await started(tmp_path, "s")
+    release = threading.Event()
+    try:
+        blocking = asyncio.create_task(storage.run(lambda db: release.wait(scaled(10))))
+        await asyncio.sleep(0.05)
+        queued = asyncio.create_task(storage.run(lambda db: None))
+        await asyncio.sleep(0.01)
+        queued.cancel()  # before the writer thread ever ran it
+        release.set()
+        await blocking
+        with contextlib.suppress(asyncio.CancelledError):
+            await queued
+        threads = append_threads(storage)
+        await storage.sessions.apply_change(TENANT, append(record, messages_from(1, 1)))
+    finally:
+        release.set()
+        await storage.close()
+    assert set(threads) == {threading.get_ident()}  # at once again: the run no longer counts

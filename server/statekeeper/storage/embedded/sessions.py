@@ -204,7 +204,9 @@ class _SqliteSessionStore(SessionStore):
             await self._backend.write(
                 lambda db: _apply_append(db, tenant, change, values),
                 lambda: self._hot.put(tenant, record),
-                small=True,
+                # A large message's statements would hold the loop (a 4 MiB
+                # one about 9 ms): it goes to the writer thread.
+                small=_value_bytes(values) <= SMALL_WRITE_BYTES,
             )
             return
 
@@ -576,6 +578,14 @@ _APPEND_SCHEMA = (
 )
 
 
+# An append whose values hold more bytes than this is not a small write.
+SMALL_WRITE_BYTES = 64 * 1024
+
+
+def _value_bytes(values: tuple[object, ...]) -> int:
+    return sum(len(value) for value in values if isinstance(value, str | bytes))
+
+
 def create_append_statement(db: sqlite3.Connection) -> None:
     """Creates the writer connection's view and trigger for appends of one
     message (outside any transaction: a rollback would drop them)."""
@@ -716,7 +726,6 @@ class EmbeddedStorage(Storage):
 
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Runs `work` on the database thread with the open connection."""
-        loop = asyncio.get_running_loop()
 
         def call() -> T:
             try:
@@ -725,19 +734,20 @@ class EmbeddedStorage(Storage):
                 return work(self._db)
             except sqlite3.OperationalError as exc:
                 raise StorageUnavailableError(f"embedded store error: {exc}") from exc
-            finally:
-                with self._write_lock:
-                    self._runs -= 1
+
+        def finished(_: object) -> None:  # run, failed, or cancelled while queued
+            with self._write_lock:
+                self._runs -= 1
 
         with self._write_lock:
             self._runs += 1
         try:
-            future = loop.run_in_executor(self._executor, call)
+            submitted = self._executor.submit(call)
         except RuntimeError:  # the store was closed: `call` will never run
-            with self._write_lock:
-                self._runs -= 1
+            finished(None)
             raise
-        return await future
+        submitted.add_done_callback(finished)
+        return await asyncio.wrap_future(submitted)
 
     async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Runs read-only `work` on a reader connection (autocommit: each
@@ -852,29 +862,32 @@ class EmbeddedStorage(Storage):
         """On the loop, with the writer idle (this holds `_draining`): opens
         the transaction and runs `job` in it, then hands the commit to the
         writer thread. A transaction it cannot open at once (the file locked
-        by another process: the loop never waits for it) goes the usual way."""
+        by another process: the loop never waits for it) goes the usual way.
+        Whatever escapes (an exit, a rollback that failed) still answers the
+        write and frees the writer."""
         db = self._db
-        began = db is not None and _begin_without_waiting(db)
-        if not began:
+        try:
+            began = db is not None and _begin_without_waiting(db)
+            if began:
+                assert db is not None
+                _run_at_once(db, job)
+        except BaseException:
+            if db is not None and db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.rollback()
+            job.error = job.error or StorageUnavailableError("the embedded store stopped")
+            self._finish_drain(loop, [job])
+            raise
+        if db is None or not began:
             with self._write_lock:
                 self._pending_writes.insert(0, job)
             self._submit_drain(loop)
             return
-        assert db is not None
-        try:
-            _run_alone(db, job)
-        except sqlite3.OperationalError as exc:  # the disk failed: nothing is kept
-            db.rollback()
-            job.error = StorageUnavailableError(f"embedded store error: {exc}")
-        except BaseException:  # not the write's error: answer it, free the writer
-            db.rollback()
-            job.error = StorageUnavailableError("the embedded store stopped")
-            self._finish_drain(loop, [job])
-            raise
         try:
             self._executor.submit(self._commit_at_once, loop, job)
         except RuntimeError:  # closed meanwhile: it cannot be committed
-            db.rollback()
+            with contextlib.suppress(sqlite3.Error):
+                db.rollback()
             job.error = StorageUnavailableError("the embedded store is closed")
             self._finish_drain(loop, [job])
 
@@ -1011,6 +1024,16 @@ def _begin_without_waiting(db: sqlite3.Connection) -> bool:
             db.rollback()
         return False
     return True
+
+
+def _run_at_once(db: sqlite3.Connection, job: _WriteJob) -> None:
+    """`_run_alone` on the loop: a disk failure is the job's error (nothing
+    of it is kept), not the group's."""
+    try:
+        _run_alone(db, job)
+    except sqlite3.OperationalError as exc:
+        job.error = StorageUnavailableError(f"embedded store error: {exc}")
+        db.rollback()
 
 
 def _commit_open(db: sqlite3.Connection, jobs: list[_WriteJob]) -> None:
