@@ -40,4 +40,6 @@ var (
 	ErrConcurrentModification = ReasonErr(sk.ErrorReason_ERROR_REASON_CONCURRENT_MODIFICATION)
 	// ErrIndexLoading matches ErrorInfo.reason "INDEX_LOADING".
 	ErrIndexLoading = ReasonErr(sk.ErrorReason_ERROR_REASON_INDEX_LOADING)
+	// ErrErasureIncomplete matches ErrorInfo.reason "ERASURE_INCOMPLETE".
+	ErrErasureIncomplete = ReasonErr(sk.ErrorReason_ERROR_REASON_ERASURE_INCOMPLETE)
 )

@@ -71,9 +71,11 @@ type AdminServiceClient interface {
 	// `user_id`, an empty selector or more than 16 of one kind; UNAVAILABLE
 	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached (retry: the
 	// call is safe to repeat); ABORTED (ERASURE_INCOMPLETE, metadata
-	// "capability") if new records of the user kept arriving through 8 passes
-	// over one capability: what was found is erased, no audit record is left
-	// yet, and the call must be repeated once the user's writers have stopped.
+	// "capability": the capabilities, comma-separated) if new records of the
+	// user kept arriving through 8 passes over a capability and some are left:
+	// every capability was erased as far as it went, the audit record says
+	// the erasure is incomplete, and the call must be repeated once the user's
+	// writers have stopped.
 	EraseUser(ctx context.Context, in *EraseUserRequest, opts ...grpc.CallOption) (*EraseUserResponse, error)
 	// Brings the caller's archived units back hot in bulk (the archive tier,
 	// README "The archive tier"): sessions, checkpoint histories and users'
@@ -176,9 +178,11 @@ type AdminServiceServer interface {
 	// `user_id`, an empty selector or more than 16 of one kind; UNAVAILABLE
 	// (STORAGE_UNAVAILABLE) if the durable store cannot be reached (retry: the
 	// call is safe to repeat); ABORTED (ERASURE_INCOMPLETE, metadata
-	// "capability") if new records of the user kept arriving through 8 passes
-	// over one capability: what was found is erased, no audit record is left
-	// yet, and the call must be repeated once the user's writers have stopped.
+	// "capability": the capabilities, comma-separated) if new records of the
+	// user kept arriving through 8 passes over a capability and some are left:
+	// every capability was erased as far as it went, the audit record says
+	// the erasure is incomplete, and the call must be repeated once the user's
+	// writers have stopped.
 	EraseUser(context.Context, *EraseUserRequest) (*EraseUserResponse, error)
 	// Brings the caller's archived units back hot in bulk (the archive tier,
 	// README "The archive tier"): sessions, checkpoint histories and users'

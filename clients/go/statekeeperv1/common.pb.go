@@ -78,6 +78,10 @@ const (
 	// A user's vector index is still loading after the bounded wait; retry
 	// later. Code UNAVAILABLE.
 	ErrorReason_ERROR_REASON_INDEX_LOADING ErrorReason = 18
+	// EraseUser found new records of the user in every pass over a capability
+	// (the user is still being written); what it found is erased. Repeat the
+	// call once the user's writers have stopped. Code ABORTED.
+	ErrorReason_ERROR_REASON_ERASURE_INCOMPLETE ErrorReason = 19
 )
 
 // Enum value maps for ErrorReason.
@@ -101,6 +105,7 @@ var (
 		16: "ERROR_REASON_INTERNAL",
 		17: "ERROR_REASON_CONCURRENT_MODIFICATION",
 		18: "ERROR_REASON_INDEX_LOADING",
+		19: "ERROR_REASON_ERASURE_INCOMPLETE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":             0,
@@ -121,6 +126,7 @@ var (
 		"ERROR_REASON_INTERNAL":                16,
 		"ERROR_REASON_CONCURRENT_MODIFICATION": 17,
 		"ERROR_REASON_INDEX_LOADING":           18,
+		"ERROR_REASON_ERASURE_INCOMPLETE":      19,
 	}
 )
 
@@ -228,7 +234,7 @@ const file_statekeeper_v1_common_proto_rawDesc = "" +
 	"\aPayload\x12!\n" +
 	"\fcontent_type\x18\x01 \x01(\tR\vcontentType\x12%\n" +
 	"\x0eschema_version\x18\x02 \x01(\x05R\rschemaVersion\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\fR\x04data*\x90\x05\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data*\xb5\x05\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aERROR_REASON_INVALID_FIELD\x10\x01\x12\x1f\n" +
@@ -248,7 +254,8 @@ const file_statekeeper_v1_common_proto_rawDesc = "" +
 	"\x1fERROR_REASON_DIMENSION_MISMATCH\x10\x0f\x12\x19\n" +
 	"\x15ERROR_REASON_INTERNAL\x10\x10\x12(\n" +
 	"$ERROR_REASON_CONCURRENT_MODIFICATION\x10\x11\x12\x1e\n" +
-	"\x1aERROR_REASON_INDEX_LOADING\x10\x12\"\x04\b\v\x10\v*\x1cERROR_REASON_NOT_IMPLEMENTEDBn\n" +
+	"\x1aERROR_REASON_INDEX_LOADING\x10\x12\x12#\n" +
+	"\x1fERROR_REASON_ERASURE_INCOMPLETE\x10\x13\"\x04\b\v\x10\v*\x1cERROR_REASON_NOT_IMPLEMENTEDBn\n" +
 	"\x12dev.statekeeper.v1B\vCommonProtoP\x01ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1b\x06proto3"
 
 var (

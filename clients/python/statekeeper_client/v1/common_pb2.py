@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstatekeeper/v1/common.proto\x12\x0estatekeeper.v1\"E\n\x07Payload\x12\x14\n\x0c\x63ontent_type\x18\x01 \x01(\t\x12\x16\n\x0eschema_version\x18\x02 \x01(\x05\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c*\x90\x05\n\x0b\x45rrorReason\x12\x1c\n\x18\x45RROR_REASON_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45RROR_REASON_INVALID_FIELD\x10\x01\x12\x1f\n\x1b\x45RROR_REASON_LIMIT_EXCEEDED\x10\x02\x12\x1e\n\x1a\x45RROR_REASON_ETAG_MISMATCH\x10\x03\x12 \n\x1c\x45RROR_REASON_SESSION_EXPIRED\x10\x04\x12\x1a\n\x16\x45RROR_REASON_NOT_FOUND\x10\x05\x12\x1f\n\x1b\x45RROR_REASON_ALREADY_EXISTS\x10\x06\x12#\n\x1f\x45RROR_REASON_REVISION_COMPACTED\x10\x07\x12\"\n\x1e\x45RROR_REASON_REVISION_MISMATCH\x10\x08\x12$\n ERROR_REASON_FAILED_PRECONDITION\x10\t\x12 \n\x1c\x45RROR_REASON_UNAUTHENTICATED\x10\n\x12$\n ERROR_REASON_STORAGE_UNAVAILABLE\x10\x0c\x12\x1e\n\x1a\x45RROR_REASON_SLOW_CONSUMER\x10\r\x12\x1e\n\x1a\x45RROR_REASON_REPLY_TIMEOUT\x10\x0e\x12#\n\x1f\x45RROR_REASON_DIMENSION_MISMATCH\x10\x0f\x12\x19\n\x15\x45RROR_REASON_INTERNAL\x10\x10\x12(\n$ERROR_REASON_CONCURRENT_MODIFICATION\x10\x11\x12\x1e\n\x1a\x45RROR_REASON_INDEX_LOADING\x10\x12\"\x04\x08\x0b\x10\x0b*\x1c\x45RROR_REASON_NOT_IMPLEMENTEDBn\n\x12\x64\x65v.statekeeper.v1B\x0b\x43ommonProtoP\x01ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstatekeeper/v1/common.proto\x12\x0estatekeeper.v1\"E\n\x07Payload\x12\x14\n\x0c\x63ontent_type\x18\x01 \x01(\t\x12\x16\n\x0eschema_version\x18\x02 \x01(\x05\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c*\xb5\x05\n\x0b\x45rrorReason\x12\x1c\n\x18\x45RROR_REASON_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45RROR_REASON_INVALID_FIELD\x10\x01\x12\x1f\n\x1b\x45RROR_REASON_LIMIT_EXCEEDED\x10\x02\x12\x1e\n\x1a\x45RROR_REASON_ETAG_MISMATCH\x10\x03\x12 \n\x1c\x45RROR_REASON_SESSION_EXPIRED\x10\x04\x12\x1a\n\x16\x45RROR_REASON_NOT_FOUND\x10\x05\x12\x1f\n\x1b\x45RROR_REASON_ALREADY_EXISTS\x10\x06\x12#\n\x1f\x45RROR_REASON_REVISION_COMPACTED\x10\x07\x12\"\n\x1e\x45RROR_REASON_REVISION_MISMATCH\x10\x08\x12$\n ERROR_REASON_FAILED_PRECONDITION\x10\t\x12 \n\x1c\x45RROR_REASON_UNAUTHENTICATED\x10\n\x12$\n ERROR_REASON_STORAGE_UNAVAILABLE\x10\x0c\x12\x1e\n\x1a\x45RROR_REASON_SLOW_CONSUMER\x10\r\x12\x1e\n\x1a\x45RROR_REASON_REPLY_TIMEOUT\x10\x0e\x12#\n\x1f\x45RROR_REASON_DIMENSION_MISMATCH\x10\x0f\x12\x19\n\x15\x45RROR_REASON_INTERNAL\x10\x10\x12(\n$ERROR_REASON_CONCURRENT_MODIFICATION\x10\x11\x12\x1e\n\x1a\x45RROR_REASON_INDEX_LOADING\x10\x12\x12#\n\x1f\x45RROR_REASON_ERASURE_INCOMPLETE\x10\x13\"\x04\x08\x0b\x10\x0b*\x1c\x45RROR_REASON_NOT_IMPLEMENTEDBn\n\x12\x64\x65v.statekeeper.v1B\x0b\x43ommonProtoP\x01ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,7 +33,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\022dev.statekeeper.v1B\013CommonProtoP\001ZIgithub.com/statekeeper/statekeeper/clients/go/statekeeperv1;statekeeperv1'
   _globals['_ERRORREASON']._serialized_start=119
-  _globals['_ERRORREASON']._serialized_end=775
+  _globals['_ERRORREASON']._serialized_end=812
   _globals['_PAYLOAD']._serialized_start=47
   _globals['_PAYLOAD']._serialized_end=116
 # @@protoc_insertion_point(module_scope)

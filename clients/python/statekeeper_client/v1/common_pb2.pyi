@@ -25,6 +25,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_INTERNAL: _ClassVar[ErrorReason]
     ERROR_REASON_CONCURRENT_MODIFICATION: _ClassVar[ErrorReason]
     ERROR_REASON_INDEX_LOADING: _ClassVar[ErrorReason]
+    ERROR_REASON_ERASURE_INCOMPLETE: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_INVALID_FIELD: ErrorReason
 ERROR_REASON_LIMIT_EXCEEDED: ErrorReason
@@ -43,6 +44,7 @@ ERROR_REASON_DIMENSION_MISMATCH: ErrorReason
 ERROR_REASON_INTERNAL: ErrorReason
 ERROR_REASON_CONCURRENT_MODIFICATION: ErrorReason
 ERROR_REASON_INDEX_LOADING: ErrorReason
+ERROR_REASON_ERASURE_INCOMPLETE: ErrorReason
 
 class Payload(_message.Message):
     __slots__ = ("content_type", "schema_version", "data")

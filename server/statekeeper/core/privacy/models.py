@@ -61,6 +61,9 @@ class ErasureCounts:
     ("sessions", "messages") -> 12."""
 
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    # Capabilities where the user's records kept arriving: every pass of the
+    # erasure found new ones, and some may be left (see UserEraser).
+    unfinished: set[str] = field(default_factory=set)
 
     def add(self, capability: str, kind: str, count: int) -> None:
         key = (capability, kind)
@@ -70,6 +73,8 @@ class ErasureCounts:
         items = other.counts if isinstance(other, ErasureCounts) else other
         for (capability, kind), count in items.items():
             self.add(capability, kind, count)
+        if isinstance(other, ErasureCounts):
+            self.unfinished |= other.unfinished
 
     @property
     def total(self) -> int:

@@ -5,7 +5,9 @@ the user id (never the id).
 Each capability's store erases its own rows (`erase_user` in each store
 contract) in bounded batches of their own transactions; this service calls
 them in turn and sums the counts. The call returns only when everything is
-gone; if it fails half-way (the store became unavailable), what remains is
+gone: a capability the user kept writing to through every pass is erased as
+far as it went, the others all the same, and then the call fails with
+ErasureIncompleteError naming it. If it fails half-way (the store became unavailable), what remains is
 found by the same selectors, so calling it again finishes the job: it is
 idempotent, and a repeat on an erased user deletes nothing.
 """
@@ -21,7 +23,7 @@ from typing import Protocol
 
 from statekeeper.core.audit.service import Actor, record_for
 from statekeeper.core.audit.store import AuditStore
-from statekeeper.core.errors import InvalidArgumentError
+from statekeeper.core.errors import ErasureIncompleteError, InvalidArgumentError
 from statekeeper.core.items.models import namespace_path
 from statekeeper.core.limits import Limits
 from statekeeper.core.privacy.models import ErasureCounts, ErasureSubject, subject_digest
@@ -72,6 +74,14 @@ class ErasureResult:
     dry_run: bool
 
 
+def _still_written(capabilities: list[str]) -> ErasureIncompleteError:
+    return ErasureIncompleteError(
+        f"new records of the user kept arriving in {', '.join(capabilities)} through every"
+        " pass; everything found is erased: stop the user's writers and call EraseUser again",
+        capability=",".join(capabilities),
+    )
+
+
 class UserEraser:
     def __init__(
         self,
@@ -100,14 +110,25 @@ class UserEraser:
                 await participant.after(tenant, subject)
         digest = subject_digest(self._salt, tenant, subject.user_id)
         if not dry_run:
-            summary = f"erased user: {counts.summary() or 'nothing found'}"
-            record = record_for(actor, ERASED_ENTITY, digest, 0, self._clock(), summary)
-            await self._audit.record_audit(record)
-            log.info(
-                "erased a user",
-                extra={"tenant": tenant, "user_hash": digest, "rows": counts.total},
-            )
+            await self._record(actor, digest, counts)
+        if counts.unfinished:
+            # Every capability was erased as far as it could be; the one(s)
+            # the user kept writing to may hold new rows: not done, say so.
+            raise _still_written(sorted(counts.unfinished))
         return ErasureResult(counts, digest, dry_run)
+
+    async def _record(self, actor: Actor, digest: str, counts: ErasureCounts) -> None:
+        """The audit record of an erasure (a partial one included: it deleted)."""
+        found = counts.summary() or "nothing found"
+        summary = f"erased user: {found}"
+        if counts.unfinished:
+            summary += f" (incomplete: still written: {', '.join(sorted(counts.unfinished))})"
+        record = record_for(actor, ERASED_ENTITY, digest, 0, self._clock(), summary)
+        await self._audit.record_audit(record)
+        log.info(
+            "erased a user",
+            extra={"tenant": actor.tenant, "user_hash": digest, "rows": counts.total},
+        )
 
     def _check(self, subject: ErasureSubject) -> None:
         check_id("user_id", subject.user_id, self._limits)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from statekeeper.core.privacy.models import ERASE_BATCH
-from statekeeper.storage.shared.erasure import MAX_PASSES, SQLITE, Erasure, Step, unfinished
+from statekeeper.storage.shared.erasure import MAX_PASSES, SQLITE, Erasure, Step
 
 T = TypeVar("T")
 
@@ -97,11 +97,18 @@ async def run_steps(
         finished = erasure.counts.total == before
         if finished:
             break
+    if not finished and await _rows_left(backend, steps):
+        erasure.counts.unfinished.add(steps[0].capability)
     if erasure.counts.total:
         await backend.run(checkpoint_wal)
-    if not finished:
-        raise unfinished(steps[0].capability)
     return erasure
+
+
+async def _rows_left(backend: Backend, steps: Sequence[Step]) -> int:
+    """How many rows the steps would still delete (a dry run's count)."""
+    left = Erasure(dry_run=True)
+    await backend.read(functools.partial(_count, steps=steps, erasure=left))
+    return left.counts.total
 
 
 def merge_terms(db: sqlite3.Connection) -> None:

@@ -130,6 +130,14 @@ class _HotRecords:
             self.generation += 1
             self._records.pop((tenant, session_id), None)
 
+    def forget_user(self, tenant: str, user_id: str) -> None:
+        """Drops every cached session of the user (an erasure)."""
+        with self._lock:
+            self.generation += 1
+            for key, record in list(self._records.items()):
+                if key[0] == tenant and record.user_id == user_id:
+                    del self._records[key]
+
     def _store(self, key: tuple[str, str], record: SessionRecord) -> None:
         self._records[key] = record
         self._records.move_to_end(key)
@@ -391,10 +399,13 @@ class _SqliteSessionStore(SessionStore):
     async def erase_user(
         self, tenant: str, subject: ErasureSubject, dry_run: bool
     ) -> ErasureCounts:
-        erasure = await run_steps(self._backend, session_steps(tenant, subject), dry_run)
-        if not dry_run:
-            for session_id in erasure.values("sessions", "sessions"):
-                self._hot.forget(tenant, str(session_id))
+        try:
+            erasure = await run_steps(self._backend, session_steps(tenant, subject), dry_run)
+        finally:
+            # Even if it failed half-way: a retry does not see the sessions
+            # already deleted, so it could not drop their cached records.
+            if not dry_run:
+                self._hot.forget_user(tenant, subject.user_id)
         return erasure.counts
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 import redis.asyncio as redis
 
 from statekeeper.core.privacy.models import ERASE_BATCH
-from statekeeper.storage.shared.erasure import MAX_PASSES, POSTGRES, Erasure, Step, unfinished
+from statekeeper.storage.shared.erasure import MAX_PASSES, POSTGRES, Erasure, Step
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.migrations import Connection
@@ -79,16 +79,7 @@ async def run_steps(
     limit = limit or ERASE_BATCH  # read at call time: tests lower it
     erasure = Erasure(dry_run)
     if dry_run:
-        async with (
-            db.connection("erase user (dry run)") as conn,
-            conn.transaction(isolation="repeatable_read", readonly=True),
-        ):
-            for step in steps:
-                sql, params = step.count_sql(POSTGRES)
-                count = await conn.fetchval(sql, *params)
-                erasure.counts.add(step.capability, step.kind, int(count))
-            if finish is not None:
-                await finish(conn, erasure)
+        await _count(db, steps, erasure, finish)
         return erasure
     finished = False
     for _ in range(MAX_PASSES):
@@ -98,12 +89,35 @@ async def run_steps(
         finished = erasure.counts.total == before
         if finished:
             break
+    if not finished and await _rows_left(db, steps):
+        erasure.counts.unfinished.add(steps[0].capability)
     if finish is not None:
         async with db.transaction("erase user") as conn:
             await finish(conn, erasure)
-    if not finished:
-        raise unfinished(steps[0].capability)
     return erasure
+
+
+async def _rows_left(db: Database, steps: Sequence[Step]) -> int:
+    """How many rows the steps would still delete (a dry run's count)."""
+    left = Erasure(dry_run=True)
+    await _count(db, steps, left)
+    return left.counts.total
+
+
+async def _count(
+    db: Database, steps: Sequence[Step], erasure: Erasure, finish: Finish | None = None
+) -> None:
+    """Counts each step's rows into `erasure`, in one read-only snapshot."""
+    async with (
+        db.connection("erase user (count)") as conn,
+        conn.transaction(isolation="repeatable_read", readonly=True),
+    ):
+        for step in steps:
+            sql, params = step.count_sql(POSTGRES)
+            count = await conn.fetchval(sql, *params)
+            erasure.counts.add(step.capability, step.kind, int(count))
+        if finish is not None:
+            await finish(conn, erasure)
 
 
 async def _to_the_end(

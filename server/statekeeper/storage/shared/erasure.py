@@ -22,13 +22,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from statekeeper.core.errors import ErasureIncompleteError
 from statekeeper.core.privacy.models import USER_METADATA_KEY, ErasureCounts, ErasureSubject
 
 # Full passes over a capability's steps at most: a user still writing can
-# keep adding rows. A last pass that still deleted some ends the erasure
-# with ErasureIncompleteError (see `unfinished`): never an OK that leaves
-# the user's rows behind.
+# keep adding rows. If the last pass still deleted some and a count finds
+# rows left, the capability is marked unfinished (ErasureCounts.unfinished)
+# and EraseUser answers ABORTED: never an OK that leaves the user's rows.
 MAX_PASSES = 8
 
 
@@ -126,16 +125,6 @@ class Step:
 
     def after_sql(self, dialect: Dialect, deleted: int) -> tuple[str, list[object]]:
         return dialect.bind(self.after, {**self.params, "deleted": deleted})
-
-
-def unfinished(capability: str) -> ErasureIncompleteError:
-    """What an erasure whose every pass deleted rows raises (after it has
-    done what follows the passes: what it deleted is fully gone)."""
-    return ErasureIncompleteError(
-        f"new {capability} records of the user kept arriving through {MAX_PASSES} passes;"
-        " what was found is erased: stop the user's writers and call EraseUser again",
-        capability=capability,
-    )
 
 
 class Erasure:
