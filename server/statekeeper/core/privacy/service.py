@@ -7,9 +7,10 @@ contract) in bounded batches of their own transactions; this service calls
 them in turn and sums the counts. The call returns only when everything is
 gone: a capability the user kept writing to through every pass is erased as
 far as it went, the others all the same, and then the call fails with
-ErasureIncompleteError naming it. If it fails half-way (the store became unavailable), what remains is
-found by the same selectors, so calling it again finishes the job: it is
-idempotent, and a repeat on an erased user deletes nothing.
+ErasureIncompleteError naming it. If it fails half-way (the store became
+unavailable), what remains is found by the same selectors, so calling it
+again finishes the job: it is idempotent, and a repeat on an erased user
+deletes nothing.
 """
 
 from __future__ import annotations
