@@ -23,6 +23,12 @@ _PARAM_SECRET = re.compile(
     r"(?P<head>\b(?:ssl)?pass(?:word|wd)?\s*=\s*)(?:'[^']*'|\"[^\"]*\"|[^&\s'\"]+)",
     re.IGNORECASE,
 )
+# A credential in a URL's query string (an endpoint configured with
+# ?api_key=..., a signed URL's &sig=...).
+_QUERY_SECRET = re.compile(
+    r"(?P<head>[?&](?:api[_-]?key|key|access[_-]?token|token|secret|sig|signature)=)[^&#\s'\"]+",
+    re.IGNORECASE,
+)
 REDACTED = "***"
 # Loggers of libraries that report routine events at INFO.
 NOISY_LIBRARIES = ("faiss", "faiss.loader")
@@ -31,6 +37,7 @@ NOISY_LIBRARIES = ("faiss", "faiss.loader")
 def redact(text: str) -> str:
     """`text` with every URL or DSN password replaced by ***, for logs."""
     text = _USERINFO_SECRET.sub(rf"\g<head>:{REDACTED}@", text)
+    text = _QUERY_SECRET.sub(rf"\g<head>{REDACTED}", text)
     return _PARAM_SECRET.sub(rf"\g<head>{REDACTED}", text)
 
 

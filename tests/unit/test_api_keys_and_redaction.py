@@ -66,6 +66,11 @@ def test_a_malformed_key_entry_is_refused_without_echoing_the_key() -> None:
         ("redis://:hun@ter2@cache:6379/0", "redis://:***@cache:6379/0"),
         ("postgresql://sk:a@b@db/sk?x=1 and more", "postgresql://sk:***@db/sk?x=1 and more"),
         ("postgresql://sk@db/sk", "postgresql://sk@db/sk"),
+        ("http://ranker:8080/?api_key=K1&x=1", "http://ranker:8080/?api_key=***&x=1"),
+        ("https://r/rerank?x=1&Access_Token=T1", "https://r/rerank?x=1&Access_Token=***"),
+        ("https://s3/b/o?X-Amz-Date=1&sig=abc#f", "https://s3/b/o?X-Amz-Date=1&sig=***#f"),
+        ("https://r/?key=K2 failed", "https://r/?key=*** failed"),
+        ("blackboard key=users/u1/prefs", "blackboard key=users/u1/prefs"),
     ],
 )
 def test_redact_removes_every_password_form(text: str, expected: str) -> None:
