@@ -905,20 +905,7 @@ class EmbeddedStorage(Storage):
     def _commit_at_once(self, loop: asyncio.AbstractEventLoop, job: _WriteJob) -> None:
         """On the writer thread: commits the transaction `_write_at_once`
         began (nothing, if its job failed), then drains as `_drain` does."""
-        try:
-            if self._db is None:
-                raise StorageUnavailableError("the embedded store is closed")
-            _commit_open(self._db, [job])
-        except Exception as exc:
-            error = exc
-            if isinstance(exc, sqlite3.OperationalError):
-                error = StorageUnavailableError(f"embedded store error: {exc}")
-            job.error = job.error or error
-        except BaseException:
-            job.error = job.error or StorageUnavailableError("the embedded store stopped")
-            raise
-        finally:
-            self._finish_drain(loop, [job])
+        self._commit_and_settle(loop, [job], _commit_open)
 
     def _drain(self, loop: asyncio.AbstractEventLoop) -> None:
         """On the writer thread: commits one group of the queued writes,
@@ -927,10 +914,21 @@ class EmbeddedStorage(Storage):
         with self._write_lock:
             jobs = self._pending_writes[:MAX_WRITE_GROUP]
             del self._pending_writes[:MAX_WRITE_GROUP]
+        self._commit_and_settle(loop, jobs, _commit_group)
+
+    def _commit_and_settle(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        jobs: list[_WriteJob],
+        commit: Callable[[sqlite3.Connection, list[_WriteJob]], None],
+    ) -> None:
+        """On the writer thread: `commit` of `jobs` (a group, or a write
+        begun at once), their outcomes handed to the event loop, and the
+        next drain queued if more writes arrived meanwhile."""
         try:
             if self._db is None:
                 raise StorageUnavailableError("the embedded store is closed")
-            _commit_group(self._db, jobs=jobs)
+            commit(self._db, jobs)
         except Exception as exc:
             # Nothing of the group is stored: every job fails.
             error = exc
@@ -1005,7 +1003,7 @@ class EmbeddedStorage(Storage):
             return False
 
 
-def _commit_group(db: sqlite3.Connection, *, jobs: list[_WriteJob]) -> None:
+def _commit_group(db: sqlite3.Connection, jobs: list[_WriteJob]) -> None:
     db.execute("BEGIN IMMEDIATE")
     try:
         if len(jobs) == 1:
