@@ -946,13 +946,17 @@ class EmbeddedStorage(Storage):
             self._finish_drain(loop, jobs)
 
     def _finish_drain(self, loop: asyncio.AbstractEventLoop, jobs: list[_WriteJob]) -> None:
-        """Hands `jobs` back and queues the next drain if writes arrived."""
-        _hand_back(loop, jobs)
-        with self._write_lock:
-            more = bool(self._pending_writes)
-            self._draining = more
-        if more:
-            self._submit_drain(loop)
+        """Queues the next drain if writes arrived, else marks the writer
+        idle, and then hands `jobs` back: a caller resumed by its answer
+        finds the writer idle, so its next small write runs at once."""
+        try:
+            with self._write_lock:
+                more = bool(self._pending_writes)
+                self._draining = more
+            if more:
+                self._submit_drain(loop)
+        finally:
+            _hand_back(loop, jobs)
 
     async def start(self) -> None:
         if self._db is not None:
