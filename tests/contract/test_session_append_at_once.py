@@ -17,15 +17,14 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from statekeeper.core.sessions.models import SessionRecord
 from statekeeper.storage.embedded.sessions import SMALL_WRITE_BYTES, EmbeddedStorage
 from statekeeper.storage.embedded.sessions_schema import DATABASE_FILE
 from tests.harness.deadlines import scaled
 from tests.integration.test_session_append_one_statement import (
     TENANT,
     append,
-    created,
     messages_from,
+    started,
 )
 
 
@@ -35,18 +34,6 @@ def stored_messages(path: Path, session_id: str) -> list[int]:
             "SELECT sequence FROM messages WHERE session_id = ? ORDER BY sequence", (session_id,)
         )
         return [row[0] for row in rows]
-
-
-async def started(path: Path, *session_ids: str) -> tuple[EmbeddedStorage, list[SessionRecord]]:
-    storage = EmbeddedStorage(path)
-    await storage.start()
-    records = []
-    for session_id in session_ids:
-        await storage.sessions.create_session(TENANT, created(session_id))
-        record = await storage.sessions.get_session(TENANT, session_id)
-        assert record is not None
-        records.append(record)
-    return storage, records
 
 
 async def test_a_run_on_the_writer_is_never_inside_an_append(tmp_path: Path) -> None:

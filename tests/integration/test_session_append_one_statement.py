@@ -55,6 +55,19 @@ def created(session_id: str) -> SessionVersion:
     return SessionVersion(1, 0, ChangeKind.CREATE, 1.7e9, record)
 
 
+async def started(path: Path, *session_ids: str) -> tuple[EmbeddedStorage, list[SessionRecord]]:
+    """An embedded store on `path` with the sessions created, and their records."""
+    storage = EmbeddedStorage(path)
+    await storage.start()
+    records = []
+    for session_id in session_ids:
+        await storage.sessions.create_session(TENANT, created(session_id))
+        record = await storage.sessions.get_session(TENANT, session_id)
+        assert record is not None
+        records.append(record)
+    return storage, records
+
+
 def messages_from(first: int, count: int) -> list[Message]:
     """Messages with every column set: a tool call, metadata, non-ASCII."""
     return [
@@ -105,20 +118,13 @@ def typed(columns: str) -> str:
 
 
 async def appended_one_by_one_and_together(path: Path) -> None:
-    storage = EmbeddedStorage(path)
-    await storage.start()
+    storage, (one, two) = await started(path, "one", "two")
     try:
         sessions = storage.sessions
-        for session_id in ("one", "two"):
-            await sessions.create_session(TENANT, created(session_id))
-        one = await sessions.get_session(TENANT, "one")
-        assert one is not None
         for message in messages_from(1, 3):
             change = append(one, [message], request_id=f"r{message.sequence}")
             await sessions.apply_change(TENANT, change)
             one = change.record
-        two = await sessions.get_session(TENANT, "two")
-        assert two is not None
         together = messages_from(1, 3)
         await sessions.apply_change(TENANT, append(two, together, request_id="r-two"))
         assert await sessions.get_session(TENANT, "one") == one
@@ -156,13 +162,9 @@ def test_one_message_appends_store_what_a_larger_append_stores(tmp_path: Path) -
 
 
 async def failing_appends(path: Path) -> None:
-    storage = EmbeddedStorage(path)
-    await storage.start()
+    storage, (current,) = await started(path, "s")
     try:
         sessions = storage.sessions
-        await sessions.create_session(TENANT, created("s"))
-        current = await sessions.get_session(TENANT, "s")
-        assert current is not None
         first = append(current, messages_from(1, 1), request_id="once")
         await sessions.apply_change(TENANT, first)
         with pytest.raises(ConcurrentModificationError):  # stale expected version
@@ -190,13 +192,9 @@ async def appends_around_other_audit_writes(path: Path) -> int:
     """Appends of one message, with the chain head moved between them by
     records the trigger links and by a write rolled back after linking its
     own records (so the remembered head is stale); returns the records."""
-    storage = EmbeddedStorage(path)
-    await storage.start()
+    storage, (current,) = await started(path, "s")
     try:
         sessions = storage.sessions
-        await sessions.create_session(TENANT, created("s"))
-        current = await sessions.get_session(TENANT, "s")
-        assert current is not None
         records = 0  # the creation has no record
 
         def unlinked(db: sqlite3.Connection) -> None:
