@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from statekeeper.core.privacy.models import ERASE_BATCH
-from statekeeper.storage.shared.erasure import MAX_PASSES, SQLITE, Erasure, Step
+from statekeeper.storage.shared.erasure import SQLITE, Erasure, Step, run_passes
 
 T = TypeVar("T")
 
@@ -87,18 +87,13 @@ async def run_steps(
         # On a reader connection: the writer (and its lock) stays free.
         await backend.read(functools.partial(_count, steps=steps, erasure=erasure))
         return erasure
-    finished = False
-    for _ in range(MAX_PASSES):
-        before = erasure.counts.total
-        for step in steps:
-            batch = functools.partial(_batch, step=step, erasure=erasure, limit=limit)
-            while await backend.run(batch):
-                pass
-        finished = erasure.counts.total == before
-        if finished:
-            break
-    if not finished and await _rows_left(backend, steps):
-        erasure.counts.unfinished.add(steps[0].capability)
+
+    async def to_the_end(step: Step) -> None:
+        batch = functools.partial(_batch, step=step, erasure=erasure, limit=limit)
+        while await backend.run(batch):
+            pass
+
+    await run_passes(erasure, steps, to_the_end, functools.partial(_rows_left, backend, steps))
     if erasure.counts.total:
         await backend.run(checkpoint_wal)
     return erasure

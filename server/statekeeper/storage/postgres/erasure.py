@@ -6,6 +6,7 @@ Deleted rows leave the tables at once; their bytes stay in the heap files
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Protocol
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 import redis.asyncio as redis
 
 from statekeeper.core.privacy.models import ERASE_BATCH
-from statekeeper.storage.shared.erasure import MAX_PASSES, POSTGRES, Erasure, Step
+from statekeeper.storage.shared.erasure import POSTGRES, Erasure, Step, run_passes
 
 if TYPE_CHECKING:
     from statekeeper.storage.postgres.migrations import Connection
@@ -81,16 +82,11 @@ async def run_steps(
     if dry_run:
         await _count(db, steps, erasure, finish)
         return erasure
-    finished = False
-    for _ in range(MAX_PASSES):
-        before = erasure.counts.total
-        for step in steps:
-            await _to_the_end(db, step, erasure, limit, in_batch, committed)
-        finished = erasure.counts.total == before
-        if finished:
-            break
-    if not finished and await _rows_left(db, steps):
-        erasure.counts.unfinished.add(steps[0].capability)
+
+    async def to_the_end(step: Step) -> None:
+        await _to_the_end(db, step, erasure, limit, in_batch, committed)
+
+    await run_passes(erasure, steps, to_the_end, functools.partial(_rows_left, db, steps))
     if finish is not None:
         async with db.transaction("erase user") as conn:
             await finish(conn, erasure)

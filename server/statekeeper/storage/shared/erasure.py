@@ -19,7 +19,7 @@ running it again.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from statekeeper.core.privacy.models import USER_METADATA_KEY, ErasureCounts, ErasureSubject
@@ -125,6 +125,26 @@ class Step:
 
     def after_sql(self, dialect: Dialect, deleted: int) -> tuple[str, list[object]]:
         return dialect.bind(self.after, {**self.params, "deleted": deleted})
+
+
+async def run_passes(
+    erasure: Erasure,
+    steps: Sequence[Step],
+    to_the_end: Callable[[Step], Awaitable[None]],
+    rows_left: Callable[[], Awaitable[int]],
+) -> None:
+    """Both backends' passes: each step `to_the_end` (until a batch deletes
+    nothing), the whole list again until a pass deletes nothing, MAX_PASSES
+    at most. If the last pass still deleted rows and `rows_left` finds some,
+    the user is still writing: the capability is marked unfinished."""
+    for _ in range(MAX_PASSES):
+        before = erasure.counts.total
+        for step in steps:
+            await to_the_end(step)
+        if erasure.counts.total == before:
+            return
+    if await rows_left():
+        erasure.counts.unfinished.add(steps[0].capability)
 
 
 class Erasure:
