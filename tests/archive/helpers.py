@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import zstandard
 
 from statekeeper_client.v1 import admin_pb2, session_pb2, session_pb2_grpc
 from tests.harness.backends import Production
+from tests.harness.deadlines import wait_until
 from tests.harness.servers import ServerProcess
 
 KEYS = {"alpha": "key-alpha", "beta": "key-beta"}
@@ -162,3 +164,20 @@ def hot(server: ServerProcess, where: Production | None) -> dict[tuple[str, str]
         return {(row[0], row[1]): int(row[2]) for row in rows}
 
     return asyncio.run(query())
+
+
+def serve(server: ServerProcess, args: list[str]) -> None:
+    """Restarts the server with `args` (an archive configured), and returns
+    once every worker's repair at start has ended: a repair still running
+    could remove objects a test then puts in place."""
+    server.stop()
+    server.extra_args = args
+    server.start()
+    wait_until(lambda: repairs_at_start(server.log()), 60, "the repairs at start", server.log_tail)
+
+
+def repairs_at_start(log: str) -> bool:
+    """True once each worker process has logged how its repair at start
+    ended (a lone process logs no worker count)."""
+    workers = re.search(r"serving on \S+ with (\d+) workers", log)
+    return log.count("archive repair at start:") >= (int(workers[1]) if workers else 1)

@@ -26,6 +26,7 @@ from tests.archive.helpers import (
     make_session,
     not_found,
     read_all,
+    serve,
 )
 from tests.harness.backends import EMBEDDED, PRODUCTION, backend
 from tests.harness.deadlines import wait_until
@@ -71,12 +72,6 @@ def scrape(address: str) -> str:
 
 def manifests(view: ArchiveView) -> list[str]:
     return [key for key in view.all_keys() if key.endswith("/manifest.json")]
-
-
-def serve(server: ServerProcess, args: list[str]) -> None:
-    server.stop()
-    server.extra_args = args
-    server.start()
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import grpc
 import pytest
 
 from statekeeper_client.v1 import session_pb2, session_pb2_grpc
-from tests.archive.helpers import auth, hot, make_session, read_all
+from tests.archive.helpers import auth, hot, make_session, read_all, serve
 from tests.harness.backends import EMBEDDED, PRODUCTION, backend
 from tests.harness.deadlines import wait_until
 from tests.harness.deploy import API_KEYS, key_args
@@ -30,12 +30,6 @@ def files(directory: Path) -> dict[str, bytes]:
         for path in directory.rglob("*")
         if path.is_file() and not path.name.startswith(".")
     }
-
-
-def serve(server: ServerProcess, args: list[str]) -> None:
-    server.stop()
-    server.extra_args = args
-    server.start()
 
 
 def archived(directory: Path, session_id: str) -> bool:

@@ -31,7 +31,7 @@ from statekeeper_client.v1 import (
     common_pb2,
 )
 from tests.archive.conftest import ArchiveView, S3Endpoint
-from tests.archive.helpers import auth, chunk_lines
+from tests.archive.helpers import auth, chunk_lines, serve
 from tests.e2e.errors import error_info
 from tests.harness.backends import EMBEDDED, PRODUCTION, backend
 from tests.harness.deadlines import scaled, wait_until
@@ -191,12 +191,6 @@ def archived_rows_under(view: ArchiveView, tenant: str, prefix: str) -> int:
                 if line.get("t") == "bb_versions" and str(line["r"][at]).startswith(prefix)
             )
     return total
-
-
-def serve(server: ServerProcess, args: list[str]) -> None:
-    server.stop()
-    server.extra_args = args
-    server.start()
 
 
 @pytest.mark.parametrize(("backend_name", "store"), [(EMBEDDED, "local"), (PRODUCTION, "s3")])

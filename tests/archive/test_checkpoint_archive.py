@@ -27,8 +27,8 @@ from google.protobuf import struct_pb2
 
 from statekeeper_client.v1 import checkpoint_pb2, checkpoint_pb2_grpc, common_pb2
 from tests.archive.conftest import ArchiveView, S3Endpoint
-from tests.archive.helpers import auth, chunk_lines, erase_user
-from tests.archive.test_archive import archive_store, manifests, serve
+from tests.archive.helpers import auth, chunk_lines, erase_user, serve
+from tests.archive.test_archive import archive_store, manifests
 from tests.harness.backends import EMBEDDED, PRODUCTION, Production, backend
 from tests.harness.deadlines import Deadline, wait_until
 from tests.harness.deploy import API_KEYS, key_args

@@ -489,14 +489,16 @@ class Archive:
             counts.add("archive", parsed.capability, 1 if manifest is not None else 0)
         return counts
 
-    async def repair(self) -> int:
+    async def repair(self) -> int | None:
         """Removes what an interrupted archive or restore left: chunks with
         no manifest, markers with no manifest, and the objects of a unit
-        that is hot (hot rows win). Returns the objects removed."""
+        that is hot (hot rows win). Returns the objects removed, or None if
+        another process (a replica, a sibling worker) holds the archiver lock
+        and so does the repair."""
         removed = 0
         async with self._db.exclusive() as held:
             if not held:
-                return 0
+                return None
             # Under the lock no put runs (puts are the archiver's, and this is
             # the archiver's task, or another process's that waits for the lock).
             removed += await self.objects.remove_partial_writes()
@@ -554,19 +556,25 @@ class Archive:
 
     # ----- the background loop ---------------------------------------------
 
-    async def _repair_logged(self) -> None:
+    async def _repair_logged(self) -> str:
         """`repair`, whose failure never stops the archiver (it runs again
-        later; what it would have removed waits until then)."""
+        later; what it would have removed waits until then). Says how it
+        ended: "done", "left to another process" or "failed"."""
         try:
-            await self.repair()
+            removed = await self.repair()
         except StorageUnavailableError as exc:
             log.warning("archive repair skipped: %s", exc.message)
         except Exception:
             log.exception("archive repair failed; will retry")
+        else:
+            return "left to another process" if removed is None else "done"
+        return "failed"
 
     async def run_forever(self) -> None:
         """Repairs once, then (when a policy is set) archives every interval."""
-        await self._repair_logged()
+        # Said once per process start: until then, what an earlier process
+        # left may still be removed while requests are already served.
+        log.info("archive repair at start: %s", await self._repair_logged())
         if not self.archiving:
             return
         repair_every = max(1, round(REPAIR_SECONDS / self.policy.interval_seconds))
