@@ -30,6 +30,7 @@ import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc._cython.cygrpc import ExecuteBatchError  # no public name for it
 from grpc_status import rpc_status
 
 from statekeeper.api.request_checks import check_request
@@ -298,6 +299,12 @@ class DomainInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         except asyncio.CancelledError:
             outcome = "CANCELLED"
             raise
+        except ExecuteBatchError as exc:
+            # A write that gRPC's core failed: the client went away while it
+            # was in flight (the call's task is cancelled only later, if at
+            # all). There is no one to answer: the call ends as cancelled.
+            outcome = "CANCELLED"
+            raise asyncio.CancelledError from exc
         except Exception as exc:  # every path below aborts the call
             outcome = _outcome(exc)
             await _abort(method, exc, context)
