@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import sqlite3
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import zstandard
 from statekeeper_client.v1 import admin_pb2, session_pb2, session_pb2_grpc
 from tests.harness.backends import Production
 from tests.harness.deadlines import wait_until
-from tests.harness.servers import ServerProcess
+from tests.harness.servers import ServerProcess, worker_count
 
 KEYS = {"alpha": "key-alpha", "beta": "key-beta"}
 SESSION_TABLES = ("sessions", "messages", "session_versions", "append_receipts")
@@ -178,6 +177,5 @@ def serve(server: ServerProcess, args: list[str]) -> None:
 
 def repairs_at_start(log: str) -> bool:
     """True once each worker process has logged how its repair at start
-    ended (a lone process logs no worker count)."""
-    workers = re.search(r"serving on \S+ with (\d+) workers", log)
-    return log.count("archive repair at start:") >= (int(workers[1]) if workers else 1)
+    ended."""
+    return log.count("archive repair at start:") >= (worker_count(log) or 1)

@@ -9,6 +9,7 @@ deadline passes, the process is killed and the error carries its log tail.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -141,6 +142,12 @@ class ServerProcess(ManagedProcess):
                     raise
 
     def is_ready(self) -> bool:
+        """Health answers SERVING, and with `--workers N` every worker has
+        said it serves: health answers from whichever listens first, and a
+        worker still starting would do its start-up work (a repair, a
+        cache warm-up) while the test already runs."""
+        if not workers_serving(self.log()):
+            return False
         with grpc.insecure_channel(self.address) as channel:
             try:
                 reply = health_pb2_grpc.HealthStub(channel).Check(
@@ -184,3 +191,17 @@ class AssemblyProcess(ManagedProcess):
             return False
         self.addresses = text.split()
         return True
+
+
+def worker_count(log: str) -> int | None:
+    """N of a `serve --workers N` run, from its log; None for a lone process
+    (it logs no worker count)."""
+    workers = re.search(r"serving on \S+ with (\d+) workers", log)
+    return int(workers[1]) if workers else None
+
+
+def workers_serving(log: str) -> bool:
+    """True once each worker process has logged that it serves (at once for
+    a lone process: health answering SERVING says it)."""
+    count = worker_count(log)
+    return count is None or len(re.findall(r"serving on \S+ \(port \d+", log)) >= count
