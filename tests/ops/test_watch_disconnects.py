@@ -51,6 +51,8 @@ def test_a_client_leaving_while_a_watch_write_waits_is_cancelled_not_internal(
 
     wait_until(lambda: len(watches()) >= DISCONNECTS, 60, "every watch ended", proc.log_tail)
     assert [line["grpc_code"] for line in watches()] == ["CANCELLED"] * DISCONNECTS
+    # Who left is logged: the peer is read as the stream starts.
+    assert all(str(line["peer"]).startswith("ipv4:127.0.0.1:") for line in watches())
     assert "unexpected error" not in proc.log()
     samples = scrape(port)
     assert value(samples, "grpc_server_handled_total", **WATCH, grpc_code="INTERNAL") == 0

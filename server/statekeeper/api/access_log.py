@@ -73,7 +73,11 @@ class AccessLog:
     def wants(self, method: str) -> bool:
         return not method.startswith(_NOT_LOGGED_PREFIXES) and log.isEnabledFor(logging.INFO)
 
-    def write(self, record: CallRecord, context: grpc.aio.ServicerContext) -> None:
+    def write(
+        self, record: CallRecord, context: grpc.aio.ServicerContext, peer: str | None = None
+    ) -> None:
+        """Logs the call; `peer` is the one read as it started (a stream the
+        client left has none by its end), else it is read now."""
         if record.code == "OK" and random.random() >= self._sample_rate:
             return
         calls = 1
@@ -89,7 +93,7 @@ class AccessLog:
             "latency_ms": round(record.seconds * 1000, 3),
             "bytes_in": record.bytes_in,
             "bytes_out": record.bytes_out,
-            "peer": context.peer() or "",
+            "peer": peer or context.peer() or "",
         }
         if calls > 1:
             extra["calls"] = calls
@@ -157,6 +161,9 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def _measured(self, method: str, kind: str, inner: Callable[..., Any]) -> Callable[..., Any]:
         async def behavior(request: Any, context: grpc.aio.ServicerContext) -> Any:
             started = self._start(method, kind)
+            # Read at the start of a stream: once its client has left, the
+            # call's peer reads empty. (A unary call's still reads at its end.)
+            peer = context.peer() if kind != UNARY else None
             code = "UNKNOWN"
             response = None
             try:
@@ -170,7 +177,7 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 # A single response is serialized after this returns: its size
                 # is read here; streamed ones were counted as they were written.
                 single = int(response.ByteSize()) if response is not None else 0
-                self._finish(context, method, kind, code, started, _bytes_out.get() + single)
+                self._finish(context, method, kind, code, started, _bytes_out.get() + single, peer)
 
         return behavior
 
@@ -187,6 +194,7 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         code: str,
         started: float,
         bytes_out: int,
+        peer: str | None,
     ) -> None:
         record = CallRecord(
             method, kind, code, time.perf_counter() - started, _bytes_in.get(), bytes_out
@@ -194,7 +202,7 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if self._metrics is not None:
             self._metrics.handled(record)
         if self._access_log is not None and self._access_log.wants(method):
-            self._access_log.write(record, context)
+            self._access_log.write(record, context, peer)
 
 
 def _counting(
